@@ -1,0 +1,210 @@
+# commhint - top-level GNU Makefile.
+#
+#   make            build everything into build/ (O=dir to build elsewhere)
+#   make deps       install the Debian packages the project needs (apt-get)
+#   make demo       trace the Jacobi example on 4 ranks and print what was traced
+#   make check      build, then run the whole test suite
+#   make examples   build the examples, instrumented, at -O0 and -O2
+#   make install PREFIX=/usr/local DESTDIR=
+#   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
+
+LLVM_VERSION ?= 16
+LLVM_CONFIG  ?= llvm-config-$(LLVM_VERSION)
+CLANG        ?= clang-$(LLVM_VERSION)
+CLANGXX      ?= clang++-$(LLVM_VERSION)
+OPT          ?= opt-$(LLVM_VERSION)
+FILECHECK    ?= FileCheck-$(LLVM_VERSION)
+NPROCS       ?= 4
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+O            ?= build
+
+CC  := $(CLANG)
+CXX := $(CLANGXX)
+
+Q := $(if $(V),,@)
+msg = $(if $(V),,@printf '  %-8s %s\n' $(1) $(2);)
+
+B := $(abspath $(O))
+OBJ := $(B)/obj
+
+# Debian packages: see `make deps`.
+DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
+	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
+	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
+	pkg-config make gawk
+
+MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
+
+WARN   := -Wall -Wextra -Wstrict-prototypes -Wno-unused-parameter
+comma := ,
+SANFLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined,)
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Itracelib
+
+# ---- the Clang pass ------------------------------------------------------
+PASS_SRC := $(wildcard clang_pass/*.cpp)
+PASS_OBJ := $(PASS_SRC:%.cpp=$(OBJ)/%.o)
+PASS_SO  := $(B)/lib/commhint-pass.so
+PASS_CXXFLAGS = $(shell $(LLVM_CONFIG) --cxxflags) -fPIC -O2 -g -Wall -Wextra \
+	-Wno-unused-parameter -MMD -MP -Itracelib
+
+# ---- the trace runtime (linked into traced programs) -----------------------
+RT_SRC := $(wildcard tracelib/rt/*.c)
+RT_OBJ := $(RT_SRC:%.c=$(OBJ)/%.o)
+RT_SO  := $(B)/lib/libcommhint.so
+RT_A   := $(B)/lib/libcommhint.a
+RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec $(MPI_CFLAGS)
+RT_LIBS := -lzstd $(MPI_LIBS) -lpthread
+
+# ---- the analysis library (reader, later depgraph and search) --------------
+ANA_SRC := $(wildcard tracelib/reader/*.c depgraph/*.c search/*.c)
+ANA_OBJ := $(ANA_SRC:%.c=$(OBJ)/%.o)
+ANA_A   := $(B)/lib/libcommhint-analysis.a
+ANA_LIBS := -lzstd -ldwarf -lelf -lz -lm
+
+# ---- the command line ------------------------------------------------------
+CLI_SRC := $(wildcard cli/*.c)
+CLI_OBJ := $(CLI_SRC:%.c=$(OBJ)/%.o)
+CLI_BIN := $(B)/bin/commhint
+CLI_CFLAGS := -DCOMMHINT_LLVM_MAJOR=$(LLVM_VERSION) -DCOMMHINT_DEFAULT_CLANG='"$(CLANG)"' \
+	-DCOMMHINT_DEFAULT_LIBDIR='"$(PREFIX)/lib"'
+
+# ---- unit tests -------------------------------------------------------------
+UNIT_SRC := $(wildcard tests/unit/test-*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
+UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
+
+PC_FILE := $(B)/lib/pkgconfig/commhint.pc
+
+.PHONY: all deps demo check examples install clean llvm-check tests bench
+all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(PC_FILE)
+
+# The plugin is loaded into the clang that compiles user code; both must be
+# the same LLVM major version.
+llvm-check:
+	@cv=$$($(CLANG) --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1); \
+	lv=$$($(LLVM_CONFIG) --version 2>/dev/null | cut -d. -f1); \
+	if [ -z "$$cv" ] || [ -z "$$lv" ]; then \
+	  echo "error: $(CLANG) or $(LLVM_CONFIG) not found: run 'make deps' or set CLANG and LLVM_CONFIG" >&2; exit 1; fi; \
+	if [ "$$cv" != "$$lv" ]; then \
+	  echo "error: CLANG is clang $$cv but LLVM_CONFIG is LLVM $$lv: the pass plugin must be built and loaded by the same LLVM major version" >&2; exit 1; fi
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	  { echo "make deps: apt-get install failed for:$$missing" >&2; exit 1; }; \
+	fi
+
+$(OBJ)/clang_pass/%.o: clang_pass/%.cpp
+	@mkdir -p $(dir $@)
+	$(call msg,CXX,$<)$(CXX) $(PASS_CXXFLAGS) -c $< -o $@
+
+$(PASS_SO): $(PASS_OBJ)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CXX) -shared -o $@ $^ $(shell $(LLVM_CONFIG) --ldflags) -Wl,-z,nodelete
+
+$(OBJ)/tracelib/rt/%.o: tracelib/rt/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -c $< -o $@
+
+$(RT_SO): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CC) -shared -Wl,-soname,libcommhint.so -o $@ $^ $(RT_LIBS)
+
+$(RT_A): $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(OBJ)/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(CLI_CFLAGS) -c $< -o $@
+
+$(ANA_A): $(ANA_OBJ)
+	@mkdir -p $(dir $@)
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(CLI_BIN): $(CLI_OBJ) $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(ANA_A) $(ANA_LIBS)
+
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ANA_A) $(RT_A)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS) -Itests/unit -o $@ $< $(UNIT_HELPERS) \
+	  $(ANA_A) $(RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
+
+# pkg-config file for the build tree; `make install` writes one for PREFIX.
+pc_lines = 'prefix=$(1)' 'libdir=$${prefix}/lib' 'plugin=$${libdir}/commhint-pass.so' '' \
+	'Name: commhint' 'Description: commhint trace runtime and Clang pass for MPI programs' \
+	'Version: 0.1.0' 'Cflags: -g -fpass-plugin=$${plugin}' \
+	'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lcommhint' 'Libs.private: -lzstd -lpthread'
+
+$(PC_FILE): Makefile
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' $(call pc_lines,$(B)) >$@
+
+# ---- examples ---------------------------------------------------------------
+EXAMPLES := $(basename $(notdir $(wildcard examples/*.c)))
+EX_BINS := $(foreach o,O0 O2,$(EXAMPLES:%=$(B)/examples/$(o)/%))
+
+examples: all $(EX_BINS)
+
+$(B)/examples/O0/%: examples/%.c $(PASS_SO) $(RT_SO) $(CLI_BIN)
+	@mkdir -p $(dir $@)
+	$(call msg,CC-O0,$<)CLANG=$(CLANG) $(CLI_BIN) cc mpicc -g -O0 -o $@ $< -lm
+
+$(B)/examples/O2/%: examples/%.c $(PASS_SO) $(RT_SO) $(CLI_BIN)
+	@mkdir -p $(dir $@)
+	$(call msg,CC-O2,$<)CLANG=$(CLANG) $(CLI_BIN) cc mpicc -g -O2 -o $@ $< -lm
+
+# ---- demo, tests ------------------------------------------------------------
+DEMO_DIR := $(B)/demo-trace
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all examples
+	@echo "== tracing examples/jacobi.c (-O2) on $(NPROCS) ranks"
+	$(Q)$(CLI_BIN) run -n $(NPROCS) -o $(DEMO_DIR) -- $(B)/examples/O2/jacobi
+	@echo "== commhint info $(DEMO_DIR)"
+	$(Q)$(CLI_BIN) info $(DEMO_DIR)
+	@echo "== first events of rank 1 (commhint dump $(DEMO_DIR) --rank 1)"
+	$(Q)$(CLI_BIN) dump $(DEMO_DIR) --rank 1 | grep -m 12 -E 'MPI_|comp'
+
+tests: all examples $(UNIT_BIN)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)B=$(B) CLANG=$(CLANG) OPT=$(OPT) FILECHECK=$(FILECHECK) bash tests/run.sh
+
+# ---- benchmarks (numbers for docs/, not part of the timed tests) ------------
+bench: all examples $(B)/bench/compress-chunks
+	$(Q)B=$(B) bash bench/compression.sh
+
+$(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
+
+# ---- install ----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/commhint
+	install -m 755 $(CLI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint
+	install -m 755 $(PASS_SO) $(RT_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(RT_A) $(ANA_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 tracelib/trace-format.h tracelib/trace-reader.h $(DESTDIR)$(PREFIX)/include/commhint/
+	printf '%s\n' $(call pc_lines,$(PREFIX)) >$(DESTDIR)$(PREFIX)/lib/pkgconfig/commhint.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/commhint.pc
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

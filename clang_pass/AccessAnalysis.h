@@ -1,0 +1,133 @@
+//===- AccessAnalysis.h - what the commhint pass records -------*- C++ -*-===//
+//
+// The analysis half of the pass: for one function it decides which memory
+// accesses matter, groups them into statements (sites), finds the memcpy /
+// memset and MPI call sites and describes the function's loops.  It does not
+// change the IR; CommhintPass.cpp inserts the calls the resulting plan asks
+// for.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COMMHINT_CLANG_PASS_ACCESSANALYSIS_H
+#define COMMHINT_CLANG_PASS_ACCESSANALYSIS_H
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class BasicBlock;
+class DataLayout;
+class DILocation;
+class Function;
+class Instruction;
+class Loop;
+class LoopInfo;
+class PostDominatorTree;
+class Value;
+} // namespace llvm
+
+namespace commhint {
+
+/// One traced access of a COMP site, in program order.
+struct Access {
+  llvm::Instruction *Inst; // load, store, atomicrmw or cmpxchg
+  llvm::Value *Ptr;        // the address recorded
+  uint32_t Size;           // bytes
+  uint32_t Flags;          // CHT_ACCESS_READ / CHT_ACCESS_WRITE
+  bool IsVector;           // a vector-typed access
+};
+
+/// One entry of the site table and where its call goes.
+struct Site {
+  uint8_t Kind = 0; // enum cht_site_kind
+  uint8_t Op = 0;   // enum cht_site_op
+  uint32_t Flags = 0;
+  std::string File;
+  std::string Func;
+  uint32_t Line = 0;
+  uint16_t Col = 0;
+  int Loop = -1; // index into FunctionPlan::Loops, -1 if none
+  llvm::SmallVector<Access, 4> Accesses;
+  // COMP: the last access, the event call goes right after it.
+  // MEMCPY/MEMSET/CALL: the call, the event call goes right before it.
+  llvm::Instruction *Anchor = nullptr;
+  // MEMCPY/MEMSET operands (Src is null for memset).
+  llvm::Value *Dst = nullptr, *Src = nullptr, *Len = nullptr;
+};
+
+/// One natural loop of the function.
+struct LoopDesc {
+  llvm::Loop *L = nullptr;
+  std::string File;
+  std::string Func;
+  uint32_t Line = 0;
+  uint16_t Col = 0;
+  uint16_t Depth = 0;
+  int Parent = -1; // index into FunctionPlan::Loops, -1 if outermost
+  // Where enter goes (end of the preheader); null if the loop could not be
+  // put in simplified form, then it is not instrumented.
+  llvm::BasicBlock *Preheader = nullptr;
+  llvm::BasicBlock *Header = nullptr; // where iter goes (first insertion point)
+};
+
+/// An exit block and the outermost loop the edges into it leave.
+struct LoopExit {
+  llvm::BasicBlock *Block;
+  int Loop; // index into FunctionPlan::Loops
+};
+
+struct FunctionPlan {
+  std::vector<Site> Sites;
+  std::vector<LoopDesc> Loops;
+  std::vector<LoopExit> Exits;
+  unsigned MaxAddrs = 0; // largest access count of a COMP site
+};
+
+/// Computes the plan for one function whose loops are already in simplified
+/// form (preheader, dedicated exits).
+class AccessAnalysis {
+public:
+  AccessAnalysis(llvm::Function &F, llvm::LoopInfo &LI,
+                 llvm::PostDominatorTree &PDT);
+
+  FunctionPlan run();
+
+  /// Whether an access of \p Ptr needs to be traced: not a local whose
+  /// address never escapes, not a load from a constant global, address
+  /// space 0 only.
+  bool isInterestingPointer(const llvm::Value *Ptr, bool IsWrite);
+
+  /// Directory + '/' + file name (when relative) of a debug location.
+  static std::string fileOf(const llvm::DILocation *DL);
+
+  /// True for direct calls of MPI_* / PMPI_* functions.
+  static bool isMPICall(const llvm::Instruction &I);
+
+private:
+  void computeLoops(FunctionPlan &Plan);
+  void computeConditionalBlocks();
+  bool endsGroup(const llvm::Instruction &I) const;
+  bool describeAccess(llvm::Instruction &I, Access &A);
+  void finishGroup(FunctionPlan &Plan, llvm::SmallVectorImpl<Access> &Group);
+  void addCallSite(FunctionPlan &Plan, llvm::Instruction &I, uint8_t Kind);
+  void setLocation(Site &S, const llvm::DILocation *DL,
+                   const llvm::BasicBlock *BB);
+
+  llvm::Function &F;
+  llvm::LoopInfo &LI;
+  llvm::PostDominatorTree &PDT;
+  const llvm::DataLayout &DL;
+  std::string DefaultFile;
+  llvm::DenseMap<const llvm::Value *, bool> EscapingAlloca;
+  llvm::DenseSet<const llvm::BasicBlock *> Conditional;
+  llvm::DenseMap<const llvm::Loop *, int> LoopIndex;
+};
+
+} // namespace commhint
+
+#endif // COMMHINT_CLANG_PASS_ACCESSANALYSIS_H

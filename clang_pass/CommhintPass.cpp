@@ -1,0 +1,345 @@
+//===- CommhintPass.cpp - the commhint instrumentation pass ---------------===//
+//
+// The transform half of the pass: inserts the runtime calls that the plan
+// of AccessAnalysis asks for, numbers sites and loops locally (the runtime
+// hands out global bases), and emits the site table and its constructor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CommhintPass.h"
+
+#include "AccessAnalysis.h"
+#include "Filter.h"
+#include "SiteTable.h"
+
+#include "commhint-rt.h"
+#include "trace-format.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Triple.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <iterator>
+#include <utility>
+
+using namespace llvm;
+
+namespace commhint {
+
+namespace {
+
+constexpr const char SiteBaseName[] = "__commhint_site_base";
+constexpr const char LoopBaseName[] = "__commhint_loop_base";
+constexpr const char CtorName[] = "commhint.module_ctor";
+constexpr int CtorPriority = 1;
+
+// Inserts the calls of one module and collects its site table.
+class Instrumenter {
+public:
+  explicit Instrumenter(Module &M, bool Print)
+      : M(M), Print(Print), Ctx(M.getContext()), I32(Type::getInt32Ty(Ctx)),
+        I64(Type::getInt64Ty(Ctx)), Ptr(Type::getInt8PtrTy(Ctx)),
+        Void(Type::getVoidTy(Ctx)),
+        I32Ext(TargetLibraryInfo::getExtAttrForI32Param(
+            Triple(M.getTargetTriple()), /*Signed=*/false)) {}
+
+  void instrument(Function &F, FunctionPlan &Plan);
+  bool empty() const { return Table.numSites() == 0 && Table.numLoops() == 0; }
+  void emitTable();
+
+private:
+  FunctionCallee runtime(StringRef Name, Type *Ret, ArrayRef<Type *> Params);
+  GlobalVariable *base(const char *Name);
+  Value *globalId(IRBuilder<> &B, Value *Base, uint32_t Local);
+  void instrumentSite(const Site &S, uint32_t Local, Value *SiteBase,
+                      AllocaInst *Addrs);
+
+  Module &M;
+  bool Print;
+  LLVMContext &Ctx;
+  Type *I32, *I64, *Ptr, *Void;
+  Attribute::AttrKind I32Ext;
+  SiteTable Table;
+  StringMap<FunctionCallee> Runtime;
+};
+
+// Text forms of the table entries for -commhint-print-sites.
+const char *kindName(uint8_t Kind) {
+  switch (Kind) {
+  case CHT_SITE_COMP:
+    return "comp";
+  case CHT_SITE_MEMCPY:
+    return "memcpy";
+  case CHT_SITE_MEMSET:
+    return "memset";
+  case CHT_SITE_CALL:
+    return "call";
+  }
+  return "?";
+}
+
+const char *opName(uint8_t Op) {
+  static const char *const Names[] = {
+      "none", "copy", "add",  "sub",  "mul", "div", "fadd", "fsub", "fmul",
+      "fdiv", "min",  "max",  "fmin", "fmax", "and", "or",  "xor",  "other"};
+  return Op < std::size(Names) ? Names[Op] : "?";
+}
+
+std::string flagNames(uint32_t Flags) {
+  static const std::pair<uint32_t, const char *> Names[] = {
+      {CHT_SITEF_CONDITIONAL, "conditional"},
+      {CHT_SITEF_ACCUMULATE, "accumulate"},
+      {CHT_SITEF_INLINED, "inlined"},
+      {CHT_SITEF_ATOMIC, "atomic"},
+      {CHT_SITEF_VECTOR, "vector"}};
+  std::string Out;
+  for (const auto &[Bit, Name] : Names)
+    if (Flags & Bit)
+      Out += (Out.empty() ? "" : "|") + std::string(Name);
+  return Out.empty() ? "none" : Out;
+}
+
+std::string idName(uint32_t Id) {
+  return Id == CHT_NONE ? "none" : std::to_string(Id);
+}
+
+} // namespace
+
+// Declares a runtime entry point with its commhint-rt.h signature: nounwind,
+// 32-bit ids extended as the target's C ABI wants for uint32_t.
+FunctionCallee Instrumenter::runtime(StringRef Name, Type *Ret,
+                                     ArrayRef<Type *> Params) {
+  auto It = Runtime.find(Name);
+  if (It != Runtime.end())
+    return It->second;
+  AttributeList Attrs;
+  Attrs = Attrs.addFnAttribute(Ctx, Attribute::NoUnwind);
+  if (I32Ext != Attribute::None)
+    for (unsigned I = 0; I < Params.size(); ++I)
+      if (Params[I] == I32)
+        Attrs = Attrs.addParamAttribute(Ctx, I, I32Ext);
+  FunctionCallee FC = M.getOrInsertFunction(
+      Name, FunctionType::get(Ret, Params, false), Attrs);
+  Runtime[Name] = FC;
+  return FC;
+}
+
+GlobalVariable *Instrumenter::base(const char *Name) {
+  if (GlobalVariable *GV = M.getGlobalVariable(Name, /*AllowInternal=*/true))
+    return GV;
+  // CHT_NONE until __commhint_register_tu runs, the runtime's "untraced".
+  return new GlobalVariable(M, I32, /*isConstant=*/false,
+                            GlobalValue::InternalLinkage,
+                            ConstantInt::get(I32, CHT_NONE), Name);
+}
+
+Value *Instrumenter::globalId(IRBuilder<> &B, Value *Base, uint32_t Local) {
+  return Local ? B.CreateAdd(Base, ConstantInt::get(I32, Local)) : Base;
+}
+
+void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
+                                  Value *SiteBase, AllocaInst *Addrs) {
+  Instruction *At = S.Kind == CHT_SITE_COMP ? S.Anchor->getNextNode()
+                                            : S.Anchor;
+  IRBuilder<> B(At);
+  B.SetCurrentDebugLocation(S.Anchor->getDebugLoc());
+  Value *Id = globalId(B, SiteBase, Local);
+  switch (S.Kind) {
+  case CHT_SITE_COMP: {
+    size_t N = S.Accesses.size();
+    if (N <= 4) {
+      static const char *const Names[] = {"__commhint_ev1", "__commhint_ev2",
+                                          "__commhint_ev3", "__commhint_ev4"};
+      SmallVector<Type *, 5> Params(N + 1, Ptr);
+      Params[0] = I32;
+      SmallVector<Value *, 5> Args{Id};
+      for (const Access &A : S.Accesses)
+        Args.push_back(B.CreatePointerCast(A.Ptr, Ptr));
+      B.CreateCall(runtime(Names[N - 1], Void, Params), Args);
+    } else {
+      for (size_t K = 0; K < N; ++K)
+        B.CreateStore(B.CreatePointerCast(S.Accesses[K].Ptr, Ptr),
+                      B.CreateConstInBoundsGEP2_32(Addrs->getAllocatedType(),
+                                                   Addrs, 0, K));
+      B.CreateCall(runtime("__commhint_evn", Void, {I32, I32, Ptr}),
+                   {Id, ConstantInt::get(I32, N), B.CreatePointerCast(Addrs, Ptr)});
+    }
+    break;
+  }
+  case CHT_SITE_MEMCPY:
+    B.CreateCall(runtime("__commhint_memcpy", Void, {I32, Ptr, Ptr, I64}),
+                 {Id, B.CreatePointerCast(S.Dst, Ptr),
+                  B.CreatePointerCast(S.Src, Ptr),
+                  B.CreateZExtOrTrunc(S.Len, I64)});
+    break;
+  case CHT_SITE_MEMSET:
+    B.CreateCall(runtime("__commhint_memset", Void, {I32, Ptr, I64}),
+                 {Id, B.CreatePointerCast(S.Dst, Ptr),
+                  B.CreateZExtOrTrunc(S.Len, I64)});
+    break;
+  case CHT_SITE_CALL:
+    B.CreateCall(runtime("__commhint_mpi_site", Void, {I32}), {Id});
+    break;
+  }
+}
+
+void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
+  if (Plan.Sites.empty() && Plan.Loops.empty())
+    return;
+
+  // Local loop ids first: sites name their innermost loop.
+  std::vector<uint32_t> LoopLocal;
+  for (const LoopDesc &D : Plan.Loops) {
+    uint32_t Parent = D.Parent < 0 ? CHT_NONE : LoopLocal[D.Parent];
+    LoopLocal.push_back(
+        Table.addLoop(D.File, D.Func, D.Line, D.Col, D.Depth, Parent));
+    if (Print)
+      errs() << "commhint: loop " << LoopLocal.back() << " loc=" << D.File
+             << ":" << D.Line << ":" << D.Col << " func=" << D.Func
+             << " depth=" << D.Depth << " parent=" << idName(Parent)
+             << (D.Preheader ? "" : " uninstrumented") << "\n";
+  }
+
+  // The bases are loaded once, at the top of the entry block; so is the
+  // address array of __commhint_evn.
+  BasicBlock &Entry = F.getEntryBlock();
+  IRBuilder<> EB(&Entry, Entry.getFirstInsertionPt());
+  EB.SetCurrentDebugLocation(DebugLoc());
+  AllocaInst *Addrs = nullptr;
+  if (Plan.MaxAddrs > 4)
+    Addrs = EB.CreateAlloca(ArrayType::get(Ptr, Plan.MaxAddrs), nullptr,
+                            "commhint.addrs");
+  Value *SiteBase = nullptr, *LoopBase = nullptr;
+  if (!Plan.Sites.empty())
+    SiteBase = EB.CreateLoad(I32, base(SiteBaseName), "commhint.site_base");
+  bool AnyLoop = llvm::any_of(Plan.Loops, [](const LoopDesc &D) {
+    return D.Preheader != nullptr;
+  });
+  if (AnyLoop)
+    LoopBase = EB.CreateLoad(I32, base(LoopBaseName), "commhint.loop_base");
+
+  for (const Site &S : Plan.Sites) {
+    std::vector<SiteTable::AccessEntry> Acc;
+    for (const Access &A : S.Accesses)
+      Acc.push_back({A.Size, A.Flags});
+    uint32_t Loop = S.Loop < 0 ? CHT_NONE : LoopLocal[S.Loop];
+    uint32_t Local = Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind,
+                                   S.Op, Loop, S.Flags, Acc);
+    if (Print) {
+      errs() << "commhint: site " << Local << " kind=" << kindName(S.Kind)
+             << " loc=" << S.File << ":" << S.Line << ":" << S.Col
+             << " func=" << S.Func << " op=" << opName(S.Op)
+             << " loop=" << idName(Loop) << " flags=" << flagNames(S.Flags)
+             << " access=";
+      if (Acc.empty())
+        errs() << "-";
+      for (size_t K = 0; K < Acc.size(); ++K)
+        errs() << (K ? "," : "")
+               << (Acc[K].Flags == CHT_ACCESS_READ    ? "r"
+                   : Acc[K].Flags == CHT_ACCESS_WRITE ? "w"
+                                                      : "rw")
+               << Acc[K].Size;
+      errs() << "\n";
+    }
+    instrumentSite(S, Local, SiteBase, Addrs);
+  }
+
+  auto LoopCall = [&](Instruction *At, const char *Name, int Loop) {
+    IRBuilder<> B(At);
+    B.CreateCall(runtime(Name, Void, {I32}),
+                 {globalId(B, LoopBase, LoopLocal[Loop])});
+  };
+  for (size_t L = 0; L < Plan.Loops.size(); ++L) {
+    const LoopDesc &D = Plan.Loops[L];
+    if (!D.Preheader)
+      continue;
+    LoopCall(D.Preheader->getTerminator(), "__commhint_loop_enter", L);
+    LoopCall(&*D.Header->getFirstInsertionPt(), "__commhint_loop_iter", L);
+  }
+  for (const LoopExit &E : Plan.Exits) {
+    auto It = E.Block->getFirstInsertionPt();
+    if (It != E.Block->end())
+      LoopCall(&*It, "__commhint_loop_exit", E.Loop);
+  }
+}
+
+// The site table as private constant data and a constructor registering it:
+// __commhint_register_tu(ABI, blob, size, &site_base, &loop_base).
+void Instrumenter::emitTable() {
+  std::vector<uint8_t> Blob = Table.serialize(
+      M.getModuleIdentifier(), M.getDataLayout().isLittleEndian());
+  Constant *Init = ConstantDataArray::get(Ctx, ArrayRef<uint8_t>(Blob));
+  auto *BlobGV = new GlobalVariable(M, Init->getType(), /*isConstant=*/true,
+                                    GlobalValue::PrivateLinkage, Init,
+                                    "__commhint_site_table");
+  BlobGV->setAlignment(Align(8));
+
+  Function *Ctor =
+      Function::Create(FunctionType::get(Void, false),
+                       GlobalValue::InternalLinkage, CtorName, M);
+  Ctor->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "", Ctor));
+  B.CreateCall(
+      runtime("__commhint_register_tu", Void, {I32, Ptr, I32, Ptr, Ptr}),
+      {ConstantInt::get(I32, COMMHINT_RT_ABI_VERSION),
+       ConstantExpr::getPointerCast(BlobGV, Ptr),
+       ConstantInt::get(I32, Blob.size()),
+       ConstantExpr::getPointerCast(base(SiteBaseName), Ptr),
+       ConstantExpr::getPointerCast(base(LoopBaseName), Ptr)});
+  B.CreateRetVoid();
+  appendToGlobalCtors(M, Ctor, CtorPriority);
+}
+
+static bool isGenerated(const Function &F) {
+  StringRef Name = F.getName();
+  return Name.startswith("__commhint") || Name.startswith("commhint.");
+}
+
+PreservedAnalyses CommhintInstrumentPass::run(Module &M,
+                                              ModuleAnalysisManager &) {
+  // Already instrumented (the pass ran twice, e.g. in LTO): leave it.
+  if (M.getGlobalVariable(SiteBaseName, /*AllowInternal=*/true))
+    return PreservedAnalyses::all();
+
+  Filter Flt;
+  std::string Err;
+  if (!Flt.addFromEnvironment(filterOptionValue(), Err)) {
+    M.getContext().emitError(Err);
+    return PreservedAnalyses::all();
+  }
+
+  Instrumenter Ins(M, printSitesOption());
+  bool Changed = false;
+  for (Function &F : M) {
+    if (F.isDeclaration() || isGenerated(F) ||
+        F.hasFnAttribute(Attribute::Naked) ||
+        F.hasAvailableExternallyLinkage() || !Flt.shouldInstrument(F, M))
+      continue;
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    // Preheaders and dedicated exits give enter/exit calls a place.
+    SmallVector<Loop *, 8> TopLevel(LI.begin(), LI.end());
+    for (Loop *L : TopLevel)
+      Changed |= simplifyLoop(L, &DT, &LI, /*SE=*/nullptr, /*AC=*/nullptr,
+                              /*MSSAU=*/nullptr, /*PreserveLCSSA=*/false);
+    PostDominatorTree PDT(F);
+    FunctionPlan Plan = AccessAnalysis(F, LI, PDT).run();
+    Ins.instrument(F, Plan);
+  }
+  if (Ins.empty())
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  Ins.emitTable();
+  return PreservedAnalyses::none();
+}
+
+} // namespace commhint

@@ -1,0 +1,56 @@
+/* cli.h - shared helpers of the commhint command-line front end.
+ *
+ * Each command lives in its own cmd-<name>.c and exposes one
+ * `int cmd_<name>(int argc, char **argv)` returning the process exit code:
+ * 0 on success, 1 on error, 2 on bad usage.  Results go to stdout,
+ * diagnostics to stderr as one sentence followed by key=value facts.
+ */
+#ifndef COMMHINT_CLI_H
+#define COMMHINT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum cli_exit { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
+
+struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+};
+
+int cmd_cc(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* "commhint: error: <message>" on stderr; returns CLI_ERROR. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "commhint <cmd>: <message>" plus a pointer to --help on stderr; returns
+ * CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* "commhint: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Directory holding commhint-pass.so and libcommhint.so: <dir of the
+ * commhint executable>/../lib, or $COMMHINT_LIBDIR.  Borrowed, static. */
+const char *cli_libdir(void);
+
+/* Parses a --format value against a NULL-terminated list of allowed names;
+ * returns its index or -1 after printing a usage error listing them. */
+int cli_parse_format(const char *cmd, const char *value, const char *const *allowed);
+
+/* Parses a non-negative decimal integer; false if s is not one. */
+bool cli_parse_uint(const char *s, unsigned long *out);
+
+/* Writes s as a JSON string literal (with quotes) to f. */
+void cli_json_string(FILE *f, const char *s);
+
+/* Path p shown relative to the current directory when it lies below it
+ * (for stable output), else as is.  Borrowed until the next call. */
+const char *cli_display_path(const char *p, bool relative);
+
+#endif /* COMMHINT_CLI_H */

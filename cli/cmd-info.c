@@ -1,0 +1,238 @@
+/* cmd-info.c - `commhint info DIR [--format=text|json]`: what a trace holds:
+ * ranks, events by kind and MPI call, bytes on disk and per event and per
+ * memory access, duration, and which ranks were cut short. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "trace-reader.h"
+
+static void info_help(void)
+{
+    printf("usage: commhint info DIR [--format=text|json]\n\n"
+           "Summarises the trace in DIR: program, ranks, events by kind and by MPI call,\n"
+           "bytes on disk (per event and per traced memory access), duration, and which\n"
+           "ranks were cut short (died or were killed before a clean exit).\n"
+           "Exit status 1 if a rank's stream is damaged (the others are still summarised).\n");
+}
+
+struct rank_info {
+    bool present;
+    bool damaged;
+    bool cut_short;
+    char why[512];
+    uint64_t file_bytes;
+    uint64_t calls[CHT_MPI_CALL_MAX + 1];
+    struct trace_cursor_stats st;
+};
+
+static uint64_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
+{
+    memset(ri, 0, sizeof *ri);
+    ri->st.exit_status = -1;
+    if (!trace_has_rank(t, rank)) {
+        snprintf(ri->why, sizeof ri->why, "no stream file: file=%s", trace_rank_path(t, rank));
+        return;
+    }
+    ri->present = true;
+    ri->file_bytes = file_size(trace_rank_path(t, rank));
+    struct trace_cursor *cur;
+    struct trace_err err;
+    if (trace_cursor_open(t, rank, TRACE_CURSOR_LOOPS, &cur, &err) < 0) {
+        ri->damaged = true;
+        snprintf(ri->why, sizeof ri->why, "%s", err.msg);
+        return;
+    }
+    const struct trace_event *ev;
+    int rc;
+    while ((rc = trace_cursor_next(cur, &ev)) == 1)
+        if (ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX)
+            ri->calls[ev->mpi->h.aux]++;
+    trace_cursor_stats(cur, &ri->st);
+    if (rc < 0) {
+        ri->damaged = true;
+        snprintf(ri->why, sizeof ri->why, "%s", trace_cursor_error(cur));
+    } else if (trace_cursor_cut_short(cur)) {
+        ri->cut_short = true;
+        snprintf(ri->why, sizeof ri->why, "%s", trace_cursor_error(cur));
+    }
+    trace_cursor_close(cur);
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const formats[] = {"text", "json", NULL};
+    bool json = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': {
+            int i = cli_parse_format("info", optarg, formats);
+            if (i < 0)
+                return CLI_USAGE;
+            json = i == 1;
+            break;
+        }
+        case 'h': info_help(); return CLI_OK;
+        case ':':
+            return cli_usage_error("info", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("info", "missing the trace directory");
+    if (optind + 1 < argc)
+        return cli_usage_error("info", "unexpected argument '%s'", argv[optind + 1]);
+
+    struct trace *t;
+    struct trace_err err;
+    if (trace_open(argv[optind], &t, &err) < 0)
+        return cli_error("%s", err.msg);
+    int n = trace_world_size(t);
+    struct rank_info *ri = calloc(n > 0 ? (size_t)n : 1, sizeof *ri);
+    if (!ri) {
+        trace_close(t);
+        return cli_error("out of memory");
+    }
+    struct rank_info tot;
+    memset(&tot, 0, sizeof tot);
+    char meta_path[4096];
+    snprintf(meta_path, sizeof meta_path, "%s/%s", trace_dir(t), CHT_META_FILE);
+    uint64_t meta_bytes = file_size(meta_path), t_first = 0, t_last = 0;
+    int damaged = 0, cut = 0, missing = 0;
+    double max_dur = 0;
+    for (int r = 0; r < n; r++) {
+        scan_rank(t, r, &ri[r]);
+        struct trace_cursor_stats *s = &ri[r].st;
+        tot.file_bytes += ri[r].file_bytes;
+        tot.st.comp_events += s->comp_events;
+        tot.st.mpi_events += s->mpi_events;
+        tot.st.loop_records += s->loop_records;
+        tot.st.accesses += s->accesses;
+        tot.st.lost_records += s->lost_records;
+        tot.st.bytes_raw += s->bytes_raw;
+        for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
+            tot.calls[k] += ri[r].calls[k];
+        damaged += ri[r].damaged;
+        cut += ri[r].cut_short;
+        missing += !ri[r].present;
+        if (s->t_first && s->t_last > s->t_first) {
+            double d = (double)(s->t_last - s->t_first) / 1e9;
+            if (d > max_dur)
+                max_dur = d;
+            if (!t_first || s->t_first < t_first)
+                t_first = s->t_first;
+            if (s->t_last > t_last)
+                t_last = s->t_last;
+        }
+    }
+    uint64_t events = tot.st.comp_events + tot.st.mpi_events;
+    uint64_t disk = tot.file_bytes + meta_bytes;
+
+    if (json) {
+        printf("{\"dir\":");
+        cli_json_string(stdout, trace_dir(t));
+        printf(",\"program\":");
+        cli_json_string(stdout, trace_program(t));
+        printf(",\"world_size\":%d,\"run_id\":\"0x%016" PRIx64 "\",\"events\":%" PRIu64
+               ",\"comp_events\":%" PRIu64 ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64
+               ",\"accesses\":%" PRIu64 ",\"bytes_on_disk\":%" PRIu64 ",\"meta_bytes\":%" PRIu64
+               ",\"bytes_raw\":%" PRIu64 ",\"bytes_per_event\":%.3f,\"bytes_per_access\":%.3f"
+               ",\"duration_s\":%.6f,\"lost_records\":%" PRIu64 ",\"mpi_calls\":{",
+               n, trace_run_id(t), events, tot.st.comp_events, tot.st.mpi_events, tot.st.loop_records,
+               tot.st.accesses, disk, meta_bytes, tot.st.bytes_raw, ratio(disk, events),
+               ratio(disk, tot.st.accesses), max_dur, tot.st.lost_records);
+        bool first = true;
+        for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
+            if (tot.calls[k]) {
+                printf("%s\"%s\":%" PRIu64, first ? "" : ",", trace_mpi_call_name(k), tot.calls[k]);
+                first = false;
+            }
+        printf("},\"ranks\":[");
+        for (int r = 0; r < n; r++) {
+            struct trace_cursor_stats *s = &ri[r].st;
+            printf("%s{\"rank\":%d,\"present\":%s,\"status\":\"%s\",\"comp_events\":%" PRIu64
+                   ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64 ",\"accesses\":%" PRIu64
+                   ",\"bytes_on_disk\":%" PRIu64 ",\"threads\":%u,\"chunks\":%" PRIu64 ",\"exit_status\":%d,\"why\":",
+                   r ? "," : "", r, ri[r].present ? "true" : "false",
+                   !ri[r].present ? "missing" : ri[r].damaged ? "damaged" : ri[r].cut_short ? "cut-short" : "complete",
+                   s->comp_events, s->mpi_events, s->loop_records, s->accesses, ri[r].file_bytes,
+                   s->threads, s->chunks, s->exit_status);
+            cli_json_string(stdout, ri[r].why);
+            printf("}");
+        }
+        printf("]}\n");
+    } else {
+        printf("trace:            %s\n", trace_dir(t));
+        printf("program:          %s", trace_program(t));
+        for (int i = 1; i < trace_argc(t); i++)
+            printf(" %s", trace_argv(t, i));
+        printf("\nranks:            %d\n", n);
+        printf("run id:           0x%016" PRIx64 "\n", trace_run_id(t));
+        printf("duration:         %.6f s (longest rank, first to last MPI call)\n", max_dur);
+        printf("events:           %" PRIu64 " (computation %" PRIu64 ", MPI %" PRIu64 "), loop records %" PRIu64 "\n",
+               events, tot.st.comp_events, tot.st.mpi_events, tot.st.loop_records);
+        printf("memory accesses:  %" PRIu64 "\n", tot.st.accesses);
+        printf("bytes on disk:    %" PRIu64 " (meta %" PRIu64 ", uncompressed records %" PRIu64 ")\n", disk,
+               meta_bytes, tot.st.bytes_raw);
+        printf("bytes per event:  %.2f\n", ratio(disk, events));
+        printf("bytes per access: %.2f\n", ratio(disk, tot.st.accesses));
+        if (tot.st.lost_records)
+            printf("lost records:     %" PRIu64 " (the writer dropped them)\n", tot.st.lost_records);
+        printf("MPI calls:       ");
+        bool any = false;
+        for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
+            if (tot.calls[k]) {
+                printf(" %s=%" PRIu64, trace_mpi_call_name(k), tot.calls[k]);
+                any = true;
+            }
+        printf("%s\n\n", any ? "" : " none");
+        printf("%5s %12s %10s %8s %12s %12s %8s  %s\n", "rank", "computation", "MPI", "threads",
+               "bytes", "bytes/event", "exit", "status");
+        for (int r = 0; r < n; r++) {
+            struct trace_cursor_stats *s = &ri[r].st;
+            uint64_t ev = s->comp_events + s->mpi_events;
+            char ex[16] = "-";
+            if (s->exit_status >= 0)
+                snprintf(ex, sizeof ex, "%d", s->exit_status);
+            printf("%5d %12" PRIu64 " %10" PRIu64 " %8u %12" PRIu64 " %12.2f %8s  %s\n", r, s->comp_events,
+                   s->mpi_events, s->threads, ri[r].file_bytes, ratio(ri[r].file_bytes, ev), ex,
+                   !ri[r].present ? "missing" : ri[r].damaged ? "damaged" : ri[r].cut_short ? "cut short" : "complete");
+        }
+        if (cut + damaged + missing == 0)
+            printf("\ncut short:        none (every rank ended cleanly)\n");
+        else {
+            printf("\n");
+            for (int r = 0; r < n; r++)
+                if (ri[r].why[0])
+                    printf("rank %d %s: %s\n", r,
+                           !ri[r].present ? "missing" : ri[r].damaged ? "damaged" : "cut short", ri[r].why);
+        }
+    }
+    for (int r = 0; r < n; r++)
+        if (ri[r].damaged)
+            cli_error("%s", ri[r].why);
+    free(ri);
+    trace_close(t);
+    return damaged ? CLI_ERROR : CLI_OK;
+}

@@ -1,0 +1,173 @@
+/* main.c - `commhint <command> [options]`: dispatches to cmd-*.c and holds
+ * the helpers they share (messages, library directory, small parsers). */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "trace-format.h"
+
+static const struct cli_command commands[] = {
+    {"cc", "compile and link a C program with the commhint pass and trace library", cmd_cc},
+    {"run", "run a program under mpiexec with tracing on", cmd_run},
+    {"dump", "print every event of a trace", cmd_dump},
+    {"info", "summarise a trace: ranks, events, bytes, cut-short ranks", cmd_info},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: commhint <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'commhint <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("commhint 0.1.0 (trace format %d, LLVM %d)\n", CHT_FORMAT_VERSION,
+               COMMHINT_LLVM_MAJOR);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "commhint: unknown command '%s'; commands are cc, run, dump, info (see 'commhint --help')\n",
+            argv[1]);
+    return CLI_USAGE;
+}
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("commhint: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "commhint %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'commhint %s --help')\n", cmd);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("commhint: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+const char *cli_libdir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0])
+        return dir;
+    const char *env = getenv("COMMHINT_LIBDIR");
+    if (env && *env) {
+        snprintf(dir, sizeof dir, "%s", env);
+        return dir;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(dir, sizeof dir, "%s", COMMHINT_DEFAULT_LIBDIR);
+        return dir;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(dir, sizeof dir, "%s/../lib", exe);
+    char real[PATH_MAX];
+    if (realpath(dir, real))
+        snprintf(dir, sizeof dir, "%s", real);
+    return dir;
+}
+
+int cli_parse_format(const char *cmd, const char *value, const char *const *allowed)
+{
+    for (int i = 0; allowed[i]; i++)
+        if (!strcmp(value, allowed[i]))
+            return i;
+    char list[256] = "";
+    for (int i = 0; allowed[i]; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+    }
+    cli_usage_error(cmd, "unknown --format '%s'; allowed: %s", value, list);
+    return -1;
+}
+
+bool cli_parse_uint(const char *s, unsigned long *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\r': fputs("\\r", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+const char *cli_display_path(const char *p, bool relative)
+{
+    static char cwd[PATH_MAX];
+    static bool have_cwd;
+    if (!relative || !p || p[0] != '/')
+        return p;
+    if (!have_cwd) {
+        if (!getcwd(cwd, sizeof cwd))
+            return p;
+        have_cwd = true;
+    }
+    size_t n = strlen(cwd);
+    if (!strncmp(p, cwd, n) && p[n] == '/')
+        return p + n + 1;
+    return p;
+}

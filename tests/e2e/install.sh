@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `make install PREFIX= DESTDIR=` installs the command, the plugin, the
+# libraries and commhint.pc; a program built with plain clang-16 and
+# pkg-config (installed and build-tree .pc) traces.
+source "$(dirname "$0")/lib.sh"
+check "make install with DESTDIR" make -s --no-print-directory install O="$B" PREFIX=/opt/commhint DESTDIR="$WORK/stage"
+for f in bin/commhint lib/commhint-pass.so lib/libcommhint.so lib/libcommhint.a lib/pkgconfig/commhint.pc; do
+    [ -e "$WORK/stage/opt/commhint/$f" ] && ok "installs $f" || not_ok "installs $f"
+done
+expect_match "installed commhint.pc points at PREFIX" "$(cat "$WORK/stage/opt/commhint/lib/pkgconfig/commhint.pc")" '^prefix=/opt/commhint$'
+check "make install to a real PREFIX" make -s --no-print-directory install O="$B" PREFIX="$WORK/inst"
+SRC=tests/e2e/programs/facts.c
+L_LOOP=$(line_of $SRC FACT:loop)
+for pc in "$WORK/inst/lib/pkgconfig" "$B/lib/pkgconfig"; do
+    flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs commhint mpich)
+    check "plain clang-16 with pkg-config ($pc)" $CLANG -O2 -o "$WORK/app" $SRC $flags
+    dir=$WORK/t-$(basename "$(dirname "$(dirname "$pc")")")
+    "$WORK/inst/bin/commhint" run -n 2 -o "$dir" -- "$WORK/app" >/dev/null 2>&1
+    expect_eq "installed commhint run exits 0" "$?" 0
+    d=$("$WORK/inst/bin/commhint" dump "$dir" --rank 0 --stable)
+    expect_eq "pkg-config build traces the loop statement" "$(grep -c "facts.c:$L_LOOP:[0-9]*: comp " <<<"$d")" 10
+done
+check "installed commhint cc uses the installed plugin" env COMMHINT_VERBOSE=1 "$WORK/inst/bin/commhint" cc mpicc -O2 -o "$WORK/app2" $SRC

@@ -1,0 +1,51 @@
+# tests/e2e/lib.sh - helpers for end-to-end tests (sourced).
+# Each check prints "ok - <what>" or "not ok - <what>" (TAP style) so that
+# tests/run.sh can count them; details of a failure follow as "# " lines.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+B=${B:-$PWD/build}
+CH=$B/bin/commhint
+CLANG=${CLANG:-clang-16}
+NP=${NP:-4}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/commhint-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $1"; shift; for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done; }
+
+# check "what" cmd args...: ok if the command exits 0.
+check() {
+    local what=$1; shift
+    local out
+    if out=$("$@" 2>&1); then ok "$what"; else not_ok "$what" "command: $*" "$out"; fi
+}
+
+# expect_eq "what" actual expected
+expect_eq() {
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $3" "actual:   $2"; fi
+}
+
+# expect_match "what" text regex (grep -E)
+expect_match() {
+    if printf '%s\n' "$2" | grep -qE -- "$3"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(printf '%s\n' "$2" | head -20)"; fi
+}
+
+expect_no_match() {
+    if printf '%s\n' "$2" | grep -qE -- "$3"; then not_ok "$1" "unexpected line matches: $3" "$(printf '%s\n' "$2" | grep -E -- "$3" | head -5)"; else ok "$1"; fi
+}
+
+# line_of FILE MARKER: line number of the (first) line containing MARKER.
+line_of() { grep -n -F -- "$2" "$1" | head -1 | cut -d: -f1; }
+
+# build_prog SRC OUT OPTFLAG [extra cc args]: instrumented build with commhint cc mpicc.
+build_prog() {
+    local src=$1 out=$2 o=$3; shift 3
+    "$CH" cc mpicc -g "$o" -o "$out" "$src" -lm "$@"
+}
+
+# trace_run DIR NP PROGRAM [ARGS...]: run traced on NP ranks; output in DIR.out
+trace_run() {
+    local dir=$1 np=$2; shift 2
+    "$CH" run -n "$np" -o "$dir" -- "$@" >"$dir.out" 2>"$dir.err"
+}

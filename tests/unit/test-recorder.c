@@ -1,0 +1,1083 @@
+/* test-recorder.c - unit tests of the recorder core of the trace runtime
+ * (tracelib/rt/recorder.c, writer.c, modules.c), without MPI and without the
+ * reader library: the runtime is driven in-process (and, for exits, signals
+ * and failures, in child processes that re-execute this program) and the
+ * bytes on disk are checked directly: file headers, chunk headers, each
+ * zstd payload and the records inside.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "commhint-rt.h"
+#include "rt/recorder-private.h"
+#include "trace-format.h"
+
+/* ---- a site table blob ------------------------------------------------------- */
+
+struct blob {
+    uint8_t bytes[1024];
+    uint32_t size;
+};
+
+/* A valid blob with nsites sites (one access each) and nloops loops. */
+static void make_blob(struct blob *b, uint32_t nsites, uint32_t nloops, uint64_t key)
+{
+    static const char strings[] = "\0t.c\0f";
+    struct cht_tu_header h = {0};
+    uint32_t off = sizeof(h);
+
+    memset(b, 0, sizeof(*b));
+    h.magic = CHT_TU_MAGIC;
+    h.version = CHT_TU_VERSION;
+    h.header_size = sizeof(h);
+    h.tu_key = key;
+    h.nsites = nsites;
+    h.nloops = nloops;
+    h.naccess = nsites;
+    h.sites_off = off;
+    for (uint32_t i = 0; i < nsites; i++) {
+        struct cht_site s = {1, 5, 10 + i, 1, CHT_SITE_COMP, CHT_SOP_ADD, CHT_NONE, 0, i, 1};
+        memcpy(b->bytes + off, &s, sizeof(s));
+        off += sizeof(s);
+    }
+    h.loops_off = off;
+    for (uint32_t i = 0; i < nloops; i++) {
+        struct cht_loop l = {1, 5, 20 + i, 1, 1, CHT_NONE, 0};
+        memcpy(b->bytes + off, &l, sizeof(l));
+        off += sizeof(l);
+    }
+    h.access_off = off;
+    for (uint32_t i = 0; i < nsites; i++) {
+        struct cht_access a = {8, CHT_ACCESS_READ};
+        memcpy(b->bytes + off, &a, sizeof(a));
+        off += sizeof(a);
+    }
+    h.strings_off = off;
+    h.strings_size = sizeof(strings);
+    memcpy(b->bytes + off, strings, sizeof(strings));
+    off += sizeof(strings);
+    h.total_size = off;
+    memcpy(b->bytes, &h, sizeof(h));
+    b->size = off;
+}
+
+/* ---- the event sequence every test thread emits ------------------------------ */
+
+static uint32_t s0, l0; /* global ids of the first TU's site 0 and loop 0 */
+
+#define ADDR(tid, i, k) (((uint64_t)(tid) << 40) | ((uint64_t)(i) << 8) | (uint64_t)(k))
+
+/* Event i of thread tid: every entry point in turn, plus events that must be
+ * ignored (unknown site and loop ids). */
+static void emit_one(int tid, uint32_t i)
+{
+    const void *a[6];
+    for (int k = 0; k < 6; k++)
+        a[k] = (const void *)(uintptr_t)ADDR(tid, i, k);
+    switch (i % 8) {
+    case 0:
+        __commhint_ev1(s0, a[0]);
+        __commhint_ev1(CHT_NONE, a[1]);         /* ignored */
+        __commhint_ev2(s0 + 1000000, a[0], a[1]); /* ignored: never handed out */
+        break;
+    case 1: __commhint_ev2(s0 + 1, a[0], a[1]); break;
+    case 2: __commhint_ev3(s0 + 2, a[0], a[1], a[2]); break;
+    case 3: __commhint_ev4(s0, a[0], a[1], a[2], a[3]); break;
+    case 4: __commhint_evn(s0 + 1, 6, a); break;
+    case 5: __commhint_memcpy(s0 + 2, a[0], a[1], i); break;
+    case 6: __commhint_memset(s0, a[0], (uint64_t)i | (1ull << 63)); break;
+    case 7:
+        __commhint_loop_enter(CHT_NONE); /* ignored */
+        switch ((i / 8) % 3) {
+        case 0: __commhint_loop_enter(l0 + (i / 8) % 2); break;
+        case 1: __commhint_loop_iter(l0 + (i / 8) % 2); break;
+        default: __commhint_loop_exit(l0 + (i / 8) % 2); break;
+        }
+        break;
+    }
+}
+
+static void emit_range(int tid, uint32_t from, uint32_t to)
+{
+    for (uint32_t i = from; i < to; i++)
+        emit_one(tid, i);
+}
+
+/* The record event i of thread tid must have produced; returns its size. */
+static size_t expect_one(int tid, uint32_t i, uint8_t *out)
+{
+    struct cht_rec h = {0};
+    uint32_t site = 0, naddr = 0;
+    uint64_t body[12];
+    size_t nbody = 0;
+
+    switch (i % 8) {
+    case 0: naddr = 1, site = s0; break;
+    case 1: naddr = 2, site = s0 + 1; break;
+    case 2: naddr = 3, site = s0 + 2; break;
+    case 3: naddr = 4, site = s0; break;
+    case 4: naddr = 6, site = s0 + 1; break;
+    case 5:
+        h.type = CHT_REC_RANGES, h.aux = 2, site = s0 + 2;
+        body[0] = ADDR(tid, i, 1), body[1] = i;                    /* read src */
+        body[2] = ADDR(tid, i, 0), body[3] = i | CHT_RANGE_WRITE; /* write dst */
+        nbody = 4;
+        break;
+    case 6:
+        h.type = CHT_REC_RANGES, h.aux = 1, site = s0;
+        body[0] = ADDR(tid, i, 0), body[1] = i | CHT_RANGE_WRITE;
+        nbody = 2;
+        break;
+    case 7:
+        h.type = CHT_REC_LOOP, h.aux = (uint16_t)(1 + (i / 8) % 3), site = l0 + (i / 8) % 2;
+        break;
+    }
+    if (naddr) {
+        h.type = CHT_REC_COMP, h.aux = (uint16_t)naddr;
+        for (uint32_t k = 0; k < naddr; k++)
+            body[nbody++] = ADDR(tid, i, k);
+    }
+    h.size = (uint32_t)(16 + 8 * nbody);
+    memcpy(out, &h, 8);
+    memcpy(out + 8, &site, 4);
+    memset(out + 12, 0, 4);
+    memcpy(out + 16, body, 8 * nbody);
+    return h.size;
+}
+
+/* ---- reading what the runtime wrote ---------------------------------------- */
+
+struct rec {
+    const uint8_t *p; /* into parsed.raw */
+    struct cht_rec h;
+    uint32_t thread;  /* of its chunk */
+    uint64_t chunk;   /* seq of its chunk */
+};
+
+struct parsed {
+    struct cht_file_header hdr;
+    struct cht_chunk_header *chunks;
+    size_t nchunks;
+    uint8_t *raw; /* all payloads, decompressed, one after the other */
+    struct rec *recs;
+    size_t nrecs;
+    size_t file_size;
+    int cut;      /* the file ended inside a chunk */
+};
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf;
+    long n;
+
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Parses a file, checking every header, chunk and record frame on the way.
+ * allow_cut: the file may end inside a chunk (write failure). */
+static void parse_file(const char *path, const char *magic, struct parsed *ps, int allow_cut)
+{
+    size_t len, off = sizeof(struct cht_file_header), raw_len = 0, raw_cap = 1 << 20;
+    size_t recs_cap = 1024;
+    uint8_t *file = read_all(path, &len);
+
+    memset(ps, 0, sizeof(*ps));
+    ps->file_size = len;
+    assert_true(len >= sizeof(ps->hdr));
+    memcpy(&ps->hdr, file, sizeof(ps->hdr));
+    assert_memory_equal(ps->hdr.magic, magic, 8);
+    assert_int_equal(ps->hdr.version, CHT_FORMAT_VERSION);
+    assert_int_equal(ps->hdr.oldest_version, CHT_FORMAT_OLDEST);
+    assert_int_equal(ps->hdr.header_size, 64);
+    assert_int_equal(ps->hdr.byte_order, CHT_BYTE_ORDER_MARK);
+    assert_int_equal(ps->hdr.compression, CHT_COMPRESSION_ZSTD);
+    assert_true(ps->hdr.features & CHT_FEAT_ZSTD);
+    ps->raw = malloc(raw_cap);
+    ps->recs = malloc(recs_cap * sizeof(*ps->recs));
+    ps->chunks = malloc(4096 * sizeof(*ps->chunks));
+    while (off < len) {
+        struct cht_chunk_header ch;
+        if (len - off < sizeof(ch) ||
+            (memcpy(&ch, file + off, sizeof(ch)), len - off - sizeof(ch) < ch.stored_size)) {
+            assert_true(allow_cut);
+            ps->cut = 1;
+            break;
+        }
+        assert_int_equal(ch.magic, CHT_CHUNK_MAGIC);
+        assert_int_equal(ch.header_size, 32);
+        assert_int_equal(ch.flags, 0);
+        assert_int_equal(ch.seq, ps->nchunks); /* file order is seq order, no gaps */
+        assert_int_equal(ch.raw_size % 8, 0);
+        assert_true(ch.raw_size > 0 && ch.raw_size <= CHT_CHUNK_MAX_RAW);
+        assert_true(ps->nchunks < 4096);
+        ps->chunks[ps->nchunks++] = ch;
+
+        const uint8_t *payload = file + off + sizeof(ch);
+        ZSTD_frameHeader fh;
+        assert_int_equal(ZSTD_getFrameHeader(&fh, payload, ch.stored_size), 0);
+        assert_int_equal(fh.checksumFlag, 1);
+        assert_int_equal(ZSTD_getFrameContentSize(payload, ch.stored_size), ch.raw_size);
+        assert_int_equal(ZSTD_findFrameCompressedSize(payload, ch.stored_size), ch.stored_size);
+        while (raw_len + ch.raw_size > raw_cap)
+            ps->raw = realloc(ps->raw, raw_cap *= 2);
+        size_t got = ZSTD_decompress(ps->raw + raw_len, ch.raw_size, payload, ch.stored_size);
+        assert_false(ZSTD_isError(got));
+        assert_int_equal(got, ch.raw_size);
+        raw_len += ch.raw_size;
+        off += sizeof(ch) + ch.stored_size;
+    }
+    /* records: pointers into raw once it stops moving */
+    raw_len = 0;
+    for (size_t c = 0; c < ps->nchunks; c++) {
+        size_t end = raw_len + ps->chunks[c].raw_size;
+        while (raw_len < end) {
+            struct cht_rec h;
+            assert_true(end - raw_len >= sizeof(h));
+            memcpy(&h, ps->raw + raw_len, sizeof(h));
+            assert_true(h.size >= 8 && h.size % 8 == 0 && h.size <= end - raw_len);
+            if (ps->nrecs == recs_cap)
+                ps->recs = realloc(ps->recs, (recs_cap *= 2) * sizeof(*ps->recs));
+            ps->recs[ps->nrecs++] =
+                (struct rec){ps->raw + raw_len, h, ps->chunks[c].thread, ps->chunks[c].seq};
+            raw_len += h.size;
+        }
+    }
+    free(file);
+}
+
+static void parsed_free(struct parsed *ps)
+{
+    free(ps->raw);
+    free(ps->recs);
+    free(ps->chunks);
+}
+
+static int is_event(const struct rec *r)
+{
+    return r->h.type == CHT_REC_COMP || r->h.type == CHT_REC_RANGES || r->h.type == CHT_REC_LOOP;
+}
+
+/* Checks that the event records of writer thread `thread` are exactly events
+ * [0, n) of thread tid, in order; returns the chunks they came in. */
+static size_t check_thread_events(const struct parsed *ps, uint32_t thread, int tid, uint32_t n)
+{
+    uint8_t want[128];
+    uint32_t i = 0;
+    uint64_t last_chunk = UINT64_MAX;
+    size_t chunks = 0;
+
+    for (size_t r = 0; r < ps->nrecs; r++) {
+        const struct rec *rec = &ps->recs[r];
+        if (rec->thread != thread || !is_event(rec))
+            continue;
+        if (i >= n)
+            fail_msg("thread=%u has more than %u events", thread, n);
+        size_t size = expect_one(tid, i, want);
+        if (rec->h.size != size || memcmp(rec->p, want, size) != 0)
+            fail_msg("thread=%u event=%u differs (type=%u aux=%u size=%u)", thread, i, rec->h.type,
+                     rec->h.aux, rec->h.size);
+        if (rec->chunk != last_chunk)
+            chunks++, last_chunk = rec->chunk;
+        i++;
+    }
+    assert_int_equal(i, n);
+    return chunks;
+}
+
+/* The writer thread index whose first event belongs to tid, or -1. */
+static int thread_of(const struct parsed *ps, int tid)
+{
+    for (size_t r = 0; r < ps->nrecs; r++)
+        if (ps->recs[r].h.type == CHT_REC_COMP &&
+            (*(const uint64_t *)(ps->recs[r].p + 16) >> 40) == (uint64_t)tid)
+            return (int)ps->recs[r].thread;
+    return -1;
+}
+
+static const struct rec *find_rec(const struct parsed *ps, uint16_t type, size_t nth)
+{
+    for (size_t r = 0; r < ps->nrecs; r++)
+        if (ps->recs[r].h.type == type && nth-- == 0)
+            return &ps->recs[r];
+    return NULL;
+}
+
+static size_t count_recs(const struct parsed *ps, uint16_t type)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < ps->nrecs; r++)
+        n += ps->recs[r].h.type == type;
+    return n;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void rm_rf(const char *path)
+{
+    nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+    char *p;
+    assert_true(asprintf(&p, "%s/%s", a, b) > 0);
+    return p;
+}
+
+/* Entries of a directory, "." and ".." left out. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    if (!d)
+        return -1;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static uint64_t realtime_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- in-process: two threads, thread exit, flush, late TU, finish ----------- */
+
+static char inproc_tmp[] = "/tmp/test-recorder-XXXXXX";
+static char *inproc_dir;
+static struct blob tu1, tu2, tu3, bad;
+static uint64_t t_start;
+
+#define WORKER_EVENTS 20000u
+
+static void *worker(void *arg)
+{
+    emit_range((int)(intptr_t)arg, 0, WORKER_EVENTS);
+    return NULL;
+}
+
+static void test_inproc_register(void **state)
+{
+    uint32_t sb, lb;
+    (void)state;
+
+    assert_non_null(mkdtemp(inproc_tmp));
+    inproc_dir = path_join(inproc_tmp, "sub/trace.d");
+    setenv("COMMHINT_TRACE_DIR", inproc_dir, 1);
+    setenv("PMI_RANK", "0", 1);
+    setenv("PMI_SIZE", "1", 1);
+    setenv("COMMHINT_BUFFER_KB", "64", 1);
+    unsetenv("COMMHINT_DISABLE");
+    t_start = realtime_now();
+
+    make_blob(&tu1, 3, 2, 0x1111);
+    make_blob(&tu2, 2, 1, 0x2222);
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, tu1.bytes, tu1.size, &s0, &l0);
+    assert_int_equal(s0, 0);
+    assert_int_equal(l0, 0);
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, tu2.bytes, tu2.size, &sb, &lb);
+    assert_int_equal(sb, 3);
+    assert_int_equal(lb, 2);
+
+    /* a TU of another ABI and a malformed one are left untraced */
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION + 1, tu2.bytes, tu2.size, &sb, &lb);
+    assert_int_equal(sb, 0xffffffffu);
+    assert_int_equal(lb, 0xffffffffu);
+    bad = tu2;
+    bad.bytes[0] ^= 1; /* magic */
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, bad.bytes, bad.size, &sb, &lb);
+    assert_int_equal(sb, 0xffffffffu);
+    bad = tu2;
+    ((struct cht_tu_header *)bad.bytes)->nsites = 1000; /* sites past the end */
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, bad.bytes, bad.size, &sb, &lb);
+    assert_int_equal(sb, 0xffffffffu);
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, tu2.bytes, tu2.size - 8, &sb, &lb);
+    assert_int_equal(sb, 0xffffffffu); /* total_size disagrees */
+}
+
+static void test_inproc_lazy(void **state)
+{
+    (void)state;
+    /* the main thread registers first (index 0); nothing flushed, nothing created */
+    emit_range(0, 0, 100);
+    assert_false(exists(inproc_tmp + 0 ? inproc_dir : NULL));
+    char *sub = path_join(inproc_tmp, "sub");
+    assert_false(exists(sub));
+    free(sub);
+}
+
+static void test_inproc_threads(void **state)
+{
+    pthread_t th[2];
+    struct parsed ps;
+    uint32_t sb, lb;
+    char *path = path_join(inproc_dir, "rank-00000.chtr");
+    (void)state;
+
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, worker, (void *)(intptr_t)(i + 1)), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL); /* their exit flushes their buffers */
+
+    /* code loaded now (dlopen) brings its TU and table into the stream */
+    make_blob(&tu3, 2, 2, 0x3333);
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, tu3.bytes, tu3.size, &sb, &lb);
+    assert_int_equal(sb, 5);
+    assert_int_equal(lb, 3);
+
+    emit_range(0, 100, 150);
+    errno = 4242;
+    assert_int_equal(rt_flush_all(), 0);
+    assert_int_equal(errno, 4242);
+
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(ps.hdr.rank, 0);
+    assert_int_equal(ps.hdr.world_size, 1);
+    assert_int_equal(ps.hdr.run_id, 0);
+    assert_int_equal(ps.hdr.features, CHT_FEAT_ZSTD | CHT_FEAT_SITES | CHT_FEAT_THREADS);
+    assert_true(ps.hdr.created_ns >= t_start && ps.hdr.created_ns <= realtime_now());
+
+    /* first chunk: modules (the test program among them) and the two TUs */
+    const struct rec *first = &ps.recs[0];
+    assert_int_equal(first->chunk, 0);
+    assert_int_equal(first->h.type, CHT_REC_MODULE);
+    int found_exe = 0;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    assert_true(n > 0);
+    exe[n] = '\0';
+    for (size_t r = 0; r < ps.nrecs && ps.recs[r].chunk == 0; r++) {
+        const struct rec *rec = &ps.recs[r];
+        if (rec->h.type != CHT_REC_MODULE)
+            continue;
+        struct cht_rec_module m;
+        memcpy(&m, rec->p, sizeof(m));
+        assert_true(m.start < m.end);
+        assert_true(sizeof(m) + m.build_id_len + m.path_len <= rec->h.size);
+        const char *mpath = (const char *)rec->p + sizeof(m) + m.build_id_len;
+        assert_int_equal(mpath[m.path_len - 1], '\0');
+        uint64_t here = (uintptr_t)&test_inproc_threads;
+        if (here >= m.start && here < m.end) {
+            found_exe = 1;
+            assert_string_equal(mpath, exe);
+            assert_int_equal(m.build_id_len, 20); /* clang links with --build-id */
+        }
+    }
+    assert_true(found_exe);
+    const struct rec *tu = find_rec(&ps, CHT_REC_TU, 0);
+    assert_non_null(tu);
+    assert_int_equal(tu->chunk, 0);
+    struct cht_rec_tu t;
+    memcpy(&t, tu->p, sizeof(t));
+    assert_int_equal(t.h.size, 32);
+    assert_int_equal(t.tu_key, 0x1111);
+    assert_int_equal(t.site_base, 0);
+    assert_int_equal(t.nsites, 3);
+    assert_int_equal(t.loop_base, 0);
+    assert_int_equal(t.nloops, 2);
+    memcpy(&t, find_rec(&ps, CHT_REC_TU, 1)->p, sizeof(t));
+    assert_int_equal(t.tu_key, 0x2222);
+    assert_int_equal(t.site_base, 3);
+    assert_int_equal(t.loop_base, 2);
+    assert_int_equal(find_rec(&ps, CHT_REC_TU, 1)->chunk, 0);
+
+    /* the late TU: its TU record and its table verbatim, in a later chunk */
+    const struct rec *late = find_rec(&ps, CHT_REC_TU, 2);
+    assert_non_null(late);
+    assert_true(late->chunk > 0);
+    memcpy(&t, late->p, sizeof(t));
+    assert_int_equal(t.tu_key, 0x3333);
+    assert_int_equal(t.site_base, 5);
+    assert_int_equal(count_recs(&ps, CHT_REC_SITE_TABLE), 1);
+    const struct rec *st = find_rec(&ps, CHT_REC_SITE_TABLE, 0);
+    assert_ptr_equal(st, late + 1);
+    struct cht_rec_site_table sth;
+    memcpy(&sth, st->p, sizeof(sth));
+    assert_int_equal(sth.blob_size, tu3.size);
+    assert_int_equal(sth.h.size, 16 + ((tu3.size + 7) & ~7u));
+    assert_memory_equal(st->p + 16, tu3.bytes, tu3.size);
+
+    /* events: every thread's in order, in several chunks; ignored ones absent */
+    assert_int_equal(thread_of(&ps, 0), 0);
+    int ta = thread_of(&ps, 1), tb = thread_of(&ps, 2);
+    assert_true((ta == 1 && tb == 2) || (ta == 2 && tb == 1));
+    assert_true(check_thread_events(&ps, 0, 0, 150) >= 1);
+    assert_true(check_thread_events(&ps, (uint32_t)ta, 1, WORKER_EVENTS) >= 5);
+    assert_true(check_thread_events(&ps, (uint32_t)tb, 2, WORKER_EVENTS) >= 5);
+    for (size_t c = 0; c < ps.nchunks; c++)
+        assert_true(ps.chunks[c].raw_size <= 64u << 10);
+    assert_null(find_rec(&ps, CHT_REC_END, 0));
+    parsed_free(&ps);
+    free(path);
+}
+
+static void test_inproc_finish(void **state)
+{
+    struct parsed ps, meta;
+    char *path = path_join(inproc_dir, "rank-00000.chtr");
+    char *mpath = path_join(inproc_dir, CHT_META_FILE);
+    (void)state;
+
+    emit_range(0, 150, 160);
+    assert_false(exists(mpath));
+    rt_finish(7);
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    /* the last chunk holds CHT_REC_END alone */
+    const struct rec *end = &ps.recs[ps.nrecs - 1];
+    assert_int_equal(end->h.type, CHT_REC_END);
+    assert_int_equal(end->chunk, ps.nchunks - 1);
+    assert_int_equal(ps.chunks[ps.nchunks - 1].raw_size, sizeof(struct cht_rec_end));
+    struct cht_rec_end e;
+    memcpy(&e, end->p, sizeof(e));
+    assert_int_equal(e.records, ps.nrecs - 1);
+    assert_int_equal(e.threads, 3);
+    assert_int_equal(e.exit_status, 7);
+    assert_true(e.t_end > 0);
+    check_thread_events(&ps, 0, 0, 160);
+
+    /* after the end nothing more is written */
+    size_t size = ps.file_size;
+    emit_range(0, 160, 5000);
+    assert_int_equal(rt_flush_all(), 0);
+    parsed_free(&ps);
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(ps.file_size, size);
+    parsed_free(&ps);
+
+    /* never an MPI process, rank 0: the meta file has the program and the
+     * three tables */
+    parse_file(mpath, CHT_MAGIC_META, &meta, 0);
+    assert_int_equal(meta.hdr.rank, -1);
+    assert_int_equal(meta.hdr.world_size, 1);
+    assert_int_equal(meta.hdr.features, CHT_FEAT_ZSTD | CHT_FEAT_SITES);
+    assert_int_equal(meta.recs[0].h.type, CHT_REC_PROGRAM);
+    assert_int_equal(count_recs(&meta, CHT_REC_SITE_TABLE), 3);
+    const struct blob *want[3] = {&tu1, &tu2, &tu3};
+    for (int i = 0; i < 3; i++) {
+        const struct rec *st = find_rec(&meta, CHT_REC_SITE_TABLE, (size_t)i);
+        assert_int_equal(((const struct cht_rec_site_table *)st->p)->blob_size, want[i]->size);
+        assert_memory_equal(st->p + 16, want[i]->bytes, want[i]->size);
+    }
+    parsed_free(&meta);
+    /* only the stream and the meta file (no temp files, no pending) */
+    assert_int_equal(count_entries(inproc_dir), 2);
+    rm_rf(inproc_tmp);
+    free(path);
+    free(mpath);
+}
+
+/* ---- child processes ------------------------------------------------------------- */
+
+#define CHILD_EVENTS 5000u
+
+static struct blob child_tu;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    static const char msg[] = "program handler ran\n";
+    (void)!write(2, msg, sizeof(msg) - 1);
+    _exit(42);
+}
+
+/* Emits n events that compress badly. */
+static void emit_noise(uint32_t n)
+{
+    uint64_t x = 88172645463325252ull;
+    for (uint32_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        __commhint_ev2(s0, (const void *)(uintptr_t)x, (const void *)(uintptr_t)(x * 31));
+    }
+}
+
+static int child_main(const char *what)
+{
+    uint32_t sb, lb;
+    const char *dir = getenv("COMMHINT_TRACE_DIR");
+
+    if (!strcmp(what, "term-chain"))
+        signal(SIGTERM, on_term); /* installed before the runtime starts */
+    make_blob(&child_tu, 3, 2, 0x4444);
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, child_tu.bytes, child_tu.size, &s0, &l0);
+    if (s0 != 0 || l0 != 0)
+        return 10;
+
+    if (!strcmp(what, "exit") || !strcmp(what, "nompi")) {
+        emit_range(0, 0, CHILD_EVENTS);
+        return 0; /* the destructor finishes the trace */
+    }
+    if (!strcmp(what, "segv")) {
+        emit_range(0, 0, CHILD_EVENTS);
+        *(volatile int *)(uintptr_t)16 = 1;
+        return 11;
+    }
+    if (!strcmp(what, "abort")) {
+        emit_range(0, 0, CHILD_EVENTS);
+        abort();
+    }
+    if (!strcmp(what, "term-chain")) {
+        emit_range(0, 0, CHILD_EVENTS);
+        raise(SIGTERM);
+        return 12;
+    }
+    if (!strcmp(what, "unwritable") || !strcmp(what, "disable")) {
+        errno = 777;
+        emit_range(0, 0, 20 * CHILD_EVENTS);
+        if (errno != 777)
+            return 13;
+        if (rt_reserve(64) != NULL) /* the MPI wrappers get no space either */
+            return 14;
+        return 0;
+    }
+    if (!strcmp(what, "efbig")) {
+        struct rlimit rl = {300000, 300000};
+        signal(SIGXFSZ, SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+            return 15;
+        errno = 778;
+        emit_noise(400000);
+        if (errno != 778)
+            return 16;
+        emit_noise(400000);
+        return 0;
+    }
+    if (!strcmp(what, "mpi") || !strcmp(what, "mpi0")) {
+        int rank = !strcmp(what, "mpi") ? 2 : 0;
+        char pending[PATH_MAX];
+        snprintf(pending, sizeof(pending), "%s/pending-%d.chtr", dir, (int)getpid());
+        emit_range(0, 0, CHILD_EVENTS); /* flushes before MPI_Init: provisional name */
+        if (!exists(pending))
+            return 17;
+        void *p = rt_reserve(sizeof(struct cht_rec_lost));
+        if (!p)
+            return 18;
+        struct cht_rec_lost lost = {{CHT_REC_LOST, 9, sizeof(lost)}, 12345};
+        memcpy(p, &lost, sizeof(lost));
+        rt_commit(sizeof(lost));
+        rt_mpi_initialized(rank, 4, 0xabcdef);
+        if (exists(pending))
+            return 19;
+        static struct blob late;
+        make_blob(&late, 1, 1, 0x5555);
+        __commhint_register_tu(COMMHINT_RT_ABI_VERSION, late.bytes, late.size, &sb, &lb);
+        if (sb != 3)
+            return 20;
+        rt_record_clock(1, 2.5);
+        rt_mpi_finalizing();
+        return 0;
+    }
+    return 99;
+}
+
+struct child {
+    int status;
+    char *err; /* its stderr, malloc'd */
+};
+
+/* Runs this program as `test-recorder child <what>` with the given
+ * environment changes ("NAME=value" sets, "NAME" unsets). */
+static void run_child(const char *what, const char *const *env, const char *errfile,
+                      struct child *c)
+{
+    static const char *const clear[] = {"COMMHINT_TRACE_DIR", "COMMHINT_DISABLE", "PMI_RANK",
+                                        "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+                                        "OMPI_COMM_WORLD_SIZE", NULL};
+    size_t len;
+    pid_t pid = fork();
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (int i = 0; clear[i]; i++)
+            unsetenv(clear[i]);
+        setenv("COMMHINT_BUFFER_KB", "64", 1);
+        for (; env && *env; env++) {
+            const char *eq = strchr(*env, '=');
+            if (eq) {
+                char name[64];
+                snprintf(name, sizeof(name), "%.*s", (int)(eq - *env), *env);
+                setenv(name, eq + 1, 1);
+            } else {
+                unsetenv(*env);
+            }
+        }
+        int fd = open(errfile, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        dup2(fd, 2);
+        execl("/proc/self/exe", "test-recorder", "child", what, (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &c->status, 0), pid);
+    c->err = (char *)read_all(errfile, &len);
+    c->err[len] = '\0';
+}
+
+static char child_tmp[PATH_MAX];
+
+static int child_setup(void **state)
+{
+    (void)state;
+    strcpy(child_tmp, "/tmp/test-recorder-child-XXXXXX");
+    return mkdtemp(child_tmp) ? 0 : -1;
+}
+
+static int child_teardown(void **state)
+{
+    (void)state;
+    rm_rf(child_tmp);
+    return 0;
+}
+
+/* Runs a child tracing into child_tmp/trace; returns that directory. */
+static char *traced_child(const char *what, const char *rank, struct child *c)
+{
+    char *dir = path_join(child_tmp, "trace");
+    char *err = path_join(child_tmp, "stderr");
+    char *dir_env, *rank_env = NULL;
+    assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
+    if (rank)
+        assert_true(asprintf(&rank_env, "PMI_RANK=%s", rank) > 0);
+    const char *env[] = {dir_env, rank ? "PMI_SIZE=4" : "PMI_SIZE", rank_env, NULL};
+    run_child(what, env, err, c);
+    free(dir_env);
+    free(rank_env);
+    free(err);
+    return dir;
+}
+
+static void test_exit_writes_end(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    (void)state;
+    char *dir = traced_child("exit", "3", &c);
+    char *path = path_join(dir, "rank-00003.chtr");
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    assert_string_equal(c.err, "");
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(ps.hdr.rank, 3);
+    assert_int_equal(ps.hdr.world_size, 4);
+    assert_int_equal(ps.hdr.features, CHT_FEAT_ZSTD | CHT_FEAT_SITES); /* one thread */
+    check_thread_events(&ps, 0, 0, CHILD_EVENTS);
+    const struct rec *end = &ps.recs[ps.nrecs - 1];
+    assert_int_equal(end->h.type, CHT_REC_END);
+    assert_int_equal(ps.chunks[ps.nchunks - 1].raw_size, 32);
+    assert_int_equal(((const struct cht_rec_end *)end->p)->records, ps.nrecs - 1);
+    assert_int_equal(((const struct cht_rec_end *)end->p)->threads, 1);
+    assert_int_equal(((const struct cht_rec_end *)end->p)->exit_status, -1);
+    /* rank 3 writes no meta file */
+    assert_int_equal(count_entries(dir), 1);
+    parsed_free(&ps);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_no_mpi_becomes_rank0(void **state)
+{
+    struct child c;
+    struct parsed ps, meta;
+    char exe[PATH_MAX];
+    (void)state;
+    char *dir = traced_child("nompi", NULL, &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+    char *mpath = path_join(dir, CHT_META_FILE);
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(ps.hdr.rank, 0);
+    assert_int_equal(ps.hdr.world_size, 1);
+    check_thread_events(&ps, 0, 0, CHILD_EVENTS);
+    assert_int_equal(ps.recs[ps.nrecs - 1].h.type, CHT_REC_END);
+    parsed_free(&ps);
+
+    parse_file(mpath, CHT_MAGIC_META, &meta, 0);
+    assert_int_equal(meta.hdr.world_size, 1);
+    assert_int_equal(meta.hdr.run_id, 0);
+    const struct rec *prog = find_rec(&meta, CHT_REC_PROGRAM, 0);
+    assert_non_null(prog);
+    struct cht_rec_program p;
+    memcpy(&p, prog->p, sizeof(p));
+    assert_int_equal(p.argc, 3);
+    assert_int_equal(p.build_id_len, 20);
+    assert_int_equal(p.world_size, 1);
+    const char *s = (const char *)prog->p + sizeof(p) + p.build_id_len;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[n] = '\0';
+    assert_string_equal(s, exe); /* argv[0] "test-recorder" made absolute */
+    s += strlen(s) + 1;
+    assert_string_equal(s, "child");
+    s += strlen(s) + 1;
+    assert_string_equal(s, "nompi");
+    assert_int_equal(p.strings_len, strlen(exe) + 1 + 6 + 6);
+    const struct rec *st = find_rec(&meta, CHT_REC_SITE_TABLE, 0);
+    assert_non_null(st);
+    make_blob(&child_tu, 3, 2, 0x4444);
+    assert_memory_equal(st->p + 16, child_tu.bytes, child_tu.size);
+    assert_int_equal(count_entries(dir), 2);
+    parsed_free(&meta);
+    free(path);
+    free(mpath);
+    free(dir);
+    free(c.err);
+}
+
+/* A fatal signal: everything recorded is on disk, no END, same death. */
+static void check_killed(const char *what, int sig)
+{
+    struct child c;
+    struct parsed ps;
+    char *dir = traced_child(what, "0", &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+
+    assert_true(WIFSIGNALED(c.status));
+    assert_int_equal(WTERMSIG(c.status), sig);
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    check_thread_events(&ps, 0, 0, CHILD_EVENTS);
+    assert_null(find_rec(&ps, CHT_REC_END, 0));
+    parsed_free(&ps);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_segv_flushes(void **state)
+{
+    (void)state;
+    check_killed("segv", SIGSEGV);
+}
+
+static void test_abort_flushes(void **state)
+{
+    (void)state;
+    check_killed("abort", SIGABRT);
+}
+
+static void test_signal_chains(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    (void)state;
+    char *dir = traced_child("term-chain", "0", &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 42); /* the program's handler ran */
+    assert_string_equal(c.err, "program handler ran\n");
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    check_thread_events(&ps, 0, 0, CHILD_EVENTS);
+    assert_null(find_rec(&ps, CHT_REC_END, 0));
+    parsed_free(&ps);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_unwritable_dir(void **state)
+{
+    struct child c;
+    char *file = path_join(child_tmp, "afile");
+    char *dir = path_join(file, "trace");
+    char *err = path_join(child_tmp, "stderr");
+    char *dir_env, *want;
+    (void)state;
+
+    fclose(fopen(file, "w"));
+    assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
+    const char *env[] = {dir_env, "PMI_RANK=1", NULL};
+    run_child("unwritable", env, err, &c);
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    assert_true(asprintf(&want, "commhint: cannot write trace, tracing stopped: file=%s "
+                                "reason=Not a directory\n", dir) > 0);
+    assert_string_equal(c.err, want); /* exactly one warning */
+    assert_int_equal(count_entries(child_tmp), 2); /* afile and stderr: nothing created */
+    free(want);
+    free(dir_env);
+    free(err);
+    free(dir);
+    free(file);
+    free(c.err);
+}
+
+static void test_disable(void **state)
+{
+    struct child c;
+    char *dir = path_join(child_tmp, "trace");
+    char *err = path_join(child_tmp, "stderr");
+    char *dir_env;
+    (void)state;
+
+    assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
+    const char *env[] = {dir_env, "PMI_RANK=0", "COMMHINT_DISABLE=1", NULL};
+    run_child("disable", env, err, &c);
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    assert_string_equal(c.err, "");
+    assert_false(exists(dir));
+    free(dir_env);
+    free(err);
+    free(dir);
+    free(c.err);
+}
+
+static void test_write_error(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    char *want;
+    (void)state;
+    char *dir = traced_child("efbig", "0", &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    assert_true(asprintf(&want, "commhint: cannot write trace, tracing stopped: file=%s "
+                                "reason=File too large\n", path) > 0);
+    assert_string_equal(c.err, want);
+    /* what was written before the failure is a readable prefix */
+    parse_file(path, CHT_MAGIC_RANK, &ps, 1);
+    assert_true(ps.nchunks >= 2);
+    assert_true(ps.file_size <= 300000);
+    assert_null(find_rec(&ps, CHT_REC_END, 0));
+    assert_int_equal(count_entries(dir), 1); /* no meta file after the failure */
+    parsed_free(&ps);
+    free(want);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void check_mpi(const char *what, int rank)
+{
+    struct child c;
+    struct parsed ps;
+    char name[32];
+    (void)what;
+    char *dir = traced_child(what, NULL, &c);
+    snprintf(name, sizeof(name), CHT_RANK_FILE_FMT, rank);
+    char *path = path_join(dir, name);
+    char *mpath = path_join(dir, CHT_META_FILE);
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    assert_string_equal(c.err, "");
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(ps.hdr.rank, rank);
+    assert_int_equal(ps.hdr.world_size, 4);
+    assert_int_equal(ps.hdr.run_id, 0xabcdef);
+    check_thread_events(&ps, 0, 0, CHILD_EVENTS);
+    /* the record reserved by a "wrapper", the clock, the late TU with its
+     * table, then the end */
+    const struct rec *lost = find_rec(&ps, CHT_REC_LOST, 0);
+    assert_non_null(lost);
+    assert_int_equal(lost->h.aux, 9);
+    assert_int_equal(((const struct cht_rec_lost *)lost->p)->records, 12345);
+    const struct rec *clk = find_rec(&ps, CHT_REC_CLOCK, 0);
+    assert_non_null(clk);
+    assert_int_equal(clk->h.aux, 1);
+    assert_true(((const struct cht_rec_clock *)clk->p)->wtime == 2.5);
+    assert_int_equal(count_recs(&ps, CHT_REC_TU), 2);
+    assert_int_equal(count_recs(&ps, CHT_REC_SITE_TABLE), 1);
+    assert_int_equal(ps.recs[ps.nrecs - 1].h.type, CHT_REC_END);
+    parsed_free(&ps);
+    if (rank == 0) {
+        struct parsed meta;
+        parse_file(mpath, CHT_MAGIC_META, &meta, 0);
+        assert_int_equal(meta.hdr.run_id, 0xabcdef);
+        assert_int_equal(meta.hdr.world_size, 4);
+        /* rewritten at exit: the late TU's table is there too */
+        assert_int_equal(count_recs(&meta, CHT_REC_SITE_TABLE), 2);
+        parsed_free(&meta);
+        assert_int_equal(count_entries(dir), 2);
+    } else {
+        assert_int_equal(count_entries(dir), 1); /* renamed, no meta */
+    }
+    free(path);
+    free(mpath);
+    free(dir);
+    free(c.err);
+}
+
+static void test_mpi_rank2(void **state)
+{
+    (void)state;
+    check_mpi("mpi", 2);
+}
+
+static void test_mpi_rank0(void **state)
+{
+    (void)state;
+    check_mpi("mpi0", 0);
+}
+
+#define C(f) cmocka_unit_test_setup_teardown(f, child_setup, child_teardown)
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && !strcmp(argv[1], "child"))
+        return child_main(argv[2]);
+
+    const struct CMUnitTest tests[] = {
+        /* in order: they share the runtime of this process */
+        cmocka_unit_test(test_inproc_register),
+        cmocka_unit_test(test_inproc_lazy),
+        cmocka_unit_test(test_inproc_threads),
+        cmocka_unit_test(test_inproc_finish),
+        C(test_exit_writes_end),
+        C(test_no_mpi_becomes_rank0),
+        C(test_segv_flushes),
+        C(test_abort_flushes),
+        C(test_signal_chains),
+        C(test_unwritable_dir),
+        C(test_disable),
+        C(test_write_error),
+        C(test_mpi_rank2),
+        C(test_mpi_rank0),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,70 @@
+/* commhint-rt.h - entry points of the trace runtime (libcommhint) that code
+ * instrumented by the commhint pass calls.
+ *
+ * This is an ABI between clang_pass/ (which emits calls to these functions,
+ * by name and with exactly these C signatures) and tracelib/rt/ (which
+ * defines them).  Users never call them by hand.  Ids passed here are
+ * global: the pass computes local_id + *site_base (or *loop_base) where the
+ * bases are filled in by __commhint_register_tu before main runs.
+ *
+ * Hot-path functions (ev*, mem*, loop_*, mpi_site) never allocate, lock or
+ * make a system call except when a thread's buffer is full.
+ */
+#ifndef COMMHINT_RT_H
+#define COMMHINT_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COMMHINT_RT_ABI_VERSION 1
+
+/* Registers one translation unit's site table (a blob laid out as
+ * struct cht_tu_header + tables, see trace-format.h; it must stay valid for
+ * the life of the process: it is constant data of the object).  Called from a
+ * constructor the pass adds to each instrumented module.  Writes the global
+ * id of the TU's local site 0 to *site_base and of its loop 0 to *loop_base.
+ * abi_version is COMMHINT_RT_ABI_VERSION as the pass knew it; on a mismatch
+ * the runtime warns once and leaves the TU untraced (bases set to
+ * 0xffffffff, events of that TU are then ignored). */
+void __commhint_register_tu(uint32_t abi_version, const void *blob,
+                            uint32_t blob_size, uint32_t *site_base,
+                            uint32_t *loop_base);
+
+/* One computation event of site `site` touching the given addresses; the
+ * site's access list (in its table) gives size and direction per address,
+ * in this order. */
+void __commhint_ev1(uint32_t site, const void *a0);
+void __commhint_ev2(uint32_t site, const void *a0, const void *a1);
+void __commhint_ev3(uint32_t site, const void *a0, const void *a1,
+                    const void *a2);
+void __commhint_ev4(uint32_t site, const void *a0, const void *a1,
+                    const void *a2, const void *a3);
+/* Same for n > 4 addresses, passed in an array. */
+void __commhint_evn(uint32_t site, uint32_t n, const void *const *addrs);
+
+/* memcpy/memmove of n bytes (reads src, writes dst) and memset (writes dst)
+ * as one computation event with explicit ranges. */
+void __commhint_memcpy(uint32_t site, const void *dst, const void *src,
+                       uint64_t n);
+void __commhint_memset(uint32_t site, const void *dst, uint64_t n);
+
+/* Loop structure: enter in the preheader, iter at the top of the header
+ * (each execution of the header starts an iteration, the first is 1), exit in
+ * each exit block naming the outermost loop that the exit leaves. */
+void __commhint_loop_enter(uint32_t loop);
+void __commhint_loop_iter(uint32_t loop);
+void __commhint_loop_exit(uint32_t loop);
+
+/* Emitted right before a call to an MPI function: the next MPI event of this
+ * thread records `site` as its call site. */
+void __commhint_mpi_site(uint32_t site);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMMHINT_RT_H */

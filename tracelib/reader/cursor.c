@@ -1,0 +1,579 @@
+/* cursor.c - decoded events of one rank: computation events with their
+ * address ranges, MPI calls with their follower records, loop structure
+ * folded into per-thread iteration vectors, plus the bookkeeping records
+ * (modules, translation units, clock, lost, end) that only update state.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader-private.h"
+
+struct rd_thread {
+    uint32_t thread;
+    uint32_t depth;
+    struct trace_iter *stack; /* RD_MAX_LOOP_DEPTH entries, never moves */
+};
+
+struct rd_module {
+    uint64_t base, start, end;
+    uint8_t *build_id;
+    uint32_t build_id_len;
+    char *path;
+    int checked;              /* 0 not yet, 1 build id matches or unknown, -1 differs */
+    char mismatch[512];
+};
+
+struct trace_cursor {
+    struct trace *t;
+    int rank;
+    unsigned flags;
+    struct trace_stream *s;
+    struct rd_rank *r;
+
+    struct trace_event ev;
+    struct trace_range *ranges;
+    size_t ranges_cap;
+    const struct cht_rec_complete **complete;
+    size_t complete_cap;
+
+    struct rd_thread *threads;
+    size_t nthreads, threads_cap;
+    size_t last_thread;
+    struct rd_module *mods;
+    size_t nmods, mods_cap;
+
+    struct trace_cursor_stats st;
+    uint64_t index;           /* COMP and MPI events returned so far */
+    bool finished;
+    bool cut_short;
+    int status;
+    char msg[512];
+};
+
+static int cursor_fail(struct trace_cursor *c, int status)
+{
+    c->status = status;
+    snprintf(c->msg, sizeof(c->msg), "%s", trace_stream_error(c->s));
+    return status;
+}
+
+int trace_cursor_open(struct trace *t, int rank, unsigned flags, struct trace_cursor **out,
+                      struct trace_err *err)
+{
+    struct trace_cursor *c = NULL;
+    const struct cht_file_header *h;
+    const char *path;
+    int ret;
+
+    if (!t || !out || rank < 0) {
+        rd_err(err, "bad argument to trace_cursor_open: rank=%d", rank);
+        return TRACE_ERR_ARG;
+    }
+    *out = NULL;
+    path = trace_rank_path(t, rank);
+    c = calloc(1, sizeof(*c));
+    if (!path || !c) {
+        rd_err(err, "out of memory: dir=%s rank=%d", trace_dir(t), rank);
+        ret = TRACE_ERR_NOMEM;
+        goto fail;
+    }
+    c->t = t;
+    c->rank = rank;
+    c->flags = flags;
+    c->r = rd_rank_state(t, rank);
+    if (!c->r) {
+        rd_err(err, "out of memory: dir=%s rank=%d", trace_dir(t), rank);
+        ret = TRACE_ERR_NOMEM;
+        goto fail;
+    }
+    ret = trace_stream_open(path, &c->s, err);
+    if (ret == TRACE_ERR_NOT_FOUND) {
+        rd_err(err, "no stream file for this rank: file=%s rank=%d", path, rank);
+        goto fail;
+    }
+    if (ret)
+        goto fail;
+    h = trace_stream_header(c->s);
+    if (memcmp(h->magic, CHT_MAGIC_RANK, 8) != 0) {
+        ret = TRACE_ERR_FORMAT;
+        rd_err(err, "not a rank stream: file=%s offset=0 reason=magic is not %s", path,
+               CHT_MAGIC_RANK);
+        goto fail;
+    }
+    if (h->run_id && trace_run_id(t) && h->run_id != trace_run_id(t)) {
+        ret = TRACE_ERR_MISMATCH;
+        rd_err(err, "stream belongs to another run: file=%s run_id=0x%016" PRIx64
+               " meta run_id=0x%016" PRIx64, path, h->run_id, trace_run_id(t));
+        goto fail;
+    }
+    if (h->rank != rank) {
+        ret = TRACE_ERR_MISMATCH;
+        rd_err(err, "stream was written by another rank: file=%s offset=24 rank=%d expected=%d",
+               path, h->rank, rank);
+        goto fail;
+    }
+    c->st.exit_status = -1;
+    *out = c;
+    return 0;
+fail:
+    trace_cursor_close(c);
+    return ret;
+}
+
+void trace_cursor_close(struct trace_cursor *c)
+{
+    size_t i;
+
+    if (!c)
+        return;
+    trace_stream_close(c->s);
+    for (i = 0; i < c->nthreads; i++)
+        free(c->threads[i].stack);
+    free(c->threads);
+    for (i = 0; i < c->nmods; i++) {
+        free(c->mods[i].build_id);
+        free(c->mods[i].path);
+    }
+    free(c->mods);
+    free(c->ranges);
+    free(c->complete);
+    free(c);
+}
+
+const char *trace_cursor_error(const struct trace_cursor *c)
+{
+    return c->msg;
+}
+
+bool trace_cursor_cut_short(const struct trace_cursor *c)
+{
+    return c->cut_short;
+}
+
+const struct trace_site_info *trace_cursor_site(const struct trace_cursor *c, uint32_t id)
+{
+    return rd_rank_site(c->r, id);
+}
+
+const struct trace_loop_info *trace_cursor_loop(const struct trace_cursor *c, uint32_t id)
+{
+    return rd_rank_loop(c->r, id);
+}
+
+void trace_cursor_stats(const struct trace_cursor *c, struct trace_cursor_stats *out)
+{
+    *out = c->st;
+    out->bytes_stored = trace_stream_bytes_read(c->s);
+    out->bytes_raw = c->s->bytes_raw;
+    out->chunks = c->s->next_seq;
+}
+
+/* The loop stack of a writer thread, created on first sight. */
+static struct rd_thread *thread_state(struct trace_cursor *c, uint32_t thread)
+{
+    struct rd_thread *th;
+    size_t i;
+
+    if (c->last_thread < c->nthreads && c->threads[c->last_thread].thread == thread)
+        return &c->threads[c->last_thread];
+    for (i = 0; i < c->nthreads; i++)
+        if (c->threads[i].thread == thread) {
+            c->last_thread = i;
+            return &c->threads[i];
+        }
+    if (c->nthreads == c->threads_cap) {
+        size_t n = c->threads_cap ? 2 * c->threads_cap : 4;
+        struct rd_thread *p = realloc(c->threads, n * sizeof(*p));
+        if (!p)
+            return NULL;
+        c->threads = p;
+        c->threads_cap = n;
+    }
+    th = &c->threads[c->nthreads];
+    th->thread = thread;
+    th->depth = 0;
+    th->stack = calloc(RD_MAX_LOOP_DEPTH, sizeof(*th->stack));
+    if (!th->stack)
+        return NULL;
+    c->last_thread = c->nthreads++;
+    c->st.threads = (uint32_t)c->nthreads;
+    return th;
+}
+
+static int want_ranges(struct trace_cursor *c, size_t n)
+{
+    struct trace_range *p;
+    size_t cap;
+
+    if (n <= c->ranges_cap)
+        return 0;
+    cap = c->ranges_cap ? c->ranges_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    p = realloc(c->ranges, cap * sizeof(*p));
+    if (!p)
+        return -1;
+    c->ranges = p;
+    c->ranges_cap = cap;
+    return 0;
+}
+
+static int rec_error(struct trace_cursor *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int rec_error(struct trace_cursor *c, const char *fmt, ...)
+{
+    char reason[300];
+    va_list ap;
+
+    va_start(ap, fmt);
+    rd_verr(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    rd_stream_rec_error(c->s, rd_stream_record_offset(c->s), "%s", reason);
+    return cursor_fail(c, TRACE_ERR_FORMAT);
+}
+
+static int nomem(struct trace_cursor *c)
+{
+    c->status = TRACE_ERR_NOMEM;
+    snprintf(c->msg, sizeof(c->msg), "out of memory: file=%s offset=%" PRIu64,
+             trace_stream_path(c->s), trace_stream_chunk_offset(c->s));
+    return c->status;
+}
+
+static void begin_event(struct trace_cursor *c, int kind, struct rd_thread *th, uint32_t site)
+{
+    struct trace_event *ev = &c->ev;
+
+    memset(ev, 0, sizeof(*ev));
+    ev->kind = kind;
+    ev->rank = c->rank;
+    ev->thread = th->thread;
+    ev->index = c->index;
+    ev->site = site;
+    ev->site_info = rd_rank_site(c->r, site);
+    ev->depth = th->depth;
+    ev->iters = th->stack;
+}
+
+static int decode_comp(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+{
+    const struct cht_rec_comp *r = (const void *)rec;
+    const uint64_t *addr = (const uint64_t *)(r + 1);
+    const struct trace_site_info *si;
+    uint32_t i, n = rec->aux;
+
+    begin_event(c, TRACE_EV_COMP, th, r->site);
+    si = c->ev.site_info;
+    if (si && si->naccess != n)
+        return rec_error(c, "comp record of site=%u has %u addresses but the site has "
+                         "naccess=%u", r->site, n, si->naccess);
+    if (want_ranges(c, n) < 0)
+        return nomem(c);
+    for (i = 0; i < n; i++) {
+        c->ranges[i].addr = addr[i];
+        /* an atomic read-modify-write (both bits) is reported as a write */
+        c->ranges[i].len = si ? si->access[i].size : 0;
+        c->ranges[i].write = si ? (si->access[i].flags & CHT_ACCESS_WRITE) != 0 : false;
+    }
+    c->ev.nranges = n;
+    c->ev.ranges = c->ranges;
+    return 1;
+}
+
+static int decode_ranges(struct trace_cursor *c, struct rd_thread *th,
+                         const struct cht_rec *rec)
+{
+    const struct cht_rec_ranges *r = (const void *)rec;
+    const struct cht_range *in = (const struct cht_range *)(r + 1);
+    uint32_t i, n = rec->aux;
+
+    begin_event(c, TRACE_EV_COMP, th, r->site);
+    if (want_ranges(c, n) < 0)
+        return nomem(c);
+    for (i = 0; i < n; i++) {
+        c->ranges[i].addr = in[i].addr;
+        c->ranges[i].len = in[i].len & CHT_RANGE_LEN_MASK;
+        c->ranges[i].write = (in[i].len & CHT_RANGE_WRITE) != 0;
+    }
+    c->ev.nranges = n;
+    c->ev.ranges = c->ranges;
+    return 1;
+}
+
+static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+{
+    const struct cht_rec_mpi *m = (const void *)rec;
+    const struct cht_rec *f;
+    size_t ncomplete = 0;
+    unsigned i;
+
+    begin_event(c, TRACE_EV_MPI, th, m->site);
+    c->ev.mpi = m;
+    for (i = 0; (f = trace_stream_peek(c->s, i)); i++) {
+        if (f->type == CHT_REC_COMPLETE) {
+            if (ncomplete == c->complete_cap) {
+                size_t n = c->complete_cap ? 2 * c->complete_cap : 16;
+                const struct cht_rec_complete **p = realloc(c->complete, n * sizeof(*p));
+                if (!p)
+                    return nomem(c);
+                c->complete = p;
+                c->complete_cap = n;
+            }
+            c->complete[ncomplete++] = (const void *)f;
+        } else if (f->type == CHT_REC_BLOCKS && f->aux <= 1) {
+            c->ev.blocks[f->aux] = (const void *)f;
+        } else if (f->type == CHT_REC_COMM) {
+            c->ev.newcomm = (const void *)f;
+        } else {
+            break;
+        }
+    }
+    trace_stream_skip(c->s, i);
+    c->st.records += i;
+    c->ev.ncomplete = (uint32_t)ncomplete;
+    c->ev.complete = c->complete;
+    if (!c->st.t_first)
+        c->st.t_first = m->t_enter;
+    if (m->t_exit > c->st.t_last)
+        c->st.t_last = m->t_exit;
+    return 1;
+}
+
+/* Applies a loop record to the thread's stack. */
+static int apply_loop(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+{
+    const struct cht_rec_loop *l = (const void *)rec;
+    uint32_t i;
+
+    switch (rec->aux) {
+    case CHT_LOOP_ENTER:
+        if (th->depth >= RD_MAX_LOOP_DEPTH)
+            return rec_error(c, "loop nesting deeper than %d in thread=%u", RD_MAX_LOOP_DEPTH,
+                             th->thread);
+        th->stack[th->depth].loop = l->loop;
+        th->stack[th->depth].reserved = 0;
+        th->stack[th->depth].iter = 0;
+        th->depth++;
+        return 0;
+    case CHT_LOOP_ITER:
+        for (i = th->depth; i-- > 0;)
+            if (th->stack[i].loop == l->loop) {
+                th->stack[i].iter++;
+                return 0;
+            }
+        /* not entered (the stream started inside it): tolerate */
+        if (th->depth >= RD_MAX_LOOP_DEPTH)
+            return rec_error(c, "loop nesting deeper than %d in thread=%u", RD_MAX_LOOP_DEPTH,
+                             th->thread);
+        th->stack[th->depth].loop = l->loop;
+        th->stack[th->depth].reserved = 0;
+        th->stack[th->depth].iter = 1;
+        th->depth++;
+        return 0;
+    case CHT_LOOP_EXIT:
+        for (i = th->depth; i-- > 0;)
+            if (th->stack[i].loop == l->loop) {
+                th->depth = i;
+                break;
+            }
+        return 0;
+    }
+    return rec_error(c, "loop record has kind aux=%u", rec->aux);
+}
+
+static int add_module(struct trace_cursor *c, const struct cht_rec *rec)
+{
+    const struct cht_rec_module *m = (const void *)rec;
+    const uint8_t *data = (const uint8_t *)(m + 1);
+    struct rd_module *o;
+
+    if (c->nmods == c->mods_cap) {
+        size_t n = c->mods_cap ? 2 * c->mods_cap : 8;
+        struct rd_module *p = realloc(c->mods, n * sizeof(*p));
+        if (!p)
+            return nomem(c);
+        c->mods = p;
+        c->mods_cap = n;
+    }
+    o = &c->mods[c->nmods];
+    memset(o, 0, sizeof(*o));
+    o->base = m->base;
+    o->start = m->start;
+    o->end = m->end;
+    o->build_id_len = m->build_id_len;
+    o->build_id = malloc(m->build_id_len ? m->build_id_len : 1);
+    o->path = strdup((const char *)data + m->build_id_len); /* NUL checked by the stream */
+    if (!o->build_id || !o->path) {
+        free(o->build_id);
+        free(o->path);
+        return nomem(c);
+    }
+    memcpy(o->build_id, data, m->build_id_len);
+    c->nmods++;
+    return 0;
+}
+
+static int finish(struct trace_cursor *c)
+{
+    c->finished = true;
+    if (trace_stream_cut_short(c->s)) {
+        c->cut_short = true;
+        snprintf(c->msg, sizeof(c->msg), "%s", trace_stream_error(c->s));
+    } else if (!c->st.clean_end) {
+        c->cut_short = true;
+        snprintf(c->msg, sizeof(c->msg), "stream ends without an end record: the rank was cut "
+                 "short: file=%s offset=%" PRIu64, trace_stream_path(c->s),
+                 trace_stream_file_size(c->s));
+    }
+    return 0;
+}
+
+int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev)
+{
+    const struct cht_rec *rec;
+    struct rd_thread *th;
+    char why[256];
+    int ret;
+
+    *ev = NULL;
+    if (c->status)
+        return c->status;
+    if (c->finished)
+        return 0;
+    for (;;) {
+        ret = trace_stream_next(c->s, &rec);
+        if (ret < 0)
+            return cursor_fail(c, ret);
+        if (ret == 0)
+            return finish(c);
+        c->st.records++;
+        th = thread_state(c, trace_stream_chunk(c->s)->thread);
+        if (!th)
+            return nomem(c);
+        ret = 0;
+        switch (rec->type) {
+        case CHT_REC_COMP:
+            ret = decode_comp(c, th, rec);
+            if (ret > 0) {
+                c->st.comp_events++;
+                c->st.accesses += c->ev.nranges;
+            }
+            break;
+        case CHT_REC_RANGES:
+            ret = decode_ranges(c, th, rec);
+            if (ret > 0) {
+                c->st.comp_events++;
+                c->st.accesses += c->ev.nranges;
+            }
+            break;
+        case CHT_REC_MPI:
+            ret = decode_mpi(c, th, rec);
+            if (ret > 0)
+                c->st.mpi_events++;
+            break;
+        case CHT_REC_LOOP:
+            c->st.loop_records++;
+            ret = apply_loop(c, th, rec);
+            if (ret == 0 && (c->flags & TRACE_CURSOR_LOOPS)) {
+                const struct cht_rec_loop *l = (const void *)rec;
+                begin_event(c, TRACE_EV_LOOP, th, CHT_NONE);
+                c->ev.loop_kind = rec->aux;
+                c->ev.loop = l->loop;
+                *ev = &c->ev;
+                return 1; /* index: the next COMP/MPI event's, not advanced */
+            }
+            break;
+        case CHT_REC_MODULE:
+            ret = add_module(c, rec);
+            break;
+        case CHT_REC_TU:
+            ret = rd_rank_add_tu(c->t, c->r, (const void *)rec, why, sizeof(why));
+            if (ret == TRACE_ERR_FORMAT)
+                return rec_error(c, "%s", why);
+            if (ret)
+                return nomem(c);
+            break;
+        case CHT_REC_SITE_TABLE: {
+            const struct cht_rec_site_table *st = (const void *)rec;
+            ret = rd_add_table(c->t, st + 1, st->blob_size, why, sizeof(why));
+            if (ret == TRACE_ERR_FORMAT)
+                return rec_error(c, "bad site table: %s", why);
+            if (ret)
+                return nomem(c);
+            rd_rank_attach_tables(c->t, c->r);
+            break;
+        }
+        case CHT_REC_LOST:
+            c->st.lost_records += ((const struct cht_rec_lost *)rec)->records;
+            break;
+        case CHT_REC_END:
+            c->st.clean_end = true;
+            c->st.exit_status = ((const struct cht_rec_end *)rec)->exit_status;
+            break;
+        default: /* CLOCK, stray followers, unknown types: nothing to return */
+            break;
+        }
+        if (ret < 0)
+            return ret;
+        if (ret > 0) {
+            c->index++;
+            *ev = &c->ev;
+            return 1;
+        }
+    }
+}
+
+/* ---- symbolisation of return addresses ---------------------------------- */
+
+static void hex(char *out, size_t cap, const uint8_t *b, size_t n)
+{
+    size_t i;
+
+    out[0] = '\0';
+    for (i = 0; i < n && 2 * i + 2 < cap; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+int trace_cursor_symbolize(struct trace_cursor *c, uint64_t ret_addr, struct trace_srcloc *out,
+                           struct trace_err *err)
+{
+    struct rd_module *m = NULL;
+    size_t i;
+    int ret;
+
+    out->nframes = 0;
+    /* the latest record wins: an object loaded later may reuse an address range */
+    for (i = c->nmods; i-- > 0;)
+        if (ret_addr >= c->mods[i].start && ret_addr < c->mods[i].end) {
+            m = &c->mods[i];
+            break;
+        }
+    if (!m) {
+        rd_err(err, "address is in no recorded module: file=%s addr=0x%" PRIx64,
+               trace_stream_path(c->s), ret_addr);
+        return TRACE_ERR_NOT_FOUND;
+    }
+    if (!m->checked) {
+        uint8_t bid[64];
+        int n = m->build_id_len ? rd_elf_build_id(m->path, bid, sizeof(bid)) : -1;
+        m->checked = 1;
+        if (n >= 0 && ((uint32_t)n != m->build_id_len || memcmp(bid, m->build_id, (size_t)n))) {
+            char now[130], then[130];
+            hex(now, sizeof(now), bid, (size_t)n);
+            hex(then, sizeof(then), m->build_id, m->build_id_len);
+            m->checked = -1;
+            snprintf(m->mismatch, sizeof(m->mismatch), "the binary changed since the run: "
+                     "file=%s build_id=%s recorded build_id=%s", m->path, now, then);
+        }
+    }
+    /* a return address points after the call: look up the call itself */
+    ret = trace_symbolize_file(c->t, m->path, ret_addr - m->base - 1, out, err);
+    if (ret >= 0 && m->checked < 0) {
+        rd_err(err, "%s", m->mismatch);
+        return TRACE_ERR_MISMATCH;
+    }
+    return ret;
+}

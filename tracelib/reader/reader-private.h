@@ -1,0 +1,123 @@
+/* reader-private.h - internal interface of the trace reader (tracelib/reader):
+ * the stream, trace, cursor and symbolisation parts share these types and
+ * helpers.  Nothing here is part of the public API (trace-reader.h).
+ */
+#ifndef COMMHINT_READER_PRIVATE_H
+#define COMMHINT_READER_PRIVATE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace-reader.h"
+
+#define RD_MAX_LOOP_DEPTH 256 /* deeper loop stacks are a format error */
+#define RD_MAX_CHUNK_HEADER 4096 /* bytes; larger chunk header_size is rejected */
+
+/* Formats a message into err (may be NULL). */
+void rd_err(struct trace_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void rd_verr(char *buf, size_t len, const char *fmt, va_list ap);
+
+/* ---- streams (stream.c) ------------------------------------------------- */
+
+struct trace_stream {
+    char *path;
+    int fd;
+    uint64_t file_size;   /* bytes, from fstat at open */
+    struct cht_file_header fh;
+
+    uint64_t next_off;    /* file offset of the next chunk header */
+    uint64_t next_seq;    /* seq the next chunk must carry */
+    uint64_t bytes_read;  /* file header + chunk headers + payloads read */
+    uint64_t bytes_raw;   /* decompressed record bytes so far */
+
+    /* current chunk */
+    bool have_chunk;
+    struct cht_chunk_header ch;
+    uint64_t chunk_off;   /* file offset of its header */
+    uint8_t *stored;      /* reusable buffer for the compressed payload */
+    size_t stored_cap;
+    uint8_t *raw;         /* reusable buffer for the records (8-aligned) */
+    size_t raw_cap;
+    uint32_t raw_size;
+    uint32_t pos;         /* offset in raw of the next record */
+    uint32_t last_off;    /* offset in raw of the record last returned */
+    void *dctx;           /* ZSTD_DCtx */
+
+    bool at_end;          /* next returns 0 from now on */
+    bool cut_short;
+    int status;           /* sticky error status, 0 if none */
+    char msg[512];
+};
+
+/* Checks a record at `off` in the current chunk's raw payload; returns NULL
+ * if it is well formed, else a reason (static string or written to buf). */
+const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
+                            char *buf, size_t len);
+
+/* Sets the stream's sticky error for the record at raw offset `roff`. */
+int rd_stream_rec_error(struct trace_stream *s, uint32_t roff, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Offset in the raw payload of the record last returned. */
+uint32_t rd_stream_record_offset(const struct trace_stream *s);
+
+/* ---- site tables (trace.c) ---------------------------------------------- */
+
+struct rd_table {
+    uint64_t key;
+    uint8_t *blob;                  /* owned copy, 8-aligned */
+    uint32_t blob_size;
+    const struct cht_tu_header *hdr;
+    const struct cht_site *sites;
+    const struct cht_loop *loops;
+    const struct cht_access *access;
+    const char *strings;
+};
+
+/* Validates a site table blob; on success adds a copy to the trace (a table
+ * whose key is already known is kept once) and returns 0; on error returns
+ * TRACE_ERR_FORMAT with "reason=..." text in why. */
+int rd_add_table(struct trace *t, const void *blob, uint32_t blob_size,
+                 char *why, size_t whylen);
+const struct rd_table *rd_find_table(const struct trace *t, uint64_t key);
+
+/* Per-rank id mapping, owned by the trace so that site and loop info handed
+ * out stays valid until trace_close. */
+struct rd_tu {
+    uint64_t key;
+    uint32_t site_base, nsites, loop_base, nloops;
+    const struct rd_table *table;    /* NULL until its table is known */
+    struct trace_site_info *sites;   /* nsites, built on first use */
+    struct trace_loop_info *loops;   /* nloops, built on first use */
+};
+
+struct rd_rank {
+    int rank;
+    char *path;                      /* its stream file, built on demand */
+    struct rd_tu *tus;
+    size_t ntus, cap;
+    size_t last_site, last_loop;     /* index of the last TU that matched */
+};
+
+struct rd_rank *rd_rank_state(struct trace *t, int rank);
+/* Adds a TU record's mapping (deduplicated); TRACE_ERR_FORMAT with a reason
+ * in why if it contradicts its table. */
+int rd_rank_add_tu(struct trace *t, struct rd_rank *r, const struct cht_rec_tu *tu,
+                   char *why, size_t whylen);
+/* Attaches tables that became known after the TU records. */
+void rd_rank_attach_tables(struct trace *t, struct rd_rank *r);
+const struct trace_site_info *rd_rank_site(struct rd_rank *r, uint32_t id);
+const struct trace_loop_info *rd_rank_loop(struct rd_rank *r, uint32_t id);
+
+/* ---- symbolisation (symbolize.c) ---------------------------------------- */
+
+struct rd_symcache; /* opened ELF/DWARF files by path */
+void rd_symcache_destroy(struct rd_symcache *c);
+struct rd_symcache **rd_trace_symcache(struct trace *t);
+/* Reads the GNU build id of an ELF file into buf; returns its length, 0 if
+ * none, negative on error. */
+int rd_elf_build_id(const char *path, uint8_t *buf, size_t cap);
+
+#endif /* COMMHINT_READER_PRIVATE_H */

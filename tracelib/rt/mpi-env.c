@@ -1,0 +1,93 @@
+/* mpi-env.c - wrappers of MPI_Init, MPI_Init_thread, MPI_Finalize and
+ * MPI_Abort: they tell the recorder when MPI starts and ends.
+ *
+ * After PMPI_Init, rank 0 draws a 64-bit run id and broadcasts it on
+ * MPI_COMM_WORLD so that every file of the run carries the same id; the
+ * recorder then names the rank's stream (rt_mpi_initialized) and a clock
+ * sample relates the ranks' clocks.  Finalize and Abort flush the trace
+ * before handing over to MPI, which may end the process.
+ */
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi-private.h"
+
+/* A random run id: getrandom, or the clocks and pid mixed if it fails. */
+static uint64_t new_run_id(void)
+{
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof(id), GRND_NONBLOCK) == (ssize_t)sizeof(id) && id != 0)
+        return id;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    id = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    id ^= rt_now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32;
+    id ^= id >> 31; /* splitmix64 finaliser */
+    id *= 0xbf58476d1ce4e5b9ull;
+    return id ^ (id >> 29);
+}
+
+/* Common end of Init and Init_thread: once MPI is up, agree on the run id,
+ * start the rank's stream, set up the tables and write the clock sample and
+ * the call's record. */
+static int end_init(struct mpi_ev *ev)
+{
+    int rank = 0, size = 0;
+    uint64_t run_id = 0;
+    if (ev->ret != MPI_SUCCESS)
+        return mpi_ev_end(ev);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        run_id = new_run_id();
+    PMPI_Bcast(&run_id, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    mpi_tables_init(rank, size);
+    rt_mpi_initialized(rank, size, run_id);
+    rt_record_clock(0, PMPI_Wtime());
+    ev->rec.comm = CHT_COMM_WORLD;
+    ev->rec.comm_size = (uint32_t)size;
+    return mpi_ev_end(ev);
+}
+
+COMMHINT_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_INIT, MPI_COMM_NULL);
+    MPI_EV_CALL(&ev, PMPI_Init(argc, argv));
+    return end_init(&ev);
+}
+
+COMMHINT_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_INIT_THREAD, MPI_COMM_NULL);
+    MPI_EV_CALL(&ev, PMPI_Init_thread(argc, argv, required, provided));
+    return end_init(&ev);
+}
+
+/* Records a call that ends MPI before making it: t_enter = t_exit = now,
+ * because the trace must be on disk before PMPI can end the process. */
+static void record_final(struct mpi_ev *ev)
+{
+    ev->rec.t_enter = ev->rec.t_exit = rt_now_ns();
+    mpi_ev_end(ev);
+    rt_mpi_finalizing();
+}
+
+COMMHINT_EXPORT int MPI_Finalize(void)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_FINALIZE, MPI_COMM_WORLD);
+    rt_record_clock(1, PMPI_Wtime());
+    record_final(&ev);
+    return PMPI_Finalize();
+}
+
+COMMHINT_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_ABORT, comm);
+    record_final(&ev);
+    return PMPI_Abort(comm, errorcode);
+}

@@ -1,0 +1,317 @@
+/* mpi-record.c - builds CHT_REC_MPI records (and the CHT_REC_BLOCKS records
+ * that follow collectives) from the arguments of an MPI call: buffers as the
+ * bytes the call touches, peers as world ranks, statuses, sequence numbers.
+ * See mpi-private.h for the pattern the wrappers follow.
+ */
+#include <string.h>
+
+#include "mpi-private.h"
+
+/* ---- datatypes -------------------------------------------------------------- */
+
+void mpi_type_describe(MPI_Datatype type, struct mpi_type *t)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int size;
+    memset(t, 0, sizeof(*t));
+    if (type == MPI_DATATYPE_NULL)
+        return;
+    if (PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_size(type, &size) != MPI_SUCCESS) {
+        rt_warn_once(MPI_WARN_CALL, "cannot query a datatype: its buffer is recorded as empty: "
+                     "datatype=0x%x", (unsigned)type);
+        return;
+    }
+    t->true_lb = true_lb;
+    t->true_extent = true_extent;
+    t->extent = extent;
+    t->size = size > 0 ? (uint32_t)size : 0;
+}
+
+int64_t mpi_type_span(const struct mpi_type *t, int64_t count)
+{
+    return count > 0 ? (count - 1) * t->extent + t->true_extent : 0;
+}
+
+/* ---- starting a record ------------------------------------------------------ */
+
+void mpi_ev_begin(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm, void *ret_addr)
+{
+    memset(ev, 0, sizeof(*ev));
+    struct cht_rec_mpi *r = &ev->rec;
+    r->h.type = CHT_REC_MPI;
+    r->h.aux = (uint16_t)call;
+    r->h.size = sizeof(*r);
+    r->site = rt_take_mpi_site();
+    r->ret_addr = (uint64_t)(uintptr_t)ret_addr;
+    r->peer = r->rpeer = r->st_source = CHT_RANK_NONE;
+    r->tag = r->rtag = r->st_tag = CHT_TAG_NONE;
+    ev->comm = comm;
+    ev->cv.id = CHT_COMM_WORLD; /* the "unused" 0 for calls without a communicator */
+    if (comm != MPI_COMM_NULL) {
+        mpi_comm_view(comm, &ev->cv);
+        r->comm = ev->cv.id;
+        r->comm_size = ev->cv.size > 0 ? (uint32_t)ev->cv.size : 0;
+        if (ev->cv.inter)
+            r->flags |= CHT_MPIF_INTERCOMM;
+    }
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+/* Sets rec.count/datatype from the first buffer described. */
+static void ev_count(struct mpi_ev *ev, int count, const struct mpi_type *t)
+{
+    if (ev->counted)
+        return;
+    ev->counted = 1;
+    ev->rec.count = count;
+    ev->rec.datatype = t->size;
+}
+
+/* Address and bytes of `count` elements at buf, or the IN_PLACE flag. */
+static void ev_buf(struct mpi_ev *ev, int side, const void *buf, int count, MPI_Datatype type)
+{
+    struct mpi_type t;
+    uint64_t *addr = side ? &ev->rec.rbuf : &ev->rec.sbuf;
+    uint64_t *bytes = side ? &ev->rec.rbytes : &ev->rec.sbytes;
+    if (buf == MPI_IN_PLACE) {
+        ev->rec.flags |= side ? CHT_MPIF_RECV_IN_PLACE : CHT_MPIF_SEND_IN_PLACE;
+        return;
+    }
+    mpi_type_describe(type, &t);
+    ev_count(ev, count, &t);
+    *addr = (uint64_t)(uintptr_t)buf + (uint64_t)t.true_lb;
+    *bytes = (uint64_t)mpi_type_span(&t, count);
+}
+
+void mpi_ev_sbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type)
+{
+    ev_buf(ev, 0, buf, count, type);
+}
+
+void mpi_ev_rbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type)
+{
+    ev_buf(ev, 1, buf, count, type);
+}
+
+/* Block i of b: *start = bytes from buffer + true_lb, *bytes = its span. */
+static void block_at(const struct mpi_blocks *b, int i, int64_t *start, int64_t *bytes)
+{
+    int64_t count = b->counts ? b->counts[i] : b->count;
+    int64_t displ = b->displs ? b->displs[i] : (int64_t)i * b->count;
+    *start = displ * b->type.extent;
+    *bytes = mpi_type_span(&b->type, count);
+}
+
+void mpi_ev_blocks(struct mpi_ev *ev, int side, const void *buf, int n, const int *counts,
+                   const int *displs, int count, MPI_Datatype type)
+{
+    struct mpi_blocks *b = &ev->blocks[side];
+    uint64_t *addr = side ? &ev->rec.rbuf : &ev->rec.sbuf;
+    uint64_t *bytes = side ? &ev->rec.rbytes : &ev->rec.sbytes;
+    int64_t lo = 0, hi = 0, start, len;
+    int any = 0;
+    if (buf == MPI_IN_PLACE) {
+        ev->rec.flags |= side ? CHT_MPIF_RECV_IN_PLACE : CHT_MPIF_SEND_IN_PLACE;
+        return;
+    }
+    *b = (struct mpi_blocks){n > 0 ? n : 0, counts, displs, count, {0, 0, 0, 0}, 0};
+    mpi_type_describe(type, &b->type);
+    ev_count(ev, counts ? (n > 0 ? counts[0] : 0) : count, &b->type);
+    /* The buffer is the hull of the non-empty blocks. */
+    for (int i = 0; i < b->n; i++) {
+        block_at(b, i, &start, &len);
+        if (len <= 0)
+            continue;
+        lo = any && lo < start ? lo : start;
+        hi = any && hi > start + len ? hi : start + len;
+        any = 1;
+    }
+    b->shift = lo;
+    *addr = (uint64_t)(uintptr_t)buf + (uint64_t)(b->type.true_lb + lo);
+    *bytes = (uint64_t)(hi - lo);
+}
+
+/* ---- point to point ----------------------------------------------------------- */
+
+/* World rank for a peer argument, with the sentinels and their flags. */
+static int32_t ev_peer(struct mpi_ev *ev, int rank)
+{
+    if (rank == MPI_ANY_SOURCE) {
+        ev->rec.flags |= CHT_MPIF_ANY_SOURCE;
+        return CHT_RANK_ANY;
+    }
+    if (rank == MPI_PROC_NULL) {
+        ev->rec.flags |= CHT_MPIF_PROC_NULL;
+        return CHT_RANK_PROC_NULL;
+    }
+    return mpi_comm_world_rank(ev->comm, rank, 1);
+}
+
+static int32_t ev_tag(struct mpi_ev *ev, int tag)
+{
+    if (tag == MPI_ANY_TAG) {
+        ev->rec.flags |= CHT_MPIF_ANY_TAG;
+        return CHT_TAG_ANY;
+    }
+    return tag;
+}
+
+void mpi_ev_send(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type, int dest,
+                 int tag)
+{
+    mpi_ev_sbuf(ev, buf, count, type);
+    ev->rec.peer = ev_peer(ev, dest);
+    ev->rec.tag = tag;
+    if (dest != MPI_PROC_NULL)
+        ev->rec.seq = mpi_chan_next(ev->cv.id, dest, tag, MPI_DIR_SEND);
+}
+
+void mpi_ev_probe(struct mpi_ev *ev, int source, int tag)
+{
+    ev->rec.rpeer = ev_peer(ev, source);
+    ev->rec.rtag = ev_tag(ev, tag);
+}
+
+void mpi_ev_recv(struct mpi_ev *ev, void *buf, int count, MPI_Datatype type, int source, int tag)
+{
+    mpi_ev_rbuf(ev, buf, count, type);
+    mpi_ev_probe(ev, source, tag);
+    if (source >= 0 && tag != MPI_ANY_TAG)
+        ev->rec.rseq = mpi_chan_next(ev->cv.id, source, tag, MPI_DIR_RECV);
+}
+
+int mpi_status_read(uint64_t comm_id, MPI_Comm comm, const MPI_Status *st, int consume,
+                    int32_t *source, int32_t *tag, uint64_t *bytes, uint64_t *rseq)
+{
+    MPI_Count n = 0;
+    if (st->MPI_SOURCE == MPI_PROC_NULL) {
+        *source = CHT_RANK_PROC_NULL;
+        *tag = CHT_TAG_NONE;
+        *bytes = 0;
+        return 0;
+    }
+    *source = mpi_comm_world_rank_if(comm, comm_id, st->MPI_SOURCE, 1);
+    *tag = st->MPI_TAG;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        n = 0;
+    *bytes = (uint64_t)n;
+    if (consume && *rseq == 0)
+        *rseq = mpi_chan_next(comm_id, st->MPI_SOURCE, st->MPI_TAG, MPI_DIR_RECV);
+    return 1;
+}
+
+void mpi_ev_status(struct mpi_ev *ev, const MPI_Status *st, int consume)
+{
+    struct cht_rec_mpi *r = &ev->rec;
+    if (ev->ret != MPI_SUCCESS)
+        return;
+    mpi_status_read(ev->cv.id, ev->comm, st, consume, &r->st_source, &r->st_tag, &r->st_bytes,
+                    &r->rseq);
+    r->flags |= CHT_MPIF_HAS_STATUS;
+}
+
+/* ---- collectives ------------------------------------------------------------- */
+
+void mpi_ev_coll(struct mpi_ev *ev)
+{
+    ev->rec.seq = mpi_comm_coll_next(ev->comm);
+}
+
+int mpi_ev_root(struct mpi_ev *ev, int root)
+{
+    mpi_ev_coll(ev);
+    if (ev->cv.inter) {
+        /* Intercommunicator: the root passes MPI_ROOT, its group MPI_PROC_NULL,
+         * the other group the root's rank in the remote group. */
+        if (root == MPI_PROC_NULL) {
+            ev->rec.peer = ev_peer(ev, root);
+            return -1;
+        }
+        if (root != MPI_ROOT) {
+            ev->rec.peer = ev_peer(ev, root);
+            return 0;
+        }
+        ev->rec.peer = mpi_world_rank();
+        ev->rec.flags |= CHT_MPIF_ROOT;
+        return 1;
+    }
+    ev->rec.peer = mpi_comm_world_rank(ev->comm, root, 0);
+    if (root != ev->cv.rank)
+        return 0;
+    ev->rec.flags |= CHT_MPIF_ROOT;
+    return 1;
+}
+
+void mpi_ev_op(struct mpi_ev *ev, MPI_Op op)
+{
+    static const struct {
+        MPI_Op op;
+        enum cht_mpi_op id;
+    } ops[] = {
+        {MPI_SUM, CHT_OP_SUM},       {MPI_PROD, CHT_OP_PROD},     {MPI_MAX, CHT_OP_MAX},
+        {MPI_MIN, CHT_OP_MIN},       {MPI_LAND, CHT_OP_LAND},     {MPI_BAND, CHT_OP_BAND},
+        {MPI_LOR, CHT_OP_LOR},       {MPI_BOR, CHT_OP_BOR},       {MPI_LXOR, CHT_OP_LXOR},
+        {MPI_BXOR, CHT_OP_BXOR},     {MPI_MAXLOC, CHT_OP_MAXLOC}, {MPI_MINLOC, CHT_OP_MINLOC},
+        {MPI_REPLACE, CHT_OP_REPLACE}, {MPI_OP_NULL, CHT_OP_NONE},
+    };
+    ev->rec.op = CHT_OP_USER;
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (ops[i].op == op)
+            ev->rec.op = ops[i].id;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+void *mpi_ev_reserve(struct mpi_ev *ev, size_t extra)
+{
+    if (ev->ret != MPI_SUCCESS)
+        ev->rec.flags |= CHT_MPIF_ERROR;
+    struct cht_rec_mpi *r = rt_reserve(sizeof(*r) + extra);
+    if (r == NULL)
+        return NULL;
+    memcpy(r, &ev->rec, sizeof(*r));
+    return r + 1;
+}
+
+static size_t blocks_size(const struct mpi_blocks *b)
+{
+    return b->n ? sizeof(struct cht_rec_blocks) + (size_t)b->n * sizeof(struct cht_block) : 0;
+}
+
+/* Writes b as a CHT_REC_BLOCKS record at p; returns the end. */
+static char *blocks_write(char *p, const struct mpi_blocks *b, int side)
+{
+    struct cht_rec_blocks *h = (struct cht_rec_blocks *)p;
+    struct cht_block *blk = (struct cht_block *)(h + 1);
+    int64_t start, len;
+    *h = (struct cht_rec_blocks){{CHT_REC_BLOCKS, (uint16_t)side, (uint32_t)blocks_size(b)},
+                                 (uint32_t)b->n, 0};
+    for (int i = 0; i < b->n; i++) {
+        block_at(b, i, &start, &len);
+        blk[i].offset = start - b->shift;
+        blk[i].bytes = (uint64_t)(len > 0 ? len : 0);
+    }
+    return (char *)(blk + b->n);
+}
+
+int mpi_ev_end(struct mpi_ev *ev)
+{
+    /* Records hold at most 64 KiB of blocks, so n is far below any int limit. */
+    size_t extra = blocks_size(&ev->blocks[0]) + blocks_size(&ev->blocks[1]);
+    if (sizeof(struct cht_rec_mpi) + extra > MPI_RESERVE_MAX) {
+        rt_warn_once(MPI_WARN_SIZE, "per-rank blocks of a collective do not fit in one record "
+                     "group: recorded without them: comm_size=%u", ev->rec.comm_size);
+        extra = 0;
+    }
+    char *p = mpi_ev_reserve(ev, extra);
+    if (p == NULL)
+        return ev->ret;
+    for (int side = 0; extra != 0 && side < 2; side++)
+        if (ev->blocks[side].n)
+            p = blocks_write(p, &ev->blocks[side], side);
+    rt_commit(sizeof(struct cht_rec_mpi) + extra);
+    return ev->ret;
+}

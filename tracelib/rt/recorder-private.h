@@ -1,0 +1,259 @@
+/* recorder-private.h - internals of the recorder core of libcommhint, shared
+ * by recorder.c (process state, thread buffers, hot path, exit and signals),
+ * writer.c (chunks, the rank stream, the meta file) and modules.c (loaded
+ * objects and the program record).  Not for the MPI wrappers: they use
+ * rt-private.h only.  Tests link the static library and may call the
+ * functions marked "for tests".
+ *
+ * Locking (all spin locks are taken with every signal blocked in the taking
+ * thread, so our fatal-signal handler never waits for a lock its own thread
+ * holds):
+ *   thread buffer lock  ->  stream open state  ->  meta lock  ->  sink lock
+ * A thread's buffer lock guards everything of the buffer but `pos`, which
+ * only its owner writes (release) and flushers read (acquire).  The meta lock
+ * guards the TU registry appends, the metadata snapshot, the shared metadata
+ * compression context and the meta file.  A sink lock guards only the chunk
+ * sequence number and end offset of one file, so that chunks land in the
+ * file in seq order.
+ *
+ * Nothing in the runtime calls malloc: memory comes from mmap, so that a
+ * program with an instrumented allocator cannot recurse into us.
+ */
+#ifndef COMMHINT_RECORDER_PRIVATE_H
+#define COMMHINT_RECORDER_PRIVATE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStaticCCtx, ZSTD_estimateCCtxSize */
+#include <zstd.h>
+
+#include "rt-private.h"
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+
+/* Status codes of the runtime's internal functions. */
+enum rt_status {
+    RT_OK = 0,
+    RT_ERR_IO = -1,    /* a file or directory operation failed: tracing stopped */
+    RT_ERR_NOMEM = -2, /* mmap failed */
+    RT_ERR_OFF = -3,   /* tracing is disabled, failed or finished */
+    RT_ERR_BUSY = -4,  /* a lock could not be taken in a signal handler */
+    RT_ERR_INVAL = -5  /* bad argument or input */
+};
+
+/* Warning keys of the recorder, after the shared ones of rt-private.h. */
+enum rt_warn_key_private {
+    RT_WARN_BLOB = 8,    /* a TU's site table blob is malformed */
+    RT_WARN_THREAD = 9,  /* a thread buffer could not be allocated */
+    RT_WARN_TUFULL = 10, /* too many TUs or site ids */
+    RT_WARN_EXIT = 11    /* trace could not be finished cleanly at exit */
+};
+
+/* Bits of rt_g.off: any bit set means record nothing more. */
+enum rt_off_bit {
+    RT_OFF_DISABLED = 1u << 0, /* COMMHINT_DISABLE, or a forked child */
+    RT_OFF_FAILED = 1u << 1,   /* a write failed */
+    RT_OFF_FINISHED = 1u << 2  /* the final chunk was written at exit */
+};
+
+/* Tunables and limits. */
+#define RT_BUFFER_KB_DEFAULT 1024u
+#define RT_BUFFER_KB_MIN 64u      /* >= RT_RESERVE_MAX: rt_reserve must fit */
+#define RT_BUFFER_KB_MAX 65536u   /* CHT_CHUNK_MAX_RAW */
+#define RT_RESERVE_MAX (64u << 10) /* bytes, rt_reserve limit */
+#define RT_ZSTD_LEVEL_DEFAULT 1
+#define RT_ZSTD_LEVEL_MIN (-5)
+#define RT_ZSTD_LEVEL_MAX 12      /* a context costs ~40 MiB per thread at 12 */
+#define RT_MAX_TUS 65536u
+#define RT_MAX_MODULES 4096u      /* module start addresses remembered */
+#define RT_META_PIECE (4u << 20)  /* bytes: metadata chunks are cut near this */
+#define RT_ALTSTACK_SIZE (64u << 10)
+#define RT_BUILD_ID_MAX 64u
+
+/* One output file: the rank stream or the meta file. */
+struct rt_sink {
+    int fd;           /* -1 when closed */
+    int lock;         /* spin lock over seq and end */
+    uint64_t seq;     /* next chunk number */
+    uint64_t end;     /* bytes: offset of the next chunk */
+    const char *path; /* borrowed, for messages */
+    int is_stream;    /* 1: count records for CHT_REC_END */
+};
+
+/* A registered translation unit. */
+struct rt_tu {
+    const void *blob;  /* the pass's constant data, lives as long as the process */
+    uint32_t blob_size;
+    uint32_t site_base, nsites;
+    uint32_t loop_base, nloops;
+    uint32_t late;     /* registered after the first thread buffer: its table goes into the stream too */
+    uint64_t tu_key;
+};
+
+/* Per-thread buffer.  Nodes are never freed: a node whose thread exited is
+ * FREE and reused by the next new thread, so the signal handler can walk the
+ * list without locks. */
+enum rt_thread_state { RT_THREAD_FREE = 0, RT_THREAD_ACTIVE = 1 };
+
+struct rt_thread {
+    /* hot: the owner reads these on every event */
+    unsigned char *data; /* raw records, cap bytes */
+    size_t pos;          /* bytes of complete records; owner writes, release */
+    size_t cap;          /* bytes */
+    /* cold: under lock */
+    int lock;
+    int state;           /* enum rt_thread_state, changed under lock */
+    size_t flushed;      /* bytes of data already written or discarded */
+    uint32_t index;      /* thread index within the rank, 0 = first */
+    int altstack_on;     /* our alternate signal stack is installed */
+    ZSTD_CCtx *cctx;     /* static context in the node's memory */
+    unsigned char *out;  /* chunk header + compressed payload */
+    size_t out_cap;      /* bytes */
+    void *altstack;
+    void *mem;           /* one mapping holding data, out, cctx and altstack */
+    size_t mem_size;
+    struct rt_thread *next;
+};
+
+/* Process-wide state of the recorder. */
+struct rt_global {
+    int off;              /* enum rt_off_bit, atomic */
+    int started;          /* a thread buffer has been registered */
+    int finishing;        /* rt_finish ran */
+    int zstd_level;
+    size_t buf_cap;       /* bytes per thread buffer */
+    size_t cctx_size;     /* bytes of a static compression context */
+    char dir[PATH_MAX];   /* absolute trace directory */
+    char pending_path[PATH_MAX];
+    char rank_path[2][PATH_MAX]; /* double-buffered: stream.path may point at one */
+    int rank_path_cur;
+    int rank;             /* world rank, -1 if unknown */
+    int world_size;       /* 0 if unknown */
+    uint64_t run_id;
+    int mpi_initialized;
+    uint64_t created_ns;  /* CLOCK_REALTIME when the stream was created */
+
+    struct rt_thread *threads; /* list head, atomic */
+    uint32_t nthreads;    /* indexes handed out, atomic */
+
+    /* TU registry: slots [0, ntu) are complete (ntu is stored with release) */
+    struct rt_tu tus[RT_MAX_TUS];
+    uint32_t ntu;
+
+    /* metadata writer, under meta_lock */
+    int meta_lock;
+    ZSTD_CCtx *mcctx;     /* static context */
+    unsigned char *snap;  /* MODULE + TU records for the stream's first chunk */
+    size_t snap_len, snap_cap;
+    uint32_t snap_ntu;    /* TUs covered by snap */
+    unsigned char *snap_out; /* compressBound(snap_cap) + chunk header */
+    size_t snap_out_cap;
+    uint32_t tu_in_stream; /* TUs already recorded in the stream */
+    uint64_t mod_starts[RT_MAX_MODULES]; /* modules already recorded in the stream */
+    uint32_t nmod_starts;
+    int meta_written;
+    uint32_t meta_ntu;    /* TUs in the meta file written */
+
+    /* the rank stream */
+    int stream_state;     /* enum rt_stream_state, atomic */
+    struct rt_sink stream;
+    uint64_t records;     /* records written to the stream, atomic */
+};
+
+enum rt_stream_state { RT_STREAM_NONE = 0, RT_STREAM_OPENING, RT_STREAM_OPEN, RT_STREAM_FAILED };
+
+RT_HIDDEN extern struct rt_global rt_g;
+
+/* ---- recorder.c ----------------------------------------------------------- */
+
+/* Reads the environment once (thread-safe); 0 on success, RT_ERR_OFF when
+ * tracing is disabled. */
+RT_HIDDEN int rt_init(void);
+/* True when nothing more may be written. */
+static inline int rt_is_off(void) { return __atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) != 0; }
+/* Spin locks (take only with signals blocked, see the top).  rt_lock_bounded
+ * gives up with RT_ERR_BUSY after about a second. */
+RT_HIDDEN void rt_lock(int *lock);
+RT_HIDDEN int rt_lock_bounded(int *lock);
+RT_HIDDEN void rt_unlock(int *lock);
+RT_HIDDEN void rt_block_signals(sigset_t *old);
+RT_HIDDEN void rt_restore_signals(const sigset_t *old);
+/* Index of the calling thread's buffer, 0 if it has none. */
+RT_HIDDEN uint32_t rt_thread_index_peek(void);
+/* mmap-backed memory; sizes are rounded to pages.  NULL on failure. */
+RT_HIDDEN void *rt_mem_alloc(size_t bytes);
+RT_HIDDEN void rt_mem_free(void *p, size_t bytes);
+
+/* For tests and the exit path: flushes the completed records of every
+ * registered thread buffer.  Returns 0 or a negative enum rt_status. */
+RT_HIDDEN int rt_flush_all(void);
+/* The normal-exit path (also for tests): flushes everything, writes the
+ * CHT_REC_END chunk, finalises the header and the meta file, then stops
+ * tracing.  exit_status is recorded as is (-1 when unknown). */
+RT_HIDDEN void rt_finish(int exit_status);
+
+/* ---- writer.c ------------------------------------------------------------- */
+
+/* Stops tracing and warns once: "cannot write trace, tracing stopped:
+ * file=<file> reason=<reason>". */
+RT_HIDDEN void rt_fail(const char *file, const char *reason);
+/* mkdir -p with mode 0777 (umask applies); 0 or -errno. */
+RT_HIDDEN int rt_mkdir_p(const char *dir);
+/* Compresses len bytes of whole records (nrec of them) with cctx into out
+ * (header + payload, out_cap bytes) and appends the chunk to sink.  0 or a
+ * negative status (tracing is then stopped). */
+RT_HIDDEN int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len,
+                            unsigned char *out, size_t out_cap, uint32_t thread);
+/* Like rt_emit_chunk, but cuts the records into chunks of about
+ * RT_META_PIECE bytes; out_cap must be at least rt_out_bound(len). */
+RT_HIDDEN int rt_emit_records(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len,
+                              unsigned char *out, size_t out_cap, uint32_t thread);
+/* Bytes of output buffer a chunk of len raw bytes needs. */
+RT_HIDDEN size_t rt_out_bound(size_t len);
+/* Creates a static compression context in mem (rt_g.cctx_size bytes). */
+RT_HIDDEN ZSTD_CCtx *rt_cctx_init(void *mem);
+/* Opens the rank stream if needed (creating the directory, writing the file
+ * header and the first chunk of MODULE/TU records).  Returns 1 if this call
+ * opened it, 0 if it was open, negative if it cannot be (tracing stopped).
+ * in_signal: called from the fatal-signal handler (uses only preallocated
+ * memory). */
+RT_HIDDEN int rt_stream_ensure(int in_signal);
+/* Rewrites the stream's file header from the current state. */
+RT_HIDDEN int rt_stream_write_header(void);
+/* Renames the stream to path (meta lock held by the caller). */
+RT_HIDDEN int rt_stream_rename(const char *path, int noreplace);
+/* Rebuilds the metadata snapshot (meta lock held, normal context). */
+RT_HIDDEN int rt_snapshot_rebuild(void);
+/* Writes TU (+ SITE_TABLE) records of TUs [rt_g.tu_in_stream, ntu) to the
+ * open stream (meta lock held, normal context). */
+RT_HIDDEN int rt_stream_add_tus(void);
+/* Writes MODULE records of modules not yet recorded (meta lock held). */
+RT_HIDDEN int rt_stream_add_modules(void);
+/* Writes the CHT_REC_END chunk (meta lock held). */
+RT_HIDDEN int rt_stream_write_end(int32_t exit_status, uint32_t thread);
+/* Writes the meta file (temp name, then rename); normal context. */
+RT_HIDDEN int rt_meta_file_write(void);
+/* Fills a file header. */
+RT_HIDDEN void rt_file_header(struct cht_file_header *h, const char *magic, int32_t rank,
+                              int32_t world_size, uint64_t features);
+/* pwrite of all bytes, retrying short writes and EINTR; 0 or -errno. */
+RT_HIDDEN int rt_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+
+/* ---- modules.c ------------------------------------------------------------ */
+
+/* Writes CHT_REC_MODULE records for every loaded object whose start address
+ * is not in skip[0..nskip) into buf (cap bytes).  Returns the bytes the
+ * records need; they are written only if that is <= cap. */
+RT_HIDDEN size_t rt_modules_records(unsigned char *buf, size_t cap, const uint64_t *skip,
+                                    uint32_t nskip);
+/* Writes the CHT_REC_PROGRAM record into buf (cap bytes); returns the bytes
+ * it needs (written only if <= cap), 0 on error. */
+RT_HIDDEN size_t rt_program_record(unsigned char *buf, size_t cap, int32_t world_size);
+
+/* Rounds up to a multiple of 8. */
+static inline size_t rt_pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+#endif /* COMMHINT_RECORDER_PRIVATE_H */

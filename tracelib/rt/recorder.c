@@ -1,0 +1,970 @@
+/* recorder.c - the recorder core of libcommhint: process state read from the
+ * environment, per-thread record buffers and the hot-path entry points the
+ * pass calls (commhint-rt.h), translation unit registration, the space the
+ * MPI wrappers reserve (rt-private.h), and the ends of a process: thread
+ * exit, MPI_Finalize, exit and fatal signals.
+ *
+ * Hot path: a record is written into the calling thread's buffer (found
+ * through one initial-exec TLS pointer) and only then is the buffer position
+ * advanced, so that a flush from another thread or from a signal handler
+ * sees complete records only.  Nothing on the hot path allocates, locks or
+ * makes a system call unless the buffer is full.  See recorder-private.h for
+ * the locking rules.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commhint-rt.h"
+#include "recorder-private.h"
+
+struct rt_global rt_g = {
+    .rank = -1,
+    .stream = {.fd = -1},
+};
+
+/* Global ids handed out so far: ids at or above are ignored by the hot path
+ * (CHT_NONE included). */
+static uint32_t rt_site_limit, rt_loop_limit;
+
+enum rt_tls_state {
+    RT_TLS_NORMAL = 0, /* no buffer yet, or a registered one */
+    RT_TLS_BUSY,       /* registering: events from inside registration are dropped */
+    RT_TLS_DEAD        /* thread exiting, or registration failed: record nothing */
+};
+
+static __thread struct rt_thread *tls_thr;
+static __thread uint32_t tls_mpi_site = CHT_NONE;
+static __thread int tls_state;
+
+static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
+static int rt_inited;     /* rt_init_once ran */
+static pthread_key_t rt_key;
+static unsigned rt_warned; /* one bit per warning key */
+
+static const int rt_fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+static struct sigaction rt_old_act[NSIG];
+static int rt_handlers_on;
+
+static void rt_thread_exit(void *arg);
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+uint64_t rt_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rt_warn_once(int key, const char *fmt, ...)
+{
+    int saved = errno;
+    unsigned bit = 1u << ((unsigned)key & 31);
+    char buf[1024];
+    va_list ap;
+    int n;
+
+    if (__atomic_fetch_or(&rt_warned, bit, __ATOMIC_RELAXED) & bit)
+        goto out;
+    n = snprintf(buf, sizeof(buf), "commhint: ");
+    va_start(ap, fmt);
+    n += vsnprintf(buf + n, sizeof(buf) - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof(buf) - 2)
+        n = (int)sizeof(buf) - 2;
+    while (n > 0 && buf[n - 1] == '\n')
+        n--;
+    buf[n++] = '\n';
+    for (const char *p = buf; n > 0;) {
+        ssize_t w = write(STDERR_FILENO, p, (size_t)n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        p += w;
+        n -= (int)w;
+    }
+out:
+    errno = saved;
+}
+
+void rt_lock(int *lock)
+{
+    for (int spins = 0; __atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE); spins++) {
+        while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
+            if (++spins > 100)
+                sched_yield();
+        }
+    }
+}
+
+int rt_lock_bounded(int *lock)
+{
+    uint64_t deadline = 0;
+    while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE)) {
+        uint64_t now = rt_now_ns();
+        if (!deadline)
+            deadline = now + 1000000000u;
+        else if (now > deadline)
+            return RT_ERR_BUSY;
+        sched_yield();
+    }
+    return RT_OK;
+}
+
+void rt_unlock(int *lock)
+{
+    __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+}
+
+void rt_block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, old);
+}
+
+void rt_restore_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+void *rt_mem_alloc(size_t bytes)
+{
+    void *p;
+    if (bytes == 0)
+        return NULL;
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void rt_mem_free(void *p, size_t bytes)
+{
+    if (p && bytes)
+        munmap(p, bytes);
+}
+
+uint32_t rt_thread_index_peek(void)
+{
+    return tls_thr ? tls_thr->index : 0;
+}
+
+/* ---- start: the environment -------------------------------------------------- */
+
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n;
+
+    if (!v || !*v)
+        return dflt;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    return (errno || *end) ? dflt : n;
+}
+
+static int env_rank(const char *const *names)
+{
+    for (; *names; names++) {
+        long n = env_long(*names, -1);
+        if (n >= 0 && n <= INT32_MAX)
+            return (int)n;
+    }
+    return -1;
+}
+
+/* Makes dir absolute against the current directory. */
+static int absolute_dir(const char *dir, char *out, size_t cap)
+{
+    char cwd[PATH_MAX];
+    if (dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+        return snprintf(out, cap, "%s", dir) < (int)cap ? 0 : -1;
+    return snprintf(out, cap, "%s/%s", cwd, dir) < (int)cap ? 0 : -1;
+}
+
+static void rt_on_signal(int sig, siginfo_t *si, void *uc);
+
+static void install_signal_handlers(void)
+{
+    for (size_t i = 0; i < sizeof(rt_fatal_signals) / sizeof(rt_fatal_signals[0]); i++) {
+        int sig = rt_fatal_signals[i];
+        struct sigaction sa, old;
+        if (sigaction(sig, NULL, &old) < 0 || old.sa_handler == SIG_IGN)
+            continue; /* an ignored signal stays ignored */
+        rt_old_act[sig] = old;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = rt_on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+        sigfillset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+    }
+    rt_handlers_on = 1;
+}
+
+/* A forked child must not write into its parent's files. */
+static void rt_atfork_child(void)
+{
+    __atomic_fetch_or(&rt_g.off, RT_OFF_DISABLED, __ATOMIC_RELEASE);
+}
+
+static void rt_init_once(void)
+{
+    static const char *const rank_vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", NULL};
+    static const char *const size_vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", NULL};
+    const char *v = getenv("COMMHINT_DISABLE");
+    char name[PATH_MAX];
+    long kb, level;
+    void *mem;
+
+    rt_inited = 1;
+    if (v && *v && strcmp(v, "0") != 0) {
+        rt_g.off |= RT_OFF_DISABLED;
+        return;
+    }
+    kb = env_long("COMMHINT_BUFFER_KB", RT_BUFFER_KB_DEFAULT);
+    if (kb < (long)RT_BUFFER_KB_MIN)
+        kb = RT_BUFFER_KB_MIN;
+    if (kb > (long)RT_BUFFER_KB_MAX)
+        kb = RT_BUFFER_KB_MAX;
+    rt_g.buf_cap = (size_t)kb << 10;
+    level = env_long("COMMHINT_ZSTD_LEVEL", RT_ZSTD_LEVEL_DEFAULT);
+    if (level < RT_ZSTD_LEVEL_MIN)
+        level = RT_ZSTD_LEVEL_MIN;
+    if (level > RT_ZSTD_LEVEL_MAX)
+        level = RT_ZSTD_LEVEL_MAX;
+    rt_g.zstd_level = (int)level;
+    rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
+
+    v = getenv("COMMHINT_TRACE_DIR");
+    if (!v || !*v) {
+        snprintf(name, sizeof(name), "commhint-%s.trace", program_invocation_short_name);
+        v = name;
+    }
+    if (absolute_dir(v, rt_g.dir, sizeof(rt_g.dir) - 32) < 0) {
+        rt_warn_once(RT_WARN_WRITE, "cannot write trace, tracing stopped: file=%s reason=%s", v,
+                     "path too long");
+        rt_g.off |= RT_OFF_FAILED;
+        return;
+    }
+    snprintf(rt_g.pending_path, sizeof(rt_g.pending_path), "%s/pending-%d.chtr", rt_g.dir,
+             (int)getpid());
+    rt_g.rank = env_rank(rank_vars);
+    rt_g.world_size = env_rank(size_vars);
+    if (rt_g.world_size < 0)
+        rt_g.world_size = 0;
+    if (rt_g.rank >= 0)
+        snprintf(rt_g.rank_path[0], PATH_MAX, "%s/" CHT_RANK_FILE_FMT, rt_g.dir, rt_g.rank);
+
+    mem = rt_mem_alloc(rt_g.cctx_size);
+    rt_g.mcctx = mem ? rt_cctx_init(mem) : NULL;
+    if (!rt_g.mcctx || pthread_key_create(&rt_key, rt_thread_exit) != 0) {
+        rt_warn_once(RT_WARN_THREAD, "cannot start tracing: reason=out of memory");
+        rt_g.off |= RT_OFF_FAILED;
+        return;
+    }
+    pthread_atfork(NULL, NULL, rt_atfork_child);
+    install_signal_handlers();
+}
+
+int rt_init(void)
+{
+    pthread_once(&rt_once, rt_init_once);
+    return (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_DISABLED) ? RT_ERR_OFF : RT_OK;
+}
+
+/* ---- thread buffers ---------------------------------------------------------- */
+
+#define ALIGN64(n) (((n) + 63) & ~(size_t)63)
+
+/* A new node with its buffer, output buffer, compression context and
+ * alternate signal stack in one mapping, pushed on the list. */
+static struct rt_thread *thread_new(void)
+{
+    size_t out_cap = rt_out_bound(rt_g.buf_cap);
+    size_t size = ALIGN64(sizeof(struct rt_thread)) + ALIGN64(rt_g.buf_cap) + ALIGN64(out_cap) +
+                  ALIGN64(rt_g.cctx_size) + RT_ALTSTACK_SIZE;
+    unsigned char *mem = rt_mem_alloc(size), *p;
+    struct rt_thread *t;
+
+    if (!mem)
+        return NULL;
+    t = (struct rt_thread *)mem;
+    p = mem + ALIGN64(sizeof(*t));
+    t->data = p;
+    t->cap = rt_g.buf_cap;
+    p += ALIGN64(rt_g.buf_cap);
+    t->out = p;
+    t->out_cap = out_cap;
+    p += ALIGN64(out_cap);
+    t->cctx = rt_cctx_init(p);
+    p += ALIGN64(rt_g.cctx_size);
+    t->altstack = p;
+    t->mem = mem;
+    t->mem_size = size;
+    if (!t->cctx) {
+        rt_mem_free(mem, size);
+        return NULL;
+    }
+    t->state = RT_THREAD_ACTIVE;
+    t->next = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE);
+    while (!__atomic_compare_exchange_n(&rt_g.threads, &t->next, t, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_ACQUIRE))
+        ;
+    return t;
+}
+
+/* Takes over the node of a thread that exited. */
+static struct rt_thread *thread_reuse(void)
+{
+    for (struct rt_thread *t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        if (__atomic_load_n(&t->state, __ATOMIC_RELAXED) != RT_THREAD_FREE)
+            continue;
+        rt_lock(&t->lock);
+        if (t->state == RT_THREAD_FREE) {
+            t->state = RT_THREAD_ACTIVE;
+            t->flushed = 0;
+            __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+            rt_unlock(&t->lock);
+            return t;
+        }
+        rt_unlock(&t->lock);
+    }
+    return NULL;
+}
+
+/* Gives the calling thread a buffer: the first event of a thread. */
+static struct rt_thread *rt_thread_register(void)
+{
+    struct rt_thread *t;
+    sigset_t old;
+
+    if (tls_state != RT_TLS_NORMAL)
+        return NULL;
+    if (rt_init() < 0 || rt_is_off())
+        return NULL;
+    tls_state = RT_TLS_BUSY;
+    rt_block_signals(&old);
+    t = thread_reuse();
+    if (!t)
+        t = thread_new();
+    if (!t) {
+        rt_restore_signals(&old);
+        tls_state = RT_TLS_DEAD;
+        rt_warn_once(RT_WARN_THREAD, "cannot trace a thread: reason=cannot allocate its buffer");
+        return NULL;
+    }
+    rt_lock(&t->lock);
+    t->index = __atomic_fetch_add(&rt_g.nthreads, 1, __ATOMIC_RELAXED);
+    t->altstack_on = 0;
+    if (rt_handlers_on) {
+        stack_t cur;
+        if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+            stack_t ss = {.ss_sp = t->altstack, .ss_size = RT_ALTSTACK_SIZE, .ss_flags = 0};
+            t->altstack_on = sigaltstack(&ss, NULL) == 0;
+        }
+    }
+    rt_unlock(&t->lock);
+    pthread_setspecific(rt_key, t);
+    if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
+        /* the process is running: prepare the metadata the first chunk (or a
+         * signal handler) will need, and call later TUs late */
+        rt_lock(&rt_g.meta_lock);
+        if (!rt_g.started) {
+            (void)rt_snapshot_rebuild();
+            __atomic_store_n(&rt_g.started, 1, __ATOMIC_RELEASE);
+        }
+        rt_unlock(&rt_g.meta_lock);
+    }
+    rt_restore_signals(&old);
+    tls_thr = t;
+    tls_state = RT_TLS_NORMAL;
+    return t;
+}
+
+/* Writes the records of t in [flushed, end) as one chunk, or drops them when
+ * tracing is off (force: also after RT_OFF_FINISHED, for rt_finish).  Lock
+ * of t held, signals blocked. */
+static int flush_locked(struct rt_thread *t, size_t end, int in_signal, int force)
+{
+    int off, e;
+
+    if (end <= t->flushed)
+        return RT_OK;
+    off = __atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE);
+    if ((off & (RT_OFF_DISABLED | RT_OFF_FAILED)) || ((off & RT_OFF_FINISHED) && !force)) {
+        t->flushed = end;
+        return RT_ERR_OFF;
+    }
+    e = rt_stream_ensure(in_signal);
+    if (e >= 0)
+        e = rt_emit_chunk(&rt_g.stream, t->cctx, t->data + t->flushed, end - t->flushed, t->out,
+                          t->out_cap, t->index);
+    t->flushed = end;
+    return e < 0 ? e : RT_OK;
+}
+
+/* The owner's flush of a full buffer: afterwards the buffer is empty. */
+static void flush_own(struct rt_thread *t)
+{
+    sigset_t old;
+    rt_block_signals(&old);
+    rt_lock(&t->lock);
+    (void)flush_locked(t, t->pos, 0, 0);
+    t->flushed = 0;
+    __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+    rt_unlock(&t->lock);
+    rt_restore_signals(&old);
+}
+
+/* Flushes the complete records of every buffer (signals blocked by the
+ * caller).  Only advances `flushed`: owners keep writing where they were. */
+static int flush_all(int in_signal, int force)
+{
+    int ret = RT_OK;
+    for (struct rt_thread *t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        if (__atomic_load_n(&t->state, __ATOMIC_RELAXED) != RT_THREAD_ACTIVE)
+            continue;
+        if (in_signal) {
+            if (rt_lock_bounded(&t->lock) < 0) {
+                ret = RT_ERR_BUSY;
+                continue;
+            }
+        } else {
+            rt_lock(&t->lock);
+        }
+        if (t->state == RT_THREAD_ACTIVE) {
+            int e = flush_locked(t, __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE), in_signal, force);
+            if (e < 0 && ret == RT_OK)
+                ret = e;
+        }
+        rt_unlock(&t->lock);
+    }
+    return ret;
+}
+
+int rt_flush_all(void)
+{
+    int saved = errno, e;
+    sigset_t old;
+
+    if (!rt_inited)
+        return RT_ERR_OFF;
+    rt_block_signals(&old);
+    e = flush_all(0, 0);
+    rt_restore_signals(&old);
+    errno = saved;
+    return e;
+}
+
+/* pthread key destructor: the thread is exiting. */
+static void rt_thread_exit(void *arg)
+{
+    struct rt_thread *t = arg;
+    int saved = errno;
+    sigset_t old;
+
+    rt_block_signals(&old);
+    rt_lock(&t->lock);
+    (void)flush_locked(t, t->pos, 0, 0);
+    t->flushed = 0;
+    __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+    if (t->altstack_on) {
+        stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+        sigaltstack(&ss, NULL);
+        t->altstack_on = 0;
+    }
+    __atomic_store_n(&t->state, RT_THREAD_FREE, __ATOMIC_RELEASE);
+    rt_unlock(&t->lock);
+    rt_restore_signals(&old);
+    tls_thr = NULL;
+    tls_state = RT_TLS_DEAD; /* events from later TLS destructors are dropped */
+    errno = saved;
+}
+
+/* ---- the hot path -------------------------------------------------------------- */
+
+/* Room for `bytes` in the caller's buffer after a flush, or NULL. */
+static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
+{
+    struct rt_thread *t = tls_thr;
+    int saved = errno;
+
+    if (!t && !(t = rt_thread_register())) {
+        errno = saved;
+        return NULL;
+    }
+    if (t->pos + bytes > t->cap)
+        flush_own(t);
+    errno = saved;
+    return t->pos + bytes <= t->cap ? t->data + t->pos : NULL;
+}
+
+static inline unsigned char *space(size_t bytes)
+{
+    struct rt_thread *t = tls_thr;
+    if (RT_LIKELY(t != NULL)) {
+        size_t pos = t->pos;
+        if (RT_LIKELY(pos + bytes <= t->cap))
+            return t->data + pos;
+    }
+    return space_slow(bytes);
+}
+
+/* Publishes a record written at the position `space` returned. */
+static inline void advance(size_t bytes)
+{
+    struct rt_thread *t = tls_thr;
+    __atomic_store_n(&t->pos, t->pos + bytes, __ATOMIC_RELEASE);
+}
+
+static inline int site_ok(uint32_t site)
+{
+    return RT_LIKELY(site < __atomic_load_n(&rt_site_limit, __ATOMIC_RELAXED));
+}
+
+/* Header of a COMP record with n addresses; returns the address slots. */
+static inline uint64_t *comp_begin(uint32_t site, uint32_t n)
+{
+    struct cht_rec_comp *r = (struct cht_rec_comp *)space(sizeof(*r) + 8 * (size_t)n);
+    if (RT_UNLIKELY(!r))
+        return NULL;
+    r->h.type = CHT_REC_COMP;
+    r->h.aux = (uint16_t)n;
+    r->h.size = (uint32_t)(sizeof(*r) + 8 * (size_t)n);
+    r->site = site;
+    r->reserved = 0;
+    return (uint64_t *)(r + 1);
+}
+
+COMMHINT_EXPORT void __commhint_ev1(uint32_t site, const void *a0)
+{
+    uint64_t *a;
+    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 1))))
+        return;
+    a[0] = (uintptr_t)a0;
+    advance(sizeof(struct cht_rec_comp) + 8);
+}
+
+COMMHINT_EXPORT void __commhint_ev2(uint32_t site, const void *a0, const void *a1)
+{
+    uint64_t *a;
+    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 2))))
+        return;
+    a[0] = (uintptr_t)a0;
+    a[1] = (uintptr_t)a1;
+    advance(sizeof(struct cht_rec_comp) + 16);
+}
+
+COMMHINT_EXPORT void __commhint_ev3(uint32_t site, const void *a0, const void *a1, const void *a2)
+{
+    uint64_t *a;
+    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 3))))
+        return;
+    a[0] = (uintptr_t)a0;
+    a[1] = (uintptr_t)a1;
+    a[2] = (uintptr_t)a2;
+    advance(sizeof(struct cht_rec_comp) + 24);
+}
+
+COMMHINT_EXPORT void __commhint_ev4(uint32_t site, const void *a0, const void *a1, const void *a2,
+                                    const void *a3)
+{
+    uint64_t *a;
+    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 4))))
+        return;
+    a[0] = (uintptr_t)a0;
+    a[1] = (uintptr_t)a1;
+    a[2] = (uintptr_t)a2;
+    a[3] = (uintptr_t)a3;
+    advance(sizeof(struct cht_rec_comp) + 32);
+}
+
+/* Most addresses one COMP record carries: it must fit rt_reserve's limit. */
+#define RT_EVN_MAX ((RT_RESERVE_MAX - sizeof(struct cht_rec_comp)) / 8)
+
+COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const *addrs)
+{
+    uint64_t *a;
+    if (!site_ok(site) || RT_UNLIKELY(n > RT_EVN_MAX) || RT_UNLIKELY(!(a = comp_begin(site, n))))
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = (uintptr_t)addrs[i];
+    advance(sizeof(struct cht_rec_comp) + 8 * (size_t)n);
+}
+
+COMMHINT_EXPORT void __commhint_memcpy(uint32_t site, const void *dst, const void *src, uint64_t n)
+{
+    struct cht_rec_ranges *r;
+    struct cht_range *rg;
+    const size_t size = sizeof(*r) + 2 * sizeof(*rg);
+
+    if (!site_ok(site) || RT_UNLIKELY(!(r = (struct cht_rec_ranges *)space(size))))
+        return;
+    r->h.type = CHT_REC_RANGES;
+    r->h.aux = 2;
+    r->h.size = size;
+    r->site = site;
+    r->reserved = 0;
+    rg = (struct cht_range *)(r + 1);
+    rg[0].addr = (uintptr_t)src;
+    rg[0].len = n & CHT_RANGE_LEN_MASK;
+    rg[1].addr = (uintptr_t)dst;
+    rg[1].len = (n & CHT_RANGE_LEN_MASK) | CHT_RANGE_WRITE;
+    advance(size);
+}
+
+COMMHINT_EXPORT void __commhint_memset(uint32_t site, const void *dst, uint64_t n)
+{
+    struct cht_rec_ranges *r;
+    struct cht_range *rg;
+    const size_t size = sizeof(*r) + sizeof(*rg);
+
+    if (!site_ok(site) || RT_UNLIKELY(!(r = (struct cht_rec_ranges *)space(size))))
+        return;
+    r->h.type = CHT_REC_RANGES;
+    r->h.aux = 1;
+    r->h.size = size;
+    r->site = site;
+    r->reserved = 0;
+    rg = (struct cht_range *)(r + 1);
+    rg[0].addr = (uintptr_t)dst;
+    rg[0].len = (n & CHT_RANGE_LEN_MASK) | CHT_RANGE_WRITE;
+    advance(size);
+}
+
+static inline void loop_record(uint32_t loop, uint16_t kind)
+{
+    struct cht_rec_loop *r;
+    if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)) ||
+        RT_UNLIKELY(!(r = (struct cht_rec_loop *)space(sizeof(*r)))))
+        return;
+    r->h.type = CHT_REC_LOOP;
+    r->h.aux = kind;
+    r->h.size = sizeof(*r);
+    r->loop = loop;
+    r->reserved = 0;
+    advance(sizeof(*r));
+}
+
+COMMHINT_EXPORT void __commhint_loop_enter(uint32_t loop)
+{
+    loop_record(loop, CHT_LOOP_ENTER);
+}
+
+COMMHINT_EXPORT void __commhint_loop_iter(uint32_t loop)
+{
+    loop_record(loop, CHT_LOOP_ITER);
+}
+
+COMMHINT_EXPORT void __commhint_loop_exit(uint32_t loop)
+{
+    loop_record(loop, CHT_LOOP_EXIT);
+}
+
+COMMHINT_EXPORT void __commhint_mpi_site(uint32_t site)
+{
+    tls_mpi_site = site_ok(site) ? site : CHT_NONE;
+}
+
+uint32_t rt_take_mpi_site(void)
+{
+    uint32_t s = tls_mpi_site;
+    tls_mpi_site = CHT_NONE;
+    return s;
+}
+
+/* ---- space for the MPI wrappers ------------------------------------------------ */
+
+void *rt_reserve(size_t bytes)
+{
+    unsigned char *p;
+    if (bytes == 0 || bytes > RT_RESERVE_MAX || (bytes & 7) || rt_is_off())
+        return NULL;
+    p = space(bytes);
+    return p && !rt_is_off() ? p : NULL;
+}
+
+void rt_commit(size_t bytes)
+{
+    if (tls_thr)
+        advance(bytes);
+}
+
+void rt_record_clock(uint32_t which, double wtime)
+{
+    struct cht_rec_clock r = {
+        .h = {.type = CHT_REC_CLOCK, .aux = (uint16_t)which, .size = sizeof(r)},
+        .mono_ns = rt_now_ns(),
+        .wtime = wtime,
+    };
+    struct timespec ts;
+    void *p;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    r.real_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (!(p = rt_reserve(sizeof(r))))
+        return;
+    memcpy(p, &r, sizeof(r));
+    rt_commit(sizeof(r));
+}
+
+/* ---- translation units ----------------------------------------------------------- */
+
+/* NULL if the blob is a well-formed site table, else why not. */
+static const char *blob_problem(const void *blob, uint32_t blob_size)
+{
+    struct cht_tu_header h;
+
+    if (!blob)
+        return "no site table";
+    if (blob_size < sizeof(h))
+        return "site table smaller than its header";
+    memcpy(&h, blob, sizeof(h));
+    if (h.magic != CHT_TU_MAGIC)
+        return "bad site table magic";
+    if (h.version != CHT_TU_VERSION)
+        return "unknown site table version";
+    if (h.header_size < sizeof(h) || h.header_size > blob_size)
+        return "bad site table header size";
+    if (h.total_size != blob_size)
+        return "site table total_size differs from its size";
+    if ((uint64_t)h.sites_off + (uint64_t)h.nsites * sizeof(struct cht_site) > blob_size ||
+        (uint64_t)h.loops_off + (uint64_t)h.nloops * sizeof(struct cht_loop) > blob_size ||
+        (uint64_t)h.access_off + (uint64_t)h.naccess * sizeof(struct cht_access) > blob_size ||
+        (uint64_t)h.strings_off + h.strings_size > blob_size)
+        return "site table section past its end";
+    if (blob_size > CHT_CHUNK_MAX_RAW - sizeof(struct cht_rec_site_table) - 8)
+        return "site table too large";
+    return NULL;
+}
+
+/* Hands out count ids from *next; CHT_NONE if they would run out. */
+static uint32_t take_ids(uint32_t *next, uint32_t count)
+{
+    uint32_t base = __atomic_load_n(next, __ATOMIC_RELAXED);
+    do {
+        if ((uint64_t)base + count >= CHT_NONE)
+            return CHT_NONE;
+    } while (!__atomic_compare_exchange_n(next, &base, base + count, 1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return base;
+}
+
+COMMHINT_EXPORT void __commhint_register_tu(uint32_t abi_version, const void *blob,
+                                            uint32_t blob_size, uint32_t *site_base,
+                                            uint32_t *loop_base)
+{
+    int saved = errno;
+    const char *why;
+    struct cht_tu_header h;
+    struct rt_tu *tu;
+    uint32_t sb = CHT_NONE, lb = CHT_NONE;
+    sigset_t old;
+
+    (void)rt_init();
+    if (abi_version != COMMHINT_RT_ABI_VERSION) {
+        rt_warn_once(RT_WARN_ABI,
+                     "ignoring code built for another runtime ABI: abi=%u expected=%u", abi_version,
+                     COMMHINT_RT_ABI_VERSION);
+        goto out;
+    }
+    if ((why = blob_problem(blob, blob_size))) {
+        rt_warn_once(RT_WARN_BLOB, "ignoring a translation unit: reason=%s", why);
+        goto out;
+    }
+    memcpy(&h, blob, sizeof(h));
+
+    rt_block_signals(&old);
+    rt_lock(&rt_g.meta_lock);
+    if (rt_g.ntu >= RT_MAX_TUS || (sb = take_ids(&rt_site_limit, h.nsites)) == CHT_NONE ||
+        (lb = take_ids(&rt_loop_limit, h.nloops)) == CHT_NONE) {
+        /* site ids already taken stay unused */
+        rt_unlock(&rt_g.meta_lock);
+        rt_restore_signals(&old);
+        rt_warn_once(RT_WARN_TUFULL, "ignoring a translation unit: reason=too many sites or units");
+        sb = lb = CHT_NONE;
+        goto out;
+    }
+    tu = &rt_g.tus[rt_g.ntu];
+    tu->blob = blob;
+    tu->blob_size = blob_size;
+    tu->site_base = sb;
+    tu->nsites = h.nsites;
+    tu->loop_base = lb;
+    tu->nloops = h.nloops;
+    tu->tu_key = h.tu_key;
+    tu->late = __atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&rt_g.ntu, rt_g.ntu + 1, __ATOMIC_RELEASE);
+    if (!rt_is_off()) {
+        if (__atomic_load_n(&rt_g.stream_state, __ATOMIC_ACQUIRE) == RT_STREAM_OPEN)
+            (void)rt_stream_add_tus(); /* dlopen'ed code: TU + its table in the stream */
+        else if (tu->late)
+            (void)rt_snapshot_rebuild(); /* the first chunk will carry it */
+    }
+    rt_unlock(&rt_g.meta_lock);
+    rt_restore_signals(&old);
+out:
+    *site_base = sb;
+    *loop_base = lb;
+    errno = saved;
+}
+
+/* ---- MPI_Init, MPI_Finalize ------------------------------------------------------ */
+
+void rt_mpi_initialized(int world_rank, int world_size, uint64_t run_id)
+{
+    int saved = errno, opened, next;
+    sigset_t old;
+
+    if (rt_init() < 0 || rt_is_off())
+        goto out;
+    rt_block_signals(&old);
+    rt_lock(&rt_g.meta_lock);
+    next = 1 - __atomic_load_n(&rt_g.rank_path_cur, __ATOMIC_RELAXED);
+    snprintf(rt_g.rank_path[next], PATH_MAX, "%s/" CHT_RANK_FILE_FMT, rt_g.dir, world_rank);
+    __atomic_store_n(&rt_g.rank_path_cur, next, __ATOMIC_RELEASE);
+    rt_g.rank = world_rank;
+    rt_g.world_size = world_size;
+    rt_g.run_id = run_id;
+    rt_g.mpi_initialized = 1;
+    rt_unlock(&rt_g.meta_lock);
+
+    opened = rt_stream_ensure(0);
+    if (opened >= 0) {
+        rt_lock(&rt_g.meta_lock);
+        (void)rt_stream_rename(rt_g.rank_path[next], 0);
+        if (opened == 0) {
+            /* started before MPI_Init: add what was loaded since */
+            (void)rt_stream_add_modules();
+            (void)rt_stream_add_tus();
+        }
+        rt_unlock(&rt_g.meta_lock);
+        (void)rt_stream_write_header();
+    }
+    rt_restore_signals(&old);
+    if (world_rank == 0)
+        (void)rt_meta_file_write();
+out:
+    errno = saved;
+}
+
+void rt_mpi_finalizing(void)
+{
+    int saved = errno;
+    sigset_t old;
+
+    if (!rt_inited || rt_is_off())
+        return;
+    rt_block_signals(&old);
+    (void)flush_all(0, 0);
+    (void)rt_stream_write_header();
+    rt_restore_signals(&old);
+    errno = saved;
+}
+
+/* ---- the end of the process ------------------------------------------------------ */
+
+void rt_finish(int exit_status)
+{
+    int saved = errno, meta = 0;
+    sigset_t old;
+
+    if (!rt_inited || (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_DISABLED) ||
+        __atomic_exchange_n(&rt_g.finishing, 1, __ATOMIC_ACQ_REL))
+        goto out;
+    rt_block_signals(&old);
+    /* from here on only this flush writes: other threads' chunks stay before END */
+    __atomic_fetch_or(&rt_g.off, RT_OFF_FINISHED, __ATOMIC_ACQ_REL);
+    (void)flush_all(0, 1);
+    if (__atomic_load_n(&rt_g.stream_state, __ATOMIC_ACQUIRE) == RT_STREAM_OPEN &&
+        !(__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_FAILED)) {
+        rt_lock(&rt_g.meta_lock);
+        if (!rt_g.mpi_initialized && rt_g.rank < 0) {
+            /* never an MPI process: the provisional stream is rank 0 of 1 */
+            snprintf(rt_g.rank_path[1], PATH_MAX, "%s/" CHT_RANK_FILE_FMT, rt_g.dir, 0);
+            if (rt_stream_rename(rt_g.rank_path[1], 1) == RT_OK) {
+                rt_g.rank = 0;
+                rt_g.world_size = 1;
+            } else {
+                rt_warn_once(RT_WARN_EXIT, "trace kept under a provisional name: file=%s",
+                             rt_g.stream.path);
+            }
+        }
+        if (rt_g.world_size == 0 && rt_g.rank == 0)
+            rt_g.world_size = 1;
+        (void)rt_stream_write_end(exit_status, rt_thread_index_peek());
+        rt_unlock(&rt_g.meta_lock);
+        (void)rt_stream_write_header();
+        meta = 1;
+    }
+    rt_restore_signals(&old);
+    if (meta) {
+        if (rt_g.meta_written) {
+            if (__atomic_load_n(&rt_g.ntu, __ATOMIC_ACQUIRE) > rt_g.meta_ntu)
+                (void)rt_meta_file_write(); /* TUs were registered after it */
+        } else if (!rt_g.mpi_initialized && rt_g.rank <= 0) {
+            (void)rt_meta_file_write();
+        }
+    }
+out:
+    errno = saved;
+}
+
+__attribute__((destructor)) static void rt_at_exit(void)
+{
+    rt_finish(-1);
+}
+
+/* ---- fatal signals ------------------------------------------------------------------ */
+
+/* Flushes what is complete, without CHT_REC_END (the reader must see the
+ * trace cut short), then lets the signal do what it would have done. */
+static void rt_on_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    struct sigaction *prev = &rt_old_act[sig];
+
+    if (!(__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & (RT_OFF_DISABLED | RT_OFF_FINISHED))) {
+        (void)flush_all(1, 0);
+        (void)rt_stream_write_header();
+    }
+    if (prev->sa_handler == SIG_IGN) {
+        errno = saved;
+        return;
+    }
+    if (prev->sa_handler != SIG_DFL) {
+        /* the program's handler came first: chain to it */
+        if (prev->sa_flags & SA_RESETHAND) {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof(dfl));
+            dfl.sa_handler = SIG_DFL;
+            sigaction(sig, &dfl, NULL);
+        }
+        errno = saved;
+        if (prev->sa_flags & SA_SIGINFO)
+            prev->sa_sigaction(sig, si, uc);
+        else
+            prev->sa_handler(sig);
+        return;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* a fault raised by the kernel recurs when we return; anything else is
+     * sent again and delivered when the handler's mask is lifted */
+    if (!(si && si->si_code > 0 &&
+          (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)))
+        raise(sig);
+    errno = saved;
+}

@@ -1,0 +1,470 @@
+/* trace-format.h - the on-disk format of commhint traces.
+ *
+ * One dependency-free header (C11 or C++ and <stdint.h> only) shared by the
+ * Clang pass (which serialises site tables), the trace writer in tracelib/rt
+ * and the readers in tracelib/reader.  docs/trace-format.md explains it in
+ * prose; this file is the normative layout.  Every on-disk struct has its
+ * size frozen with a static assertion: changing one is a format change and
+ * needs CHT_FORMAT_VERSION (and possibly CHT_FORMAT_OLDEST) to move.
+ *
+ * A trace is a directory holding
+ *   commhint.meta        file header + chunks of metadata records
+ *   rank-NNNNN.chtr      file header + chunks of event records, one per rank
+ * Both files are a 64-byte cht_file_header followed by chunks.  A chunk is a
+ * 32-byte cht_chunk_header followed by stored_size bytes: one zstd frame
+ * (with content checksum) that decompresses to raw_size bytes of records.
+ * Records are 8-byte aligned, each starting with an 8-byte cht_rec giving its
+ * type and total size, so a reader can skip types it does not know.
+ * All integers are in the writer's byte order, recorded in byte_order;
+ * readers reject files whose order differs from theirs.
+ */
+#ifndef COMMHINT_TRACE_FORMAT_H
+#define COMMHINT_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define CHT_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define CHT_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/* ---- versions, names ---------------------------------------------------- */
+
+#define CHT_FORMAT_VERSION 1 /* version this header describes */
+#define CHT_FORMAT_OLDEST 1  /* oldest version a reader of this one can read */
+
+#define CHT_META_FILE "commhint.meta"
+#define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
+
+#define CHT_MAGIC_META "CHTMETA"  /* 8 bytes with the NUL */
+#define CHT_MAGIC_RANK "CHTRANK"  /* 8 bytes with the NUL */
+#define CHT_BYTE_ORDER_MARK 0x0102u /* stored natively; reads back 0x0201 if swapped */
+
+#define CHT_NONE 0xffffffffu /* "no site / no loop / no string" in 32-bit ids */
+
+/* Feature bits in cht_file_header.features.  A reader that meets a bit it
+ * does not know in CHT_FEATURES_REQUIRED_MASK must refuse the file; other
+ * bits only announce optional content. */
+enum cht_feature {
+    CHT_FEAT_ZSTD = 1u << 0,       /* chunk payloads are zstd frames */
+    CHT_FEAT_SITES = 1u << 1,      /* program was built with the pass */
+    CHT_FEAT_THREADS = 1u << 2,    /* more than one thread wrote events */
+};
+#define CHT_FEATURES_REQUIRED_MASK 0x00000000ffff0000ull
+
+/* ---- file and chunk headers --------------------------------------------- */
+
+struct cht_file_header {
+    char magic[8];           /* CHT_MAGIC_META or CHT_MAGIC_RANK */
+    uint16_t version;        /* CHT_FORMAT_VERSION of the writer */
+    uint16_t oldest_version; /* oldest reader version that can read this */
+    uint16_t header_size;    /* bytes; 64 for version 1; chunks start here */
+    uint16_t byte_order;     /* CHT_BYTE_ORDER_MARK as written */
+    uint64_t features;       /* enum cht_feature bits */
+    uint64_t run_id;         /* random id shared by every file of one run */
+    int32_t rank;            /* world rank, -1 in the meta file */
+    int32_t world_size;      /* ranks in MPI_COMM_WORLD, 0 if unknown */
+    uint32_t compression;    /* 1 = zstd */
+    uint32_t reserved0;
+    uint64_t created_ns;     /* CLOCK_REALTIME when the file was created, ns */
+    uint64_t reserved1;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_file_header) == 64, "file header is 64 bytes");
+
+#define CHT_COMPRESSION_ZSTD 1u
+
+#define CHT_CHUNK_MAGIC 0x4b434843u /* "CHCK" read as little-endian bytes */
+
+struct cht_chunk_header {
+    uint32_t magic;       /* CHT_CHUNK_MAGIC */
+    uint16_t header_size; /* bytes; 32 for version 1 */
+    uint16_t flags;       /* reserved, 0 */
+    uint32_t stored_size; /* bytes of payload following this header */
+    uint32_t raw_size;    /* bytes of records after decompression, multiple of 8 */
+    uint32_t thread;      /* index of the writing thread within the rank, 0 = first */
+    uint32_t reserved;
+    uint64_t seq;         /* chunk number within the file, from 0, no gaps */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_chunk_header) == 32, "chunk header is 32 bytes");
+
+#define CHT_CHUNK_MAX_RAW (64u << 20)    /* readers reject larger raw_size */
+#define CHT_CHUNK_MAX_STORED (80u << 20) /* readers reject larger stored_size */
+
+/* ---- records ------------------------------------------------------------ */
+
+/* Every record starts with this.  size counts the header too, is a multiple
+ * of 8 and at least 8; a record never crosses a chunk. */
+struct cht_rec {
+    uint16_t type; /* enum cht_rec_type */
+    uint16_t aux;  /* meaning depends on type */
+    uint32_t size; /* bytes, header included */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec) == 8, "record header is 8 bytes");
+
+enum cht_rec_type {
+    /* rank streams */
+    CHT_REC_COMP = 1,       /* computation event, shape from the site table */
+    CHT_REC_RANGES = 2,     /* computation event with explicit ranges (memcpy...) */
+    CHT_REC_LOOP = 3,       /* loop entry / iteration / exit, aux = enum cht_loop_kind */
+    CHT_REC_MPI = 4,        /* MPI call, aux = enum cht_mpi_call */
+    CHT_REC_COMPLETE = 5,   /* one request completed by the preceding MPI record */
+    CHT_REC_BLOCKS = 6,     /* per-rank blocks of the preceding v-collective */
+    CHT_REC_COMM = 7,       /* a communicator was created */
+    CHT_REC_MODULE = 8,     /* a loaded object (executable or shared library) */
+    CHT_REC_TU = 9,         /* a translation unit's id ranges in this process */
+    CHT_REC_CLOCK = 10,     /* clock sample at MPI_Init / MPI_Finalize */
+    CHT_REC_LOST = 11,      /* events dropped by the writer */
+    CHT_REC_END = 12,       /* clean end of the stream: last record of the file */
+    /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
+    CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
+    CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
+};
+
+/* CHT_REC_COMP: aux = number of addresses.  The site's access list in the
+ * site table gives, in order, the size and direction of each address. */
+struct cht_rec_comp {
+    struct cht_rec h;
+    uint32_t site;     /* global site id */
+    uint32_t reserved;
+    /* uint64_t addr[h.aux]; */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_comp) == 16, "comp record is 16 bytes + addresses");
+
+/* CHT_REC_RANGES: aux = number of ranges. */
+struct cht_range {
+    uint64_t addr;
+    uint64_t len; /* bytes in the low 63 bits; bit 63 set = written, clear = read */
+};
+#define CHT_RANGE_WRITE (1ull << 63)
+#define CHT_RANGE_LEN_MASK (CHT_RANGE_WRITE - 1)
+CHT_STATIC_ASSERT(sizeof(struct cht_range) == 16, "range is 16 bytes");
+
+struct cht_rec_ranges {
+    struct cht_rec h;
+    uint32_t site;
+    uint32_t reserved;
+    /* struct cht_range range[h.aux]; */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_ranges) == 16, "ranges record is 16 bytes + ranges");
+
+/* CHT_REC_LOOP: aux = kind.  ENTER pushes the loop with iteration 0, ITER
+ * (emitted at the loop header) adds one to the innermost instance of the loop,
+ * EXIT pops everything down to and including the innermost instance of the
+ * loop.  An ITER of a loop that is not on the stack pushes it with iteration
+ * 1; an EXIT of a loop that is not on the stack is ignored. */
+enum cht_loop_kind { CHT_LOOP_ENTER = 1, CHT_LOOP_ITER = 2, CHT_LOOP_EXIT = 3 };
+
+struct cht_rec_loop {
+    struct cht_rec h;
+    uint32_t loop; /* global loop id */
+    uint32_t reserved;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_loop) == 16, "loop record is 16 bytes");
+
+/* ---- MPI events ---------------------------------------------------------- */
+
+enum cht_mpi_call {
+    CHT_MPI_UNKNOWN = 0,
+    /* point to point */
+    CHT_MPI_SEND = 1, CHT_MPI_SSEND, CHT_MPI_BSEND, CHT_MPI_RSEND, CHT_MPI_RECV,
+    CHT_MPI_ISEND, CHT_MPI_ISSEND, CHT_MPI_IBSEND, CHT_MPI_IRSEND, CHT_MPI_IRECV,
+    CHT_MPI_SENDRECV, CHT_MPI_SENDRECV_REPLACE, CHT_MPI_PROBE, CHT_MPI_IPROBE,
+    /* completion */
+    CHT_MPI_WAIT = 20, CHT_MPI_WAITALL, CHT_MPI_WAITANY, CHT_MPI_WAITSOME,
+    CHT_MPI_TEST, CHT_MPI_TESTALL, CHT_MPI_TESTANY, CHT_MPI_TESTSOME,
+    CHT_MPI_REQUEST_FREE, CHT_MPI_CANCEL,
+    /* collectives */
+    CHT_MPI_BARRIER = 40, CHT_MPI_BCAST, CHT_MPI_REDUCE, CHT_MPI_ALLREDUCE,
+    CHT_MPI_GATHER, CHT_MPI_GATHERV, CHT_MPI_SCATTER, CHT_MPI_SCATTERV,
+    CHT_MPI_ALLGATHER, CHT_MPI_ALLGATHERV, CHT_MPI_ALLTOALL, CHT_MPI_ALLTOALLV,
+    CHT_MPI_REDUCE_SCATTER, CHT_MPI_REDUCE_SCATTER_BLOCK, CHT_MPI_SCAN, CHT_MPI_EXSCAN,
+    /* communicators and the environment */
+    CHT_MPI_COMM_DUP = 70, CHT_MPI_COMM_SPLIT, CHT_MPI_COMM_CREATE, CHT_MPI_COMM_FREE,
+    CHT_MPI_CART_CREATE, CHT_MPI_CART_SUB, CHT_MPI_COMM_SPLIT_TYPE, CHT_MPI_INTERCOMM_CREATE,
+    CHT_MPI_INIT = 90, CHT_MPI_INIT_THREAD, CHT_MPI_FINALIZE, CHT_MPI_ABORT,
+    CHT_MPI_CALL_MAX = 127
+};
+
+enum cht_mpi_op {
+    CHT_OP_NONE = 0, CHT_OP_SUM, CHT_OP_PROD, CHT_OP_MAX, CHT_OP_MIN, CHT_OP_LAND,
+    CHT_OP_BAND, CHT_OP_LOR, CHT_OP_BOR, CHT_OP_LXOR, CHT_OP_BXOR, CHT_OP_MAXLOC,
+    CHT_OP_MINLOC, CHT_OP_REPLACE, CHT_OP_USER
+};
+
+enum cht_mpi_flag {
+    CHT_MPIF_SEND_IN_PLACE = 1u << 0, /* send buffer was MPI_IN_PLACE */
+    CHT_MPIF_RECV_IN_PLACE = 1u << 1, /* receive buffer was MPI_IN_PLACE */
+    CHT_MPIF_ANY_SOURCE = 1u << 2,    /* receive posted with MPI_ANY_SOURCE */
+    CHT_MPIF_ANY_TAG = 1u << 3,       /* receive posted with MPI_ANY_TAG */
+    CHT_MPIF_PROC_NULL = 1u << 4,     /* a peer was MPI_PROC_NULL */
+    CHT_MPIF_ERROR = 1u << 5,         /* the call returned an error code */
+    CHT_MPIF_NOT_FOUND = 1u << 6,     /* Iprobe/Test* reported flag = false */
+    CHT_MPIF_ROOT = 1u << 7,          /* this rank was the collective's root */
+    CHT_MPIF_INTERCOMM = 1u << 8,     /* communicator is an intercommunicator */
+    CHT_MPIF_HAS_STATUS = 1u << 9     /* st_* fields hold a received status */
+};
+
+/* Ranks in MPI records are world ranks; these stand for the rest. */
+#define CHT_RANK_NONE (-1)       /* field unused by this call */
+#define CHT_RANK_ANY (-2)        /* MPI_ANY_SOURCE */
+#define CHT_RANK_PROC_NULL (-3)  /* MPI_PROC_NULL */
+#define CHT_TAG_NONE (-1)
+#define CHT_TAG_ANY (-2)         /* MPI_ANY_TAG */
+
+/* Communicator ids agree across ranks: MPI_COMM_WORLD is 0, MPI_COMM_SELF
+ * is CHT_COMM_SELF, and a created communicator gets
+ * ((world rank of its rank 0) + 1) << 32 | (communicators that rank has
+ * created as rank 0 so far), broadcast to the members at creation. */
+#define CHT_COMM_WORLD 0ull
+#define CHT_COMM_SELF 0xffffffffffffffffull
+#define CHT_COMM_UNKNOWN 0xfffffffffffffffeull
+
+/* CHT_REC_MPI, aux = enum cht_mpi_call.  One layout for every call; fields a
+ * call does not use hold 0 / CHT_RANK_NONE / CHT_TAG_NONE.  Buffers are the
+ * first byte the call touches (buffer + true lower bound) and the byte extent
+ * it touches ((count - 1) * extent + true extent), so derived datatypes are
+ * covered.  Sequence numbers: a send gets the next number of its channel
+ * (communicator, sender, receiver, tag); a receive gets the next number of
+ * the channel its status names, so a matched pair carries the same number;
+ * collectives number their calls per communicator in seq. */
+struct cht_rec_mpi {
+    struct cht_rec h;
+    uint32_t site;      /* pass site id of the call, CHT_NONE if not compiled with the pass */
+    uint32_t flags;     /* enum cht_mpi_flag */
+    uint64_t ret_addr;  /* return address into the caller, for symbolisation */
+    uint64_t t_enter;   /* ns, CLOCK_MONOTONIC */
+    uint64_t t_exit;    /* ns, CLOCK_MONOTONIC */
+    uint64_t comm;      /* communicator id (see above) */
+    uint64_t sbuf;      /* send buffer address, 0 if none */
+    uint64_t sbytes;    /* bytes read from sbuf */
+    uint64_t rbuf;      /* receive buffer address, 0 if none */
+    uint64_t rbytes;    /* bytes the call may write at rbuf */
+    int32_t peer;       /* send: destination world rank; collective: root */
+    int32_t tag;        /* send tag */
+    int32_t rpeer;      /* receive/probe: source as posted (world rank or CHT_RANK_ANY) */
+    int32_t rtag;       /* receive/probe: tag as posted (or CHT_TAG_ANY) */
+    int32_t st_source;  /* status: world rank the message came from */
+    int32_t st_tag;     /* status: its tag */
+    uint64_t st_bytes;  /* status: bytes received */
+    uint64_t request;   /* nonblocking: request id (per rank, from 1), else 0 */
+    uint64_t seq;       /* send: channel sequence number; collective: call number on comm */
+    uint64_t rseq;      /* receive: channel sequence number (0 until known) */
+    int32_t op;         /* enum cht_mpi_op for reductions */
+    int32_t count;      /* the call's count argument (first count for Sendrecv) */
+    uint32_t datatype;  /* size of the datatype in bytes (MPI_Type_size) */
+    uint32_t comm_size; /* size of the communicator */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_mpi) == 152, "MPI record is 152 bytes");
+
+/* CHT_REC_COMPLETE follows the MPI record of a completion call (Wait*, Test*,
+ * and MPI_Request_free), one per request it completed, in completion order. */
+struct cht_rec_complete {
+    struct cht_rec h;  /* aux: 1 = the request was a receive, 0 = a send */
+    uint64_t request;  /* request id from the Isend/Irecv record */
+    int32_t st_source; /* receive: world rank the message came from */
+    int32_t st_tag;    /* receive: its tag */
+    uint64_t st_bytes; /* receive: bytes received */
+    uint64_t rseq;     /* receive: channel sequence number */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_complete) == 40, "complete record is 40 bytes");
+
+/* CHT_REC_BLOCKS follows a v-collective (and Alltoall/Gather/Scatter, whose
+ * blocks are uniform but are spelled out too): aux = 0 for the send side,
+ * 1 for the receive side; one block per rank of the communicator, offsets
+ * relative to sbuf/rbuf of the MPI record. */
+struct cht_block {
+    int64_t offset; /* bytes from the buffer start */
+    uint64_t bytes; /* bytes in this rank's block */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_block) == 16, "block is 16 bytes");
+
+struct cht_rec_blocks {
+    struct cht_rec h;
+    uint32_t count;    /* number of blocks */
+    uint32_t reserved;
+    /* struct cht_block block[count]; */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_blocks) == 16, "blocks record is 16 bytes + blocks");
+
+/* CHT_REC_COMM: a communicator this rank belongs to was created (aux = enum
+ * cht_mpi_call of the creating call).  Members' world ranks in order of their
+ * rank in the new communicator (for an intercommunicator, local group then
+ * remote group). */
+struct cht_rec_comm {
+    struct cht_rec h;
+    uint64_t comm;       /* id of the new communicator */
+    uint64_t parent;     /* id of the communicator it was made from */
+    uint32_t size;       /* members in the (local) group */
+    uint32_t remote_size;/* members of the remote group, 0 for intracommunicators */
+    int32_t my_rank;     /* this rank's rank in it */
+    uint32_t reserved;
+    /* int32_t world_rank[size + remote_size], padded to 8 bytes */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_comm) == 40, "comm record is 40 bytes + ranks");
+
+/* CHT_REC_MODULE: a loaded ELF object; lets return addresses of PIE code be
+ * mapped back to file offsets.  Followed by build id bytes then the path,
+ * NUL-terminated, padded to 8. */
+struct cht_rec_module {
+    struct cht_rec h;
+    uint64_t base;        /* load bias (dlpi_addr) */
+    uint64_t start, end;  /* lowest and highest+1 address of its PT_LOAD segments */
+    uint32_t build_id_len;/* bytes of GNU build id that follow */
+    uint32_t path_len;    /* bytes of the path that follow the build id, NUL included */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_module) == 40, "module record is 40 bytes + data");
+
+/* CHT_REC_TU: a translation unit compiled with the pass registered in this
+ * process; its local site i has global id site_base + i (same for loops). */
+struct cht_rec_tu {
+    struct cht_rec h;
+    uint64_t tu_key;   /* content hash of its site table (cht_tu_header.tu_key) */
+    uint32_t site_base;
+    uint32_t nsites;
+    uint32_t loop_base;
+    uint32_t nloops;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_tu) == 32, "tu record is 32 bytes");
+
+/* CHT_REC_CLOCK: taken at MPI_Init (aux=0) and MPI_Finalize (aux=1) so later
+ * stages can relate the ranks' monotonic clocks. */
+struct cht_rec_clock {
+    struct cht_rec h;
+    uint64_t mono_ns;   /* CLOCK_MONOTONIC, ns */
+    uint64_t real_ns;   /* CLOCK_REALTIME, ns */
+    double wtime;       /* MPI_Wtime(), s */
+    uint64_t reserved;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_clock) == 40, "clock record is 40 bytes");
+
+/* CHT_REC_LOST: the writer dropped events (aux: 1 = write error, 2 = buffer
+ * registration failed); readers report it. */
+struct cht_rec_lost {
+    struct cht_rec h;
+    uint64_t records;  /* records dropped */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_lost) == 16, "lost record is 16 bytes");
+
+/* CHT_REC_END: written once at a clean exit, in a chunk of its own, last. */
+struct cht_rec_end {
+    struct cht_rec h;
+    uint64_t records;  /* records written by this rank, all threads */
+    uint64_t t_end;    /* ns, CLOCK_MONOTONIC */
+    uint32_t threads;  /* threads that wrote events */
+    int32_t exit_status; /* status passed to exit(), or -1 if unknown */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_end) == 32, "end record is 32 bytes");
+
+/* CHT_REC_PROGRAM (meta file): followed by build_id_len bytes of GNU build
+ * id, then argc NUL-terminated strings (argv[0] first, resolved to an absolute
+ * path), padded to 8. */
+struct cht_rec_program {
+    struct cht_rec h;
+    uint32_t build_id_len;
+    uint32_t argc;
+    uint32_t strings_len;  /* bytes of the argv strings, NULs included */
+    int32_t world_size;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_program) == 24, "program record is 24 bytes + data");
+
+/* CHT_REC_SITE_TABLE: h followed by 8 bytes of padding then one site table
+ * blob (below), padded to 8. */
+struct cht_rec_site_table {
+    struct cht_rec h;
+    uint32_t blob_size; /* bytes of the blob */
+    uint32_t reserved;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_site_table) == 16, "site table record is 16 bytes + blob");
+
+/* ---- site tables -------------------------------------------------------- */
+
+/* A site table blob is made by the pass for one translation unit and is
+ * embedded in the object as constant data; the runtime copies it verbatim
+ * into the trace.  All offsets are from the start of the blob. */
+#define CHT_TU_MAGIC 0x55544843u /* "CHTU" little-endian */
+#define CHT_TU_VERSION 1
+
+struct cht_tu_header {
+    uint32_t magic;        /* CHT_TU_MAGIC */
+    uint16_t version;      /* CHT_TU_VERSION */
+    uint16_t header_size;  /* bytes, 64 */
+    uint64_t tu_key;       /* FNV-1a 64 of the blob with this field zeroed */
+    uint32_t nsites;
+    uint32_t nloops;
+    uint32_t naccess;      /* entries in the access table */
+    uint32_t total_size;   /* bytes of the whole blob */
+    uint32_t sites_off;    /* -> struct cht_site[nsites] */
+    uint32_t loops_off;    /* -> struct cht_loop[nloops] */
+    uint32_t access_off;   /* -> struct cht_access[naccess] */
+    uint32_t strings_off;  /* -> NUL-terminated strings; offset 0 is "" */
+    uint32_t strings_size; /* bytes of the string area */
+    uint32_t module_name;  /* string: the LLVM module identifier (source file as compiled) */
+    uint32_t reserved[2];
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_tu_header) == 64, "tu header is 64 bytes");
+
+enum cht_site_kind {
+    CHT_SITE_COMP = 1,   /* a statement's loads and stores (CHT_REC_COMP) */
+    CHT_SITE_MEMCPY = 2, /* memcpy/memmove: read src, write dst (CHT_REC_RANGES) */
+    CHT_SITE_MEMSET = 3, /* memset: write dst (CHT_REC_RANGES) */
+    CHT_SITE_CALL = 4    /* an MPI call (named by cht_rec_mpi.site) */
+};
+
+/* What a statement computes from what it loads before storing: the opcode of
+ * the value stored.  A later stage uses it to recognise reductions. */
+enum cht_site_op {
+    CHT_SOP_NONE = 0, CHT_SOP_COPY, CHT_SOP_ADD, CHT_SOP_SUB, CHT_SOP_MUL,
+    CHT_SOP_DIV, CHT_SOP_FADD, CHT_SOP_FSUB, CHT_SOP_FMUL, CHT_SOP_FDIV,
+    CHT_SOP_MIN, CHT_SOP_MAX, CHT_SOP_FMIN, CHT_SOP_FMAX, CHT_SOP_AND,
+    CHT_SOP_OR, CHT_SOP_XOR, CHT_SOP_OTHER
+};
+
+enum cht_site_flag {
+    CHT_SITEF_CONDITIONAL = 1u << 0, /* control-dependent on a branch in its function
+                                        other than a loop's own exit test */
+    CHT_SITEF_ACCUMULATE = 1u << 1,  /* stores op(load of the same address, x) */
+    CHT_SITEF_INLINED = 1u << 2,     /* code was inlined into func */
+    CHT_SITEF_ATOMIC = 1u << 3,      /* includes an atomic access */
+    CHT_SITEF_VECTOR = 1u << 4       /* includes a vector access */
+};
+
+struct cht_site {
+    uint32_t file;         /* string: source file as in the debug info */
+    uint32_t func;         /* string: function the code is in after inlining */
+    uint32_t line;         /* 0 if the code has no debug location */
+    uint16_t col;
+    uint8_t kind;          /* enum cht_site_kind */
+    uint8_t op;            /* enum cht_site_op */
+    uint32_t loop;         /* local id of the innermost enclosing loop, CHT_NONE if none */
+    uint32_t flags;        /* enum cht_site_flag */
+    uint32_t access_first; /* index of its first entry in the access table */
+    uint32_t naccess;      /* entries; equals the address count of its COMP records */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_site) == 32, "site is 32 bytes");
+
+#define CHT_ACCESS_READ 1u
+#define CHT_ACCESS_WRITE 2u /* both bits: atomic read-modify-write */
+
+struct cht_access {
+    uint32_t size;  /* bytes accessed at the recorded address */
+    uint32_t flags; /* CHT_ACCESS_READ / CHT_ACCESS_WRITE */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_access) == 8, "access is 8 bytes");
+
+struct cht_loop {
+    uint32_t file;   /* string */
+    uint32_t func;   /* string */
+    uint32_t line;   /* location of the loop header, 0 if unknown */
+    uint16_t col;
+    uint16_t depth;  /* 1 for an outermost loop of its function */
+    uint32_t parent; /* local id of the enclosing loop, CHT_NONE if outermost */
+    uint32_t reserved;
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_loop) == 24, "loop is 24 bytes");
+
+/* FNV-1a, 64 bit: tu_key of a site table. */
+#define CHT_FNV64_OFFSET 0xcbf29ce484222325ull
+#define CHT_FNV64_PRIME 0x100000001b3ull
+
+#endif /* COMMHINT_TRACE_FORMAT_H */

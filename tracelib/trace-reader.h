@@ -1,0 +1,296 @@
+/* trace-reader.h - reading commhint traces: the one public header of
+ * tracelib/reader (streaming cursors over rank streams, site tables,
+ * symbolisation of return addresses with libdwarf).
+ *
+ * Readers distrust their input: every length and offset is checked before
+ * use, nothing is loaded whole, and malformed input becomes a negative
+ * status with a message naming the file and byte offset.
+ *
+ * Ownership: pointers returned by *_next and the lookup functions are
+ * borrowed.  Records and events stay valid until the next call on the same
+ * cursor; site, loop and string data stay valid until the trace is closed.
+ */
+#ifndef COMMHINT_TRACE_READER_H
+#define COMMHINT_TRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace-format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes shared by the analysis libraries: 0 is success, errors are
+ * negative. */
+enum trace_status {
+    TRACE_OK = 0,
+    TRACE_ERR_IO = -1,        /* a file could not be opened or read */
+    TRACE_ERR_FORMAT = -2,    /* malformed input */
+    TRACE_ERR_VERSION = -3,   /* written by a format version we cannot read */
+    TRACE_ERR_NOMEM = -4,
+    TRACE_ERR_NOT_TRACE = -5, /* not a commhint trace directory */
+    TRACE_ERR_ARG = -6,       /* bad argument from the caller */
+    TRACE_ERR_NOT_FOUND = -7, /* e.g. no stream file for that rank */
+    TRACE_ERR_MISMATCH = -8   /* file belongs to another run */
+};
+
+/* Short name of a status ("format error", ...). */
+const char *trace_status_str(int status);
+
+/* Error message: one sentence, then key=value facts, no trailing newline,
+ * e.g. "cannot read chunk: file=t/rank-00003.chtr offset=81920 reason=length past end". */
+struct trace_err {
+    char msg[512];
+};
+
+/* ---- low level: records of one file ------------------------------------ */
+
+struct trace_stream;
+
+/* Opens a meta or rank file and checks its file header (magic, version,
+ * byte order, header size, required features).  On error returns a negative
+ * status (TRACE_ERR_NOT_FOUND if the file does not exist) and fills err. */
+int trace_stream_open(const char *path, struct trace_stream **out,
+                      struct trace_err *err);
+void trace_stream_close(struct trace_stream *s);
+
+/* The file header as read (borrowed). */
+const struct cht_file_header *trace_stream_header(const struct trace_stream *s);
+
+/* Next record: 1 with *rec set (borrowed until the next call), 0 at the end
+ * of the file, negative on malformed input (message in trace_stream_error).
+ * Records of known types are checked to hold their fixed part and the
+ * variable part their counts announce; unknown types are returned as they
+ * are.  A file that ends inside a chunk ends the stream with 0 and sets
+ * trace_stream_cut_short.  Errors are sticky. */
+int trace_stream_next(struct trace_stream *s, const struct cht_rec **rec);
+
+/* The chunk the last record came from (borrowed) and the file offset of its
+ * header. */
+const struct cht_chunk_header *trace_stream_chunk(const struct trace_stream *s);
+uint64_t trace_stream_chunk_offset(const struct trace_stream *s);
+
+/* Records that follow the last one returned in the same chunk, without
+ * consuming them: the i-th next record (i from 0), or NULL. */
+const struct cht_rec *trace_stream_peek(const struct trace_stream *s, unsigned i);
+/* Consumes n peeked records. */
+void trace_stream_skip(struct trace_stream *s, unsigned n);
+
+/* After 0 from next: true if the file ended inside a chunk; the reason and
+ * offset are in trace_stream_error. */
+bool trace_stream_cut_short(const struct trace_stream *s);
+const char *trace_stream_error(const struct trace_stream *s);
+const char *trace_stream_path(const struct trace_stream *s);
+
+/* Bytes of the file read so far and its total size. */
+uint64_t trace_stream_bytes_read(const struct trace_stream *s);
+uint64_t trace_stream_file_size(const struct trace_stream *s);
+
+/* ---- a trace directory ------------------------------------------------- */
+
+struct trace;
+
+/* Opens a trace directory: reads commhint.meta (program, site tables).
+ * TRACE_ERR_NOT_TRACE if dir does not exist, is not a directory or has no
+ * commhint.meta (the message says when rank files are there anyway).  A
+ * meta file cut short keeps what it holds. */
+int trace_open(const char *dir, struct trace **out, struct trace_err *err);
+void trace_close(struct trace *t);
+
+const char *trace_dir(const struct trace *t);
+int trace_world_size(const struct trace *t);
+uint64_t trace_run_id(const struct trace *t);
+const struct cht_file_header *trace_meta_header(const struct trace *t);
+/* Program path (argv[0] as an absolute path), its argument count and the
+ * i-th argument; build id bytes (may be 0 long). */
+const char *trace_program(const struct trace *t);
+int trace_argc(const struct trace *t);
+const char *trace_argv(const struct trace *t, int i);
+const uint8_t *trace_build_id(const struct trace *t, size_t *len);
+/* True if the rank's stream file exists. */
+bool trace_has_rank(const struct trace *t, int rank);
+/* Path of a rank's stream file (borrowed until close). */
+const char *trace_rank_path(const struct trace *t, int rank);
+
+/* ---- decoded events of one rank ---------------------------------------- */
+
+struct trace_site_info {
+    uint32_t id;          /* global site id */
+    const char *file;     /* source file as in the debug info ("" if unknown) */
+    const char *func;
+    uint32_t line;
+    uint16_t col;
+    uint8_t kind;         /* enum cht_site_kind */
+    uint8_t op;           /* enum cht_site_op */
+    uint32_t flags;       /* enum cht_site_flag */
+    uint32_t loop;        /* global id of the innermost enclosing loop, CHT_NONE */
+    uint32_t naccess;
+    const struct cht_access *access; /* naccess entries */
+};
+
+struct trace_loop_info {
+    uint32_t id;          /* global loop id */
+    const char *file;
+    const char *func;
+    uint32_t line;
+    uint16_t col;
+    uint16_t depth;
+    uint32_t parent;      /* global id of the enclosing loop, CHT_NONE */
+};
+
+enum trace_ev_kind {
+    TRACE_EV_COMP = 1,  /* computation: CHT_REC_COMP or CHT_REC_RANGES */
+    TRACE_EV_MPI = 2,   /* an MPI call with its follower records */
+    TRACE_EV_LOOP = 3   /* loop enter/iter/exit (only if asked for) */
+};
+
+/* One level of an iteration vector: `iter`-th iteration (from 1) of `loop`. */
+struct trace_iter {
+    uint32_t loop;
+    uint32_t reserved;
+    uint64_t iter;
+};
+
+struct trace_range {
+    uint64_t addr;
+    uint64_t len;   /* bytes */
+    bool write;     /* false: read */
+};
+
+struct trace_event {
+    int kind;                /* enum trace_ev_kind */
+    int rank;
+    uint32_t thread;         /* writer thread index */
+    uint64_t index;          /* ordinal of the event among the rank's COMP and MPI
+                                events, from 0 (so it does not depend on
+                                TRACE_CURSOR_LOOPS); a LOOP event carries the
+                                index the next COMP/MPI event will get */
+    uint32_t site;           /* global site id or CHT_NONE */
+    const struct trace_site_info *site_info; /* NULL if unknown */
+    /* iteration vector of the writing thread at this event, outermost first
+     * (for a LOOP event: after applying it).  Per thread, ENTER pushes
+     * {loop, 0}, ITER adds one to the innermost instance of the loop (or
+     * pushes {loop, 1} if the loop is not on the stack, e.g. a stream that
+     * starts inside it), EXIT pops down to and including the innermost
+     * instance (ignored if absent); deeper than 256 is a format error. */
+    uint32_t depth;
+    const struct trace_iter *iters;
+    /* TRACE_EV_COMP: the ranges read and written, in access order.  For a
+     * COMP record of a site with no known table the lengths are 0 (and
+     * site_info NULL); an atomic read-modify-write access is one range with
+     * write = true.  An address count that differs from the site's naccess
+     * is a format error. */
+    uint32_t nranges;
+    const struct trace_range *ranges;
+    /* TRACE_EV_MPI */
+    const struct cht_rec_mpi *mpi;
+    uint32_t ncomplete;
+    const struct cht_rec_complete *const *complete;
+    const struct cht_rec_blocks *blocks[2]; /* [0] send side, [1] receive side, or NULL */
+    const struct cht_rec_comm *newcomm;     /* communicator created by the call, or NULL */
+    /* TRACE_EV_LOOP */
+    int loop_kind;           /* enum cht_loop_kind */
+    uint32_t loop;           /* global loop id */
+};
+
+struct trace_cursor;
+
+enum trace_cursor_flag {
+    TRACE_CURSOR_LOOPS = 1u << 0 /* also return TRACE_EV_LOOP events */
+};
+
+/* Opens a streaming cursor over one rank's events.  TRACE_ERR_NOT_FOUND if
+ * the rank has no stream file; TRACE_ERR_MISMATCH if its run id differs from
+ * the meta file's. */
+int trace_cursor_open(struct trace *t, int rank, unsigned flags,
+                      struct trace_cursor **out, struct trace_err *err);
+void trace_cursor_close(struct trace_cursor *c);
+
+/* Next event: 1 with *ev set (borrowed until the next call), 0 at the end,
+ * negative on malformed input (message in trace_cursor_error). */
+int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev);
+const char *trace_cursor_error(const struct trace_cursor *c);
+
+/* After the end: true if the stream had no clean end (the rank died or was
+ * killed); trace_cursor_error then says where it was cut. */
+bool trace_cursor_cut_short(const struct trace_cursor *c);
+
+/* Site and loop lookup by global id for this rank (NULL if unknown). */
+const struct trace_site_info *trace_cursor_site(const struct trace_cursor *c, uint32_t id);
+const struct trace_loop_info *trace_cursor_loop(const struct trace_cursor *c, uint32_t id);
+
+/* Counters so far. */
+struct trace_cursor_stats {
+    uint64_t records;            /* all records, follower records included */
+    uint64_t comp_events;
+    uint64_t mpi_events;
+    uint64_t loop_records;
+    uint64_t accesses;           /* ranges in computation events */
+    uint64_t chunks;             /* chunks read */
+    uint64_t lost_records;       /* reported by CHT_REC_LOST */
+    uint64_t bytes_stored;       /* bytes of the file read: file header, chunk
+                                    headers and compressed payloads */
+    uint64_t bytes_raw;          /* decompressed record bytes */
+    uint64_t t_first, t_last;    /* ns, first MPI enter and last MPI exit (0 if none) */
+    uint32_t threads;            /* distinct writer threads seen */
+    bool clean_end;              /* CHT_REC_END seen */
+    int32_t exit_status;         /* from CHT_REC_END, -1 if unknown */
+};
+void trace_cursor_stats(const struct trace_cursor *c, struct trace_cursor_stats *out);
+
+/* ---- symbolisation ------------------------------------------------------ */
+
+#define TRACE_MAX_INLINE 8
+
+struct trace_srcframe {
+    const char *file;  /* borrowed until trace_close */
+    const char *func;
+    uint32_t line;
+    uint32_t col;
+};
+
+/* A code address as a source location: frames[0] is the innermost (the
+ * statement itself); frames[1..] are the call sites it was inlined into. */
+struct trace_srcloc {
+    unsigned nframes;
+    struct trace_srcframe frames[TRACE_MAX_INLINE];
+};
+
+/* Maps a return address recorded in this rank's stream (cht_rec_mpi.ret_addr)
+ * to a source location using the DWARF of the module that contained it
+ * (modules as recorded by CHT_REC_MODULE so far; the call is looked up at
+ * ret_addr - 1).  Returns 1 if found, 0 if the address has no line
+ * information (err says why), negative on error (message in err):
+ * TRACE_ERR_NOT_FOUND if no recorded module contains the address.  If the
+ * binary on disk has another GNU build id than the one recorded, the lookup
+ * is still made and *out filled, but TRACE_ERR_MISMATCH is returned with
+ * "the binary changed since the run: ..." so callers can warn (lines may be
+ * wrong).  Strings live until trace_close.  Not thread-safe per trace. */
+int trace_cursor_symbolize(struct trace_cursor *c, uint64_t ret_addr,
+                           struct trace_srcloc *out, struct trace_err *err);
+
+/* Same for a file offset-free address in an ELF file on disk: `pc` is a
+ * link-time virtual address of `path` (no -1 adjustment here).  Used by the
+ * above and by tests.  With a trace, opened files are cached in it and the
+ * strings live until trace_close; with t == NULL the file is opened for this
+ * call only and the strings live until the next t == NULL call in the same
+ * thread.  0 also for a file without DWARF; TRACE_ERR_NOT_FOUND if the file
+ * does not exist. */
+int trace_symbolize_file(struct trace *t, const char *path, uint64_t pc,
+                         struct trace_srcloc *out, struct trace_err *err);
+
+/* ---- names ------------------------------------------------------------- */
+
+const char *trace_mpi_call_name(int call);   /* "MPI_Send", ... or "MPI_?" */
+const char *trace_mpi_op_name(int op);       /* "MPI_SUM", ... */
+const char *trace_site_op_name(int op);      /* "fadd", ... */
+const char *trace_site_kind_name(int kind);  /* "comp", "memcpy", ... */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMMHINT_TRACE_READER_H */
