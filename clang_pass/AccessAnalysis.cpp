@@ -176,16 +176,39 @@ static const Value *stripCasts(const Value *V) {
   return V;
 }
 
-// Same address: the same pointer value, or two GEPs computing it alike (the
-// load and store of `s[i] += x` after CSE failed to merge them).
-static bool samePointer(const Value *A, const Value *B) {
-  A = A->stripPointerCasts();
-  B = B->stripPointerCasts();
+// Same value computed twice: at -O0 `a[i] += x` loads `i` and builds the
+// address of a[i] once for the load and once for the store.  Two
+// instructions of the same operation on equal operands are equal; two loads
+// also need nothing that may write memory between them in their block.
+static bool sameValue(const Value *A, const Value *B, unsigned Depth) {
   if (A == B)
     return true;
-  const auto *GA = dyn_cast<GetElementPtrInst>(A);
-  const auto *GB = dyn_cast<GetElementPtrInst>(B);
-  return GA && GB && GA->isIdenticalTo(GB);
+  const auto *IA = dyn_cast<Instruction>(A);
+  const auto *IB = dyn_cast<Instruction>(B);
+  if (!Depth || !IA || !IB || !IA->isSameOperationAs(IB) ||
+      IA->getNumOperands() != IB->getNumOperands() || isa<PHINode>(IA) ||
+      isa<CallBase>(IA) || IA->mayHaveSideEffects())
+    return false;
+  if (const auto *LA = dyn_cast<LoadInst>(IA)) {
+    const auto *LB = cast<LoadInst>(IB);
+    if (!LA->isSimple() || !LB->isSimple() ||
+        LA->getParent() != LB->getParent())
+      return false;
+    const Instruction *First = LA->comesBefore(LB) ? LA : LB;
+    const Instruction *Last = First == LA ? LB : LA;
+    for (const Instruction *I = First->getNextNode(); I != Last;
+         I = I->getNextNode())
+      if (I->mayWriteToMemory())
+        return false;
+  }
+  for (unsigned K = 0; K < IA->getNumOperands(); ++K)
+    if (!sameValue(IA->getOperand(K), IB->getOperand(K), Depth - 1))
+      return false;
+  return true;
+}
+
+static bool samePointer(const Value *A, const Value *B) {
+  return sameValue(A->stripPointerCasts(), B->stripPointerCasts(), 6);
 }
 
 static bool isLoadOf(const Value *V, const Value *Ptr) {
@@ -226,8 +249,8 @@ static uint8_t binaryOp(unsigned Opcode) {
 // op and accumulate flag of a store of \p V to \p Ptr.  A copy is a store
 // of a value loaded by the same statement from traced memory (at -O0 every
 // variable is loaded; an untraced local is a value, as it is at -O2).
-static void storedOp(const Value *V, const Value *Ptr,
-                     ArrayRef<Access> Group, Site &S) {
+static void storedOp(const Value *V, const Value *Ptr, ArrayRef<Access> Group,
+                     Site &S) {
   V = stripCasts(V);
   if (isa<LoadInst>(V)) {
     if (llvm::any_of(Group, [&](const Access &A) { return A.Inst == V; }))
@@ -383,7 +406,8 @@ void AccessAnalysis::computeLoops(FunctionPlan &Plan) {
     if (const DILocation *DIL = Loc.get()) {
       D.File = fileOf(DIL);
       D.Line = DIL->getLine();
-      D.Col = static_cast<uint16_t>(std::min<unsigned>(DIL->getColumn(), 0xffff));
+      D.Col =
+          static_cast<uint16_t>(std::min<unsigned>(DIL->getColumn(), 0xffff));
     }
     if (D.File.empty())
       D.File = DefaultFile;
@@ -445,8 +469,8 @@ static const BasicBlock *loopGuard(const Loop &L,
   const auto *BI = dyn_cast<BranchInst>(G->getTerminator());
   if (!BI || !BI->isConditional())
     return nullptr;
-  const BasicBlock *Other = BI->getSuccessor(0) == B ? BI->getSuccessor(1)
-                                                     : BI->getSuccessor(0);
+  const BasicBlock *Other =
+      BI->getSuccessor(0) == B ? BI->getSuccessor(1) : BI->getSuccessor(0);
   if (Other == B)
     return nullptr;
   SmallVector<BasicBlock *, 4> Exits;
@@ -468,8 +492,8 @@ void AccessAnalysis::computeConditionalBlocks() {
       Guards.insert(G);
   for (BasicBlock &A : F) {
     const Instruction *T = A.getTerminator();
-    if (!T || !(isa<BranchInst>(T) || isa<SwitchInst>(T) ||
-                isa<IndirectBrInst>(T)))
+    if (!T ||
+        !(isa<BranchInst>(T) || isa<SwitchInst>(T) || isa<IndirectBrInst>(T)))
       continue;
     SmallPtrSet<BasicBlock *, 4> Succs(succ_begin(&A), succ_end(&A));
     if (Succs.size() < 2)
@@ -514,11 +538,11 @@ FunctionPlan AccessAnalysis::run() {
           finishGroup(Plan, Group);
         const Function *Callee = directCallee(*CB);
         StringRef Name = Callee ? Callee->getName() : StringRef();
-        bool IsCopy = isa<MemTransferInst>(CB) ||
-                      ((Name == "memcpy" || Name == "memmove") &&
-                       CB->arg_size() == 3);
-        bool IsSet = isa<MemSetInst>(CB) ||
-                     (Name == "memset" && CB->arg_size() == 3);
+        bool IsCopy =
+            isa<MemTransferInst>(CB) ||
+            ((Name == "memcpy" || Name == "memmove") && CB->arg_size() == 3);
+        bool IsSet =
+            isa<MemSetInst>(CB) || (Name == "memset" && CB->arg_size() == 3);
         if (IsCopy || IsSet) {
           Value *Dst = CB->getArgOperand(0);
           Value *Src = IsCopy ? CB->getArgOperand(1) : nullptr;

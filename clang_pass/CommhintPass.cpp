@@ -90,8 +90,8 @@ const char *kindName(uint8_t Kind) {
 
 const char *opName(uint8_t Op) {
   static const char *const Names[] = {
-      "none", "copy", "add",  "sub",  "mul", "div", "fadd", "fsub", "fmul",
-      "fdiv", "min",  "max",  "fmin", "fmax", "and", "or",  "xor",  "other"};
+      "none", "copy", "add", "sub",  "mul",  "div", "fadd", "fsub", "fmul",
+      "fdiv", "min",  "max", "fmin", "fmax", "and", "or",   "xor",  "other"};
   return Op < std::size(Names) ? Names[Op] : "?";
 }
 
@@ -128,8 +128,8 @@ FunctionCallee Instrumenter::runtime(StringRef Name, Type *Ret,
     for (unsigned I = 0; I < Params.size(); ++I)
       if (Params[I] == I32)
         Attrs = Attrs.addParamAttribute(Ctx, I, I32Ext);
-  FunctionCallee FC = M.getOrInsertFunction(
-      Name, FunctionType::get(Ret, Params, false), Attrs);
+  FunctionCallee FC =
+      M.getOrInsertFunction(Name, FunctionType::get(Ret, Params, false), Attrs);
   Runtime[Name] = FC;
   return FC;
 }
@@ -137,10 +137,11 @@ FunctionCallee Instrumenter::runtime(StringRef Name, Type *Ret,
 GlobalVariable *Instrumenter::base(const char *Name) {
   if (GlobalVariable *GV = M.getGlobalVariable(Name, /*AllowInternal=*/true))
     return GV;
-  // CHT_NONE until __commhint_register_tu runs, the runtime's "untraced".
+  // COMMHINT_RT_BAD_BASE until __commhint_register_tu runs: ids computed
+  // from it are ignored by the runtime.
   return new GlobalVariable(M, I32, /*isConstant=*/false,
                             GlobalValue::InternalLinkage,
-                            ConstantInt::get(I32, CHT_NONE), Name);
+                            ConstantInt::get(I32, COMMHINT_RT_BAD_BASE), Name);
 }
 
 Value *Instrumenter::globalId(IRBuilder<> &B, Value *Base, uint32_t Local) {
@@ -149,8 +150,8 @@ Value *Instrumenter::globalId(IRBuilder<> &B, Value *Base, uint32_t Local) {
 
 void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
                                   Value *SiteBase, AllocaInst *Addrs) {
-  Instruction *At = S.Kind == CHT_SITE_COMP ? S.Anchor->getNextNode()
-                                            : S.Anchor;
+  Instruction *At =
+      S.Kind == CHT_SITE_COMP ? S.Anchor->getNextNode() : S.Anchor;
   IRBuilder<> B(At);
   B.SetCurrentDebugLocation(S.Anchor->getDebugLoc());
   Value *Id = globalId(B, SiteBase, Local);
@@ -171,8 +172,9 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
         B.CreateStore(B.CreatePointerCast(S.Accesses[K].Ptr, Ptr),
                       B.CreateConstInBoundsGEP2_32(Addrs->getAllocatedType(),
                                                    Addrs, 0, K));
-      B.CreateCall(runtime("__commhint_evn", Void, {I32, I32, Ptr}),
-                   {Id, ConstantInt::get(I32, N), B.CreatePointerCast(Addrs, Ptr)});
+      B.CreateCall(
+          runtime("__commhint_evn", Void, {I32, I32, Ptr}),
+          {Id, ConstantInt::get(I32, N), B.CreatePointerCast(Addrs, Ptr)});
     }
     break;
   }
@@ -183,9 +185,9 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
                   B.CreateZExtOrTrunc(S.Len, I64)});
     break;
   case CHT_SITE_MEMSET:
-    B.CreateCall(runtime("__commhint_memset", Void, {I32, Ptr, I64}),
-                 {Id, B.CreatePointerCast(S.Dst, Ptr),
-                  B.CreateZExtOrTrunc(S.Len, I64)});
+    B.CreateCall(
+        runtime("__commhint_memset", Void, {I32, Ptr, I64}),
+        {Id, B.CreatePointerCast(S.Dst, Ptr), B.CreateZExtOrTrunc(S.Len, I64)});
     break;
   case CHT_SITE_CALL:
     B.CreateCall(runtime("__commhint_mpi_site", Void, {I32}), {Id});
@@ -222,9 +224,8 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
   Value *SiteBase = nullptr, *LoopBase = nullptr;
   if (!Plan.Sites.empty())
     SiteBase = EB.CreateLoad(I32, base(SiteBaseName), "commhint.site_base");
-  bool AnyLoop = llvm::any_of(Plan.Loops, [](const LoopDesc &D) {
-    return D.Preheader != nullptr;
-  });
+  bool AnyLoop = llvm::any_of(
+      Plan.Loops, [](const LoopDesc &D) { return D.Preheader != nullptr; });
   if (AnyLoop)
     LoopBase = EB.CreateLoad(I32, base(LoopBaseName), "commhint.loop_base");
 
@@ -233,8 +234,8 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
     for (const Access &A : S.Accesses)
       Acc.push_back({A.Size, A.Flags});
     uint32_t Loop = S.Loop < 0 ? CHT_NONE : LoopLocal[S.Loop];
-    uint32_t Local = Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind,
-                                   S.Op, Loop, S.Flags, Acc);
+    uint32_t Local = Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind, S.Op,
+                                   Loop, S.Flags, Acc);
     if (Print) {
       errs() << "commhint: site " << Local << " kind=" << kindName(S.Kind)
              << " loc=" << S.File << ":" << S.Line << ":" << S.Col
@@ -284,9 +285,8 @@ void Instrumenter::emitTable() {
                                     "__commhint_site_table");
   BlobGV->setAlignment(Align(8));
 
-  Function *Ctor =
-      Function::Create(FunctionType::get(Void, false),
-                       GlobalValue::InternalLinkage, CtorName, M);
+  Function *Ctor = Function::Create(FunctionType::get(Void, false),
+                                    GlobalValue::InternalLinkage, CtorName, M);
   Ctor->addFnAttr(Attribute::NoUnwind);
   IRBuilder<> B(BasicBlock::Create(Ctx, "", Ctor));
   B.CreateCall(

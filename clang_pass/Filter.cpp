@@ -110,8 +110,7 @@ bool Filter::addFromEnvironment(StringRef OptionValue, std::string &Err) {
   if (const char *Env = std::getenv("COMMHINT_FILTER"))
     if (!addList(Env, "COMMHINT_FILTER", Err))
       return false;
-  if (!OptionValue.empty() &&
-      !addList(OptionValue, "-commhint-filter", Err))
+  if (!OptionValue.empty() && !addList(OptionValue, "-commhint-filter", Err))
     return false;
   if (const char *File = std::getenv("COMMHINT_FILTER_FILE"))
     if (*File && !addFile(File, Err))

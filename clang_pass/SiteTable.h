@@ -41,8 +41,7 @@ public:
   uint32_t numLoops() const { return Loops.size(); }
 
   /// The blob, tu_key filled in.
-  std::vector<uint8_t> serialize(llvm::StringRef ModuleName,
-                                 bool LittleEndian);
+  std::vector<uint8_t> serialize(llvm::StringRef ModuleName, bool LittleEndian);
 
   /// FNV-1a 64 of \p Data.
   static uint64_t fnv1a64(const uint8_t *Data, size_t Size);

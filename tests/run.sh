@@ -49,7 +49,7 @@ for t in "$B"/tests/unit/test-*; do
     name=unit/$(basename "$t")
     want "$name" || continue
     out=$LOG/$(basename "$t").log
-    (cd "$B/tests/unit" && CMOCKA_MESSAGE_OUTPUT=TAP timeout "$TIMEOUT" "$t") >"$out" 2>&1
+    COMMHINT_SRCDIR=$PWD CMOCKA_MESSAGE_OUTPUT=TAP timeout "$TIMEOUT" "$t" >"$out" 2>&1
     tally "$name" "$out" $?
 done
 

@@ -22,6 +22,12 @@ extern "C" {
 
 #define COMMHINT_RT_ABI_VERSION 1
 
+/* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
+ * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
+ * base + local id lands at or above it, where the runtime ignores it
+ * (a translation unit has fewer than 2^31 sites). */
+#define COMMHINT_RT_BAD_BASE 0x80000000u
+
 /* Registers one translation unit's site table (a blob laid out as
  * struct cht_tu_header + tables, see trace-format.h; it must stay valid for
  * the life of the process: it is constant data of the object).  Called from a
@@ -29,7 +35,7 @@ extern "C" {
  * id of the TU's local site 0 to *site_base and of its loop 0 to *loop_base.
  * abi_version is COMMHINT_RT_ABI_VERSION as the pass knew it; on a mismatch
  * the runtime warns once and leaves the TU untraced (bases set to
- * 0xffffffff, events of that TU are then ignored). */
+ * COMMHINT_RT_BAD_BASE, events of that TU are then ignored). */
 void __commhint_register_tu(uint32_t abi_version, const void *blob,
                             uint32_t blob_size, uint32_t *site_base,
                             uint32_t *loop_base);

@@ -14,8 +14,8 @@
 ; RUN: echo 'define i32 @f(i32 %x) { ret i32 %x }' | %opt -passes=commhint-instrument -S -o %t.empty.ll
 ; RUN: %FileCheck %s --check-prefix=EMPTY < %t.empty.ll
 
-; CHECK-DAG: @__commhint_site_base = internal global i32 -1
-; CHECK-DAG: @__commhint_loop_base = internal global i32 -1
+; CHECK-DAG: @__commhint_site_base = internal global i32 -2147483648
+; CHECK-DAG: @__commhint_loop_base = internal global i32 -2147483648
 ; CHECK-DAG: @__commhint_site_table = private constant [{{[0-9]+}} x i8] c"CHTU{{.*}}", align 8
 ; CHECK-DAG: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 1, ptr @commhint.module_ctor, ptr null }]
 

@@ -28,15 +28,32 @@ double a[10], b[10], c[10];
 // IR: call void @__commhint_loop_exit(
 // IR: ret void
 
-// SITES: commhint: loop 0 loc={{.*}}group-statement.c:[[@LINE+5]]:3 func=f depth=1 parent=none
-// SITES-NEXT: commhint: site 0 kind=comp loc={{.*}}group-statement.c:[[@LINE+5]]:10 func=f op=fadd loop=0 flags=none access=r8,r8,w8
-// SITES-NOT: site 1
+// SITES: commhint: loop 0 loc={{.*}}group-statement.c:[[@LINE+4]]:3 func=f depth=1 parent=none
+// SITES-NEXT: commhint: site 0 kind=comp loc={{.*}}group-statement.c:[[@LINE+4]]:10 func=f op=fadd loop=0 flags=none access=r8,r8,w8
 void f(void) {
   int i;
   for (i = 0; i < 10; i++)
     a[i] = b[i] + c[i];
 }
 
-// In the blob: 1 site, 1 loop, 3 accesses; the access table is read 8,
-// read 8, write 8 and is followed by the strings ("" first).
-// BLOB: @__commhint_site_table = private constant [{{[0-9]+}} x i8] c"CHTU\01\00@\00{{.*}}\01\00\00\00\01\00\00\00\03\00\00\00{{.*}}\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00\00/{{.*}}group-statement.c\00f\00
+// In the blob: 2 sites, 2 loops, 7 accesses; the access table is f's read
+// 8, read 8, write 8, then g's read 8 x3, write 8, followed by the strings
+// ("" first, then the file, f, g).
+// BLOB: @__commhint_site_table = private constant [{{[0-9]+}} x i8] c"CHTU\01\00@\00{{.*}}\02\00\00\00\02\00\00\00\07\00\00\00{{.*}}\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00\00/{{.*}}group-statement.c\00f\00g\00
+
+// A call that touches no memory (llvm.fmuladd from contracting b*c + a)
+// does not split the statement; the store adds to what was loaded from the
+// same element, at -O0 through a second computation of &a[i].
+// IR-LABEL: define {{.*}}void @g()
+// IR: store double
+// IR-NEXT: add i32 {{%[0-9]+}}, 1
+// IR-NEXT: call void @__commhint_ev4(
+// IR-NOT: call void @__commhint_ev
+// IR: ret void
+// SITES: commhint: loop 1 loc={{.*}}group-statement.c:[[@LINE+4]]:3 func=g depth=1 parent=none
+// SITES-NEXT: commhint: site 1 kind=comp loc={{.*}}group-statement.c:[[@LINE+4]]:10 func=g op=fadd loop=1 flags=accumulate access=r8,r8,r8,w8
+// SITES-NOT: site 2
+void g(void) {
+  for (int i = 0; i < 10; i++)
+    a[i] = b[i] * c[i] + a[i];
+}

@@ -9,6 +9,8 @@
 // RUN: %clang -g -Os -S -emit-llvm %s -o - | %FileCheck %s
 // RUN: %clang -O2 -S -emit-llvm %s -o - | %FileCheck %s
 // RUN: %clang -g -O2 -flto=thin -S -emit-llvm %s -o - | %FileCheck %s
+// The pass is required: -opt-bisect-limit=0 skips every optional pass.
+// RUN: %clang -g -O2 -mllvm -opt-bisect-limit=0 -S -emit-llvm %s -o - 2>/dev/null | %FileCheck %s
 // Compiling to an object works too.
 // RUN: %clang -g -O2 -c %s -o %t.o
 

@@ -10,6 +10,7 @@
 #   %opt       $OPT -load-pass-plugin=$PLUGIN
 #   %clang     $CLANG -fpass-plugin=$PLUGIN
 #   %FileCheck $FILECHECK               %plugin   $PLUGIN
+#   %%         a literal %
 # and the shell function `not CMD...` succeeds when CMD fails.  Commands run
 # with pipefail.  Environment: PLUGIN (default build/lib/commhint-pass.so
 # of this tree), OPT (opt-16), CLANG (clang-16), FILECHECK (FileCheck-16).
@@ -74,13 +75,16 @@ if [ ${#cmds[@]} -eq 0 ]; then
 fi
 
 status=0
+pct=$'\001'
 for cmd in "${cmds[@]}"; do
+    cmd=${cmd//%%/$pct}
     cmd=${cmd//%opt/$OPT -load-pass-plugin=$PLUGIN}
     cmd=${cmd//%clang/$CLANG -fpass-plugin=$PLUGIN}
     cmd=${cmd//%FileCheck/$FILECHECK}
     cmd=${cmd//%plugin/$PLUGIN}
     cmd=${cmd//%s/$test_file}
     cmd=${cmd//%t/$tmp}
+    cmd=${cmd//$pct/%}
     [ -n "${V:-}" ] && echo "RUN: $cmd" >&2
     out=$(cd "$tmpdir" && bash -o pipefail -c "not() { if \"\$@\"; then return 1; else return 0; fi; }; $cmd" 2>&1)
     rc=$?

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -96,8 +97,9 @@ static void emit_one(int tid, uint32_t i)
     switch (i % 8) {
     case 0:
         __commhint_ev1(s0, a[0]);
-        __commhint_ev1(CHT_NONE, a[1]);         /* ignored */
+        __commhint_ev1(CHT_NONE, a[1]);           /* ignored */
         __commhint_ev2(s0 + 1000000, a[0], a[1]); /* ignored: never handed out */
+        __commhint_ev1(COMMHINT_RT_BAD_BASE + 1, a[2]); /* ignored: base of an untraced TU */
         break;
     case 1: __commhint_ev2(s0 + 1, a[0], a[1]); break;
     case 2: __commhint_ev3(s0 + 2, a[0], a[1], a[2]); break;
@@ -138,7 +140,7 @@ static size_t expect_one(int tid, uint32_t i, uint8_t *out)
     case 4: naddr = 6, site = s0 + 1; break;
     case 5:
         h.type = CHT_REC_RANGES, h.aux = 2, site = s0 + 2;
-        body[0] = ADDR(tid, i, 1), body[1] = i;                    /* read src */
+        body[0] = ADDR(tid, i, 1), body[1] = i;                   /* read src */
         body[2] = ADDR(tid, i, 0), body[3] = i | CHT_RANGE_WRITE; /* write dst */
         nbody = 4;
         break;
@@ -147,9 +149,7 @@ static size_t expect_one(int tid, uint32_t i, uint8_t *out)
         body[0] = ADDR(tid, i, 0), body[1] = i | CHT_RANGE_WRITE;
         nbody = 2;
         break;
-    case 7:
-        h.type = CHT_REC_LOOP, h.aux = (uint16_t)(1 + (i / 8) % 3), site = l0 + (i / 8) % 2;
-        break;
+    case 7: h.type = CHT_REC_LOOP, h.aux = (uint16_t)(1 + (i / 8) % 3), site = l0 + (i / 8) % 2; break;
     }
     if (naddr) {
         h.type = CHT_REC_COMP, h.aux = (uint16_t)naddr;
@@ -169,8 +169,8 @@ static size_t expect_one(int tid, uint32_t i, uint8_t *out)
 struct rec {
     const uint8_t *p; /* into parsed.raw */
     struct cht_rec h;
-    uint32_t thread;  /* of its chunk */
-    uint64_t chunk;   /* seq of its chunk */
+    uint32_t thread; /* of its chunk */
+    uint64_t chunk;  /* seq of its chunk */
 };
 
 struct parsed {
@@ -181,7 +181,7 @@ struct parsed {
     struct rec *recs;
     size_t nrecs;
     size_t file_size;
-    int cut;      /* the file ended inside a chunk */
+    int cut; /* the file ended inside a chunk */
 };
 
 static uint8_t *read_all(const char *path, size_t *len)
@@ -286,30 +286,38 @@ static int is_event(const struct rec *r)
     return r->h.type == CHT_REC_COMP || r->h.type == CHT_REC_RANGES || r->h.type == CHT_REC_LOOP;
 }
 
-/* Checks that the event records of writer thread `thread` are exactly events
- * [0, n) of thread tid, in order; returns the chunks they came in. */
-static size_t check_thread_events(const struct parsed *ps, uint32_t thread, int tid, uint32_t n)
+/* Checks that the event records of writer thread `thread` are events 0, 1,
+ * 2... of thread tid, in order; returns how many.  *chunks (if not NULL)
+ * gets the number of chunks they came in. */
+static uint32_t check_prefix(const struct parsed *ps, uint32_t thread, int tid, size_t *chunks)
 {
     uint8_t want[128];
     uint32_t i = 0;
     uint64_t last_chunk = UINT64_MAX;
-    size_t chunks = 0;
 
+    if (chunks)
+        *chunks = 0;
     for (size_t r = 0; r < ps->nrecs; r++) {
         const struct rec *rec = &ps->recs[r];
         if (rec->thread != thread || !is_event(rec))
             continue;
-        if (i >= n)
-            fail_msg("thread=%u has more than %u events", thread, n);
         size_t size = expect_one(tid, i, want);
         if (rec->h.size != size || memcmp(rec->p, want, size) != 0)
             fail_msg("thread=%u event=%u differs (type=%u aux=%u size=%u)", thread, i, rec->h.type,
                      rec->h.aux, rec->h.size);
-        if (rec->chunk != last_chunk)
-            chunks++, last_chunk = rec->chunk;
+        if (chunks && rec->chunk != last_chunk)
+            (*chunks)++, last_chunk = rec->chunk;
         i++;
     }
-    assert_int_equal(i, n);
+    return i;
+}
+
+/* Checks that the event records of writer thread `thread` are exactly events
+ * [0, n) of thread tid, in order; returns the chunks they came in. */
+static size_t check_thread_events(const struct parsed *ps, uint32_t thread, int tid, uint32_t n)
+{
+    size_t chunks;
+    assert_int_equal(check_prefix(ps, thread, tid, &chunks), n);
     return chunks;
 }
 
@@ -424,18 +432,18 @@ static void test_inproc_register(void **state)
 
     /* a TU of another ABI and a malformed one are left untraced */
     __commhint_register_tu(COMMHINT_RT_ABI_VERSION + 1, tu2.bytes, tu2.size, &sb, &lb);
-    assert_int_equal(sb, 0xffffffffu);
-    assert_int_equal(lb, 0xffffffffu);
+    assert_int_equal(sb, COMMHINT_RT_BAD_BASE);
+    assert_int_equal(lb, COMMHINT_RT_BAD_BASE);
     bad = tu2;
     bad.bytes[0] ^= 1; /* magic */
     __commhint_register_tu(COMMHINT_RT_ABI_VERSION, bad.bytes, bad.size, &sb, &lb);
-    assert_int_equal(sb, 0xffffffffu);
+    assert_int_equal(sb, COMMHINT_RT_BAD_BASE);
     bad = tu2;
     ((struct cht_tu_header *)bad.bytes)->nsites = 1000; /* sites past the end */
     __commhint_register_tu(COMMHINT_RT_ABI_VERSION, bad.bytes, bad.size, &sb, &lb);
-    assert_int_equal(sb, 0xffffffffu);
+    assert_int_equal(sb, COMMHINT_RT_BAD_BASE);
     __commhint_register_tu(COMMHINT_RT_ABI_VERSION, tu2.bytes, tu2.size - 8, &sb, &lb);
-    assert_int_equal(sb, 0xffffffffu); /* total_size disagrees */
+    assert_int_equal(sb, COMMHINT_RT_BAD_BASE); /* total_size disagrees */
 }
 
 static void test_inproc_lazy(void **state)
@@ -443,7 +451,7 @@ static void test_inproc_lazy(void **state)
     (void)state;
     /* the main thread registers first (index 0); nothing flushed, nothing created */
     emit_range(0, 0, 100);
-    assert_false(exists(inproc_tmp + 0 ? inproc_dir : NULL));
+    assert_false(exists(inproc_dir));
     char *sub = path_join(inproc_tmp, "sub");
     assert_false(exists(sub));
     free(sub);
@@ -581,7 +589,7 @@ static void test_inproc_finish(void **state)
     /* after the end nothing more is written */
     size_t size = ps.file_size;
     emit_range(0, 160, 5000);
-    assert_int_equal(rt_flush_all(), 0);
+    assert_int_equal(rt_flush_all(), RT_ERR_OFF); /* dropped */
     parsed_free(&ps);
     parse_file(path, CHT_MAGIC_RANK, &ps, 0);
     assert_int_equal(ps.file_size, size);
@@ -633,6 +641,26 @@ static void emit_noise(uint32_t n)
     }
 }
 
+#define REUSE_THREADS 30
+
+struct job {
+    int tid;
+    uint32_t n;
+};
+
+static int jobs_started, jobs_done;
+
+static void *job_run(void *arg)
+{
+    const struct job *j = arg;
+    uint32_t first = j->n < 1000 ? j->n : 1000;
+    emit_range(j->tid, 0, first);
+    __atomic_fetch_add(&jobs_started, 1, __ATOMIC_RELEASE);
+    emit_range(j->tid, first, j->n);
+    __atomic_fetch_add(&jobs_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
 static int child_main(const char *what)
 {
     uint32_t sb, lb;
@@ -673,8 +701,9 @@ static int child_main(const char *what)
         return 0;
     }
     if (!strcmp(what, "efbig")) {
+        /* SIGXFSZ keeps its default action (kill): the runtime must not
+         * let its own writes raise it */
         struct rlimit rl = {300000, 300000};
-        signal(SIGXFSZ, SIG_IGN);
         if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
             return 15;
         errno = 778;
@@ -682,6 +711,49 @@ static int child_main(const char *what)
         if (errno != 778)
             return 16;
         emit_noise(400000);
+        return 0;
+    }
+    if (!strcmp(what, "reuse")) {
+        /* short-lived threads one after the other: new indexes, reused buffers */
+        emit_range(0, 0, 10);
+        for (int k = 1; k <= REUSE_THREADS; k++) {
+            pthread_t th;
+            struct job j = {k, 100 + (uint32_t)k};
+            if (pthread_create(&th, NULL, job_run, &j) != 0)
+                return 21;
+            pthread_join(th, NULL);
+        }
+        int nodes = 0;
+        for (struct rt_thread *t = rt_g.threads; t; t = t->next)
+            nodes++;
+        return nodes <= 2 ? 0 : 22;
+    }
+    if (!strcmp(what, "concurrent") || !strcmp(what, "term-threads")) {
+        /* owners write while other threads flush their buffers */
+        pthread_t th[4];
+        struct job j[4];
+        int term = !strcmp(what, "term-threads");
+        for (int k = 0; k < 4; k++) {
+            j[k] = (struct job){k + 1, term ? 300000 : 100000};
+            if (pthread_create(&th[k], NULL, job_run, &j[k]) != 0)
+                return 23;
+        }
+        if (term) {
+            struct timespec ts = {0, 2000000};
+            while (__atomic_load_n(&jobs_started, __ATOMIC_ACQUIRE) < 4)
+                sched_yield();
+            nanosleep(&ts, NULL);
+            kill(getpid(), SIGTERM); /* to whichever thread the kernel picks */
+            for (;;)
+                pause();
+        }
+        while (__atomic_load_n(&jobs_done, __ATOMIC_ACQUIRE) < 4) {
+            if (rt_flush_all() != 0)
+                return 24;
+            rt_mpi_finalizing();
+        }
+        for (int k = 0; k < 4; k++)
+            pthread_join(th[k], NULL);
         return 0;
     }
     if (!strcmp(what, "mpi") || !strcmp(what, "mpi0")) {
@@ -719,13 +791,16 @@ struct child {
 
 /* Runs this program as `test-recorder child <what>` with the given
  * environment changes ("NAME=value" sets, "NAME" unsets). */
-static void run_child(const char *what, const char *const *env, const char *errfile,
-                      struct child *c)
+static void run_child(const char *what, const char *const *env, const char *errfile, struct child *c)
 {
-    static const char *const clear[] = {"COMMHINT_TRACE_DIR", "COMMHINT_DISABLE", "PMI_RANK",
-                                        "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
-                                        "OMPI_COMM_WORLD_SIZE", NULL};
+    static const char *const clear[] = {
+        "COMMHINT_TRACE_DIR",   "COMMHINT_DISABLE",     "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
+        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL};
+    char exe[PATH_MAX];
     size_t len;
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1); /* valgrind-proof */
+    assert_true(n > 0);
+    exe[n] = '\0';
     pid_t pid = fork();
 
     assert_true(pid >= 0);
@@ -745,7 +820,7 @@ static void run_child(const char *what, const char *const *env, const char *errf
         }
         int fd = open(errfile, O_CREAT | O_TRUNC | O_WRONLY, 0644);
         dup2(fd, 2);
-        execl("/proc/self/exe", "test-recorder", "child", what, (char *)NULL);
+        execl(exe, "test-recorder", "child", what, (char *)NULL);
         _exit(127);
     }
     assert_int_equal(waitpid(pid, &c->status, 0), pid);
@@ -932,9 +1007,11 @@ static void test_unwritable_dir(void **state)
     run_child("unwritable", env, err, &c);
     assert_true(WIFEXITED(c.status));
     assert_int_equal(WEXITSTATUS(c.status), 0);
-    assert_true(asprintf(&want, "commhint: cannot write trace, tracing stopped: file=%s "
-                                "reason=Not a directory\n", dir) > 0);
-    assert_string_equal(c.err, want); /* exactly one warning */
+    assert_true(asprintf(&want,
+                         "commhint: cannot write trace, tracing stopped: file=%s "
+                         "reason=Not a directory\n",
+                         dir) > 0);
+    assert_string_equal(c.err, want);              /* exactly one warning */
     assert_int_equal(count_entries(child_tmp), 2); /* afile and stderr: nothing created */
     free(want);
     free(dir_env);
@@ -976,8 +1053,10 @@ static void test_write_error(void **state)
 
     assert_true(WIFEXITED(c.status));
     assert_int_equal(WEXITSTATUS(c.status), 0);
-    assert_true(asprintf(&want, "commhint: cannot write trace, tracing stopped: file=%s "
-                                "reason=File too large\n", path) > 0);
+    assert_true(asprintf(&want,
+                         "commhint: cannot write trace, tracing stopped: file=%s "
+                         "reason=File too large\n",
+                         path) > 0);
     assert_string_equal(c.err, want);
     /* what was written before the failure is a readable prefix */
     parse_file(path, CHT_MAGIC_RANK, &ps, 1);
@@ -987,6 +1066,83 @@ static void test_write_error(void **state)
     assert_int_equal(count_entries(dir), 1); /* no meta file after the failure */
     parsed_free(&ps);
     free(want);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_thread_reuse(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    (void)state;
+    char *dir = traced_child("reuse", "0", &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0); /* 22: buffers were not reused */
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(ps.hdr.features, CHT_FEAT_ZSTD | CHT_FEAT_SITES | CHT_FEAT_THREADS);
+    check_thread_events(&ps, 0, 0, 10);
+    for (int k = 1; k <= REUSE_THREADS; k++) {
+        assert_int_equal(thread_of(&ps, k), k); /* a new index per thread */
+        check_thread_events(&ps, (uint32_t)k, k, 100 + (uint32_t)k);
+    }
+    const struct rec *end = &ps.recs[ps.nrecs - 1];
+    assert_int_equal(end->h.type, CHT_REC_END);
+    assert_int_equal(((const struct cht_rec_end *)end->p)->threads, REUSE_THREADS + 1);
+    assert_int_equal(((const struct cht_rec_end *)end->p)->records, ps.nrecs - 1);
+    parsed_free(&ps);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_concurrent_flush(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    (void)state;
+    char *dir = traced_child("concurrent", "0", &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    for (int k = 1; k <= 4; k++) {
+        int t = thread_of(&ps, k);
+        assert_true(t >= 0);
+        check_thread_events(&ps, (uint32_t)t, k, 100000);
+    }
+    const struct rec *end = &ps.recs[ps.nrecs - 1];
+    assert_int_equal(end->h.type, CHT_REC_END);
+    assert_int_equal(((const struct cht_rec_end *)end->p)->records, ps.nrecs - 1);
+    parsed_free(&ps);
+    free(path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_signal_while_threads_write(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    (void)state;
+    char *dir = traced_child("term-threads", "0", &c);
+    char *path = path_join(dir, "rank-00000.chtr");
+
+    assert_true(WIFSIGNALED(c.status));
+    assert_int_equal(WTERMSIG(c.status), SIGTERM);
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    /* each thread: a clean prefix of its events, complete records only */
+    for (int k = 1; k <= 4; k++) {
+        int t = thread_of(&ps, k);
+        assert_true(t >= 0);
+        uint32_t n = check_prefix(&ps, (uint32_t)t, k, NULL);
+        assert_true(n > 0 && n <= 300000);
+    }
+    assert_null(find_rec(&ps, CHT_REC_END, 0));
+    parsed_free(&ps);
     free(path);
     free(dir);
     free(c.err);
@@ -1076,6 +1232,9 @@ int main(int argc, char **argv)
         C(test_unwritable_dir),
         C(test_disable),
         C(test_write_error),
+        C(test_thread_reuse),
+        C(test_concurrent_flush),
+        C(test_signal_while_threads_write),
         C(test_mpi_rank2),
         C(test_mpi_rank0),
     };

@@ -32,8 +32,8 @@ static uint32_t object_build_id(const struct dl_phdr_info *info, unsigned char *
             size_t next = desc_off + ((nh.n_descsz + align - 1) & ~(align - 1));
             if (next > (size_t)(end - p) || next < desc_off)
                 break;
-            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-                memcmp(p + name_off, "GNU", 4) == 0 && nh.n_descsz > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(p + name_off, "GNU", 4) == 0 &&
+                nh.n_descsz > 0) {
                 uint32_t n = nh.n_descsz < RT_BUILD_ID_MAX ? nh.n_descsz : RT_BUILD_ID_MAX;
                 memcpy(out, p + desc_off, n);
                 return n;
@@ -61,7 +61,7 @@ struct module_walk {
     size_t need; /* bytes */
     const uint64_t *skip;
     uint32_t nskip;
-    int seen;    /* objects visited so far */
+    int seen; /* objects visited so far */
 };
 
 static int module_cb(struct dl_phdr_info *info, size_t size, void *arg)

@@ -28,14 +28,12 @@
 
 #include "rt-private.h"
 
-/* Keys for rt_warn_once, so that each kind of problem is reported once.
- * rt-private.h defines RT_WARN_TABLES and RT_WARN_MPI; the others take the
- * top of the key space until rt-private.h names them. */
+/* Keys for rt_warn_once, so that each kind of problem is reported once. */
 enum mpi_warn_key {
-    MPI_WARN_CALL = RT_WARN_MPI,        /* a call could not be fully described */
-    MPI_WARN_COMM = RT_WARN_MAX - 1,    /* a communicator of unknown origin */
-    MPI_WARN_REQUEST = RT_WARN_MAX - 2, /* a request of unknown origin */
-    MPI_WARN_SIZE = RT_WARN_MAX - 3     /* records too large for one reservation */
+    MPI_WARN_CALL = RT_WARN_MPI,            /* a call could not be fully described */
+    MPI_WARN_COMM = RT_WARN_MPI_COMM,       /* a communicator of unknown origin */
+    MPI_WARN_REQUEST = RT_WARN_MPI_REQUEST, /* a request of unknown origin */
+    MPI_WARN_SIZE = RT_WARN_MPI_SIZE        /* records too large for one reservation */
 };
 
 /* ---- datatypes ------------------------------------------------------------ */
@@ -70,9 +68,8 @@ struct mpi_comm_view {
  * wrappers after PMPI_Init succeeded. */
 void mpi_tables_init(int world_rank, int world_size);
 
-/* This process's rank and size in MPI_COMM_WORLD (-1 / 0 before Init). */
+/* This process's rank in MPI_COMM_WORLD (-1 before Init). */
 int mpi_world_rank(void);
-int mpi_world_size(void);
 
 /* Describes `comm`.  A handle the tables do not know (made by a call that is
  * not wrapped, e.g. MPI_Intercomm_create) is entered as CHT_COMM_UNKNOWN with
@@ -129,6 +126,7 @@ struct mpi_req {
     MPI_Comm comm_handle; /* to translate the status source at completion */
     MPI_Request handle;   /* the handle it was entered under */
     int is_recv;
+    int proc_null;        /* receive from MPI_PROC_NULL: its status is not read */
 };
 
 /* Enters the request `h` just returned by a nonblocking call; assigns and
@@ -212,12 +210,15 @@ void mpi_ev_probe(struct mpi_ev *ev, int source, int tag);
 
 /* After a successful receive or probe: fills st_* from *st and, if `consume`
  * and the receive was not numbered at posting, numbers it on the channel its
- * status names. */
+ * status names.  A receive posted from MPI_PROC_NULL gets st_source
+ * CHT_RANK_PROC_NULL without reading *st (MPICH 4.0 leaves source 0, tag 0
+ * in the status of such a nonblocking receive). */
 void mpi_ev_status(struct mpi_ev *ev, const MPI_Status *st, int consume);
 
 /* Status of a completed receive on communicator (comm_id, comm): world
  * source, tag, bytes; *rseq is numbered from the status if it is 0 and
- * `consume` is set.  Returns 0 if the status names no message (MPI_PROC_NULL). */
+ * `consume` is set.  st NULL stands for a receive from MPI_PROC_NULL.
+ * Returns 0 if the status names no message (MPI_PROC_NULL). */
 int mpi_status_read(uint64_t comm_id, MPI_Comm comm, const MPI_Status *st, int consume,
                     int32_t *source, int32_t *tag, uint64_t *bytes, uint64_t *rseq);
 

@@ -187,7 +187,7 @@ int mpi_status_read(uint64_t comm_id, MPI_Comm comm, const MPI_Status *st, int c
                     int32_t *source, int32_t *tag, uint64_t *bytes, uint64_t *rseq)
 {
     MPI_Count n = 0;
-    if (st->MPI_SOURCE == MPI_PROC_NULL) {
+    if (st == NULL || st->MPI_SOURCE == MPI_PROC_NULL) {
         *source = CHT_RANK_PROC_NULL;
         *tag = CHT_TAG_NONE;
         *bytes = 0;
@@ -208,6 +208,8 @@ void mpi_ev_status(struct mpi_ev *ev, const MPI_Status *st, int consume)
     struct cht_rec_mpi *r = &ev->rec;
     if (ev->ret != MPI_SUCCESS)
         return;
+    if (r->rpeer == CHT_RANK_PROC_NULL)
+        st = NULL;
     mpi_status_read(ev->cv.id, ev->comm, st, consume, &r->st_source, &r->st_tag, &r->st_bytes,
                     &r->rseq);
     r->flags |= CHT_MPIF_HAS_STATUS;

@@ -187,7 +187,6 @@ static uint64_t comm_handle(MPI_Comm c) { return (uint64_t)(uint32_t)c; }
 static uint64_t req_handle(MPI_Request r) { return (uint64_t)(uint32_t)r; }
 
 int mpi_world_rank(void) { return world_rank; }
-int mpi_world_size(void) { return world_size; }
 
 void mpi_tables_init(int rank, int size)
 {

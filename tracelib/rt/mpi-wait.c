@@ -99,7 +99,9 @@ static int complete_one(const struct mpi_ev *ev, struct reqset *rs, const MPI_Re
     *c = (struct cht_rec_complete){{CHT_REC_COMPLETE, (uint16_t)r->is_recv, sizeof(*c)},
                                    r->id, CHT_RANK_NONE, CHT_TAG_NONE, 0, r->rseq};
     /* After MPI_ERR_IN_STATUS only the statuses without an error are defined. */
-    if (r->is_recv && st != NULL && (ev->ret == MPI_SUCCESS || st->MPI_ERROR == MPI_SUCCESS))
+    if (r->is_recv && r->proc_null)
+        c->st_source = CHT_RANK_PROC_NULL;
+    else if (r->is_recv && st != NULL && (ev->ret == MPI_SUCCESS || st->MPI_ERROR == MPI_SUCCESS))
         mpi_status_read(r->comm, r->comm_handle, st, 1, &c->st_source, &c->st_tag,
                         &c->st_bytes, &c->rseq);
     r->id = 0;

@@ -61,15 +61,15 @@ enum rt_off_bit {
 
 /* Tunables and limits. */
 #define RT_BUFFER_KB_DEFAULT 1024u
-#define RT_BUFFER_KB_MIN 64u      /* >= RT_RESERVE_MAX: rt_reserve must fit */
-#define RT_BUFFER_KB_MAX 65536u   /* CHT_CHUNK_MAX_RAW */
+#define RT_BUFFER_KB_MIN 64u       /* >= RT_RESERVE_MAX: rt_reserve must fit */
+#define RT_BUFFER_KB_MAX 65536u    /* CHT_CHUNK_MAX_RAW */
 #define RT_RESERVE_MAX (64u << 10) /* bytes, rt_reserve limit */
 #define RT_ZSTD_LEVEL_DEFAULT 1
 #define RT_ZSTD_LEVEL_MIN (-5)
-#define RT_ZSTD_LEVEL_MAX 12      /* a context costs ~40 MiB per thread at 12 */
+#define RT_ZSTD_LEVEL_MAX 12 /* a context costs ~40 MiB per thread at 12 */
 #define RT_MAX_TUS 65536u
-#define RT_MAX_MODULES 4096u      /* module start addresses remembered */
-#define RT_META_PIECE (4u << 20)  /* bytes: metadata chunks are cut near this */
+#define RT_MAX_MODULES 4096u     /* module start addresses remembered */
+#define RT_META_PIECE (4u << 20) /* bytes: metadata chunks are cut near this */
 #define RT_ALTSTACK_SIZE (64u << 10)
 #define RT_BUILD_ID_MAX 64u
 
@@ -85,13 +85,20 @@ struct rt_sink {
 
 /* A registered translation unit. */
 struct rt_tu {
-    const void *blob;  /* the pass's constant data, lives as long as the process */
+    const void *blob; /* the pass's constant data, lives as long as the process */
     uint32_t blob_size;
     uint32_t site_base, nsites;
     uint32_t loop_base, nloops;
-    uint32_t late;     /* registered after the first thread buffer: its table goes into the stream too */
+    uint32_t late; /* registered after the first thread buffer: its table goes into the stream too */
     uint64_t tu_key;
 };
+
+/* A buffer position: bytes in the low 32 bits, records in the high 32 bits,
+ * so that one store publishes both and chunks need no walk to count their
+ * records (buffers are at most 64 MiB). */
+#define RT_POS_BYTES(p) ((uint32_t)(p))
+#define RT_POS_RECS(p) ((uint32_t)((p) >> 32))
+#define RT_POS(bytes, recs) ((uint64_t)(bytes) | ((uint64_t)(recs) << 32))
 
 /* Per-thread buffer.  Nodes are never freed: a node whose thread exited is
  * FREE and reused by the next new thread, so the signal handler can walk the
@@ -101,43 +108,43 @@ enum rt_thread_state { RT_THREAD_FREE = 0, RT_THREAD_ACTIVE = 1 };
 struct rt_thread {
     /* hot: the owner reads these on every event */
     unsigned char *data; /* raw records, cap bytes */
-    size_t pos;          /* bytes of complete records; owner writes, release */
+    uint64_t pos;        /* RT_POS: complete records; owner writes (release) */
     size_t cap;          /* bytes */
     /* cold: under lock */
     int lock;
-    int state;           /* enum rt_thread_state, changed under lock */
-    size_t flushed;      /* bytes of data already written or discarded */
-    uint32_t index;      /* thread index within the rank, 0 = first */
-    int altstack_on;     /* our alternate signal stack is installed */
-    ZSTD_CCtx *cctx;     /* static context in the node's memory */
-    unsigned char *out;  /* chunk header + compressed payload */
-    size_t out_cap;      /* bytes */
+    int state;          /* enum rt_thread_state, changed under lock */
+    uint64_t flushed;   /* RT_POS: records already written or discarded */
+    uint32_t index;     /* thread index within the rank, 0 = first */
+    int altstack_on;    /* our alternate signal stack is installed */
+    ZSTD_CCtx *cctx;    /* static context in the node's memory */
+    unsigned char *out; /* chunk header + compressed payload */
+    size_t out_cap;     /* bytes */
     void *altstack;
-    void *mem;           /* one mapping holding data, out, cctx and altstack */
+    void *mem; /* one mapping holding data, out, cctx and altstack */
     size_t mem_size;
     struct rt_thread *next;
 };
 
 /* Process-wide state of the recorder. */
 struct rt_global {
-    int off;              /* enum rt_off_bit, atomic */
-    int started;          /* a thread buffer has been registered */
-    int finishing;        /* rt_finish ran */
+    int off;       /* enum rt_off_bit, atomic */
+    int started;   /* a thread buffer has been registered */
+    int finishing; /* rt_finish ran */
     int zstd_level;
-    size_t buf_cap;       /* bytes per thread buffer */
-    size_t cctx_size;     /* bytes of a static compression context */
-    char dir[PATH_MAX];   /* absolute trace directory */
+    size_t buf_cap;     /* bytes per thread buffer */
+    size_t cctx_size;   /* bytes of a static compression context */
+    char dir[PATH_MAX]; /* absolute trace directory */
     char pending_path[PATH_MAX];
     char rank_path[2][PATH_MAX]; /* double-buffered: stream.path may point at one */
     int rank_path_cur;
-    int rank;             /* world rank, -1 if unknown */
-    int world_size;       /* 0 if unknown */
+    int rank;       /* world rank, -1 if unknown */
+    int world_size; /* 0 if unknown */
     uint64_t run_id;
     int mpi_initialized;
-    uint64_t created_ns;  /* CLOCK_REALTIME when the stream was created */
+    uint64_t created_ns; /* CLOCK_REALTIME when the stream was created */
 
     struct rt_thread *threads; /* list head, atomic */
-    uint32_t nthreads;    /* indexes handed out, atomic */
+    uint32_t nthreads;         /* indexes handed out, atomic */
 
     /* TU registry: slots [0, ntu) are complete (ntu is stored with release) */
     struct rt_tu tus[RT_MAX_TUS];
@@ -145,22 +152,22 @@ struct rt_global {
 
     /* metadata writer, under meta_lock */
     int meta_lock;
-    ZSTD_CCtx *mcctx;     /* static context */
-    unsigned char *snap;  /* MODULE + TU records for the stream's first chunk */
+    ZSTD_CCtx *mcctx;    /* static context */
+    unsigned char *snap; /* MODULE + TU records for the stream's first chunk */
     size_t snap_len, snap_cap;
-    uint32_t snap_ntu;    /* TUs covered by snap */
+    uint32_t snap_ntu;       /* TUs covered by snap */
     unsigned char *snap_out; /* compressBound(snap_cap) + chunk header */
     size_t snap_out_cap;
-    uint32_t tu_in_stream; /* TUs already recorded in the stream */
+    uint32_t tu_in_stream;               /* TUs already recorded in the stream */
     uint64_t mod_starts[RT_MAX_MODULES]; /* modules already recorded in the stream */
     uint32_t nmod_starts;
     int meta_written;
-    uint32_t meta_ntu;    /* TUs in the meta file written */
+    uint32_t meta_ntu; /* TUs in the meta file written */
 
     /* the rank stream */
-    int stream_state;     /* enum rt_stream_state, atomic */
+    int stream_state; /* enum rt_stream_state, atomic */
     struct rt_sink stream;
-    uint64_t records;     /* records written to the stream, atomic */
+    uint64_t records; /* records written to the stream, atomic */
 };
 
 enum rt_stream_state { RT_STREAM_NONE = 0, RT_STREAM_OPENING, RT_STREAM_OPEN, RT_STREAM_FAILED };
@@ -173,7 +180,10 @@ RT_HIDDEN extern struct rt_global rt_g;
  * tracing is disabled. */
 RT_HIDDEN int rt_init(void);
 /* True when nothing more may be written. */
-static inline int rt_is_off(void) { return __atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) != 0; }
+static inline int rt_is_off(void)
+{
+    return __atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) != 0;
+}
 /* Spin locks (take only with signals blocked, see the top).  rt_lock_bounded
  * gives up with RT_ERR_BUSY after about a second. */
 RT_HIDDEN void rt_lock(int *lock);
@@ -202,10 +212,12 @@ RT_HIDDEN void rt_finish(int exit_status);
 RT_HIDDEN void rt_fail(const char *file, const char *reason);
 /* mkdir -p with mode 0777 (umask applies); 0 or -errno. */
 RT_HIDDEN int rt_mkdir_p(const char *dir);
-/* Compresses len bytes of whole records (nrec of them) with cctx into out
- * (header + payload, out_cap bytes) and appends the chunk to sink.  0 or a
- * negative status (tracing is then stopped). */
-RT_HIDDEN int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len,
+/* Compresses len bytes of whole records (nrec of them, or RT_COUNT to have
+ * them counted) with cctx into out (header + payload, out_cap bytes) and
+ * appends the chunk to sink.  0 or a negative status (tracing is then
+ * stopped). */
+#define RT_COUNT UINT64_MAX
+RT_HIDDEN int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
                             unsigned char *out, size_t out_cap, uint32_t thread);
 /* Like rt_emit_chunk, but cuts the records into chunks of about
  * RT_META_PIECE bytes; out_cap must be at least rt_out_bound(len). */
@@ -237,8 +249,8 @@ RT_HIDDEN int rt_stream_write_end(int32_t exit_status, uint32_t thread);
 /* Writes the meta file (temp name, then rename); normal context. */
 RT_HIDDEN int rt_meta_file_write(void);
 /* Fills a file header. */
-RT_HIDDEN void rt_file_header(struct cht_file_header *h, const char *magic, int32_t rank,
-                              int32_t world_size, uint64_t features);
+RT_HIDDEN void rt_file_header(struct cht_file_header *h, const char *magic, int32_t rank, int32_t world_size,
+                              uint64_t features);
 /* pwrite of all bytes, retrying short writes and EINTR; 0 or -errno. */
 RT_HIDDEN int rt_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
@@ -247,13 +259,15 @@ RT_HIDDEN int rt_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 /* Writes CHT_REC_MODULE records for every loaded object whose start address
  * is not in skip[0..nskip) into buf (cap bytes).  Returns the bytes the
  * records need; they are written only if that is <= cap. */
-RT_HIDDEN size_t rt_modules_records(unsigned char *buf, size_t cap, const uint64_t *skip,
-                                    uint32_t nskip);
+RT_HIDDEN size_t rt_modules_records(unsigned char *buf, size_t cap, const uint64_t *skip, uint32_t nskip);
 /* Writes the CHT_REC_PROGRAM record into buf (cap bytes); returns the bytes
  * it needs (written only if <= cap), 0 on error. */
 RT_HIDDEN size_t rt_program_record(unsigned char *buf, size_t cap, int32_t world_size);
 
 /* Rounds up to a multiple of 8. */
-static inline size_t rt_pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+static inline size_t rt_pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
 
 #endif /* COMMHINT_RECORDER_PRIVATE_H */

@@ -45,7 +45,7 @@ static __thread uint32_t tls_mpi_site = CHT_NONE;
 static __thread int tls_state;
 
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
-static int rt_inited;     /* rt_init_once ran */
+static int rt_inited; /* rt_init_once ran */
 static pthread_key_t rt_key;
 static unsigned rt_warned; /* one bit per warning key */
 
@@ -255,8 +255,7 @@ static void rt_init_once(void)
         rt_g.off |= RT_OFF_FAILED;
         return;
     }
-    snprintf(rt_g.pending_path, sizeof(rt_g.pending_path), "%s/pending-%d.chtr", rt_g.dir,
-             (int)getpid());
+    snprintf(rt_g.pending_path, sizeof(rt_g.pending_path), "%s/pending-%d.chtr", rt_g.dir, (int)getpid());
     rt_g.rank = env_rank(rank_vars);
     rt_g.world_size = env_rank(size_vars);
     if (rt_g.world_size < 0)
@@ -316,8 +315,7 @@ static struct rt_thread *thread_new(void)
     }
     t->state = RT_THREAD_ACTIVE;
     t->next = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE);
-    while (!__atomic_compare_exchange_n(&rt_g.threads, &t->next, t, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_ACQUIRE))
+    while (!__atomic_compare_exchange_n(&rt_g.threads, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
         ;
     return t;
 }
@@ -390,14 +388,15 @@ static struct rt_thread *rt_thread_register(void)
     return t;
 }
 
-/* Writes the records of t in [flushed, end) as one chunk, or drops them when
- * tracing is off (force: also after RT_OFF_FINISHED, for rt_finish).  Lock
- * of t held, signals blocked. */
-static int flush_locked(struct rt_thread *t, size_t end, int in_signal, int force)
+/* Writes the records of t in [flushed, end) (RT_POS values) as one chunk,
+ * or drops them when tracing is off (force: also after RT_OFF_FINISHED, for
+ * rt_finish).  Lock of t held, signals blocked. */
+static int flush_locked(struct rt_thread *t, uint64_t end, int in_signal, int force)
 {
+    uint32_t from = RT_POS_BYTES(t->flushed);
     int off, e;
 
-    if (end <= t->flushed)
+    if (RT_POS_BYTES(end) <= from)
         return RT_OK;
     off = __atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE);
     if ((off & (RT_OFF_DISABLED | RT_OFF_FAILED)) || ((off & RT_OFF_FINISHED) && !force)) {
@@ -406,8 +405,8 @@ static int flush_locked(struct rt_thread *t, size_t end, int in_signal, int forc
     }
     e = rt_stream_ensure(in_signal);
     if (e >= 0)
-        e = rt_emit_chunk(&rt_g.stream, t->cctx, t->data + t->flushed, end - t->flushed, t->out,
-                          t->out_cap, t->index);
+        e = rt_emit_chunk(&rt_g.stream, t->cctx, t->data + from, RT_POS_BYTES(end) - from,
+                          RT_POS_RECS(end) - RT_POS_RECS(t->flushed), t->out, t->out_cap, t->index);
     t->flushed = end;
     return e < 0 ? e : RT_OK;
 }
@@ -502,28 +501,35 @@ static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
         errno = saved;
         return NULL;
     }
-    if (t->pos + bytes > t->cap)
+    if (RT_POS_BYTES(t->pos) + bytes > t->cap)
         flush_own(t);
     errno = saved;
-    return t->pos + bytes <= t->cap ? t->data + t->pos : NULL;
+    return RT_POS_BYTES(t->pos) + bytes <= t->cap ? t->data + RT_POS_BYTES(t->pos) : NULL;
 }
 
 static inline unsigned char *space(size_t bytes)
 {
     struct rt_thread *t = tls_thr;
     if (RT_LIKELY(t != NULL)) {
-        size_t pos = t->pos;
+        uint32_t pos = RT_POS_BYTES(t->pos);
         if (RT_LIKELY(pos + bytes <= t->cap))
             return t->data + pos;
     }
     return space_slow(bytes);
 }
 
-/* Publishes a record written at the position `space` returned. */
-static inline void advance(size_t bytes)
+/* Publishes nrec records of `bytes` written at the position `space`
+ * returned. */
+static inline void advance_n(size_t bytes, uint32_t nrec)
 {
     struct rt_thread *t = tls_thr;
-    __atomic_store_n(&t->pos, t->pos + bytes, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->pos, t->pos + RT_POS(bytes, nrec), __ATOMIC_RELEASE);
+}
+
+/* Publishes one record. */
+static inline void advance(size_t bytes)
+{
+    advance_n(bytes, 1);
 }
 
 static inline int site_ok(uint32_t site)
@@ -531,61 +537,81 @@ static inline int site_ok(uint32_t site)
     return RT_LIKELY(site < __atomic_load_n(&rt_site_limit, __ATOMIC_RELAXED));
 }
 
-/* Header of a COMP record with n addresses; returns the address slots. */
-static inline uint64_t *comp_begin(uint32_t site, uint32_t n)
+/* The fast path: where a record of `size` bytes goes in the calling
+ * thread's buffer, or NULL (then the caller tail-calls its slow variant, so
+ * that the fast path needs no stack frame). */
+static inline __attribute__((always_inline)) unsigned char *fast_space(size_t size)
 {
-    struct cht_rec_comp *r = (struct cht_rec_comp *)space(sizeof(*r) + 8 * (size_t)n);
-    if (RT_UNLIKELY(!r))
-        return NULL;
+    struct rt_thread *t = tls_thr;
+    if (RT_LIKELY(t != NULL) && RT_LIKELY(RT_POS_BYTES(t->pos) + size <= t->cap))
+        return t->data + RT_POS_BYTES(t->pos);
+    return NULL;
+}
+
+static inline __attribute__((always_inline)) void
+comp_fill(unsigned char *p, uint32_t site, uint32_t n, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+    struct cht_rec_comp *r = (struct cht_rec_comp *)p;
+    uint64_t *a = (uint64_t *)(r + 1);
     r->h.type = CHT_REC_COMP;
     r->h.aux = (uint16_t)n;
-    r->h.size = (uint32_t)(sizeof(*r) + 8 * (size_t)n);
+    r->h.size = (uint32_t)(sizeof(*r) + 8 * n);
     r->site = site;
     r->reserved = 0;
-    return (uint64_t *)(r + 1);
+    a[0] = a0;
+    if (n > 1)
+        a[1] = a1;
+    if (n > 2)
+        a[2] = a2;
+    if (n > 3)
+        a[3] = a3;
 }
+
+static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n, uint64_t a0, uint64_t a1,
+                                                      uint64_t a2, uint64_t a3)
+{
+    size_t size = sizeof(struct cht_rec_comp) + 8 * n;
+    unsigned char *p = space_slow(size);
+    if (!p)
+        return;
+    comp_fill(p, site, n, a0, a1, a2, a3);
+    advance(size);
+}
+
+/* COMP record with n (1 to 4, a constant) addresses. */
+#define EV(n, a0, a1, a2, a3)                                                                                \
+    do {                                                                                                     \
+        const size_t size_ = sizeof(struct cht_rec_comp) + 8 * (n);                                          \
+        unsigned char *p_;                                                                                   \
+        if (!site_ok(site))                                                                                  \
+            return;                                                                                          \
+        if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
+            comp_fill(p_, site, (n), (a0), (a1), (a2), (a3));                                                \
+            advance(size_);                                                                                  \
+            return;                                                                                          \
+        }                                                                                                    \
+        comp_slow(site, (n), (a0), (a1), (a2), (a3));                                                        \
+    } while (0)
 
 COMMHINT_EXPORT void __commhint_ev1(uint32_t site, const void *a0)
 {
-    uint64_t *a;
-    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 1))))
-        return;
-    a[0] = (uintptr_t)a0;
-    advance(sizeof(struct cht_rec_comp) + 8);
+    EV(1, (uintptr_t)a0, 0, 0, 0);
 }
 
 COMMHINT_EXPORT void __commhint_ev2(uint32_t site, const void *a0, const void *a1)
 {
-    uint64_t *a;
-    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 2))))
-        return;
-    a[0] = (uintptr_t)a0;
-    a[1] = (uintptr_t)a1;
-    advance(sizeof(struct cht_rec_comp) + 16);
+    EV(2, (uintptr_t)a0, (uintptr_t)a1, 0, 0);
 }
 
 COMMHINT_EXPORT void __commhint_ev3(uint32_t site, const void *a0, const void *a1, const void *a2)
 {
-    uint64_t *a;
-    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 3))))
-        return;
-    a[0] = (uintptr_t)a0;
-    a[1] = (uintptr_t)a1;
-    a[2] = (uintptr_t)a2;
-    advance(sizeof(struct cht_rec_comp) + 24);
+    EV(3, (uintptr_t)a0, (uintptr_t)a1, (uintptr_t)a2, 0);
 }
 
 COMMHINT_EXPORT void __commhint_ev4(uint32_t site, const void *a0, const void *a1, const void *a2,
                                     const void *a3)
 {
-    uint64_t *a;
-    if (!site_ok(site) || RT_UNLIKELY(!(a = comp_begin(site, 4))))
-        return;
-    a[0] = (uintptr_t)a0;
-    a[1] = (uintptr_t)a1;
-    a[2] = (uintptr_t)a2;
-    a[3] = (uintptr_t)a3;
-    advance(sizeof(struct cht_rec_comp) + 32);
+    EV(4, (uintptr_t)a0, (uintptr_t)a1, (uintptr_t)a2, (uintptr_t)a3);
 }
 
 /* Most addresses one COMP record carries: it must fit rt_reserve's limit. */
@@ -593,66 +619,110 @@ COMMHINT_EXPORT void __commhint_ev4(uint32_t site, const void *a0, const void *a
 
 COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const *addrs)
 {
+    size_t size = sizeof(struct cht_rec_comp) + 8 * (size_t)n;
+    struct cht_rec_comp *r;
     uint64_t *a;
-    if (!site_ok(site) || RT_UNLIKELY(n > RT_EVN_MAX) || RT_UNLIKELY(!(a = comp_begin(site, n))))
+
+    if (!site_ok(site) || RT_UNLIKELY(n > RT_EVN_MAX) || RT_UNLIKELY(!(r = (void *)space(size))))
         return;
+    r->h.type = CHT_REC_COMP;
+    r->h.aux = (uint16_t)n;
+    r->h.size = (uint32_t)size;
+    r->site = site;
+    r->reserved = 0;
+    a = (uint64_t *)(r + 1);
     for (uint32_t i = 0; i < n; i++)
         a[i] = (uintptr_t)addrs[i];
-    advance(sizeof(struct cht_rec_comp) + 8 * (size_t)n);
+    advance(size);
 }
+
+/* RANGES record: n = 1 (memset: written dst) or 2 (memcpy: read src,
+ * written dst). */
+static inline __attribute__((always_inline)) void ranges_fill(unsigned char *p, uint32_t site, uint32_t n,
+                                                              uint64_t dst, uint64_t src, uint64_t len)
+{
+    struct cht_rec_ranges *r = (struct cht_rec_ranges *)p;
+    struct cht_range *g = (struct cht_range *)(r + 1);
+    r->h.type = CHT_REC_RANGES;
+    r->h.aux = (uint16_t)n;
+    r->h.size = (uint32_t)(sizeof(*r) + n * sizeof(*g));
+    r->site = site;
+    r->reserved = 0;
+    len &= CHT_RANGE_LEN_MASK;
+    if (n == 2) {
+        g[0].addr = src;
+        g[0].len = len;
+        g++;
+    }
+    g[0].addr = dst;
+    g[0].len = len | CHT_RANGE_WRITE;
+}
+
+static __attribute__((noinline, cold)) void ranges_slow(uint32_t site, uint32_t n, uint64_t dst, uint64_t src,
+                                                        uint64_t len)
+{
+    size_t size = sizeof(struct cht_rec_ranges) + n * sizeof(struct cht_range);
+    unsigned char *p = space_slow(size);
+    if (!p)
+        return;
+    ranges_fill(p, site, n, dst, src, len);
+    advance(size);
+}
+
+#define RANGES(n, dst, src, len)                                                                             \
+    do {                                                                                                     \
+        const size_t size_ = sizeof(struct cht_rec_ranges) + (n) * sizeof(struct cht_range);                 \
+        unsigned char *p_;                                                                                   \
+        if (!site_ok(site))                                                                                  \
+            return;                                                                                          \
+        if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
+            ranges_fill(p_, site, (n), (dst), (src), (len));                                                 \
+            advance(size_);                                                                                  \
+            return;                                                                                          \
+        }                                                                                                    \
+        ranges_slow(site, (n), (dst), (src), (len));                                                         \
+    } while (0)
 
 COMMHINT_EXPORT void __commhint_memcpy(uint32_t site, const void *dst, const void *src, uint64_t n)
 {
-    struct cht_rec_ranges *r;
-    struct cht_range *rg;
-    const size_t size = sizeof(*r) + 2 * sizeof(*rg);
-
-    if (!site_ok(site) || RT_UNLIKELY(!(r = (struct cht_rec_ranges *)space(size))))
-        return;
-    r->h.type = CHT_REC_RANGES;
-    r->h.aux = 2;
-    r->h.size = size;
-    r->site = site;
-    r->reserved = 0;
-    rg = (struct cht_range *)(r + 1);
-    rg[0].addr = (uintptr_t)src;
-    rg[0].len = n & CHT_RANGE_LEN_MASK;
-    rg[1].addr = (uintptr_t)dst;
-    rg[1].len = (n & CHT_RANGE_LEN_MASK) | CHT_RANGE_WRITE;
-    advance(size);
+    RANGES(2, (uintptr_t)dst, (uintptr_t)src, n);
 }
 
 COMMHINT_EXPORT void __commhint_memset(uint32_t site, const void *dst, uint64_t n)
 {
-    struct cht_rec_ranges *r;
-    struct cht_range *rg;
-    const size_t size = sizeof(*r) + sizeof(*rg);
-
-    if (!site_ok(site) || RT_UNLIKELY(!(r = (struct cht_rec_ranges *)space(size))))
-        return;
-    r->h.type = CHT_REC_RANGES;
-    r->h.aux = 1;
-    r->h.size = size;
-    r->site = site;
-    r->reserved = 0;
-    rg = (struct cht_range *)(r + 1);
-    rg[0].addr = (uintptr_t)dst;
-    rg[0].len = (n & CHT_RANGE_LEN_MASK) | CHT_RANGE_WRITE;
-    advance(size);
+    RANGES(1, (uintptr_t)dst, 0, n);
 }
 
-static inline void loop_record(uint32_t loop, uint16_t kind)
+static inline __attribute__((always_inline)) void loop_fill(unsigned char *p, uint32_t loop, uint16_t kind)
 {
-    struct cht_rec_loop *r;
-    if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)) ||
-        RT_UNLIKELY(!(r = (struct cht_rec_loop *)space(sizeof(*r)))))
-        return;
+    struct cht_rec_loop *r = (struct cht_rec_loop *)p;
     r->h.type = CHT_REC_LOOP;
     r->h.aux = kind;
     r->h.size = sizeof(*r);
     r->loop = loop;
     r->reserved = 0;
-    advance(sizeof(*r));
+}
+
+static __attribute__((noinline, cold)) void loop_slow(uint32_t loop, uint16_t kind)
+{
+    unsigned char *p = space_slow(sizeof(struct cht_rec_loop));
+    if (!p)
+        return;
+    loop_fill(p, loop, kind);
+    advance(sizeof(struct cht_rec_loop));
+}
+
+static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uint16_t kind)
+{
+    unsigned char *p;
+    if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)))
+        return;
+    if (RT_LIKELY((p = fast_space(sizeof(struct cht_rec_loop))) != NULL)) {
+        loop_fill(p, loop, kind);
+        advance(sizeof(struct cht_rec_loop));
+        return;
+    }
+    loop_slow(loop, kind);
 }
 
 COMMHINT_EXPORT void __commhint_loop_enter(uint32_t loop)
@@ -695,8 +765,23 @@ void *rt_reserve(size_t bytes)
 
 void rt_commit(size_t bytes)
 {
-    if (tls_thr)
-        advance(bytes);
+    struct rt_thread *t = tls_thr;
+    const unsigned char *p;
+    uint32_t nrec = 0;
+
+    if (!t)
+        return;
+    /* the caller may have written several records: count them */
+    p = t->data + RT_POS_BYTES(t->pos);
+    for (size_t off = 0; off + sizeof(struct cht_rec) <= bytes;) {
+        struct cht_rec h;
+        memcpy(&h, p + off, sizeof(h));
+        nrec++;
+        if (h.size < sizeof(h))
+            break;
+        off += h.size;
+    }
+    advance_n(bytes, nrec);
 }
 
 void rt_record_clock(uint32_t which, double wtime)
@@ -747,34 +832,32 @@ static const char *blob_problem(const void *blob, uint32_t blob_size)
     return NULL;
 }
 
-/* Hands out count ids from *next; CHT_NONE if they would run out. */
+/* Hands out count ids from *next; COMMHINT_RT_BAD_BASE if they would run
+ * out (ids stay below it, see commhint-rt.h). */
 static uint32_t take_ids(uint32_t *next, uint32_t count)
 {
     uint32_t base = __atomic_load_n(next, __ATOMIC_RELAXED);
     do {
-        if ((uint64_t)base + count >= CHT_NONE)
-            return CHT_NONE;
-    } while (!__atomic_compare_exchange_n(next, &base, base + count, 1, __ATOMIC_RELAXED,
-                                          __ATOMIC_RELAXED));
+        if ((uint64_t)base + count >= COMMHINT_RT_BAD_BASE)
+            return COMMHINT_RT_BAD_BASE;
+    } while (!__atomic_compare_exchange_n(next, &base, base + count, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
     return base;
 }
 
-COMMHINT_EXPORT void __commhint_register_tu(uint32_t abi_version, const void *blob,
-                                            uint32_t blob_size, uint32_t *site_base,
-                                            uint32_t *loop_base)
+COMMHINT_EXPORT void __commhint_register_tu(uint32_t abi_version, const void *blob, uint32_t blob_size,
+                                            uint32_t *site_base, uint32_t *loop_base)
 {
     int saved = errno;
     const char *why;
     struct cht_tu_header h;
     struct rt_tu *tu;
-    uint32_t sb = CHT_NONE, lb = CHT_NONE;
+    uint32_t sb = COMMHINT_RT_BAD_BASE, lb = COMMHINT_RT_BAD_BASE;
     sigset_t old;
 
     (void)rt_init();
     if (abi_version != COMMHINT_RT_ABI_VERSION) {
-        rt_warn_once(RT_WARN_ABI,
-                     "ignoring code built for another runtime ABI: abi=%u expected=%u", abi_version,
-                     COMMHINT_RT_ABI_VERSION);
+        rt_warn_once(RT_WARN_ABI, "ignoring code built for another runtime ABI: abi=%u expected=%u",
+                     abi_version, COMMHINT_RT_ABI_VERSION);
         goto out;
     }
     if ((why = blob_problem(blob, blob_size))) {
@@ -785,13 +868,13 @@ COMMHINT_EXPORT void __commhint_register_tu(uint32_t abi_version, const void *bl
 
     rt_block_signals(&old);
     rt_lock(&rt_g.meta_lock);
-    if (rt_g.ntu >= RT_MAX_TUS || (sb = take_ids(&rt_site_limit, h.nsites)) == CHT_NONE ||
-        (lb = take_ids(&rt_loop_limit, h.nloops)) == CHT_NONE) {
+    if (rt_g.ntu >= RT_MAX_TUS || (sb = take_ids(&rt_site_limit, h.nsites)) == COMMHINT_RT_BAD_BASE ||
+        (lb = take_ids(&rt_loop_limit, h.nloops)) == COMMHINT_RT_BAD_BASE) {
         /* site ids already taken stay unused */
         rt_unlock(&rt_g.meta_lock);
         rt_restore_signals(&old);
         rt_warn_once(RT_WARN_TUFULL, "ignoring a translation unit: reason=too many sites or units");
-        sb = lb = CHT_NONE;
+        sb = lb = COMMHINT_RT_BAD_BASE;
         goto out;
     }
     tu = &rt_g.tus[rt_g.ntu];
@@ -895,8 +978,7 @@ void rt_finish(int exit_status)
                 rt_g.rank = 0;
                 rt_g.world_size = 1;
             } else {
-                rt_warn_once(RT_WARN_EXIT, "trace kept under a provisional name: file=%s",
-                             rt_g.stream.path);
+                rt_warn_once(RT_WARN_EXIT, "trace kept under a provisional name: file=%s", rt_g.stream.path);
             }
         }
         if (rt_g.world_size == 0 && rt_g.rank == 0)
@@ -963,8 +1045,7 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
     sigaction(sig, &dfl, NULL);
     /* a fault raised by the kernel recurs when we return; anything else is
      * sent again and delivered when the handler's mask is lifted */
-    if (!(si && si->si_code > 0 &&
-          (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)))
+    if (!(si && si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL)))
         raise(sig);
     errno = saved;
 }

@@ -58,6 +58,9 @@ enum rt_warn_key {
     RT_WARN_ABI,         /* a TU was built by another pass ABI version */
     RT_WARN_TABLES,      /* a runtime table (communicators, requests) is full */
     RT_WARN_MPI,         /* an MPI call the wrapper could not describe */
+    RT_WARN_MPI_COMM,    /* a communicator the runtime did not see created */
+    RT_WARN_MPI_REQUEST, /* a request the runtime did not see posted */
+    RT_WARN_MPI_SIZE,    /* records too large for one reservation */
     RT_WARN_MAX = 16
 };
 

@@ -7,7 +7,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,27 +31,47 @@ void rt_fail(const char *file, const char *reason)
     int prev = __atomic_fetch_or(&rt_g.off, RT_OFF_FAILED, __ATOMIC_ACQ_REL);
     if (prev & (RT_OFF_DISABLED | RT_OFF_FAILED))
         return; /* a forked child stays silent; one failure is enough */
-    rt_warn_once(RT_WARN_WRITE, "cannot write trace, tracing stopped: file=%s reason=%s",
-                 file ? file : "?", reason);
+    rt_warn_once(RT_WARN_WRITE, "cannot write trace, tracing stopped: file=%s reason=%s", file ? file : "?",
+                 reason);
 }
 
 int rt_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
     const unsigned char *p = buf;
+    sigset_t xfsz, old, pending;
+    int ret = 0, was_pending;
+
+    /* past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default action
+     * kills: keep it blocked during the write and take back the one our
+     * write caused, so that a full quota only stops tracing */
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &old);
+    sigpending(&pending);
+    was_pending = sigismember(&pending, SIGXFSZ) == 1;
     while (len > 0) {
         ssize_t n = pwrite(fd, p, len, (off_t)off);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return -errno;
+            ret = -errno;
+            break;
         }
-        if (n == 0)
-            return -EIO;
+        if (n == 0) {
+            ret = -EIO;
+            break;
+        }
         p += n;
         len -= (size_t)n;
         off += (uint64_t)n;
     }
-    return 0;
+    if (ret < 0 && !was_pending) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&xfsz, NULL, &zero) == SIGXFSZ)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return ret;
 }
 
 int rt_mkdir_p(const char *dir)
@@ -89,7 +111,11 @@ ZSTD_CCtx *rt_cctx_init(void *mem)
     ZSTD_CCtx *c = ZSTD_initStaticCCtx(mem, rt_g.cctx_size);
     if (!c)
         return NULL;
-    if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, rt_g.zstd_level)) ||
+    /* a static context starts with zeroed parameters (no content size in
+     * the frame): reset to the defaults, then ask for what we need */
+    if (ZSTD_isError(ZSTD_CCtx_reset(c, ZSTD_reset_parameters)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, rt_g.zstd_level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 1)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)))
         return NULL;
     return c;
@@ -111,7 +137,7 @@ static uint64_t count_records(const unsigned char *raw, size_t len)
     return n;
 }
 
-int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len,
+int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
                   unsigned char *out, size_t out_cap, uint32_t thread)
 {
     struct cht_chunk_header h;
@@ -149,12 +175,13 @@ int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t le
         return RT_ERR_IO;
     }
     if (s->is_stream)
-        __atomic_fetch_add(&rt_g.records, count_records(raw, len), __ATOMIC_RELAXED);
+        __atomic_fetch_add(&rt_g.records, nrec == RT_COUNT ? count_records(raw, len) : nrec,
+                           __ATOMIC_RELAXED);
     return RT_OK;
 }
 
-int rt_emit_records(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len,
-                    unsigned char *out, size_t out_cap, uint32_t thread)
+int rt_emit_records(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, unsigned char *out,
+                    size_t out_cap, uint32_t thread)
 {
     const unsigned char *p = raw;
     size_t start = 0, cur = 0;
@@ -164,19 +191,19 @@ int rt_emit_records(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t 
         struct cht_rec r;
         memcpy(&r, p + cur, sizeof(r));
         if (cur > start && cur + r.size - start > RT_META_PIECE) {
-            if ((e = rt_emit_chunk(s, cctx, p + start, cur - start, out, out_cap, thread)) < 0)
+            if ((e = rt_emit_chunk(s, cctx, p + start, cur - start, RT_COUNT, out, out_cap, thread)) < 0)
                 return e;
             start = cur;
         }
         cur += r.size;
     }
     if (cur > start)
-        return rt_emit_chunk(s, cctx, p + start, cur - start, out, out_cap, thread);
+        return rt_emit_chunk(s, cctx, p + start, cur - start, RT_COUNT, out, out_cap, thread);
     return RT_OK;
 }
 
-void rt_file_header(struct cht_file_header *h, const char *magic, int32_t rank,
-                    int32_t world_size, uint64_t features)
+void rt_file_header(struct cht_file_header *h, const char *magic, int32_t rank, int32_t world_size,
+                    uint64_t features)
 {
     memset(h, 0, sizeof(*h));
     memcpy(h->magic, magic, sizeof(h->magic));
@@ -198,14 +225,13 @@ static uint64_t realtime_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int rt_stream_write_header(void)
+/* Writes the stream's file header from the current state. */
+static int write_stream_header(void)
 {
     struct cht_file_header h;
     uint64_t features = CHT_FEAT_ZSTD;
     int e;
 
-    if (__atomic_load_n(&rt_g.stream_state, __ATOMIC_ACQUIRE) != RT_STREAM_OPEN)
-        return RT_ERR_OFF;
     if (__atomic_load_n(&rt_g.ntu, __ATOMIC_ACQUIRE) > 0)
         features |= CHT_FEAT_SITES;
     if (__atomic_load_n(&rt_g.nthreads, __ATOMIC_RELAXED) > 1)
@@ -218,6 +244,13 @@ int rt_stream_write_header(void)
         return RT_ERR_IO;
     }
     return RT_OK;
+}
+
+int rt_stream_write_header(void)
+{
+    if (__atomic_load_n(&rt_g.stream_state, __ATOMIC_ACQUIRE) != RT_STREAM_OPEN)
+        return RT_ERR_OFF;
+    return write_stream_header();
 }
 
 /* Writes the SITE_TABLE record of TU i at p (blob copied verbatim, zero
@@ -342,10 +375,7 @@ static int stream_open(int in_signal)
     rt_g.stream.is_stream = 1;
 
     rt_lock(&rt_g.meta_lock);
-    /* publish OPEN for the header writer, still holding the meta lock so
-     * that no other chunk can precede the metadata chunk */
-    __atomic_store_n(&rt_g.stream_state, RT_STREAM_OPEN, __ATOMIC_RELEASE);
-    e = rt_stream_write_header();
+    e = write_stream_header();
     if (e == RT_OK && !in_signal)
         (void)rt_snapshot_rebuild(); /* fresh module list; keep the old one on failure */
     if (e == RT_OK && rt_g.snap_len) {
@@ -356,6 +386,11 @@ static int stream_open(int in_signal)
             note_modules(rt_g.snap, rt_g.snap_len);
         }
     }
+    /* only now may other chunks follow (the metadata chunk is seq 0); still
+     * under the meta lock, so that a TU registering meanwhile sees either
+     * OPENING (and is in the snapshot) or OPEN (and adds its own chunk) */
+    if (e == RT_OK)
+        __atomic_store_n(&rt_g.stream_state, RT_STREAM_OPEN, __ATOMIC_RELEASE);
     rt_unlock(&rt_g.meta_lock);
     return e;
 }
@@ -367,9 +402,8 @@ int rt_stream_ensure(int in_signal)
 
     if (st == RT_STREAM_OPEN)
         return 0;
-    if (st == RT_STREAM_NONE &&
-        __atomic_compare_exchange_n(&rt_g.stream_state, &expected, RT_STREAM_OPENING, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (st == RT_STREAM_NONE && __atomic_compare_exchange_n(&rt_g.stream_state, &expected, RT_STREAM_OPENING,
+                                                            0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         int e = stream_open(in_signal);
         if (e < 0) {
             __atomic_store_n(&rt_g.stream_state, RT_STREAM_FAILED, __ATOMIC_RELEASE);
@@ -486,7 +520,7 @@ int rt_stream_write_end(int32_t exit_status, uint32_t thread)
 
     r.records = __atomic_load_n(&rt_g.records, __ATOMIC_RELAXED);
     _Static_assert(sizeof(out) >= CHUNK_HDR + ZSTD_COMPRESSBOUND(sizeof(r)), "END chunk fits");
-    return rt_emit_chunk(&rt_g.stream, rt_g.mcctx, &r, sizeof(r), out, sizeof(out), thread);
+    return rt_emit_chunk(&rt_g.stream, rt_g.mcctx, &r, sizeof(r), 1, out, sizeof(out), thread);
 }
 
 int rt_meta_file_write(void)
@@ -554,8 +588,7 @@ int rt_meta_file_write(void)
         e = RT_ERR_IO;
         goto out;
     }
-    rt_file_header(&h, CHT_MAGIC_META, -1, rt_g.world_size,
-                   CHT_FEAT_ZSTD | (ntu ? CHT_FEAT_SITES : 0));
+    rt_file_header(&h, CHT_MAGIC_META, -1, rt_g.world_size, CHT_FEAT_ZSTD | (ntu ? CHT_FEAT_SITES : 0));
     h.created_ns = realtime_ns();
     e = rt_pwrite_all(fd, &h, sizeof(h), 0);
     if (e < 0) {

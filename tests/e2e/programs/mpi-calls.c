@@ -380,8 +380,10 @@ int main(int argc, char **argv)
     MPI_Buffer_detach(&detached, &detached_size);
     printf("mpi-calls: rank %d %s\n", rank, bad ? "BAD" : "ok");
     fflush(stdout);
-    if (abort_at_end && rank == 0)
+    if (abort_at_end && rank == 0) {
         MPI_Abort(MPI_COMM_WORLD, 3); /* FACT:abort */
+        return 3;
+    }
     MPI_Finalize(); /* FACT:finalize */
     return 0;
 }
