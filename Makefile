@@ -5,6 +5,7 @@
 #   make demo       trace the Jacobi example on 4 ranks and print what was traced
 #   make check      build, then run the whole test suite
 #   make examples   build the examples, instrumented, at -O0 and -O2
+#   make bench      measure compression and tracing overhead (bench/results/)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
 
@@ -32,7 +33,7 @@ OBJ := $(B)/obj
 DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
 	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
 	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
-	pkg-config make gawk
+	pkg-config make gawk bc
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
@@ -189,6 +190,7 @@ check: deps
 # ---- benchmarks (numbers for docs/, not part of the timed tests) ------------
 bench: all examples $(B)/bench/compress-chunks
 	$(Q)B=$(B) bash bench/compression.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)

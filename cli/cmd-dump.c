@@ -230,7 +230,9 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
 {
     struct where w;
     locate(cur, ev, &w);
-    fprintf(f, "%s:%u:%u: %s rank=%d ev=%" PRIu64, cli_display_path(w.file, o->stable), w.line, w.col,
+    /* Text is read by people and editors started in the source tree: paths
+     * below the current directory are shown relative to it. */
+    fprintf(f, "%s:%u:%u: %s rank=%d ev=%" PRIu64, cli_display_path(w.file, true), w.line, w.col,
             kind_name(ev), ev->rank, ev->index);
     if (ev->thread)
         fprintf(f, " thread=%u", ev->thread);
@@ -260,7 +262,7 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         fprintf(f, " func=%s", w.func);
     if (w.symbolized)
         for (unsigned i = 1; i < w.loc.nframes; i++)
-            fprintf(f, " inlined-at=%s:%u:%u", cli_display_path(w.loc.frames[i].file, o->stable),
+            fprintf(f, " inlined-at=%s:%u:%u", cli_display_path(w.loc.frames[i].file, true),
                     w.loc.frames[i].line, w.loc.frames[i].col);
     fputc('\n', f);
 }
