@@ -69,6 +69,19 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
     trace_cursor_close(cur);
 }
 
+/* "missing", "damaged", "cut-short" or "complete"; with spaced, "cut short"
+ * (for text). */
+static const char *rank_status(const struct rank_info *ri, bool spaced)
+{
+    if (!ri->present)
+        return "missing";
+    if (ri->damaged)
+        return "damaged";
+    if (ri->cut_short)
+        return spaced ? "cut short" : "cut-short";
+    return "complete";
+}
+
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
 int cmd_info(int argc, char **argv)
@@ -175,7 +188,7 @@ int cmd_info(int argc, char **argv)
                    ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64 ",\"accesses\":%" PRIu64
                    ",\"bytes_on_disk\":%" PRIu64 ",\"threads\":%u,\"chunks\":%" PRIu64 ",\"exit_status\":%d,\"why\":",
                    r ? "," : "", r, ri[r].present ? "true" : "false",
-                   !ri[r].present ? "missing" : ri[r].damaged ? "damaged" : ri[r].cut_short ? "cut-short" : "complete",
+                   rank_status(&ri[r], false),
                    s->comp_events, s->mpi_events, s->loop_records, s->accesses, ri[r].file_bytes,
                    s->threads, s->chunks, s->exit_status);
             cli_json_string(stdout, ri[r].why);
@@ -217,7 +230,7 @@ int cmd_info(int argc, char **argv)
                 snprintf(ex, sizeof ex, "%d", s->exit_status);
             printf("%5d %12" PRIu64 " %10" PRIu64 " %8u %12" PRIu64 " %12.2f %8s  %s\n", r, s->comp_events,
                    s->mpi_events, s->threads, ri[r].file_bytes, ratio(ri[r].file_bytes, ev), ex,
-                   !ri[r].present ? "missing" : ri[r].damaged ? "damaged" : ri[r].cut_short ? "cut short" : "complete");
+                   rank_status(&ri[r], true));
         }
         if (cut + damaged + missing == 0)
             printf("\ncut short:        none (every rank ended cleanly)\n");
@@ -226,7 +239,7 @@ int cmd_info(int argc, char **argv)
             for (int r = 0; r < n; r++)
                 if (ri[r].why[0])
                     printf("rank %d %s: %s\n", r,
-                           !ri[r].present ? "missing" : ri[r].damaged ? "damaged" : "cut short", ri[r].why);
+                           rank_status(&ri[r], true), ri[r].why);
         }
     }
     for (int r = 0; r < n; r++)

@@ -322,6 +322,18 @@ static size_t check_thread_events(const struct parsed *ps, uint32_t thread, int 
 }
 
 /* The writer thread index whose first event belongs to tid, or -1. */
+/* The stream's last record, which must be CHT_REC_END counting every
+ * record before it. */
+static struct cht_rec_end clean_end(const struct parsed *ps)
+{
+    const struct rec *end = &ps->recs[ps->nrecs - 1];
+    struct cht_rec_end e;
+    assert_int_equal(end->h.type, CHT_REC_END);
+    memcpy(&e, end->p, sizeof e);
+    assert_int_equal(e.records, ps->nrecs - 1);
+    return e;
+}
+
 static int thread_of(const struct parsed *ps, int tid)
 {
     for (size_t r = 0; r < ps->nrecs; r++)
@@ -877,12 +889,10 @@ static void test_exit_writes_end(void **state)
     assert_int_equal(ps.hdr.world_size, 4);
     assert_int_equal(ps.hdr.features, CHT_FEAT_ZSTD | CHT_FEAT_SITES); /* one thread */
     check_thread_events(&ps, 0, 0, CHILD_EVENTS);
-    const struct rec *end = &ps.recs[ps.nrecs - 1];
-    assert_int_equal(end->h.type, CHT_REC_END);
+    struct cht_rec_end end = clean_end(&ps);
     assert_int_equal(ps.chunks[ps.nchunks - 1].raw_size, 32);
-    assert_int_equal(((const struct cht_rec_end *)end->p)->records, ps.nrecs - 1);
-    assert_int_equal(((const struct cht_rec_end *)end->p)->threads, 1);
-    assert_int_equal(((const struct cht_rec_end *)end->p)->exit_status, -1);
+    assert_int_equal(end.threads, 1);
+    assert_int_equal(end.exit_status, -1);
     /* rank 3 writes no meta file */
     assert_int_equal(count_entries(dir), 1);
     parsed_free(&ps);
@@ -1088,10 +1098,7 @@ static void test_thread_reuse(void **state)
         assert_int_equal(thread_of(&ps, k), k); /* a new index per thread */
         check_thread_events(&ps, (uint32_t)k, k, 100 + (uint32_t)k);
     }
-    const struct rec *end = &ps.recs[ps.nrecs - 1];
-    assert_int_equal(end->h.type, CHT_REC_END);
-    assert_int_equal(((const struct cht_rec_end *)end->p)->threads, REUSE_THREADS + 1);
-    assert_int_equal(((const struct cht_rec_end *)end->p)->records, ps.nrecs - 1);
+    assert_int_equal(clean_end(&ps).threads, REUSE_THREADS + 1);
     parsed_free(&ps);
     free(path);
     free(dir);
@@ -1114,9 +1121,7 @@ static void test_concurrent_flush(void **state)
         assert_true(t >= 0);
         check_thread_events(&ps, (uint32_t)t, k, 100000);
     }
-    const struct rec *end = &ps.recs[ps.nrecs - 1];
-    assert_int_equal(end->h.type, CHT_REC_END);
-    assert_int_equal(((const struct cht_rec_end *)end->p)->records, ps.nrecs - 1);
+    (void)clean_end(&ps);
     parsed_free(&ps);
     free(path);
     free(dir);
