@@ -2,10 +2,10 @@
 #
 #   make            build everything into build/ (O=dir to build elsewhere)
 #   make deps       install the Debian packages the project needs (apt-get)
-#   make demo       trace the Jacobi example on 4 ranks and print what was traced
+#   make demo       trace the Jacobi example on 4 ranks and print its hints
 #   make check      build, then run the whole test suite
 #   make examples   build the examples, instrumented, at -O0 and -O2
-#   make bench      measure compression and tracing overhead (bench/results/)
+#   make bench      measure compression, tracing overhead and analysis speed (bench/results/)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
 
@@ -33,7 +33,7 @@ OBJ := $(B)/obj
 DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
 	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
 	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
-	pkg-config make gawk bc
+	pkg-config make gawk bc python3 time
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
@@ -42,7 +42,7 @@ WARN   := -Wall -Wextra -Wstrict-prototypes -Wno-unused-parameter
 comma := ,
 SANFLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined,)
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Itracelib
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Itracelib -Idepgraph -Isearch
 
 # ---- the Clang pass ------------------------------------------------------
 PASS_SRC := $(wildcard clang_pass/*.cpp)
@@ -178,8 +178,8 @@ demo: deps
 	$(Q)$(CLI_BIN) run -n $(NPROCS) -o $(DEMO_DIR) -- $(B)/examples/O2/jacobi
 	@echo "== commhint info $(DEMO_DIR)"
 	$(Q)$(CLI_BIN) info $(DEMO_DIR)
-	@echo "== first events of rank 1 (commhint dump $(DEMO_DIR) --rank 1)"
-	$(Q)$(CLI_BIN) dump $(DEMO_DIR) --rank 1 | grep -m 12 -E 'MPI_|comp'
+	@echo "== the top hints (commhint hints $(DEMO_DIR) --top=3)"
+	$(Q)$(CLI_BIN) hints $(DEMO_DIR) --top=3
 
 tests: all examples $(UNIT_BIN)
 
@@ -191,6 +191,7 @@ check: deps
 bench: all examples $(B)/bench/compress-chunks
 	$(Q)B=$(B) bash bench/compression.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/analysis.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)

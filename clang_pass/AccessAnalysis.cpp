@@ -10,11 +10,16 @@
 #include "trace-format.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CaptureTracking.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Instructions.h"
@@ -446,50 +451,360 @@ void AccessAnalysis::computeLoops(FunctionPlan &Plan) {
   }
 }
 
-// The branch in front of a rotated loop (`if (n > 0)` that loop rotation
-// copies from the loop's exit test): the conditional branch of the block
-// before the preheader (through a straight-line chain) whose other successor
-// post-dominates every exit of the loop, so it only decides whether the loop
-// runs.  Such a branch is the loop's own test; an explicit `if` written
-// around a loop has the same shape at -O2 and is treated alike.
-static const BasicBlock *loopGuard(const Loop &L,
-                                   const PostDominatorTree &PDT) {
-  const BasicBlock *P = L.getLoopPreheader();
-  if (!P || !L.isRotatedForm())
-    return nullptr;
-  const BasicBlock *B = P;
-  while (const BasicBlock *Pred = B->getUniquePredecessor()) {
-    if (Pred->getSingleSuccessor() != B || Pred->isEntryBlock())
-      break;
-    B = Pred;
+// Loop control versus real decisions.  A site is CONDITIONAL when its block
+// is control dependent on a branch that is a source-level decision.  Two
+// kinds of branches are loop control and are not: a loop's exiting branches
+// (its own exit test, also `break`/`return` inside it), and the guard that
+// loop rotation puts in front of a rotated loop (the copy of its first exit
+// test, `n > 0` for `for (i = 0; i < n; i++)`), wherever later passes left
+// it.  Control dependence passes through loop control: a block control
+// dependent on a loop's exit test or guard is conditional exactly when the
+// branch's own block is (the body of a loop inside an `if` is conditional,
+// the body of a loop that always runs is not).
+
+// The SCEV of \p V; a phi outside the loop header whose incoming values all
+// have the same SCEV (the increment `i + 1` that -O2 duplicates on both
+// sides of an inner loop's guard) is that SCEV.  SCEV does not see through
+// such a phi, so it does not see the counter it feeds back into as an add
+// recurrence either; that is rebuilt here: a header phi h whose value from
+// the latch is h + c, and \p V = h + k, is {start + k,+,c}.
+static const SCEV *scevOf(ScalarEvolution &SE, const Loop &L, Value *V,
+                          bool Rebuild = true) {
+  const SCEV *S = SE.getSCEV(V);
+  if (auto *PN = dyn_cast<PHINode>(V))
+    if (isa<SCEVUnknown>(S) && PN->getParent() != L.getHeader() &&
+        PN->getNumIncomingValues() > 0) {
+      const SCEV *Common = SE.getSCEV(PN->getIncomingValue(0));
+      if (llvm::all_of(PN->incoming_values(), [&](Value *In) {
+            return In != PN && SE.getSCEV(In) == Common;
+          }))
+        S = Common;
+    }
+  if (!Rebuild || isa<SCEVAddRecExpr>(S) || !S->getType()->isIntegerTy())
+    return S;
+  const BasicBlock *PH = L.getLoopPreheader();
+  const BasicBlock *Latch = L.getLoopLatch();
+  if (!PH || !Latch)
+    return S;
+  for (PHINode &PN : L.getHeader()->phis()) {
+    if (PN.getType() != S->getType() || PN.getBasicBlockIndex(PH) < 0 ||
+        PN.getBasicBlockIndex(Latch) < 0)
+      continue;
+    const SCEV *H = SE.getSCEV(&PN);
+    if (!isa<SCEVUnknown>(H))
+      continue;
+    const auto *K = dyn_cast<SCEVConstant>(SE.getMinusSCEV(S, H));
+    const auto *C = dyn_cast<SCEVConstant>(SE.getMinusSCEV(
+        scevOf(SE, L, PN.getIncomingValueForBlock(Latch), false), H));
+    if (!K || !C || C->isZero())
+      continue;
+    const SCEV *Start = SE.getSCEV(PN.getIncomingValueForBlock(PH));
+    return SE.getAddRecExpr(SE.getAddExpr(Start, K), C, &L, SCEV::FlagAnyWrap);
   }
-  const BasicBlock *G = B->getUniquePredecessor();
-  if (!G)
-    return nullptr;
-  const auto *BI = dyn_cast<BranchInst>(G->getTerminator());
-  if (!BI || !BI->isConditional())
-    return nullptr;
-  const BasicBlock *Other =
-      BI->getSuccessor(0) == B ? BI->getSuccessor(1) : BI->getSuccessor(0);
-  if (Other == B)
-    return nullptr;
-  SmallVector<BasicBlock *, 4> Exits;
-  L.getUniqueExitBlocks(Exits);
-  for (const BasicBlock *E : Exits)
-    if (!PDT.dominates(Other, E))
-      return nullptr;
-  return G;
+  return S;
 }
 
-// Blocks control-dependent on a conditional branch other than a loop's own
-// exit test (or its guard, above): for a branch block A and each successor
-// S, the blocks on the post-dominator-tree path from S up to, excluding,
-// ipdom(A).
+// For `A pred B`: an expression that is positive exactly when the
+// comparison holds, for the predicates a counted loop's test uses
+// (b - a for a < b, b - a + 1 for a <= b); null for others.
+static const SCEV *distanceOf(ScalarEvolution &SE, CmpInst::Predicate Pred,
+                              const SCEV *A, const SCEV *B) {
+  if (!A->getType()->isIntegerTy() || A->getType() != B->getType())
+    return nullptr;
+  const SCEV *One = SE.getOne(A->getType());
+  switch (Pred) {
+  case CmpInst::ICMP_SLT:
+  case CmpInst::ICMP_ULT:
+  case CmpInst::ICMP_NE:
+    return SE.getMinusSCEV(B, A);
+  case CmpInst::ICMP_SLE:
+  case CmpInst::ICMP_ULE:
+    return SE.getAddExpr(SE.getMinusSCEV(B, A), One);
+  case CmpInst::ICMP_SGT:
+  case CmpInst::ICMP_UGT:
+    return SE.getMinusSCEV(A, B);
+  case CmpInst::ICMP_SGE:
+  case CmpInst::ICMP_UGE:
+    return SE.getAddExpr(SE.getMinusSCEV(A, B), One);
+  default:
+    return nullptr;
+  }
+}
+
+// Whether \p X and \p Y are equal modulo 2^w, w the narrower width (the
+// guard is often on the source's `int`, the latch on the widened i64).
+static bool sameModWidth(ScalarEvolution &SE, const SCEV *X, const SCEV *Y) {
+  unsigned WX = SE.getTypeSizeInBits(X->getType());
+  unsigned WY = SE.getTypeSizeInBits(Y->getType());
+  if (WX > WY)
+    X = SE.getTruncateExpr(X, Y->getType());
+  else if (WY > WX)
+    Y = SE.getTruncateExpr(Y, X->getType());
+  return SE.getMinusSCEV(X, Y)->isZero();
+}
+
+// A value the guard read from memory: a load, or phis of loads of one
+// address (GVN merges the reloads after error paths that call functions).
+struct GuardLoad {
+  const Value *Ptr;
+  Value *V;
+};
+
+static const Value *loadedFrom(const Value *V, unsigned Depth) {
+  if (const auto *Ld = dyn_cast<LoadInst>(V))
+    return Ld->isSimple() ? Ld->getPointerOperand() : nullptr;
+  const auto *PN = dyn_cast<PHINode>(V);
+  if (!PN || !Depth || PN->getNumIncomingValues() == 0)
+    return nullptr;
+  const Value *Ptr = nullptr;
+  for (const Value *In : PN->incoming_values()) {
+    if (In == PN)
+      continue;
+    const Value *P = loadedFrom(In, Depth - 1);
+    if (!P || (Ptr && !samePointer(P, Ptr)))
+      return nullptr;
+    Ptr = P;
+  }
+  return Ptr;
+}
+
+static void addGuardLoad(Value *V, SmallVectorImpl<GuardLoad> &Out) {
+  V = const_cast<Value *>(stripCasts(V));
+  if (const Value *Ptr = loadedFrom(V, 4))
+    Out.push_back({Ptr, V});
+}
+
+// Replaces, in an expression of the latch test, a load inside the loop by
+// the guard's read of the same address: the loop's first test reads the
+// bound on entry (`q < size` with `size` reloaded every iteration because
+// the body may write it), and that first read is the one the guard made.
+namespace {
+struct EntryValueRewriter : SCEVRewriteVisitor<EntryValueRewriter> {
+  const Loop &L;
+  ArrayRef<GuardLoad> GuardLoads;
+  EntryValueRewriter(ScalarEvolution &SE, const Loop &L,
+                     ArrayRef<GuardLoad> GuardLoads)
+      : SCEVRewriteVisitor(SE), L(L), GuardLoads(GuardLoads) {}
+  const SCEV *visitUnknown(const SCEVUnknown *U) {
+    const auto *Ld = dyn_cast<LoadInst>(U->getValue());
+    if (!Ld || !L.contains(Ld) || !Ld->isSimple() ||
+        !L.isLoopInvariant(Ld->getPointerOperand()))
+      return U;
+    for (const GuardLoad &G : GuardLoads)
+      if (G.V->getType() == Ld->getType() &&
+          samePointer(G.Ptr, Ld->getPointerOperand()))
+        return SE.getSCEV(G.V);
+    return U;
+  }
+};
+} // namespace
+
+// The distance of the test that decides whether rotated loop \p L runs at
+// all, as its source header wrote it: the latch's exit test `x pred y` with
+// x = {s,+,st} evaluated one step before its first value, s - st, and y's
+// loads as the guard made them (\p GuardLoads).  Exact for unit steps
+// (`i < n` and its LFTR form `i.next != n'` give the same distance); for
+// other steps the sign is still right.  Null when the latch test is not of
+// that form.
+static const SCEV *loopEntryDistance(ScalarEvolution &SE, const Loop &L,
+                                     ArrayRef<GuardLoad> GuardLoads) {
+  const BasicBlock *Latch = L.getLoopLatch();
+  const auto *BI =
+      Latch ? dyn_cast<BranchInst>(Latch->getTerminator()) : nullptr;
+  if (!BI || !BI->isConditional())
+    return nullptr;
+  auto *Cmp = dyn_cast<ICmpInst>(BI->getCondition());
+  if (!Cmp)
+    return nullptr;
+  CmpInst::Predicate Pred = Cmp->getPredicate();
+  if (!L.contains(BI->getSuccessor(0)))
+    Pred = CmpInst::getInversePredicate(Pred); // now: continue while Pred
+  const SCEV *X = scevOf(SE, L, Cmp->getOperand(0));
+  const SCEV *Y = scevOf(SE, L, Cmp->getOperand(1));
+  if (!isa<SCEVAddRecExpr>(X) && isa<SCEVAddRecExpr>(Y)) {
+    std::swap(X, Y);
+    Pred = CmpInst::getSwappedPredicate(Pred);
+  }
+  const auto *AR = dyn_cast<SCEVAddRecExpr>(X);
+  if (!AR || AR->getLoop() != &L || !AR->isAffine() ||
+      !AR->getType()->isIntegerTy() || AR->getType() != Y->getType())
+    return nullptr;
+  Y = EntryValueRewriter(SE, L, GuardLoads).visit(Y);
+  if (!SE.isLoopInvariant(Y, &L))
+    return nullptr;
+  const auto *Step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+  if (!Step || Step->isZero())
+    return nullptr;
+  const SCEV *Before = SE.getMinusSCEV(AR->getStart(), Step);
+  if (Step->getAPInt().isNegative()) {
+    // Counting down: continue while x > y is y < x.
+    std::swap(Before, Y);
+    Pred = CmpInst::getSwappedPredicate(Pred);
+  }
+  if (Pred == CmpInst::ICMP_NE && !Step->getAPInt().isOne() &&
+      !Step->getAPInt().isAllOnes())
+    return nullptr; // `!=` skips over the bound with larger steps
+  return distanceOf(SE, Pred, Before, Y);
+}
+
+// Whether \p Cmp (in the guard, entering the loop when it is \p EnterIf) is
+// a copy of rotated loop \p L's latch test with each header phi replaced by
+// its value on entry: what loop rotation made before other passes rewrote
+// it, and what stays for loops SCEV cannot count (`while (p)`).
+static bool isRotatedCopy(const Loop &L, const ICmpInst &Cmp, bool EnterIf) {
+  const BasicBlock *Latch = L.getLoopLatch();
+  const BasicBlock *Header = L.getHeader();
+  const auto *BI = dyn_cast<BranchInst>(Latch->getTerminator());
+  if (!BI || !BI->isConditional())
+    return false;
+  const auto *LCmp = dyn_cast<ICmpInst>(BI->getCondition());
+  if (!LCmp)
+    return false;
+  bool ContinueIf = L.contains(BI->getSuccessor(0));
+  CmpInst::Predicate Want = LCmp->getPredicate();
+  if (ContinueIf != EnterIf)
+    Want = CmpInst::getInversePredicate(Want);
+  auto Matches = [&](const Value *G, const Value *V) {
+    if (G == V)
+      return L.isLoopInvariant(V);
+    for (const PHINode &PN : Header->phis()) {
+      int In = PN.getBasicBlockIndex(Latch);
+      if (In >= 0 && PN.getIncomingValue(In) == V &&
+          PN.getIncomingValueForBlock(L.getLoopPreheader()) == G)
+        return true;
+    }
+    return false;
+  };
+  if (Cmp.getPredicate() == Want &&
+      Matches(Cmp.getOperand(0), LCmp->getOperand(0)) &&
+      Matches(Cmp.getOperand(1), LCmp->getOperand(1)))
+    return true;
+  return Cmp.getPredicate() == CmpInst::getSwappedPredicate(Want) &&
+         Matches(Cmp.getOperand(1), LCmp->getOperand(0)) &&
+         Matches(Cmp.getOperand(0), LCmp->getOperand(1));
+}
+
+// No code that could be a site: only arithmetic, phis and debug intrinsics.
+static bool hasNoSites(const BasicBlock &BB) {
+  for (const Instruction &I : BB) {
+    if (const auto *II = dyn_cast<IntrinsicInst>(&I))
+      if (II->isAssumeLikeIntrinsic())
+        continue;
+    if (I.mayReadOrWriteMemory())
+      return false;
+  }
+  return true;
+}
+
+// The guard of rotated loop \p L: the first conditional branch above its
+// preheader in the dominator tree (through straight-line blocks, so also
+// through the header of an enclosing loop and its preheader when the guard
+// was hoisted past it), such that
+//  - one edge (Enter) dominates L's header,
+//  - the other (Skip) leads, through blocks without sites, to a block that
+//    post-dominates the block L's latch exits to: skipping only skips the
+//    loop (the jump to the enclosing loop's latch that -O2 puts around an
+//    inner loop qualifies),
+//  - and its condition is the loop's own first test: a copy of the latch
+//    test (isRotatedCopy), or a comparison whose distance equals the loop's
+//    (`n > 2` guarding `for (j = 1; j < n - 1; j++)`).  An `if (x)` around a
+//    loop, `if (n > 5)` around `for (j = 0; j < n; j++)`, or a guard merged
+//    with an `if` (`x != 0 & n > 0`) decide more and stay real.
+static const BranchInst *loopGuard(const Loop &L, const DominatorTree &DT,
+                                   const PostDominatorTree &PDT,
+                                   ScalarEvolution &SE) {
+  const BasicBlock *PH = L.getLoopPreheader();
+  const BasicBlock *Latch = L.getLoopLatch();
+  if (!PH || !Latch || !L.isRotatedForm())
+    return nullptr;
+  const BasicBlock *LatchExit = nullptr;
+  for (const BasicBlock *S : successors(Latch))
+    if (!L.contains(S))
+      LatchExit = S;
+  if (!LatchExit)
+    return nullptr;
+
+  const BranchInst *BI = nullptr;
+  const DomTreeNode *N = DT.getNode(PH);
+  for (unsigned Steps = 0; N && Steps < 16; ++Steps) {
+    N = N->getIDom();
+    if (!N)
+      return nullptr;
+    const Instruction *T = N->getBlock()->getTerminator();
+    if (T->getNumSuccessors() == 1)
+      continue;
+    BI = dyn_cast<BranchInst>(T);
+    break;
+  }
+  if (!BI || !BI->isConditional() || BI->getSuccessor(0) == BI->getSuccessor(1))
+    return nullptr;
+  const BasicBlock *G = BI->getParent();
+  unsigned EnterIdx;
+  if (DT.dominates(BasicBlockEdge(G, BI->getSuccessor(0)), L.getHeader()))
+    EnterIdx = 0;
+  else if (DT.dominates(BasicBlockEdge(G, BI->getSuccessor(1)), L.getHeader()))
+    EnterIdx = 1;
+  else
+    return nullptr;
+
+  const BasicBlock *S = BI->getSuccessor(1 - EnterIdx);
+  for (unsigned Steps = 0;; ++Steps) {
+    if (L.contains(S) || Steps == 8)
+      return nullptr;
+    if (PDT.dominates(S, LatchExit))
+      break;
+    if (!hasNoSites(*S) || !S->getSingleSuccessor())
+      return nullptr;
+    S = S->getSingleSuccessor();
+  }
+
+  const auto *Cmp = dyn_cast<ICmpInst>(BI->getCondition());
+  if (!Cmp)
+    return nullptr;
+  bool EnterIf = EnterIdx == 0;
+  if (isRotatedCopy(L, *Cmp, EnterIf))
+    return BI;
+  if (!Cmp->getOperand(0)->getType()->isIntegerTy())
+    return nullptr;
+  CmpInst::Predicate Pred =
+      EnterIf ? Cmp->getPredicate() : Cmp->getInversePredicate();
+  SmallVector<GuardLoad, 2> GuardLoads;
+  for (Value *Op : Cmp->operands())
+    addGuardLoad(Op, GuardLoads);
+  const SCEV *LoopDist = loopEntryDistance(SE, L, GuardLoads);
+  const SCEV *Guard = distanceOf(SE, Pred, SE.getSCEV(Cmp->getOperand(0)),
+                                 SE.getSCEV(Cmp->getOperand(1)));
+  if (!LoopDist || !Guard)
+    return nullptr;
+  if (sameModWidth(SE, LoopDist, Guard))
+    return BI;
+  // `n != 0` reads either way round.
+  if (Pred == CmpInst::ICMP_NE &&
+      sameModWidth(SE, LoopDist, SE.getNegativeSCEV(Guard)))
+    return BI;
+  return nullptr;
+}
+
+// Blocks control dependent on a real decision: for a branch block A and
+// each successor S, the blocks on the post-dominator-tree path from S up to,
+// excluding, ipdom(A) depend on A.  A real branch makes them conditional; a
+// loop-control branch (exiting branch or guard) makes them conditional when
+// A itself is.
 void AccessAnalysis::computeConditionalBlocks() {
   SmallPtrSet<const BasicBlock *, 8> Guards;
-  for (const Loop *L : LI.getLoopsInPreorder())
-    if (const BasicBlock *G = loopGuard(*L, PDT))
-      Guards.insert(G);
+  if (!LI.empty()) {
+    DominatorTree DT(F);
+    TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
+    TargetLibraryInfo TLI(TLII, &F);
+    AssumptionCache AC(F);
+    ScalarEvolution SE(F, TLI, AC, DT, LI);
+    for (const Loop *L : LI.getLoopsInPreorder())
+      if (const BranchInst *G = loopGuard(*L, DT, PDT, SE))
+        Guards.insert(G->getParent());
+  }
+
+  DenseMap<const BasicBlock *, SmallVector<const BasicBlock *, 8>> Inherits;
+  SmallVector<const BasicBlock *, 16> Work;
   for (BasicBlock &A : F) {
     const Instruction *T = A.getTerminator();
     if (!T ||
@@ -498,19 +813,28 @@ void AccessAnalysis::computeConditionalBlocks() {
     SmallPtrSet<BasicBlock *, 4> Succs(succ_begin(&A), succ_end(&A));
     if (Succs.size() < 2)
       continue;
-    if (const Loop *L = LI.getLoopFor(&A))
-      if (L->isLoopExiting(&A))
-        continue;
-    if (Guards.count(&A))
-      continue;
     DomTreeNode *AN = PDT.getNode(&A);
     if (!AN)
       continue;
+    const Loop *L = LI.getLoopFor(&A);
+    bool LoopControl = (L && L->isLoopExiting(&A)) || Guards.count(&A);
     DomTreeNode *Stop = AN->getIDom();
     for (BasicBlock *S : Succs)
       for (DomTreeNode *N = PDT.getNode(S); N && N != Stop && N->getBlock();
-           N = N->getIDom())
-        Conditional.insert(N->getBlock());
+           N = N->getIDom()) {
+        if (LoopControl)
+          Inherits[&A].push_back(N->getBlock());
+        else if (Conditional.insert(N->getBlock()).second)
+          Work.push_back(N->getBlock());
+      }
+  }
+  while (!Work.empty()) {
+    auto It = Inherits.find(Work.pop_back_val());
+    if (It == Inherits.end())
+      continue;
+    for (const BasicBlock *B : It->second)
+      if (Conditional.insert(B).second)
+        Work.push_back(B);
   }
 }
 

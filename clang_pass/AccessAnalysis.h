@@ -110,6 +110,9 @@ public:
 
 private:
   void computeLoops(FunctionPlan &Plan);
+  /// Fills Conditional: blocks control dependent on a source-level decision,
+  /// directly or through loop control (a loop's exiting branches and the
+  /// guard in front of a rotated loop, which decide nothing themselves).
   void computeConditionalBlocks();
   bool endsGroup(const llvm::Instruction &I) const;
   bool describeAccess(llvm::Instruction &I, Access &A);

@@ -16,6 +16,7 @@ static const struct cli_command commands[] = {
     {"run", "run a program under mpiexec with tracing on", cmd_run},
     {"dump", "print every event of a trace", cmd_dump},
     {"info", "summarise a trace: ranks, events, bytes, cut-short ranks", cmd_info},
+    {"hints", "what to change: overlap and message aggregation, ranked by saving", cmd_hints},
 };
 
 static void usage(FILE *f)
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "commhint: unknown command '%s'; commands are cc, run, dump, info (see 'commhint --help')\n",
+    fprintf(stderr, "commhint: unknown command '%s'; commands are cc, run, dump, info, hints (see 'commhint --help')\n",
             argv[1]);
     return CLI_USAGE;
 }

@@ -422,7 +422,8 @@ enum cht_site_op {
 
 enum cht_site_flag {
     CHT_SITEF_CONDITIONAL = 1u << 0, /* control-dependent on a branch in its function
-                                        other than a loop's own exit test */
+                                        other than a loop's own exit test or the
+                                        guard that only decides whether a loop runs */
     CHT_SITEF_ACCUMULATE = 1u << 1,  /* stores op(load of the same address, x) */
     CHT_SITEF_INLINED = 1u << 2,     /* code was inlined into func */
     CHT_SITEF_ATOMIC = 1u << 3,      /* includes an atomic access */

@@ -1,0 +1,329 @@
+/* builder.c - trace events to dg_events: the read/write sets and ordering
+ * keys of MPI calls (the table in docs/dependence.md), and the link from a
+ * nonblocking call to the Wait/Test that completes it (by request id). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "depgraph.h"
+
+_Static_assert(sizeof(struct dg_range) == sizeof(struct trace_range) &&
+                   offsetof(struct dg_range, write) == offsetof(struct trace_range, write),
+               "dg_range has the layout of trace_range");
+
+/* A started request: its buffer range (len 0 if none) and direction. */
+struct request {
+    struct dg_range r;
+    bool contiguous;  /* receive: count * type size == extent, so the status bytes are exact */
+};
+
+struct dg_builder {
+    struct dg_event ev;
+    struct dg_range *ranges;
+    uint32_t nranges, cranges;
+    struct dg_key *keys;
+    uint32_t nkeys, ckeys;
+    struct dg_map reqs;           /* request id -> index in req + 1 */
+    struct request *req;          /* slots, free ones chained by r.addr */
+    uint32_t nreq, creq, free_req;
+};
+
+#define NO_SLOT UINT32_MAX
+
+int dg_builder_create(struct dg_builder **out)
+{
+    struct dg_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return TRACE_ERR_NOMEM;
+    b->free_req = NO_SLOT;
+    *out = b;
+    return 0;
+}
+
+void dg_builder_destroy(struct dg_builder *b)
+{
+    if (!b)
+        return;
+    free(b->ranges);
+    free(b->keys);
+    free(b->req);
+    dg_map_free(&b->reqs);
+    free(b);
+}
+
+size_t dg_builder_open_requests(const struct dg_builder *b)
+{
+    return b->reqs.n;
+}
+
+static int add_range(struct dg_builder *b, uint64_t addr, uint64_t len, bool write)
+{
+    if (!addr || !len)
+        return 0;
+    if (b->nranges == b->cranges) {
+        uint32_t nc = b->cranges ? b->cranges * 2 : 16;
+        struct dg_range *p = realloc(b->ranges, nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        b->ranges = p;
+        b->cranges = nc;
+    }
+    b->ranges[b->nranges++] = (struct dg_range){addr, len, write};
+    return 0;
+}
+
+static int add_key(struct dg_builder *b, uint32_t cls, uint64_t comm, int32_t peer)
+{
+    if (b->nkeys == b->ckeys) {
+        uint32_t nc = b->ckeys ? b->ckeys * 2 : 8;
+        struct dg_key *p = realloc(b->keys, nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        b->keys = p;
+        b->ckeys = nc;
+    }
+    b->keys[b->nkeys++] = (struct dg_key){cls, peer, comm};
+    return 0;
+}
+
+/* A world rank as a key peer: wildcard for MPI_ANY_SOURCE, -1 for none. */
+static int32_t key_peer(int32_t rank)
+{
+    if (rank == CHT_RANK_ANY)
+        return DG_PEER_ANY;
+    return rank >= 0 ? rank : -1;
+}
+
+/* The bytes a receive wrote: the status count when the datatype is
+ * contiguous (count * size == extent), else the whole extent. */
+static uint64_t recv_bytes(const struct cht_rec_mpi *m, uint64_t st_bytes, bool has_status)
+{
+    bool contiguous = (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes;
+    if (has_status && contiguous && st_bytes < m->rbytes)
+        return st_bytes;
+    return m->rbytes;
+}
+
+static int add_blocks(struct dg_builder *b, uint64_t base, const struct cht_rec_blocks *blk,
+                      bool write)
+{
+    const struct cht_block *bl = (const struct cht_block *)(blk + 1);
+    for (uint32_t i = 0; i < blk->count; i++) {
+        int rc = add_range(b, base + (uint64_t)bl[i].offset, bl[i].bytes, write);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int request_start(struct dg_builder *b, uint64_t id, const struct dg_range *r,
+                         bool contiguous)
+{
+    uint32_t slot;
+    if (b->free_req != NO_SLOT) {
+        slot = b->free_req;
+        b->free_req = (uint32_t)b->req[slot].r.addr;
+    } else {
+        if (b->nreq == b->creq) {
+            uint32_t nc = b->creq ? b->creq * 2 : 16;
+            struct request *p = realloc(b->req, nc * sizeof *p);
+            if (!p)
+                return TRACE_ERR_NOMEM;
+            b->req = p;
+            b->creq = nc;
+        }
+        slot = b->nreq++;
+    }
+    b->req[slot].r = *r;
+    b->req[slot].contiguous = contiguous;
+    uint64_t *v = dg_map_put(&b->reqs, id, slot + 1);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    if (*v != (uint64_t)slot + 1) { /* id reused while open: keep the newer */
+        uint32_t old = (uint32_t)(*v - 1);
+        b->req[old].r.addr = b->free_req;
+        b->free_req = old;
+        *v = slot + 1;
+    }
+    return 0;
+}
+
+/* Adds the ranges of completed requests and their REQ keys. */
+static int complete_requests(struct dg_builder *b, const struct trace_event *ev)
+{
+    for (uint32_t i = 0; i < ev->ncomplete; i++) {
+        const struct cht_rec_complete *c = ev->complete[i];
+        int rc = add_key(b, DG_KEY_REQ, c->request, 0);
+        if (rc < 0)
+            return rc;
+        uint64_t *v = dg_map_get(&b->reqs, c->request);
+        if (!v)
+            continue; /* started before the trace or never seen */
+        uint32_t slot = (uint32_t)(*v - 1);
+        struct dg_range r = b->req[slot].r;
+        if (r.write && b->req[slot].contiguous && c->st_bytes < r.len)
+            r.len = c->st_bytes;
+        rc = add_range(b, r.addr, r.len, r.write);
+        if (rc < 0)
+            return rc;
+        dg_map_del(&b->reqs, c->request);
+        b->req[slot].r.addr = b->free_req;
+        b->free_req = slot;
+    }
+    return 0;
+}
+
+static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    struct dg_event *e = &b->ev;
+    int call = m->h.aux, rc = 0;
+    bool has_status = m->flags & CHT_MPIF_HAS_STATUS;
+    e->call = (uint16_t)call;
+    e->t_enter = m->t_enter;
+    e->t_exit = m->t_exit;
+    e->comm = m->comm;
+    e->peer = CHT_RANK_NONE;
+    e->role = DG_ROLE_OTHER;
+    int32_t speer = key_peer(m->peer), rpeer = key_peer(m->rpeer);
+
+    switch (call) {
+    case CHT_MPI_SEND: case CHT_MPI_SSEND: case CHT_MPI_BSEND: case CHT_MPI_RSEND:
+        if (speer < 0)
+            break;
+        e->role = DG_ROLE_SEND;
+        e->peer = m->peer;
+        e->bytes = m->sbytes;
+        rc = add_range(b, m->sbuf, m->sbytes, false);
+        if (!rc)
+            rc = add_key(b, DG_KEY_SEND, m->comm, speer);
+        break;
+    case CHT_MPI_RECV:
+        if (rpeer == -1)
+            break;
+        e->role = DG_ROLE_RECV;
+        rc = add_range(b, m->rbuf, recv_bytes(m, m->st_bytes, has_status), true);
+        if (!rc)
+            rc = add_key(b, DG_KEY_RECV, m->comm, rpeer);
+        break;
+    case CHT_MPI_SENDRECV: case CHT_MPI_SENDRECV_REPLACE:
+        if (speer < 0 && rpeer == -1)
+            break;
+        e->role = DG_ROLE_SENDRECV;
+        e->bytes = m->sbytes;
+        if (speer >= 0) {
+            rc = add_range(b, m->sbuf, m->sbytes, false);
+            if (!rc)
+                rc = add_key(b, DG_KEY_SEND, m->comm, speer);
+        }
+        if (!rc && rpeer != -1) {
+            rc = add_range(b, m->rbuf, recv_bytes(m, m->st_bytes, has_status), true);
+            if (!rc)
+                rc = add_key(b, DG_KEY_RECV, m->comm, rpeer);
+        }
+        break;
+    case CHT_MPI_ISEND: case CHT_MPI_ISSEND: case CHT_MPI_IBSEND: case CHT_MPI_IRSEND:
+    case CHT_MPI_IRECV: {
+        bool recv = call == CHT_MPI_IRECV;
+        int32_t p = recv ? rpeer : speer;
+        struct dg_range r = {0, 0, recv};
+        if (p != -1)
+            r = recv ? (struct dg_range){m->rbuf, m->rbytes, true}
+                     : (struct dg_range){m->sbuf, m->sbytes, false};
+        e->role = DG_ROLE_START;
+        e->bytes = recv ? 0 : m->sbytes;
+        rc = add_range(b, r.addr, r.len, r.write);
+        if (!rc && p != -1)
+            rc = add_key(b, recv ? DG_KEY_RECV : DG_KEY_SEND, m->comm, p);
+        if (!rc && m->request)
+            rc = add_key(b, DG_KEY_REQ, m->request, 0);
+        if (!rc && m->request) {
+            bool contiguous = (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes;
+            rc = request_start(b, m->request, &r, contiguous);
+        }
+        break;
+    }
+    case CHT_MPI_PROBE: case CHT_MPI_IPROBE:
+        if (rpeer == -1)
+            break;
+        e->role = DG_ROLE_PROBE;
+        rc = add_key(b, DG_KEY_RECV, m->comm, rpeer);
+        break;
+    case CHT_MPI_WAIT: case CHT_MPI_WAITALL: case CHT_MPI_WAITANY: case CHT_MPI_WAITSOME:
+    case CHT_MPI_TEST: case CHT_MPI_TESTALL: case CHT_MPI_TESTANY: case CHT_MPI_TESTSOME:
+    case CHT_MPI_REQUEST_FREE:
+        if (tev->ncomplete) {
+            e->role = DG_ROLE_COMPLETE;
+            rc = complete_requests(b, tev);
+        }
+        break;
+    case CHT_MPI_BARRIER:
+        e->role = DG_ROLE_SYNC;
+        rc = add_key(b, DG_KEY_COLL, m->comm, 0);
+        break;
+    case CHT_MPI_BCAST: case CHT_MPI_REDUCE: case CHT_MPI_ALLREDUCE: case CHT_MPI_GATHER:
+    case CHT_MPI_GATHERV: case CHT_MPI_SCATTER: case CHT_MPI_SCATTERV: case CHT_MPI_ALLGATHER:
+    case CHT_MPI_ALLGATHERV: case CHT_MPI_ALLTOALL: case CHT_MPI_ALLTOALLV:
+    case CHT_MPI_REDUCE_SCATTER: case CHT_MPI_REDUCE_SCATTER_BLOCK: case CHT_MPI_SCAN:
+    case CHT_MPI_EXSCAN:
+        e->role = DG_ROLE_COLL;
+        if (m->flags & CHT_MPIF_SEND_IN_PLACE)
+            rc = add_range(b, m->rbuf, m->rbytes, false);
+        else if (tev->blocks[0])
+            rc = add_blocks(b, m->sbuf, tev->blocks[0], false);
+        else
+            rc = add_range(b, m->sbuf, m->sbytes, false);
+        if (!rc && !(m->flags & CHT_MPIF_RECV_IN_PLACE)) {
+            if (tev->blocks[1])
+                rc = add_blocks(b, m->rbuf, tev->blocks[1], true);
+            else
+                rc = add_range(b, m->rbuf, m->rbytes, true);
+        }
+        if (!rc)
+            rc = add_key(b, DG_KEY_COLL, m->comm, 0);
+        break;
+    case CHT_MPI_COMM_DUP: case CHT_MPI_COMM_SPLIT: case CHT_MPI_COMM_CREATE:
+    case CHT_MPI_COMM_FREE: case CHT_MPI_CART_CREATE: case CHT_MPI_CART_SUB:
+    case CHT_MPI_COMM_SPLIT_TYPE: case CHT_MPI_INTERCOMM_CREATE: case CHT_MPI_INIT:
+    case CHT_MPI_INIT_THREAD: case CHT_MPI_FINALIZE: case CHT_MPI_ABORT:
+        e->role = DG_ROLE_FENCE;
+        break;
+    default:
+        break;
+    }
+    return rc;
+}
+
+int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
+                       const struct dg_event **out)
+{
+    *out = NULL;
+    if (tev->kind != TRACE_EV_COMP && tev->kind != TRACE_EV_MPI)
+        return 0;
+    struct dg_event *e = &b->ev;
+    memset(e, 0, sizeof *e);
+    b->nranges = b->nkeys = 0;
+    e->index = tev->index;
+    e->site = tev->site;
+    e->site_flags = tev->site_info ? tev->site_info->flags : 0;
+    e->depth = tev->depth;
+    e->iters = tev->iters;
+    e->peer = CHT_RANK_NONE;
+    if (tev->kind == TRACE_EV_COMP) {
+        e->kind = DG_COMP;
+        e->role = DG_ROLE_NONE;
+        e->nranges = tev->nranges;
+        e->ranges = (const struct dg_range *)tev->ranges;
+        *out = e;
+        return 1;
+    }
+    e->kind = DG_MPI;
+    int rc = convert_mpi(b, tev);
+    if (rc < 0)
+        return rc;
+    e->nranges = b->nranges;
+    e->ranges = b->ranges;
+    e->nkeys = b->nkeys;
+    e->keys = b->keys;
+    *out = e;
+    return 1;
+}

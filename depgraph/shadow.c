@@ -1,0 +1,254 @@
+/* shadow.c - shadow memory: the last writer and last reader of every byte
+ * touched, in 4 KiB pages allocated on first touch.
+ *
+ * A page keeps one writer and one reader per 4-byte granule (16 bytes of
+ * shadow per 4 bytes of memory); a granule that an access covers only in
+ * part is "split" and keeps its bytes' values in a per-page byte table
+ * allocated on first need.  The granule's own value is always the latest
+ * access to any of its bytes, which is also their maximum, since indices
+ * only grow: a query that covers a whole granule never looks at its bytes.
+ * So aligned int and double accesses cost one or two stores, and the
+ * results are exact to the byte.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "depgraph.h"
+
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1u << PAGE_SHIFT)
+#define GRAN 4u
+#define NGRAN (PAGE_SIZE / GRAN)
+#define CACHE 64 /* direct-mapped cache of pages: programs alternate arrays */
+
+struct byte_table {
+    uint64_t v[2][PAGE_SIZE]; /* [0] writer, [1] reader: index + 1 */
+};
+
+struct shadow_page {
+    uint64_t v[2][NGRAN];          /* [0] writer, [1] reader of each granule */
+    uint64_t split[2][NGRAN / 64]; /* granules whose bytes differ */
+    struct byte_table *bytes;
+};
+
+struct dg_shadow {
+    struct dg_map pages; /* page number -> struct shadow_page * */
+    uint64_t cache_pno[CACHE];
+    struct shadow_page *cache_page[CACHE];
+    size_t npages, nbytetables;
+};
+
+int dg_shadow_create(struct dg_shadow **out)
+{
+    struct dg_shadow *s = calloc(1, sizeof *s);
+    if (!s)
+        return TRACE_ERR_NOMEM;
+    for (int i = 0; i < CACHE; i++)
+        s->cache_pno[i] = UINT64_MAX;
+    *out = s;
+    return 0;
+}
+
+void dg_shadow_destroy(struct dg_shadow *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->pages.cap; i++) {
+        if (dg_map_used(&s->pages, i)) {
+            struct shadow_page *p = (struct shadow_page *)(uintptr_t)s->pages.vals[i];
+            free(p->bytes);
+            free(p);
+        }
+    }
+    dg_map_free(&s->pages);
+    free(s);
+}
+
+static inline struct shadow_page *page_get(const struct dg_shadow *s, uint64_t pno)
+{
+    unsigned slot = (unsigned)(pno % CACHE);
+    if (s->cache_pno[slot] == pno)
+        return s->cache_page[slot];
+    uint64_t *v = dg_map_get(&s->pages, pno);
+    if (!v)
+        return NULL;
+    struct dg_shadow *m = (struct dg_shadow *)s; /* the cache is not state */
+    m->cache_pno[slot] = pno;
+    m->cache_page[slot] = (struct shadow_page *)(uintptr_t)*v;
+    return m->cache_page[slot];
+}
+
+static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno)
+{
+    struct shadow_page *p = page_get(s, pno);
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    if (!dg_map_put(&s->pages, pno, (uint64_t)(uintptr_t)p)) {
+        free(p);
+        return NULL;
+    }
+    s->npages++;
+    s->cache_pno[pno % CACHE] = pno;
+    s->cache_page[pno % CACHE] = p;
+    return p;
+}
+
+static inline bool is_split(const struct shadow_page *p, int k, unsigned g)
+{
+    return p->split[k][g / 64] >> (g % 64) & 1;
+}
+
+/* Writes v into the bytes [lo, hi) of granule g (a part of it). */
+static int granule_set_part(struct dg_shadow *s, struct shadow_page *p, int k, unsigned g,
+                            unsigned lo, unsigned hi, uint64_t v)
+{
+    if (!p->bytes) {
+        p->bytes = malloc(sizeof *p->bytes);
+        if (!p->bytes)
+            return TRACE_ERR_NOMEM;
+        s->nbytetables++;
+    }
+    uint64_t *b = p->bytes->v[k];
+    unsigned g0 = g * GRAN;
+    if (!is_split(p, k, g)) {
+        for (unsigned i = g0; i < g0 + GRAN; i++)
+            b[i] = p->v[k][g];
+        p->split[k][g / 64] |= 1ull << (g % 64);
+    }
+    for (unsigned i = lo; i < hi; i++)
+        b[i] = v;
+    p->v[k][g] = v;
+    return 0;
+}
+
+/* Writes v into bytes [lo, hi) of one page (offsets in the page) for kind k:
+ * partial granules at the ends, a fill of whole granules between. */
+static int page_set(struct dg_shadow *s, struct shadow_page *p, int k, unsigned lo, unsigned hi,
+                    uint64_t v)
+{
+    unsigned first = (lo + GRAN - 1) / GRAN, last = hi / GRAN; /* whole granules [first, last) */
+    if (first >= last) { /* within one granule, or two partial ones */
+        for (unsigned g = lo / GRAN; g * GRAN < hi; g++) {
+            unsigned g0 = g * GRAN;
+            unsigned a = lo > g0 ? lo : g0, e = hi < g0 + GRAN ? hi : g0 + GRAN;
+            int rc = a == g0 && e == g0 + GRAN ? 0 : granule_set_part(s, p, k, g, a, e, v);
+            if (rc < 0)
+                return rc;
+            if (a == g0 && e == g0 + GRAN) {
+                p->v[k][g] = v;
+                p->split[k][g / 64] &= ~(1ull << (g % 64));
+            }
+        }
+        return 0;
+    }
+    int rc = 0;
+    if (lo % GRAN)
+        rc = granule_set_part(s, p, k, lo / GRAN, lo, first * GRAN, v);
+    if (!rc && hi % GRAN)
+        rc = granule_set_part(s, p, k, last, last * GRAN, hi, v);
+    if (rc < 0)
+        return rc;
+    uint64_t *dst = p->v[k];
+    for (unsigned g = first; g < last; g++)
+        dst[g] = v;
+    for (unsigned w = first / 64; w <= (last - 1) / 64; w++) {
+        unsigned b0 = w == first / 64 ? first % 64 : 0;
+        unsigned b1 = w == (last - 1) / 64 ? (last - 1) % 64 : 63;
+        uint64_t mask = (b1 == 63 ? ~0ull : (1ull << (b1 + 1)) - 1) & ~((1ull << b0) - 1);
+        p->split[k][w] &= ~mask;
+    }
+    return 0;
+}
+
+/* The largest value of kind k over bytes [lo, hi) of one page. */
+static uint64_t page_max(const struct shadow_page *p, int k, unsigned lo, unsigned hi)
+{
+    uint64_t best = 0;
+    for (unsigned g = lo / GRAN; g * GRAN < hi; g++) {
+        unsigned g0 = g * GRAN, g1 = g0 + GRAN;
+        uint64_t v = p->v[k][g];
+        if ((lo > g0 || hi < g1) && is_split(p, k, g)) {
+            const uint64_t *b = p->bytes->v[k];
+            unsigned a = lo > g0 ? lo : g0, e = hi < g1 ? hi : g1;
+            v = 0;
+            for (unsigned i = a; i < e; i++)
+                if (b[i] > v)
+                    v = b[i];
+        }
+        if (v > best)
+            best = v;
+    }
+    return best;
+}
+
+int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t index)
+{
+    uint64_t a = r->addr, end = r->addr + r->len;
+    if (!r->len || end < a)
+        return 0;
+    int k = r->write ? 0 : 1;
+    uint64_t v = index + 1;
+    /* the common case: an aligned double or int */
+    if ((r->len == 8 || r->len == 4) && (a & (r->len - 1)) == 0) {
+        struct shadow_page *p = page_make(s, a >> PAGE_SHIFT);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
+        p->v[k][g] = v;
+        p->split[k][g / 64] &= ~(1ull << (g % 64));
+        if (r->len == 8) {
+            p->v[k][g + 1] = v;
+            p->split[k][(g + 1) / 64] &= ~(1ull << ((g + 1) % 64));
+        }
+        return 0;
+    }
+    while (a < end) {
+        uint64_t pno = a >> PAGE_SHIFT;
+        uint64_t pend = (pno + 1) << PAGE_SHIFT;
+        uint64_t stop = end < pend || pend == 0 ? end : pend;
+        struct shadow_page *p = page_make(s, pno);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        unsigned lo = (unsigned)(a & (PAGE_SIZE - 1));
+        int rc = page_set(s, p, k, lo, lo + (unsigned)(stop - a), v);
+        if (rc < 0)
+            return rc;
+        a = stop;
+    }
+    return 0;
+}
+
+uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_range *r)
+{
+    uint64_t a = r->addr, end = r->addr + r->len, best = 0;
+    if (!r->len || end < a)
+        return 0;
+    while (a < end) {
+        uint64_t pno = a >> PAGE_SHIFT;
+        uint64_t pend = (pno + 1) << PAGE_SHIFT;
+        uint64_t stop = end < pend || pend == 0 ? end : pend;
+        const struct shadow_page *p = page_get(s, pno);
+        if (p) {
+            unsigned lo = (unsigned)(a & (PAGE_SIZE - 1)), hi = lo + (unsigned)(stop - a);
+            uint64_t w = page_max(p, 0, lo, hi);
+            if (w > best)
+                best = w;
+            if (r->write) {
+                uint64_t rd = page_max(p, 1, lo, hi);
+                if (rd > best)
+                    best = rd;
+            }
+        }
+        a = stop;
+    }
+    return best;
+}
+
+size_t dg_shadow_footprint(const struct dg_shadow *s)
+{
+    return s->npages * sizeof(struct shadow_page) + s->nbytetables * sizeof(struct byte_table) +
+           s->pages.cap * 16 + sizeof *s;
+}

@@ -1,0 +1,153 @@
+/* engine.c - choosing an engine, and analysing one rank of a trace with
+ * it (cursor -> dg_builder -> engine -> source locations). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "search-private.h"
+
+struct search_engine {
+    void *state;
+    const struct search_engine_ops *ops;
+};
+
+int search_engine_create(const struct search_opts *o, int rank, struct search_engine **out)
+{
+    struct search_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return TRACE_ERR_NOMEM;
+    int engine = o ? o->engine : SEARCH_ENGINE_STREAMING;
+    int rc = engine == SEARCH_ENGINE_REFERENCE ? search_reference_create(o, rank, &e->state, &e->ops)
+             : engine == SEARCH_ENGINE_STREAMING ? search_stream_create(o, rank, &e->state, &e->ops)
+                                                 : TRACE_ERR_ARG;
+    if (rc < 0) {
+        free(e);
+        return rc;
+    }
+    *out = e;
+    return 0;
+}
+
+int search_engine_feed(struct search_engine *e, const struct dg_event *ev)
+{
+    return e->ops->feed(e->state, ev);
+}
+
+int search_engine_finish(struct search_engine *e, struct search_rank_result **out)
+{
+    int rc = e->ops->finish(e->state, out);
+    free(e);
+    return rc;
+}
+
+void search_engine_destroy(struct search_engine *e)
+{
+    if (!e)
+        return;
+    e->ops->destroy(e->state);
+    free(e);
+}
+
+/* Fills the source lines of a box list's loops. */
+static void resolve_boxes(struct trace_cursor *c, struct search_boxes *b)
+{
+    for (uint32_t i = 0; i < b->n; i++) {
+        for (uint32_t d = 0; d < b->box[i].depth; d++) {
+            const struct trace_loop_info *l = trace_cursor_loop(c, b->box[i].dim[d].loop);
+            b->box[i].dim[d].line = l ? l->line : 0;
+        }
+    }
+}
+
+static int resolve(struct trace_cursor *c, struct search_rank_result *r)
+{
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        struct search_overlap *o = &r->overlaps[i];
+        o->info = trace_cursor_site(c, o->site);
+        resolve_boxes(c, &o->iters);
+        for (uint32_t j = 0; j < o->nstmts; j++) {
+            o->stmts[j].info = trace_cursor_site(c, o->stmts[j].site);
+            resolve_boxes(c, &o->stmts[j].iters);
+        }
+    }
+    for (uint32_t i = 0; i < r->ngroups; i++) {
+        struct search_group *g = &r->groups[i];
+        g->info = calloc(g->nsites ? g->nsites : 1, sizeof *g->info);
+        if (!g->info)
+            return TRACE_ERR_NOMEM;
+        for (uint32_t j = 0; j < g->nsites; j++)
+            g->info[j] = trace_cursor_site(c, g->sites[j]);
+    }
+    return 0;
+}
+
+int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
+                    search_progress_fn progress, void *ctx, struct search_rank_result **out,
+                    struct trace_err *err)
+{
+    struct trace_cursor *c = NULL;
+    struct dg_builder *b = NULL;
+    struct search_engine *e = NULL;
+    struct search_rank_result *r = NULL;
+    *out = NULL;
+    int rc = trace_cursor_open(t, rank, 0, &c, err);
+    if (rc < 0)
+        return rc;
+    uint64_t total = 0;
+    {
+        /* the file size, for progress */
+        FILE *f = fopen(trace_rank_path(t, rank), "rb");
+        if (f) {
+            if (fseek(f, 0, SEEK_END) == 0)
+                total = (uint64_t)ftell(f);
+            fclose(f);
+        }
+    }
+    if ((rc = dg_builder_create(&b)) < 0 || (rc = search_engine_create(o, rank, &e)) < 0) {
+        snprintf(err->msg, sizeof err->msg, "cannot start the analysis: rank=%d reason=%s", rank,
+                 trace_status_str(rc));
+        goto out;
+    }
+    const struct trace_event *tev;
+    uint64_t n = 0;
+    while ((rc = trace_cursor_next(c, &tev)) > 0) {
+        const struct dg_event *ev;
+        rc = dg_builder_convert(b, tev, &ev);
+        if (rc > 0)
+            rc = search_engine_feed(e, ev);
+        if (rc < 0) {
+            snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d event=%llu reason=%s",
+                     rank, (unsigned long long)tev->index, trace_status_str(rc));
+            goto out;
+        }
+        if (progress && (++n & 0xffff) == 0) {
+            struct trace_cursor_stats st;
+            trace_cursor_stats(c, &st);
+            progress(ctx, st.bytes_stored, total);
+        }
+    }
+    if (rc < 0) {
+        snprintf(err->msg, sizeof err->msg, "%s", trace_cursor_error(c));
+        goto out;
+    }
+    rc = search_engine_finish(e, &r);
+    e = NULL;
+    if (rc < 0) {
+        snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d reason=%s", rank,
+                 trace_status_str(rc));
+        goto out;
+    }
+    r->cut_short = trace_cursor_cut_short(c);
+    if ((rc = resolve(c, r)) < 0)
+        goto out;
+    if (progress)
+        progress(ctx, total, total);
+    *out = r;
+    r = NULL;
+    rc = 0;
+out:
+    search_rank_result_free(r);
+    search_engine_destroy(e);
+    dg_builder_destroy(b);
+    trace_cursor_close(c);
+    return rc;
+}

@@ -1,0 +1,427 @@
+/* result.c - what both engines share to build and compare per-rank results:
+ * iteration-vector boxes, the per-message cost fit, and freeing and
+ * comparing struct search_rank_result (docs/dependence.md).
+ *
+ * The two engines must give identical results on the same events, so
+ * everything here is deterministic in the order things are fed: the boxes
+ * depend on the order vectors are added in, the cost fit on the order of
+ * the sends (floating-point sums).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search-private.h"
+
+/* ---- iteration-vector boxes ------------------------------------------------ */
+
+/* Whether box b continues box a: same depth (at least 1), the same loops at
+ * every level, the same range at every level but one, and at that level b
+ * starts right after a ends.  A degenerate box (one vector) is tested the
+ * same way. */
+static int box_continue_level(const struct search_box *a, const struct search_box *b)
+{
+    int level = -1;
+
+    if (a->depth != b->depth || a->depth == 0)
+        return -1;
+    for (uint32_t k = 0; k < a->depth; k++) {
+        if (a->dim[k].loop != b->dim[k].loop)
+            return -1;
+        if (a->dim[k].lo == b->dim[k].lo && a->dim[k].hi == b->dim[k].hi)
+            continue;
+        if (level >= 0 || a->dim[k].hi == UINT64_MAX || a->dim[k].hi + 1 != b->dim[k].lo)
+            return -1;
+        level = (int)k;
+    }
+    return level;
+}
+
+/* Adds the iteration vector iters[0..depth) (outermost first) to b.
+ *
+ * The new vector merges into the last box when box_continue_level() says it
+ * continues it; the last box then merges into the one before it as long as
+ * it continues that one.  Otherwise it becomes a new box, or, when b
+ * already holds max boxes, it is only counted in b->more.  Vectors deeper
+ * than SEARCH_BOX_DEPTH keep their innermost SEARCH_BOX_DEPTH levels.
+ *
+ * Depth 0 (an event outside every loop): all depth-0 vectors are the same
+ * empty vector, and no level can continue another, so the list keeps one
+ * depth-0 box and a depth-0 vector added while the list holds one is
+ * dropped, neither added nor counted in `more` (it is already in the set).
+ *
+ * max 0 means SEARCH_DEFAULT_MAX_BOXES.  Returns 0 or TRACE_ERR_NOMEM. */
+int search_boxes_add(struct search_boxes *b, uint32_t depth, const struct trace_iter *iters,
+                     unsigned max)
+{
+    struct search_box nb;
+
+    if (!max)
+        max = SEARCH_DEFAULT_MAX_BOXES;
+    if (depth > SEARCH_BOX_DEPTH) {
+        iters += depth - SEARCH_BOX_DEPTH;
+        depth = SEARCH_BOX_DEPTH;
+    }
+    memset(&nb, 0, sizeof(nb));
+    nb.depth = depth;
+    for (uint32_t k = 0; k < depth; k++) {
+        nb.dim[k].loop = iters[k].loop;
+        nb.dim[k].lo = nb.dim[k].hi = iters[k].iter;
+    }
+
+    if (depth == 0) {
+        for (uint32_t i = 0; i < b->n; i++)
+            if (b->box[i].depth == 0)
+                return 0;
+    } else if (b->n) {
+        struct search_box *last = &b->box[b->n - 1];
+        int level = box_continue_level(last, &nb);
+
+        if (level >= 0) {
+            last->dim[level].hi = nb.dim[level].hi;
+            while (b->n >= 2) {
+                struct search_box *prev = &b->box[b->n - 2];
+                last = &b->box[b->n - 1];
+                level = box_continue_level(prev, last);
+                if (level < 0)
+                    break;
+                prev->dim[level].hi = last->dim[level].hi;
+                b->n--;
+            }
+            return 0;
+        }
+    }
+
+    if (b->n >= max) {
+        b->more++;
+        return 0;
+    }
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 2;
+        struct search_box *nbox;
+
+        if (cap > max)
+            cap = max;
+        nbox = realloc(b->box, cap * sizeof(*nbox));
+        if (!nbox)
+            return TRACE_ERR_NOMEM;
+        b->box = nbox;
+        b->cap = cap;
+    }
+    b->box[b->n++] = nb;
+    return 0;
+}
+
+void search_boxes_free(struct search_boxes *b)
+{
+    if (!b)
+        return;
+    free(b->box);
+    memset(b, 0, sizeof(*b));
+}
+
+/* Compares the boxes themselves: depth, loops and ranges.  The `line` fields
+ * (filled in when resolving loops to source lines) and cap are ignored. */
+static bool box_equal(const struct search_box *a, const struct search_box *b)
+{
+    if (a->depth != b->depth)
+        return false;
+    for (uint32_t k = 0; k < a->depth; k++)
+        if (a->dim[k].loop != b->dim[k].loop || a->dim[k].lo != b->dim[k].lo ||
+            a->dim[k].hi != b->dim[k].hi)
+            return false;
+    return true;
+}
+
+bool search_boxes_equal(const struct search_boxes *a, const struct search_boxes *b)
+{
+    if (a->n != b->n || a->more != b->more)
+        return false;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (!box_equal(&a->box[i], &b->box[i]))
+            return false;
+    return true;
+}
+
+char *search_box_format(const struct search_box *box, char *buf, size_t size)
+{
+    size_t off = 0;
+
+    if (!size)
+        return buf;
+    buf[0] = '\0';
+#define PUT(...)                                                                               \
+    do {                                                                                       \
+        int w_ = snprintf(buf + off, size - off, __VA_ARGS__);                                 \
+        if (w_ < 0 || (size_t)w_ >= size - off)                                                \
+            return buf;                                                                        \
+        off += (size_t)w_;                                                                     \
+    } while (0)
+    PUT("(");
+    for (uint32_t k = 0; k < box->depth && k < SEARCH_BOX_DEPTH; k++) {
+        if (box->dim[k].lo == box->dim[k].hi)
+            PUT("%s%" PRIu64, k ? ", " : "", box->dim[k].lo);
+        else
+            PUT("%s%" PRIu64 "..%" PRIu64, k ? ", " : "", box->dim[k].lo, box->dim[k].hi);
+    }
+    PUT(")");
+#undef PUT
+    return buf;
+}
+
+/* ---- per-message cost -------------------------------------------------------- */
+
+void search_msgcost_add(struct search_msgcost *m, uint64_t bytes, uint64_t ns)
+{
+    double x = (double)bytes, y = (double)ns;
+
+    if (m->n == 0 || y < m->min_ns) {
+        m->min_ns = y;
+        m->min_bytes = x;
+    }
+    m->n++;
+    m->sx += x;
+    m->sy += y;
+    m->sxx += x * x;
+    m->sxy += x * y;
+}
+
+/* See search.h.  The sums are doubles, so n*sxx - sx*sx of equal sizes can
+ * come out as rounding noise instead of 0: a spread below 1e-12 of n*sxx
+ * counts as a single size. */
+double search_msgcost_latency(const struct search_msgcost *m)
+{
+    if (!m || m->n == 0)
+        return 0;
+    double n = (double)m->n;
+    double den = n * m->sxx - m->sx * m->sx;
+    double slope = 0;
+    if (den > 1e-12 * n * m->sxx)
+        slope = (n * m->sxy - m->sx * m->sy) / den;
+    if (!(slope > 0))
+        slope = 0;
+    double a = m->min_ns - (m->min_bytes >= 1024 ? slope * m->min_bytes : 0);
+    if (!(a > 0))
+        return 0;
+    return a > m->min_ns ? m->min_ns : a;
+}
+
+/* ---- per-rank results ----------------------------------------------------------- */
+
+void search_rank_result_free(struct search_rank_result *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        struct search_overlap *o = &r->overlaps[i];
+        for (uint32_t j = 0; j < o->nstmts; j++)
+            search_boxes_free(&o->stmts[j].iters);
+        free(o->stmts);
+        search_boxes_free(&o->iters);
+    }
+    free(r->overlaps);
+    for (uint32_t i = 0; i < r->ngroups; i++) {
+        free(r->groups[i].sites);
+        free((void *)r->groups[i].info);
+    }
+    free(r->groups);
+    free(r);
+}
+
+/* Writes a difference into why (may be NULL) and returns false. */
+static bool differ(char *why, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (why && size) {
+        va_start(ap, fmt);
+        vsnprintf(why, size, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+/* Compares two box lists; what names them in the message ("overlap
+ * site=12 iters"). */
+static bool boxes_diff(const struct search_boxes *a, const struct search_boxes *b,
+                       const char *what, char *why, size_t size)
+{
+    char ba[160], bb[160];
+
+    for (uint32_t i = 0; i < a->n && i < b->n; i++)
+        if (!box_equal(&a->box[i], &b->box[i])) {
+            for (uint32_t k = 0; k < a->box[i].depth && k < b->box[i].depth; k++)
+                if (a->box[i].dim[k].loop != b->box[i].dim[k].loop)
+                    return differ(why, size, "%s box %" PRIu32 ": loop at level %" PRIu32
+                                  " %" PRIu32 " != %" PRIu32,
+                                  what, i, k, a->box[i].dim[k].loop, b->box[i].dim[k].loop);
+            return differ(why, size, "%s box %" PRIu32 ": %s != %s", what, i,
+                          search_box_format(&a->box[i], ba, sizeof(ba)),
+                          search_box_format(&b->box[i], bb, sizeof(bb)));
+        }
+    if (a->n != b->n)
+        return differ(why, size, "%s: boxes %" PRIu32 " != %" PRIu32 " (first extra %s)", what,
+                      a->n, b->n,
+                      a->n > b->n ? search_box_format(&a->box[b->n], ba, sizeof(ba))
+                                  : search_box_format(&b->box[a->n], bb, sizeof(bb)));
+    if (a->more != b->more)
+        return differ(why, size, "%s: more %" PRIu64 " != %" PRIu64, what, a->more, b->more);
+    return true;
+}
+
+/* Compares one integer field; prefix names the object ("overlap site=12: "). */
+#define CMP_FIELD(prefix, field)                                                               \
+    do {                                                                                       \
+        if ((uint64_t)(a->field) != (uint64_t)(b->field))                                      \
+            return differ(why, size, "%s" #field " %" PRIu64 " != %" PRIu64, (prefix),         \
+                          (uint64_t)(a->field), (uint64_t)(b->field));                         \
+    } while (0)
+
+static bool stmt_diff(const struct search_stmt *a, const struct search_stmt *b, uint32_t osite,
+                      char *why, size_t size)
+{
+    char what[96];
+
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " stmt site=%" PRIu32 ": ", osite,
+             a->site);
+#define CMP(field) CMP_FIELD(what, field)
+    CMP(flags);
+    CMP(site_flags);
+    CMP(events);
+    CMP(total);
+    CMP(time_ns);
+#undef CMP
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " stmt site=%" PRIu32 " iters", osite,
+             a->site);
+    return boxes_diff(&a->iters, &b->iters, what, why, size);
+}
+
+static bool overlap_diff(const struct search_overlap *a, const struct search_overlap *b,
+                         char *why, size_t size)
+{
+    char what[64];
+
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 ": ", a->site);
+#define CMP(field) CMP_FIELD(what, field)
+    CMP(call);
+    CMP(role);
+    CMP(instances);
+    CMP(with_window);
+    CMP(truncated);
+    CMP(comm_ns);
+    CMP(comp_ns);
+    CMP(saving_ns);
+#undef CMP
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " iters", a->site);
+    if (!boxes_diff(&a->iters, &b->iters, what, why, size))
+        return false;
+    for (uint32_t j = 0; j < a->nstmts && j < b->nstmts; j++) {
+        if (a->stmts[j].site != b->stmts[j].site)
+            return differ(why, size,
+                          "overlap site=%" PRIu32 ": stmt %" PRIu32 " site=%" PRIu32
+                          " != site=%" PRIu32,
+                          a->site, j, a->stmts[j].site, b->stmts[j].site);
+        if (!stmt_diff(&a->stmts[j], &b->stmts[j], a->site, why, size))
+            return false;
+    }
+    if (a->nstmts != b->nstmts)
+        return differ(why, size,
+                      "overlap site=%" PRIu32 ": nstmts %" PRIu32 " != %" PRIu32
+                      " (first extra stmt site=%" PRIu32 ")",
+                      a->site, a->nstmts, b->nstmts,
+                      a->nstmts > b->nstmts ? a->stmts[b->nstmts].site : b->stmts[a->nstmts].site);
+    return true;
+}
+
+/* "comm=1 peer=2 sites=[3,4]" into buf. */
+static const char *group_name(const struct search_group *g, char *buf, size_t size)
+{
+    size_t off = 0;
+    int w = snprintf(buf, size, "comm=%" PRIu64 " peer=%" PRId32 " sites=[", g->comm, g->peer);
+
+    if (w < 0 || (size_t)w >= size)
+        return buf;
+    off = (size_t)w;
+    for (uint32_t i = 0; i < g->nsites; i++) {
+        w = snprintf(buf + off, size - off, "%s%" PRIu32, i ? "," : "", g->sites[i]);
+        if (w < 0 || (size_t)w >= size - off)
+            return buf;
+        off += (size_t)w;
+    }
+    snprintf(buf + off, size - off, "]");
+    return buf;
+}
+
+static bool group_diff(const struct search_group *a, const struct search_group *b, char *why,
+                       size_t size)
+{
+    char na[160], nb[160], prefix[176];
+
+    group_name(a, na, sizeof(na));
+    group_name(b, nb, sizeof(nb));
+    if (strcmp(na, nb) != 0 || a->nsites != b->nsites)
+        return differ(why, size, "group %s != group %s", na, nb);
+    for (uint32_t i = 0; i < a->nsites; i++)
+        if (a->sites[i] != b->sites[i])
+            return differ(why, size, "group %s != group %s", na, nb);
+    snprintf(prefix, sizeof(prefix), "group %s: ", na);
+#define CMP(field) CMP_FIELD(prefix, field)
+    CMP(groups);
+    CMP(members);
+    CMP(bytes);
+    CMP(send_ns);
+    CMP(min_size);
+    CMP(max_size);
+#undef CMP
+    return true;
+}
+
+bool search_rank_result_equal(const struct search_rank_result *a,
+                              const struct search_rank_result *b, char *why, size_t size)
+{
+    if (why && size)
+        why[0] = '\0';
+    if (!a || !b) {
+        if (a == b)
+            return true;
+        return differ(why, size, "result %s != %s", a ? "present" : "NULL",
+                      b ? "present" : "NULL");
+    }
+    if (a->rank != b->rank)
+        return differ(why, size, "rank %d != %d", a->rank, b->rank);
+#define CMP(field) CMP_FIELD("", field)
+    CMP(events);
+    CMP(comp_events);
+    CMP(mpi_events);
+    CMP(t_first);
+    CMP(t_last);
+#undef CMP
+    if (a->msg_latency_ns != b->msg_latency_ns)
+        return differ(why, size, "msg_latency_ns %.17g != %.17g", a->msg_latency_ns,
+                      b->msg_latency_ns);
+    for (uint32_t i = 0; i < a->noverlaps && i < b->noverlaps; i++) {
+        if (a->overlaps[i].site != b->overlaps[i].site)
+            return differ(why, size, "overlap %" PRIu32 ": site=%" PRIu32 " != site=%" PRIu32, i,
+                          a->overlaps[i].site, b->overlaps[i].site);
+        if (!overlap_diff(&a->overlaps[i], &b->overlaps[i], why, size))
+            return false;
+    }
+    if (a->noverlaps != b->noverlaps)
+        return differ(why, size, "noverlaps %" PRIu32 " != %" PRIu32 " (first extra site=%" PRIu32 ")",
+                      a->noverlaps, b->noverlaps,
+                      a->noverlaps > b->noverlaps ? a->overlaps[b->noverlaps].site
+                                                  : b->overlaps[a->noverlaps].site);
+    for (uint32_t i = 0; i < a->ngroups && i < b->ngroups; i++)
+        if (!group_diff(&a->groups[i], &b->groups[i], why, size))
+            return false;
+    if (a->ngroups != b->ngroups) {
+        char n[160];
+        const struct search_group *x =
+            a->ngroups > b->ngroups ? &a->groups[b->ngroups] : &b->groups[a->ngroups];
+        return differ(why, size, "ngroups %" PRIu32 " != %" PRIu32 " (first extra group %s)",
+                      a->ngroups, b->ngroups, group_name(x, n, sizeof(n)));
+    }
+    return true;
+}

@@ -1,0 +1,285 @@
+/* search.h - the searches for optimisation opportunities: the one public
+ * header of search/.
+ *
+ * Per rank, an engine takes the rank's events (struct dg_event, in trace
+ * order) and finds
+ *   - overlap: for each blocking communication event c, the computation
+ *     events between the last event c depends on and c (backward window)
+ *     and between c and the first event that depends on c (forward window);
+ *   - aggregation: groups of blocking sends to the same rank that can be
+ *     sent as one message once every send is moved as early as its
+ *     dependences allow.
+ * docs/dependence.md defines both exactly.  Two engines compute the same
+ * results: the streaming one (one pass, memory bounded by the touched
+ * footprint, the horizon and the open windows) and the reference one
+ * (the paper's algorithms literally, whole rank in memory, quadratic).
+ *
+ * Results of all ranks are then merged into hints (struct search_report),
+ * ranked by estimated saving, which the CLI and the GUI present.
+ *
+ * Ownership: results and reports are owned by the caller and freed with
+ * their _free functions; site and loop info pointers in them are borrowed
+ * from the trace and live until trace_close.  Functions return 0 or a
+ * negative enum trace_status.
+ */
+#ifndef COMMHINT_SEARCH_H
+#define COMMHINT_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "depgraph.h"
+#include "trace-reader.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SEARCH_DEFAULT_HORIZON (1u << 18) /* events */
+#define SEARCH_DEFAULT_MAX_BOXES 8
+#define SEARCH_BOX_DEPTH 8 /* innermost levels kept in a box */
+
+enum search_engine_kind {
+    SEARCH_ENGINE_STREAMING = 0,
+    SEARCH_ENGINE_REFERENCE = 1
+};
+
+struct search_opts {
+    int engine;          /* enum search_engine_kind */
+    uint64_t horizon;    /* events a window may reach from its call; 0 = default */
+    unsigned max_boxes;  /* iteration boxes kept per list; 0 = default */
+};
+
+/* ---- iteration-vector boxes ------------------------------------------------ */
+
+/* A box of iteration vectors: at each level, iterations lo..hi of a loop.
+ * Vectors deeper than SEARCH_BOX_DEPTH keep their innermost levels. */
+struct search_box {
+    uint32_t depth;
+    struct {
+        uint32_t loop;  /* global loop id */
+        uint32_t line;  /* source line of the loop, 0 until resolved */
+        uint64_t lo, hi;
+    } dim[SEARCH_BOX_DEPTH];
+};
+
+/* A compressed set of iteration vectors, fed in increasing event order: a
+ * vector extends the last box when it is the next iteration at one level
+ * and equal at the others; boxes merge the same way.  At most max boxes are
+ * kept; vectors that fit none once the list is full are counted in `more`. */
+struct search_boxes {
+    uint32_t n;
+    uint32_t cap;
+    uint64_t more;
+    struct search_box *box;
+};
+
+int search_boxes_add(struct search_boxes *b, uint32_t depth, const struct trace_iter *iters,
+                     unsigned max);
+void search_boxes_free(struct search_boxes *b);
+bool search_boxes_equal(const struct search_boxes *a, const struct search_boxes *b);
+/* "(1, 1, 1..10)" style text of box i into buf; returns buf. */
+char *search_box_format(const struct search_box *box, char *buf, size_t size);
+
+/* ---- per-rank results ----------------------------------------------------- */
+
+enum search_stmt_flag {
+    SEARCH_STMT_BEFORE = 1u << 0, /* some of its events are in a backward window */
+    SEARCH_STMT_AFTER = 1u << 1   /* some are in a forward window */
+};
+
+/* A statement (site) whose events can overlap a communication call site. */
+struct search_stmt {
+    uint32_t site;
+    uint32_t flags;        /* enum search_stmt_flag */
+    uint32_t site_flags;   /* enum cht_site_flag (CONDITIONAL...) */
+    uint64_t events;       /* distinct events of the site in the call's windows */
+    uint64_t total;        /* events of the site in the rank's trace */
+    uint64_t time_ns;      /* estimated time of those events */
+    struct search_boxes iters;
+    const struct trace_site_info *info; /* filled by search_run_rank, else NULL */
+};
+
+/* One communication call site and the computation that can overlap it. */
+struct search_overlap {
+    uint32_t site;
+    uint16_t call;         /* enum cht_mpi_call */
+    uint8_t role;          /* enum dg_role */
+    uint64_t instances;    /* dynamic instances of the call */
+    uint64_t with_window;  /* instances whose windows hold computation */
+    uint64_t truncated;    /* instances with a window cut at the horizon */
+    uint64_t comm_ns;      /* sum of the instances' time in MPI */
+    uint64_t comp_ns;      /* sum of the instances' window computation time */
+    uint64_t saving_ns;    /* sum of min(comm, window computation) per instance */
+    struct search_boxes iters; /* iteration vectors of instances with a window */
+    uint32_t nstmts;
+    struct search_stmt *stmts; /* sorted by site */
+    const struct trace_site_info *info;
+};
+
+/* Groups of sends (same comm and destination) with the same member sites. */
+struct search_group {
+    uint64_t comm;
+    int32_t peer;          /* destination world rank */
+    uint32_t nsites;
+    uint32_t *sites;       /* distinct member sites, in order of first member */
+    uint64_t groups;       /* dynamic groups (2 or more sends each) */
+    uint64_t members;      /* sends in them */
+    uint64_t bytes;        /* bytes sent by them */
+    uint64_t send_ns;      /* measured time of those sends */
+    uint32_t min_size, max_size;
+    const struct trace_site_info **info; /* nsites entries, filled by search_run_rank */
+};
+
+struct search_rank_result {
+    int rank;
+    uint64_t events;       /* COMP + MPI events analysed */
+    uint64_t comp_events, mpi_events;
+    uint64_t t_first, t_last; /* ns: first MPI enter, last MPI exit (0 if none) */
+    double msg_latency_ns; /* per-message cost from this rank's blocking sends */
+    uint32_t noverlaps;
+    struct search_overlap *overlaps; /* sorted by site */
+    uint32_t ngroups;
+    struct search_group *groups;     /* sorted by (comm, peer, sites) */
+    /* engine facts (not compared between engines) */
+    uint64_t peak_bytes;   /* largest memory the engine held */
+    bool cut_short;        /* the rank's trace had no clean end */
+};
+
+void search_rank_result_free(struct search_rank_result *r);
+
+/* Whether two results are identical (engine facts aside); if not, writes
+ * the first difference into why. */
+bool search_rank_result_equal(const struct search_rank_result *a,
+                              const struct search_rank_result *b, char *why, size_t size);
+
+/* ---- engines ---------------------------------------------------------------- */
+
+struct search_engine;
+
+int search_engine_create(const struct search_opts *o, int rank, struct search_engine **out);
+/* Feeds the rank's next event (indices consecutive from 0). */
+int search_engine_feed(struct search_engine *e, const struct dg_event *ev);
+/* Ends the rank and hands over its result; destroys the engine. */
+int search_engine_finish(struct search_engine *e, struct search_rank_result **out);
+/* Frees an engine that is not finished. */
+void search_engine_destroy(struct search_engine *e);
+
+/* Analyses one rank of a trace: cursor, builder and engine, then resolves
+ * site and loop ids to source lines.  progress (may be NULL) is called now
+ * and then with the bytes of the rank file read so far and its size.
+ * Errors fill err. */
+typedef void (*search_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
+                    search_progress_fn progress, void *ctx,
+                    struct search_rank_result **out, struct trace_err *err);
+
+/* ---- per-message cost ---------------------------------------------------------- */
+
+/* Per-message cost of blocking sends, fed in trace order: a least-squares
+ * fit of time = latency + bytes * per_byte, and the fastest send. */
+struct search_msgcost {
+    uint64_t n;
+    double sx, sy, sxx, sxy;
+    double min_ns;    /* time of the fastest send */
+    double min_bytes; /* its size */
+};
+void search_msgcost_add(struct search_msgcost *m, uint64_t bytes, uint64_t ns);
+/* The cost one message fewer saves: the fastest send's time, less what its
+ * bytes cost at the fitted per-byte rate when it is 1 KiB or more (below
+ * that the bytes cost nothing measurable, and a fit over a few small sizes
+ * is noise); the rate is clamped at 0, and 0 with a single message size.
+ * The fastest send waited least for its receiver, so it is the closest to
+ * the pure per-message overhead.  0 without sends. */
+double search_msgcost_latency(const struct search_msgcost *m);
+
+/* ---- hints across ranks ------------------------------------------------------- */
+
+enum search_hint_kind {
+    SEARCH_HINT_OVERLAP = 1,
+    SEARCH_HINT_AGGREGATE = 2,
+    SEARCH_HINT_COLLECTIVE = 3
+};
+
+enum search_hint_flag {
+    SEARCH_HINT_CONDITIONAL = 1u << 0,     /* related code is control dependent */
+    SEARCH_HINT_SOME_RANKS = 1u << 1,      /* holds on some of the ranks only */
+    SEARCH_HINT_SOME_ITERATIONS = 1u << 2, /* holds on some instances only */
+    SEARCH_HINT_TRUNCATED = 1u << 3        /* some windows reached the horizon */
+};
+
+enum search_related_role {
+    SEARCH_REL_BEFORE = 1, /* overlap: can move after the call (backward window) */
+    SEARCH_REL_AFTER = 2,  /* overlap: can run before the wait (forward window) */
+    SEARCH_REL_MEMBER = 3  /* aggregation: another send of the group */
+};
+
+struct search_related {
+    const char *file;
+    const char *func;
+    uint32_t line, col;
+    int role;                /* enum search_related_role */
+    uint64_t events;         /* dynamic events (summed over ranks) */
+    uint64_t total;          /* events of those statements in the ranks' traces */
+    uint64_t time_ns;        /* estimated time (max over ranks) */
+    bool conditional;
+    struct search_boxes iters; /* from the lowest rank it holds on */
+};
+
+struct search_hint {
+    int kind;                /* enum search_hint_kind */
+    uint16_t call;           /* enum cht_mpi_call */
+    const char *file, *func;
+    uint32_t line, col;
+    int nranks;
+    int *ranks;              /* sorted world ranks it holds on */
+    const char *collective;  /* MPI collective to use, or NULL */
+    uint64_t comm_ns;        /* time of the call(s) (max over ranks) */
+    uint64_t comp_ns;        /* overlappable computation time (max over ranks) */
+    uint64_t saving_ns;      /* estimated saving (max over ranks) */
+    double severity;         /* saving / run time, 0..1 */
+    uint64_t instances;      /* overlap: call instances; aggregation: groups (summed) */
+    uint64_t with_window;    /* overlap: instances with a window (summed) */
+    uint64_t members;        /* aggregation: sends in the groups (summed) */
+    uint64_t bytes;          /* aggregation: bytes in the groups (summed) */
+    uint32_t flags;          /* enum search_hint_flag */
+    uint32_t nrelated;
+    struct search_related *related;
+    struct search_boxes iters; /* overlap: instances with a window, lowest rank */
+    char *message;           /* one sentence, without location */
+};
+
+struct search_report_opts {
+    unsigned kinds;          /* bit (1 << kind); 0 = all */
+    int rank;                /* only hints holding on this rank; -1 = all */
+    uint64_t min_saving_ns;
+    unsigned top;            /* keep the first N; 0 = all */
+};
+
+struct search_report {
+    int world_size;
+    int nranks;              /* ranks analysed */
+    uint64_t run_ns;         /* longest rank span between first and last MPI call */
+    uint64_t events;         /* events analysed, all ranks */
+    uint32_t nhints;
+    struct search_hint *hints; /* ranked: saving, then kind, file, line */
+    uint32_t nfiltered;      /* hints dropped by the options */
+};
+
+/* Merges per-rank results into ranked hints (results of ranks missing from
+ * the array are not needed; world_size gives p for the rank flags). */
+int search_report_build(struct search_rank_result *const *ranks, int n, int world_size,
+                        const struct search_report_opts *o, struct search_report **out);
+void search_report_free(struct search_report *r);
+
+/* The message of a hint, rebuilt (malloc'ed, caller frees; NULL on
+ * out-of-memory); without times when with_times is false, so that it can
+ * be compared across runs. */
+char *search_hint_message(const struct search_hint *h, bool with_times);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMMHINT_SEARCH_H */

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# `commhint hints` end to end: the bundled examples and two test programs,
+# instrumented at -O0 and -O2 and traced on real MPI runs, get the hints
+# their structure promises (docs/dependence.md); a program that already
+# overlaps its communication gets none; the streaming and the reference
+# engines print the same hints; the JSON and SARIF outputs are well formed;
+# filters and bad input behave.
+source "$(dirname "$0")/lib.sh"
+
+P=tests/e2e/programs
+flat() { python3 tests/e2e/hints-flat.py; }
+
+# hints_of DIR: one flat line per hint (streaming engine), or "ERROR ...".
+hints_of() {
+    "$CH" hints "$1" --format=json --stable 2>"$WORK/hints.err" | flat 2>&1 || echo "ERROR $(cat "$WORK/hints.err")"
+}
+
+# Same hints from both engines, as JSON documents.
+same_engines() { # what dir
+    local a b
+    a=$("$CH" hints "$2" --format=json --stable 2>&1)
+    b=$("$CH" hints "$2" --format=json --stable --engine=reference 2>&1)
+    if [ "$a" = "$b" ]; then ok "$1"; else not_ok "$1" "$(diff <(echo "$a") <(echo "$b") | head -20)"; fi
+}
+
+# ---- test programs ---------------------------------------------------------
+src=$P/hints-basic.c
+A=$(line_of "$src" "/* AGG-A */"); Bl=$(line_of "$src" "/* AGG-B */"); C=$(line_of "$src" "/* AGG-C */")
+R1=$(line_of "$src" "/* REUSE-1 */"); R2=$(line_of "$src" "/* REUSE-2 */")
+RECV=$(line_of "$src" "/* OVL-RECV */"); INDEP=$(line_of "$src" "/* OVL-INDEP */"); USE=$(line_of "$src" "/* OVL-USE */")
+for O in -O0 -O2; do
+    bin=$WORK/hints-basic$O
+    check "hints-basic $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/hb$O" 2 "$bin"
+    expect_eq "hints-basic $O: traced run exits 0" "$?" 0
+    h=$(hints_of "$WORK/hb$O")
+    expect_match "hints-basic $O: the three sends of different arrays are one aggregate" "$h" \
+        "^aggregate MPI_Send [^ ]*:($A|$Bl|$C|$R2) .*related=.*($Bl|$C):member.*($C|$R1|$R2):member"
+    expect_no_match "hints-basic $O: a send whose buffer is overwritten is not merged with the next" "$h" \
+        "^aggregate .*hints-basic.c:$R1 .*$R2:member|^aggregate .*hints-basic.c:$R2 .*$R1:member|^aggregate .*related=.*$R1:member.*$R2:member"
+    expect_match "hints-basic $O: the receive overlaps the computation that does not read it" "$h" \
+        "^overlap MPI_Recv [^ ]*:$RECV ranks=1 .*related=(.*,)?$INDEP:after"
+    expect_no_match "hints-basic $O: the computation that reads the message is not in its window" "$h" \
+        "^overlap MPI_Recv [^ ]*:$RECV .*[=,]$USE:after"
+    same_engines "hints-basic $O: streaming and reference engines agree" "$WORK/hb$O"
+done
+
+src=$P/well-written.c
+for O in -O0 -O2; do
+    bin=$WORK/well-written$O
+    check "well-written $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/ww$O" "$NP" "$bin"
+    expect_eq "well-written $O: traced run exits 0" "$?" 0
+    out=$("$CH" hints "$WORK/ww$O" 2>"$WORK/ww.err")
+    expect_eq "well-written $O: hints exits 0" "$?" 0
+    expect_eq "well-written $O: a program that already overlaps gets no hint" "$out" ""
+    expect_match "well-written $O: the summary says so on stderr" "$(cat "$WORK/ww.err")" "^0 hints"
+done
+
+# ---- the examples ------------------------------------------------------------
+J=examples/jacobi.c
+JRECV_BOT=$(grep -n 'MPI_Recv(halo_bot' "$J" | cut -d: -f1 | paste -sd'|')
+JSTENCIL=$(line_of "$J" "double v = 0.25")
+S=examples/small_sends.c
+D=examples/dft.c
+for O in O0 O2; do
+    dir=$WORK/jacobi-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/jacobi"
+    h=$(hints_of "$dir")
+    expect_match "jacobi $O: the interior update overlaps the halo receive" "$h" \
+        "^overlap MPI_Recv [^ ]*:($JRECV_BOT) .*related=(.*,)?$JSTENCIL:after"
+    expect_no_match "jacobi $O: no aggregation across iterations of the halo exchange" "$h" "^aggregate"
+    same_engines "jacobi $O: streaming and reference engines agree" "$dir"
+
+    dir=$WORK/small_sends-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/small_sends"
+    h=$(hints_of "$dir")
+    expect_match "small_sends $O: the five sends to the right neighbour are one aggregate" "$h" \
+        "^aggregate MPI_Send [^ ]*small_sends.c:[0-9]+ ranks=0,2 members=500 related=[0-9]+:member"
+    expect_match "small_sends $O: and on the odd ranks too" "$h" \
+        "^aggregate MPI_Send [^ ]*small_sends.c:[0-9]+ ranks=1,3 members=500 related=[0-9]+:member"
+    same_engines "small_sends $O: streaming and reference engines agree" "$dir"
+
+    dir=$WORK/dft-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/dft"
+    h=$(hints_of "$dir")
+    RE=$(grep -n 'MPI_Send(sr,' "$D" | head -1 | cut -d: -f1)
+    expect_match "dft $O: the re and im parts to one rank are one aggregate" "$h" \
+        "^aggregate MPI_Send [^ ]*dft.c:$RE .*related=$((RE + 1)):member"
+    same_engines "dft $O: streaming and reference engines agree" "$dir"
+done
+
+# ---- formats, filters, bad input ----------------------------------------------
+dir=$WORK/small_sends-O2
+n=$("$CH" hints "$dir" --format=json 2>/dev/null | flat | wc -l)
+expect_match "json: every hint parses" "$n" "^[1-9][0-9]*$"
+sarif=$("$CH" hints "$dir" --format=sarif 2>/dev/null)
+got=$(python3 -c 'import json,sys; d=json.load(sys.stdin); r=d["runs"][0]; print(d["version"], len(r["results"]), all("physicalLocation" in x["locations"][0] for x in r["results"]))' <<<"$sarif" 2>&1)
+expect_eq "sarif: version 2.1.0, one result per hint, with locations" "$got" "2.1.0 $n True"
+txt=$("$CH" hints "$dir" 2>/dev/null)
+expect_match "text: compiler-style diagnostics" "$txt" "^examples/small_sends.c:[0-9]+:[0-9]+: note: \[aggregate\] "
+expect_eq "text: one headline per hint" "$(grep -c ': note: \[' <<<"$txt")" "$n"
+k=$("$CH" hints "$dir" --kind=aggregate --format=json 2>/dev/null | flat | cut -d' ' -f1 | sort -u)
+expect_eq "--kind=aggregate keeps only aggregation hints" "$k" "aggregate"
+expect_eq "--top=1 keeps one hint" "$("$CH" hints "$dir" --top=1 --format=json 2>/dev/null | flat | wc -l)" 1
+expect_eq "--min-saving=1h drops every hint" "$("$CH" hints "$dir" --min-saving=1h 2>/dev/null)" ""
+r=$("$CH" hints "$dir" --rank=1 --format=json 2>/dev/null | flat | grep -vc 'ranks=\([0-9],\)*1\b')
+expect_eq "--rank=1 keeps hints that hold on rank 1" "$r" 0
+
+"$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
+rc=$?
+expect_eq "a missing directory exits 1" "$rc" 1
+expect_match "a missing directory is named in the message" "$(cat "$WORK/err")" "nonexistent"
+"$CH" hints "$dir" --format=xml >/dev/null 2>"$WORK/err"
+expect_eq "an unknown format exits 2" "$?" 2
+expect_match "an unknown format lists the allowed ones" "$(cat "$WORK/err")" "text.*json.*sarif"
+"$CH" hints "$dir" --min-saving=fast >/dev/null 2>"$WORK/err"
+expect_eq "a bad --min-saving exits 2" "$?" 2

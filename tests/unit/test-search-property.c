@@ -1,0 +1,877 @@
+/* test-search-property.c - the streaming engine (search/stream.c) and the
+ * reference engine (search/reference.c) must give identical results
+ * (search_rank_result_equal) on any event sequence.
+ *
+ * A seeded generator makes thousands of small random ranks: computation
+ * events touching a tiny address space (so that dependences are frequent),
+ * MPI events of every role with the ranges and keys the builder would give
+ * them (sends, receives and Sendrecv to a few peers on two communicators,
+ * nonblocking starts completed later by a Wait carrying their buffers and
+ * request keys, collectives, barriers, probes, fences, calls of role
+ * OTHER), small site pools, odd times (unknown, exit before enter), and
+ * iteration vectors from a simulated loop nest; a small horizon (so that
+ * windows are cut) or a huge one, and 1 to 8 boxes per list.
+ *
+ * On a difference the test shrinks the sequence (drops events while the
+ * engines still disagree), prints the seed, the difference and the
+ * shrunk sequence, and fails.  It also checks that the generated traces
+ * exercise what they are meant to (windows, truncation, groups, boxes
+ * lists that overflow) so that it cannot pass vacuously.
+ *
+ * A second run takes a few long traces (up to 12000 events) so that the
+ * streaming engine's batches and ring are crossed.
+ *
+ * COMMHINT_PROPERTY_TRACES sets the number of short traces (default
+ * 10000), COMMHINT_PROPERTY_LONG the number of long ones (default 64),
+ * COMMHINT_PROPERTY_SEED the first seed (default 1).
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "search-private.h"
+#include "trace-format.h"
+
+#define MAXEV 300    /* events of a short trace */
+#define MAXLONG 12000 /* events of a long trace */
+#define MAXR 8
+#define MAXK 6
+#define MAXD 3
+
+/* ---- a random rank ---------------------------------------------------------------- */
+
+/* The ranges, keys and iteration vector of one event. */
+struct slot {
+    struct dg_range rg[MAXR];
+    struct dg_key ky[MAXK];
+    struct trace_iter it[MAXD];
+};
+
+struct trace_case {
+    size_t n, cap;
+    struct dg_event *ev;
+    struct slot *sl;
+    uint64_t horizon;
+    unsigned max_boxes;
+};
+
+/* Room for n events, all zero. */
+static void tc_reset(struct trace_case *t, size_t n)
+{
+    if (n > t->cap) {
+        free(t->ev);
+        free(t->sl);
+        t->ev = malloc(n * sizeof(*t->ev));
+        t->sl = malloc(n * sizeof(*t->sl));
+        assert_non_null(t->ev);
+        assert_non_null(t->sl);
+        t->cap = n;
+    }
+    memset(t->ev, 0, n * sizeof(*t->ev));
+    memset(t->sl, 0, n * sizeof(*t->sl));
+    t->n = n;
+}
+
+static void tc_free(struct trace_case *t)
+{
+    free(t->ev);
+    free(t->sl);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Points the events at their slots and renumbers them. */
+static void fix_pointers(struct trace_case *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        t->ev[i].index = i;
+        t->ev[i].ranges = t->sl[i].rg;
+        t->ev[i].keys = t->sl[i].ky;
+        t->ev[i].iters = t->sl[i].it;
+    }
+}
+
+static void tc_copy(struct trace_case *d, const struct trace_case *s)
+{
+    tc_reset(d, s->n);
+    memcpy(d->ev, s->ev, s->n * sizeof(*s->ev));
+    memcpy(d->sl, s->sl, s->n * sizeof(*s->sl));
+    d->horizon = s->horizon;
+    d->max_boxes = s->max_boxes;
+    fix_pointers(d);
+}
+
+/* Removes events [k, k + len). */
+static void tc_drop(struct trace_case *t, size_t k, size_t len)
+{
+    memmove(&t->ev[k], &t->ev[k + len], (t->n - k - len) * sizeof(t->ev[0]));
+    memmove(&t->sl[k], &t->sl[k + len], (t->n - k - len) * sizeof(t->sl[0]));
+    t->n -= len;
+    fix_pointers(t);
+}
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    /* splitmix64 */
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [lo, hi]. */
+static uint64_t between(uint64_t lo, uint64_t hi)
+{
+    return lo + rnd() % (hi - lo + 1);
+}
+
+/* True with probability pct %. */
+static bool chance(unsigned pct)
+{
+    return rnd() % 100 < pct;
+}
+
+#define BASE 0x1000u /* the address space starts here */
+
+/* The generator's state across the events of one rank. */
+struct gen {
+    struct pending {
+        uint64_t req;
+        struct dg_range r;
+        bool send;
+    } pend[8];             /* requests started and not completed yet */
+    size_t npend;
+    uint64_t clock;
+    unsigned mpi_pct, ncomm, npeer;
+    uint64_t space;        /* bytes of the address space (64: tiny) */
+};
+
+static void add_range(struct trace_case *t, struct gen *g, struct dg_event *e, bool write)
+{
+    struct dg_range *r;
+
+    if (e->nranges >= MAXR)
+        return;
+    r = &t->sl[e->index].rg[e->nranges++];
+    r->addr = BASE + between(0, g->space - 1);
+    r->len = chance(3) ? 0 : between(1, 8);
+    r->write = write;
+}
+
+static void add_key(struct trace_case *t, struct dg_event *e, uint32_t cls, uint64_t comm,
+                    int32_t peer)
+{
+    struct dg_key *k;
+
+    if (e->nkeys >= MAXK)
+        return;
+    k = &t->sl[e->index].ky[e->nkeys++];
+    k->cls = cls;
+    k->comm = comm;
+    k->peer = peer;
+}
+
+/* A call site of a role: each role has its own small pool, and a site
+ * always has the same call. */
+static uint32_t mpi_site(unsigned role, unsigned variant)
+{
+    if (chance(6))
+        return CHT_NONE;
+    return 100 + role * 10 + variant;
+}
+
+/* What an event of a loop body template is: its kind selector (-1:
+ * computation, else the MPI selector of gen_event) and site variant. */
+struct templ {
+    int sel;
+    unsigned v;
+    uint32_t comp_site;
+};
+
+static uint32_t comp_site(void)
+{
+    return chance(5) ? CHT_NONE : (uint32_t)between(1, 8);
+}
+
+/* Fills event i (its iteration vector already set): a computation event
+ * if sel < 0, else an MPI event chosen by sel (0..19), sites by v. */
+static void gen_event(struct trace_case *t, struct gen *g, size_t i, int sel, unsigned v,
+                      uint32_t csite)
+{
+    struct dg_event *e = &t->ev[i];
+    uint64_t comm = between(1, g->ncomm);
+    int32_t peer = (int32_t)between(0, g->npeer - 1);
+
+    e->index = i;
+    e->peer = CHT_RANK_NONE;
+    if (sel < 0) {
+        unsigned nr = (unsigned)between(0, 3);
+        e->kind = DG_COMP;
+        e->site = csite;
+        e->site_flags = e->site % 3 == 0 ? CHT_SITEF_CONDITIONAL : 0;
+        for (unsigned k = 0; k < nr; k++)
+            add_range(t, g, e, chance(45));
+        return;
+    }
+
+    e->kind = DG_MPI;
+    g->clock += between(0, 100);
+    e->t_enter = chance(5) ? 0 : g->clock;
+    g->clock += between(0, 200);
+    e->t_exit = chance(5) ? 0 : g->clock;
+    if (chance(5))
+        e->t_exit = e->t_enter > 50 ? e->t_enter - 50 : 0;
+    if (chance(3))
+        g->clock -= g->clock > 300 ? between(0, 300) : 0;
+
+    switch (sel) {
+    case 0: case 1: case 2: case 3: case 4: /* blocking send */
+        e->role = DG_ROLE_SEND;
+        e->site = mpi_site(e->role, v);
+        e->call = (uint16_t)(CHT_MPI_SEND + (e->site == CHT_NONE ? v : e->site) % 4);
+        add_range(t, g, e, false);
+        add_key(t, e, DG_KEY_SEND, comm, peer);
+        e->comm = comm;
+        e->peer = peer;
+        e->bytes = chance(70) ? t->sl[i].rg[0].len : between(0, 64);
+        break;
+    case 5: case 6: case 7: /* blocking receive */
+        e->role = DG_ROLE_RECV;
+        e->call = CHT_MPI_RECV;
+        e->site = mpi_site(e->role, v);
+        add_range(t, g, e, true);
+        add_key(t, e, DG_KEY_RECV, comm, chance(15) ? DG_PEER_ANY : peer);
+        e->comm = comm;
+        break;
+    case 8: /* Sendrecv */
+        e->role = DG_ROLE_SENDRECV;
+        e->call = CHT_MPI_SENDRECV;
+        e->site = mpi_site(e->role, v);
+        add_range(t, g, e, false);
+        add_range(t, g, e, true);
+        add_key(t, e, DG_KEY_SEND, comm, peer);
+        add_key(t, e, DG_KEY_RECV, comm, (int32_t)between(0, g->npeer - 1));
+        e->comm = comm;
+        break;
+    case 9: case 10: { /* Isend / Irecv */
+        bool used[5] = { false };
+        uint64_t req = 0;
+        struct pending *p;
+        for (size_t k = 0; k < g->npend; k++)
+            used[g->pend[k].req] = true;
+        for (uint64_t q = between(1, 4), k = 0; k < 4; k++, q = q % 4 + 1)
+            if (!used[q]) {
+                req = q;
+                break;
+            }
+        if (!req) {
+            e->role = DG_ROLE_OTHER;
+            e->call = CHT_MPI_IPROBE;
+            e->site = mpi_site(DG_ROLE_OTHER, v);
+            break;
+        }
+        p = &g->pend[g->npend++];
+        e->role = DG_ROLE_START;
+        p->send = sel == 9;
+        e->call = p->send ? CHT_MPI_ISEND : CHT_MPI_IRECV;
+        e->site = mpi_site(e->role, p->send ? 0 : 1);
+        add_range(t, g, e, !p->send);
+        add_key(t, e, p->send ? DG_KEY_SEND : DG_KEY_RECV, comm, peer);
+        add_key(t, e, DG_KEY_REQ, req, 0);
+        e->comm = comm;
+        if (p->send) {
+            e->peer = peer;
+            e->bytes = t->sl[i].rg[0].len;
+        }
+        p->req = req;
+        p->r = t->sl[i].rg[0];
+        break;
+    }
+    case 11: case 12: { /* Wait / Waitall / Test */
+        size_t nc = g->npend ? between(1, g->npend < 2 ? g->npend : 2) : 0;
+        if (!nc || chance(10)) {
+            e->role = DG_ROLE_OTHER; /* a Test that completed nothing */
+            e->call = CHT_MPI_TEST;
+            e->site = mpi_site(DG_ROLE_COMPLETE, 2);
+            break;
+        }
+        e->role = DG_ROLE_COMPLETE;
+        e->site = mpi_site(e->role, nc == 1 ? v % 2 : 2);
+        e->call = nc == 1 ? CHT_MPI_WAIT : CHT_MPI_WAITALL;
+        if (e->site == 100 + DG_ROLE_COMPLETE * 10 + 2)
+            e->call = CHT_MPI_TESTALL;
+        for (size_t k = 0; k < nc; k++) {
+            size_t which = between(0, g->npend - 1);
+            struct dg_range *r = &t->sl[i].rg[e->nranges++];
+            *r = g->pend[which].r;
+            r->write = !g->pend[which].send;
+            add_key(t, e, DG_KEY_REQ, g->pend[which].req, 0);
+            g->pend[which] = g->pend[--g->npend];
+        }
+        break;
+    }
+    case 13: case 14: /* collective */
+        e->role = DG_ROLE_COLL;
+        e->site = mpi_site(e->role, v);
+        e->call = (uint16_t)(CHT_MPI_BCAST + v);
+        add_range(t, g, e, false);
+        if (chance(80))
+            add_range(t, g, e, true);
+        if (chance(20))
+            add_range(t, g, e, true);
+        add_key(t, e, DG_KEY_COLL, comm, 0);
+        e->comm = comm;
+        break;
+    case 15: /* barrier */
+        e->role = DG_ROLE_SYNC;
+        e->call = CHT_MPI_BARRIER;
+        e->site = mpi_site(e->role, v);
+        add_key(t, e, DG_KEY_COLL, comm, 0);
+        e->comm = comm;
+        break;
+    case 16: /* probe */
+        e->role = DG_ROLE_PROBE;
+        e->call = CHT_MPI_PROBE;
+        e->site = mpi_site(e->role, v);
+        add_key(t, e, DG_KEY_RECV, comm, chance(30) ? DG_PEER_ANY : peer);
+        e->comm = comm;
+        break;
+    case 17: /* fence, now and then */
+        if (chance(40)) {
+            e->role = DG_ROLE_FENCE;
+            e->call = CHT_MPI_COMM_DUP;
+            e->site = mpi_site(e->role, v);
+            break;
+        }
+        /* fall through */
+    default: /* a call to MPI_PROC_NULL and the like */
+        e->role = DG_ROLE_OTHER;
+        e->call = CHT_MPI_SEND;
+        e->site = mpi_site(DG_ROLE_SEND, v);
+        break;
+    }
+}
+
+static int pick_sel(const struct gen *g)
+{
+    return chance(g->mpi_pct) ? (int)(rnd() % 20) : -1;
+}
+
+/* A random rank.  Half of the traces have a random loop nest (loops
+ * entered, iterated and left at random); the other half are regular
+ * nests of 2 or 3 loops whose body is the same sequence of statements
+ * and calls every iteration, as in real codes (which is what makes
+ * multi-dimensional boxes).
+ *
+ * Short traces (10..300 events) touch a 64-byte address space, so
+ * dependences are frequent and windows short.  Long traces (2000..12000
+ * events) reach past the streaming engine's batches (4096 events) and
+ * ring (horizon + 2 batches), with a larger address space now and then so
+ * that windows grow long, and horizons around the batch size. */
+static void generate(struct trace_case *t, uint64_t seed, bool longer)
+{
+    struct trace_iter stack[MAXD];
+    uint32_t depth = 0;
+    struct gen g;
+
+    rng_state = seed * 0x2545f4914f6cdd1dull + (longer ? 71 : 17);
+    memset(&g, 0, sizeof(g));
+    g.clock = 1000;
+    g.mpi_pct = (unsigned)between(25, 60);
+    g.ncomm = (unsigned)between(1, 2);
+    g.npeer = (unsigned)between(1, 4);
+    g.space = 64;
+    tc_reset(t, longer ? between(2000, MAXLONG) : between(10, MAXEV));
+    switch (rnd() % 5) {
+    case 0:
+        t->horizon = 0; /* default: never reached */
+        break;
+    case 1:
+        t->horizon = between(1, t->n);
+        break;
+    default:
+        t->horizon = between(1, 40);
+        break;
+    }
+    if (longer) {
+        switch (rnd() % 4) {
+        case 0:
+            g.space = 1024;
+            t->horizon = between(1000, 9000);
+            break;
+        case 1:
+            g.space = 65536;
+            g.mpi_pct = (unsigned)between(3, 10);
+            t->horizon = between(3000, 9000);
+            break;
+        default:
+            break;
+        }
+    }
+    t->max_boxes = (unsigned)between(1, 8);
+
+    if (chance(50)) {
+        struct templ body[8];
+        unsigned nbody = (unsigned)between(2, 8), inner = (unsigned)between(2, 6);
+        uint32_t outer_depth = chance(30) ? 2 : 1;
+        size_t i = 0;
+
+        for (unsigned b = 0; b < nbody; b++) {
+            body[b].sel = pick_sel(&g);
+            body[b].v = (unsigned)between(0, 2);
+            body[b].comp_site = comp_site();
+        }
+        if (outer_depth == 2) {
+            stack[0].loop = 1;
+            stack[0].reserved = 0;
+            stack[0].iter = 1;
+        }
+        for (uint64_t oi = 1; i < t->n; oi++) {
+            for (uint64_t ij = 1; ij <= inner && i < t->n; ij++) {
+                stack[outer_depth - 1] = (struct trace_iter){ .loop = 2, .iter = oi };
+                stack[outer_depth] = (struct trace_iter){ .loop = 3, .iter = ij };
+                for (unsigned b = 0; b < nbody && i < t->n; b++, i++) {
+                    t->ev[i].depth = outer_depth + 1;
+                    memcpy(t->sl[i].it, stack, (outer_depth + 1) * sizeof(stack[0]));
+                    gen_event(t, &g, i, body[b].sel, body[b].v, body[b].comp_site);
+                }
+            }
+            /* something between the rows now and then */
+            if (i < t->n && chance(30)) {
+                t->ev[i].depth = outer_depth;
+                memcpy(t->sl[i].it, stack, outer_depth * sizeof(stack[0]));
+                gen_event(t, &g, i, pick_sel(&g), (unsigned)between(0, 2), comp_site());
+                i++;
+            }
+        }
+        return;
+    }
+
+    for (size_t i = 0; i < t->n; i++) {
+        /* the loop nest: enter, iterate, leave */
+        switch (rnd() % 8) {
+        case 0:
+            if (depth < MAXD) {
+                stack[depth].loop = (uint32_t)(depth * 10 + between(1, 2));
+                stack[depth].reserved = 0;
+                stack[depth].iter = chance(20) ? 0 : 1;
+                depth++;
+            }
+            break;
+        case 1:
+        case 2:
+        case 3:
+            if (depth)
+                stack[depth - 1].iter += chance(10) ? 2 : 1;
+            break;
+        case 4:
+            if (depth)
+                depth--;
+            break;
+        default:
+            break;
+        }
+        t->ev[i].depth = depth;
+        memcpy(t->sl[i].it, stack, depth * sizeof(stack[0]));
+        gen_event(t, &g, i, pick_sel(&g), (unsigned)between(0, 2), comp_site());
+    }
+}
+
+/* ---- running both engines ------------------------------------------------------------ */
+
+static struct search_rank_result *run_engine(const struct trace_case *t, int engine, int *rc)
+{
+    struct search_opts o = { .engine = engine, .horizon = t->horizon,
+                             .max_boxes = t->max_boxes };
+    struct search_engine *e = NULL;
+    struct search_rank_result *r = NULL;
+
+    *rc = search_engine_create(&o, 5, &e);
+    if (*rc < 0)
+        return NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if ((*rc = search_engine_feed(e, &t->ev[i])) < 0) {
+            search_engine_destroy(e);
+            return NULL;
+        }
+    *rc = search_engine_finish(e, &r);
+    return *rc < 0 ? NULL : r;
+}
+
+/* Whether the engines disagree on t; why says how.  The reference result
+ * is handed over in *ref if ref is not NULL. */
+static bool differs(const struct trace_case *t, char *why, size_t size,
+                    struct search_rank_result **ref)
+{
+    int rs, rr;
+    struct search_rank_result *s = run_engine(t, SEARCH_ENGINE_STREAMING, &rs);
+    struct search_rank_result *r = run_engine(t, SEARCH_ENGINE_REFERENCE, &rr);
+    bool bad;
+
+    if (rs < 0 || rr < 0) {
+        snprintf(why, size, "engine failed: streaming=%d reference=%d", rs, rr);
+        bad = true;
+    } else {
+        /* a = streaming, b = reference */
+        bad = !search_rank_result_equal(s, r, why, size);
+    }
+    search_rank_result_free(s);
+    if (ref)
+        *ref = r;
+    else
+        search_rank_result_free(r);
+    return bad;
+}
+
+/* ---- reporting a failure ------------------------------------------------------------------ */
+
+static const char *key_class(uint32_t cls)
+{
+    switch (cls) {
+    case DG_KEY_SEND: return "SEND";
+    case DG_KEY_RECV: return "RECV";
+    case DG_KEY_COLL: return "COLL";
+    case DG_KEY_REQ: return "REQ";
+    default: return "?";
+    }
+}
+
+#define BLANK_SITE 99 /* site of the events the shrinker blanks out */
+
+static bool is_blank(const struct dg_event *e)
+{
+    return e->kind == DG_COMP && e->site == BLANK_SITE && !e->nranges && !e->depth;
+}
+
+static void dump(const struct trace_case *t)
+{
+    fprintf(stderr, "# horizon=%" PRIu64 " max_boxes=%u events=%zu\n", t->horizon,
+            t->max_boxes, t->n);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct dg_event *e = &t->ev[i];
+        char line[1024];
+        size_t off = 0;
+
+        if (is_blank(e)) {
+            size_t j = i;
+            while (j + 1 < t->n && is_blank(&t->ev[j + 1]))
+                j++;
+            fprintf(stderr, "# %4zu..%zu: %zu comp site=%d touching nothing, iv=()\n", i, j,
+                    j - i + 1, BLANK_SITE);
+            i = j;
+            continue;
+        }
+#define P(...) off += (size_t)snprintf(line + off, off < sizeof(line) ? sizeof(line) - off : 0, __VA_ARGS__)
+        P("# %4zu ", i);
+        if (e->kind == DG_COMP)
+            P("comp");
+        else
+            P("%s call=%u", dg_role_name(e->role), e->call);
+        if (e->site == CHT_NONE)
+            P(" site=NONE");
+        else
+            P(" site=%" PRIu32, e->site);
+        if (e->site_flags)
+            P(" flags=%" PRIu32, e->site_flags);
+        if (e->kind == DG_MPI) {
+            P(" t=%" PRIu64 "..%" PRIu64, e->t_enter, e->t_exit);
+            if (e->peer >= 0)
+                P(" comm=%" PRIu64 " peer=%" PRId32 " bytes=%" PRIu64, e->comm, e->peer,
+                  e->bytes);
+        }
+        for (uint32_t k = 0; k < e->nranges; k++)
+            P(" %c[%" PRIu64 ",+%" PRIu64 ")", e->ranges[k].write ? 'W' : 'R',
+              e->ranges[k].addr - BASE, e->ranges[k].len);
+        for (uint32_t k = 0; k < e->nkeys; k++) {
+            if (e->keys[k].peer == DG_PEER_ANY)
+                P(" %s(%" PRIu64 ",ANY)", key_class(e->keys[k].cls), e->keys[k].comm);
+            else
+                P(" %s(%" PRIu64 ",%" PRId32 ")", key_class(e->keys[k].cls), e->keys[k].comm,
+                  e->keys[k].peer);
+        }
+        P(" iv=(");
+        for (uint32_t k = 0; k < e->depth; k++)
+            P("%sL%" PRIu32 ":%" PRIu64, k ? " " : "", e->iters[k].loop, e->iters[k].iter);
+        P(")");
+#undef P
+        fprintf(stderr, "%s\n", line);
+    }
+}
+
+/* Replaces events [k, k + len) by computation events that touch nothing
+ * (which keeps the positions of the others, e.g. batch boundaries). */
+static void tc_blank(struct trace_case *t, size_t k, size_t len)
+{
+    for (size_t i = k; i < k + len; i++) {
+        memset(&t->ev[i], 0, sizeof(t->ev[i]));
+        t->ev[i].kind = DG_COMP;
+        t->ev[i].site = BLANK_SITE;
+        t->ev[i].peer = CHT_RANK_NONE;
+    }
+    fix_pointers(t);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One shrinking pass: tries to drop (or blank) chunks of events, halving
+ * the chunk size down to 1, while the engines still disagree.  Stops at
+ * the deadline. */
+static void shrink_pass(struct trace_case *t, bool blank, double deadline, char *why,
+                        size_t size)
+{
+    static struct trace_case c;
+    size_t chunk = t->n / 2 ? t->n / 2 : 1;
+
+    for (;;) {
+        bool progress = false;
+        for (size_t k = 0; k < t->n && now_s() < deadline;) {
+            size_t len = chunk < t->n - k ? chunk : t->n - k;
+            bool all_blank = true;
+            for (size_t i = k; i < k + len && all_blank; i++)
+                all_blank = is_blank(&t->ev[i]);
+            if ((!blank && len == t->n) || (blank && all_blank)) {
+                k += len;
+                continue;
+            }
+            tc_copy(&c, t);
+            if (blank)
+                tc_blank(&c, k, len);
+            else
+                tc_drop(&c, k, len);
+            if (differs(&c, why, size, NULL)) {
+                tc_copy(t, &c);
+                progress = true;
+                if (blank)
+                    k += len;
+            } else {
+                k += len;
+            }
+        }
+        if (now_s() >= deadline)
+            break;
+        if (chunk == 1) {
+            if (!progress)
+                break;
+            continue; /* once more one by one */
+        }
+        chunk /= 2;
+        if (chunk > t->n / 2)
+            chunk = t->n / 2;
+        if (!chunk)
+            chunk = 1;
+    }
+    tc_free(&c);
+}
+
+/* Makes a failing sequence small: drops events, blanks out those that
+ * cannot be dropped (their position matters), drops again, then
+ * shortens the horizon; within about half a minute. */
+static void shrink(struct trace_case *t, char *why, size_t size)
+{
+    static struct trace_case c;
+    double deadline = now_s() + 30;
+
+    shrink_pass(t, false, deadline, why, size);
+    shrink_pass(t, true, deadline, why, size);
+    shrink_pass(t, false, deadline, why, size);
+    for (uint64_t h = 1; t->horizon != 0 && h < t->horizon && now_s() < deadline; h++) {
+        tc_copy(&c, t);
+        c.horizon = h;
+        if (differs(&c, why, size, NULL)) {
+            t->horizon = h;
+            break;
+        }
+    }
+    tc_free(&c);
+    differs(t, why, size, NULL);
+}
+
+/* ---- what the traces exercise --------------------------------------------------------------- */
+
+struct coverage {
+    uint64_t traces, events;
+    uint64_t overlaps, with_window, truncated, both_flags, stmts, longest;
+    uint64_t groups, group_sends, multi_site_groups, box_more, box_ranges, wide_boxes;
+};
+
+static void box_cover(struct coverage *cv, const struct search_boxes *b)
+{
+    if (b->more)
+        cv->box_more++;
+    for (uint32_t i = 0; i < b->n; i++)
+        for (uint32_t k = 0; k < b->box[i].depth; k++)
+            if (b->box[i].dim[k].lo != b->box[i].dim[k].hi) {
+                cv->box_ranges++;
+                for (uint32_t m = 0; m < b->box[i].depth; m++)
+                    if (m != k && b->box[i].dim[m].lo != b->box[i].dim[m].hi)
+                        cv->wide_boxes++;
+            }
+}
+
+static void cover(struct coverage *cv, const struct search_rank_result *r)
+{
+    cv->traces++;
+    cv->events += r->events;
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        const struct search_overlap *o = &r->overlaps[i];
+        cv->overlaps++;
+        cv->with_window += o->with_window;
+        cv->truncated += o->truncated;
+        box_cover(cv, &o->iters);
+        for (uint32_t j = 0; j < o->nstmts; j++) {
+            cv->stmts++;
+            if (o->stmts[j].events > cv->longest)
+                cv->longest = o->stmts[j].events;
+            if (o->stmts[j].flags == (SEARCH_STMT_BEFORE | SEARCH_STMT_AFTER))
+                cv->both_flags++;
+            box_cover(cv, &o->stmts[j].iters);
+        }
+    }
+    for (uint32_t i = 0; i < r->ngroups; i++) {
+        cv->groups += r->groups[i].groups;
+        cv->group_sends += r->groups[i].members;
+        cv->multi_site_groups += r->groups[i].nsites > 1;
+    }
+}
+
+/* ---- the test ---------------------------------------------------------------------------------- */
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    unsigned long long x;
+
+    if (!v || !*v)
+        return dflt;
+    x = strtoull(v, &end, 0);
+    return *end ? dflt : (uint64_t)x;
+}
+
+/* Runs ntraces traces from seed first; fails on the first difference. */
+static void run_traces(bool longer, uint64_t ntraces, uint64_t first, struct coverage *cv)
+{
+    static struct trace_case t;
+    char why[512];
+    struct timespec t0, t1;
+
+    memset(cv, 0, sizeof(*cv));
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (uint64_t seed = first; seed < first + ntraces; seed++) {
+        struct search_rank_result *r = NULL;
+
+        generate(&t, seed, longer);
+        fix_pointers(&t);
+        if (differs(&t, why, sizeof(why), &r)) {
+            search_rank_result_free(r);
+            fprintf(stderr, "# engines differ: %s trace seed=%" PRIu64 " events=%zu horizon=%" PRIu64
+                            " max_boxes=%u: %s (streaming != reference)\n",
+                    longer ? "long" : "short", seed, t.n, t.horizon, t.max_boxes, why);
+            shrink(&t, why, sizeof(why));
+            fprintf(stderr, "# shrunk to %zu events: %s\n", t.n, why);
+            dump(&t);
+            fail_msg("streaming and reference engines differ: seed=%" PRIu64
+                     " (rerun with COMMHINT_PROPERTY_SEED=%" PRIu64 " COMMHINT_PROPERTY_%s=1)",
+                     seed, seed, longer ? "LONG" : "TRACES");
+        }
+        assert_non_null(r);
+        cover(cv, r);
+        search_rank_result_free(r);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr,
+            "# %" PRIu64 " %s traces, %" PRIu64 " events in %.2f s: %" PRIu64 " call sites, %" PRIu64
+            " instances with a window, %" PRIu64 " truncated, %" PRIu64 " statements (%" PRIu64
+            " before and after, up to %" PRIu64 " events), %" PRIu64 " groups (%" PRIu64
+            " sends, %" PRIu64 " multi-site summaries), boxes: %" PRIu64 " ranges, %" PRIu64
+            " 2-d, %" PRIu64 " lists full\n",
+            cv->traces, longer ? "long" : "short", cv->events,
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+            cv->overlaps, cv->with_window, cv->truncated, cv->stmts, cv->both_flags,
+            cv->longest, cv->groups, cv->group_sends, cv->multi_site_groups, cv->box_ranges,
+            cv->wide_boxes, cv->box_more);
+    tc_free(&t);
+}
+
+static void test_engines_agree(void **state)
+{
+    struct coverage cv;
+    uint64_t ntraces = env_u64("COMMHINT_PROPERTY_TRACES", 10000);
+
+    run_traces(false, ntraces, env_u64("COMMHINT_PROPERTY_SEED", 1), &cv);
+    /* the traces exercise what they are meant to (the thresholds hold for
+     * 1000 traces or more; with fewer only a presence check) */
+    if (ntraces >= 1000) {
+        assert_true(cv.with_window > ntraces);
+        assert_true(cv.truncated > ntraces / 10);
+        assert_true(cv.both_flags > ntraces / 10);
+        assert_true(cv.groups > ntraces / 10);
+        assert_true(cv.multi_site_groups > ntraces / 100);
+        assert_true(cv.box_ranges > ntraces / 10);
+        assert_true(cv.wide_boxes > 0);
+        assert_true(cv.box_more > ntraces / 100);
+    } else if (ntraces >= 100) {
+        assert_true(cv.with_window > 0 && cv.truncated > 0 && cv.groups > 0 &&
+                    cv.box_ranges > 0);
+    }
+}
+
+/* Long traces: the streaming engine's batches and ring are exercised. */
+static void test_engines_agree_long(void **state)
+{
+    struct coverage cv;
+    uint64_t ntraces = env_u64("COMMHINT_PROPERTY_LONG", 64);
+
+    run_traces(true, ntraces, env_u64("COMMHINT_PROPERTY_SEED", 1), &cv);
+    if (ntraces >= 64) {
+        assert_true(cv.truncated > 0);
+        assert_true(cv.longest > 4096); /* a statement's events span batches */
+        assert_true(cv.groups > 0);
+    }
+}
+
+/* The generator is deterministic: the same seed gives the same events. */
+static void test_generator_deterministic(void **state)
+{
+    static struct trace_case a, b;
+
+    for (int longer = 0; longer < 2; longer++) {
+        generate(&a, 42, longer);
+        generate(&b, 42, longer);
+        assert_int_equal(a.n, b.n);
+        assert_int_equal(a.horizon, b.horizon);
+        for (size_t i = 0; i < a.n; i++) {
+            assert_int_equal(a.ev[i].site, b.ev[i].site);
+            assert_int_equal(a.ev[i].nranges, b.ev[i].nranges);
+            assert_memory_equal(&a.sl[i], &b.sl[i], sizeof(a.sl[i]));
+        }
+    }
+    tc_free(&a);
+    tc_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_generator_deterministic),
+        cmocka_unit_test(test_engines_agree),
+        cmocka_unit_test(test_engines_agree_long),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
