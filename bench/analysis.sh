@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
 CH=$B/bin/commhint
 EVENTS=${EVENTS:-"1000000 10000000 100000000"}
-REF_MAX=${REF_MAX:-10000000}   # run the reference engine up to this length
+REF_MAX=${REF_MAX:-20000000}   # run the reference engine up to this length
 out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp -d)

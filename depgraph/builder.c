@@ -160,7 +160,10 @@ static int complete_requests(struct dg_builder *b, const struct trace_event *ev)
             continue; /* started before the trace or never seen */
         uint32_t slot = (uint32_t)(*v - 1);
         struct dg_range r = b->req[slot].r;
-        if (r.write && b->req[slot].contiguous && c->st_bytes < r.len)
+        /* the status count, when there is a status (Request_free and failed
+         * calls complete without one: the posted extent then) */
+        if (r.write && b->req[slot].contiguous && c->st_source != CHT_RANK_NONE &&
+            c->st_bytes < r.len)
             r.len = c->st_bytes;
         rc = add_range(b, r.addr, r.len, r.write);
         if (rc < 0)
@@ -216,7 +219,8 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
                 rc = add_key(b, DG_KEY_SEND, m->comm, speer);
         }
         if (!rc && rpeer != -1) {
-            rc = add_range(b, m->rbuf, recv_bytes(m, m->st_bytes, has_status), true);
+            /* count and datatype describe the send side: the whole extent */
+            rc = add_range(b, m->rbuf, m->rbytes, true);
             if (!rc)
                 rc = add_key(b, DG_KEY_RECV, m->comm, rpeer);
         }

@@ -63,6 +63,8 @@ JRECV_BOT=$(grep -n 'MPI_Recv(halo_bot' "$J" | cut -d: -f1 | paste -sd'|')
 JSTENCIL=$(line_of "$J" "double v = 0.25")
 S=examples/small_sends.c
 D=examples/dft.c
+M=examples/master_worker.c
+G=examples/gauss.c
 for O in O0 O2; do
     dir=$WORK/jacobi-$O
     trace_run "$dir" "$NP" "$B/examples/$O/jacobi"
@@ -88,6 +90,25 @@ for O in O0 O2; do
     expect_match "dft $O: the re and im parts to one rank are one aggregate" "$h" \
         "^aggregate MPI_Send [^ ]*dft.c:$RE .*related=$((RE + 1)):member"
     same_engines "dft $O: streaming and reference engines agree" "$dir"
+
+    dir=$WORK/master_worker-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/master_worker"
+    h=$(hints_of "$dir")
+    PAR=$(line_of "$M" "MPI_Send(params, NPARAM"); TSK=$(line_of "$M" "MPI_Send(&tasks[")
+    RES=$(line_of "$M" "MPI_Send(results, chunk"); PART=$(line_of "$M" "MPI_Send(&sums[0]")
+    expect_match "master_worker $O: the parameters and the task slice to one worker are one aggregate" "$h" \
+        "^aggregate MPI_Send [^ ]*master_worker.c:$PAR ranks=0 .*related=$TSK:member"
+    expect_match "master_worker $O: the results and the partial sum to rank 0 are one aggregate" "$h" \
+        "^aggregate MPI_Send [^ ]*master_worker.c:$RES ranks=1,2,3 .*related=$PART:member"
+    same_engines "master_worker $O: streaming and reference engines agree" "$dir"
+
+    dir=$WORK/gauss-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/gauss"
+    h=$(hints_of "$dir")
+    PIV=$(line_of "$G" "MPI_Send(&prow[k]"); ELIM=$(line_of "$G" "a[l * w + j] -= f * prow[j]")
+    expect_match "gauss $O: the elimination overlaps the pivot-row sends" "$h" \
+        "^overlap MPI_Send [^ ]*gauss.c:$PIV ranks=0,1,2,3 .*related=(.*,)?$ELIM:after"
+    same_engines "gauss $O: streaming and reference engines agree" "$dir"
 done
 
 # ---- formats, filters, bad input ----------------------------------------------
