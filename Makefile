@@ -5,7 +5,7 @@
 #   make demo       trace the Jacobi example on 4 ranks and print its hints
 #   make check      build, then run the whole test suite
 #   make examples   build the examples, instrumented, at -O0 and -O2
-#   make bench      measure compression, tracing overhead and analysis speed (bench/results/)
+#   make bench      measure compression, tracing overhead, analysis speed serial and parallel (bench/results/)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
 
@@ -64,6 +64,9 @@ ANA_SRC := $(wildcard tracelib/reader/*.c depgraph/*.c search/*.c)
 ANA_OBJ := $(ANA_SRC:%.c=$(OBJ)/%.o)
 ANA_A   := $(B)/lib/libcommhint-analysis.a
 ANA_LIBS := -lzstd -ldwarf -lelf -lz -lm
+# search/parallel.c (hints --parallel) calls MPI: the analysis links MPICH
+# itself (not the trace runtime), and only that file needs its headers.
+$(OBJ)/search/parallel.o: ALL_CFLAGS += $(MPI_CFLAGS)
 
 # ---- the command line ------------------------------------------------------
 CLI_SRC := $(wildcard cli/*.c)
@@ -138,7 +141,7 @@ $(ANA_A): $(ANA_OBJ)
 
 $(CLI_BIN): $(CLI_OBJ) $(ANA_A)
 	@mkdir -p $(dir $@)
-	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(ANA_A) $(ANA_LIBS)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(ANA_A) $(ANA_LIBS) $(MPI_LIBS)
 
 $(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ANA_A) $(RT_A)
 	@mkdir -p $(dir $@)
@@ -192,6 +195,7 @@ bench: all examples $(B)/bench/compress-chunks
 	$(Q)B=$(B) bash bench/compression.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/analysis.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/parallel.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)

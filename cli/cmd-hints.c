@@ -2,7 +2,10 @@
  * program.  Analyses every rank of the trace with the search engines
  * (search_run_rank), merges the results into ranked hints
  * (search_report_build) and prints them as compiler-style notes (text),
- * one JSON document (docs/hints-json.md) or SARIF 2.1.0.
+ * one JSON document (docs/hints-json.md) or SARIF 2.1.0.  The JSON also
+ * holds the cross-rank facts (wait states, load imbalance, unmatched
+ * messages, hints a cross-rank check dropped); in text, --waits and
+ * --explain print the wait states and the dropped hints after the hints.
  *
  * --stable leaves out what changes from run to run (times, the order by
  * saving that follows from them, absolute paths) so outputs can be compared
@@ -26,6 +29,9 @@ enum hints_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
 struct hints_opts {
     int format; /* enum hints_format */
     bool stable;
+    bool waits;         /* --waits: the wait-state table after the hints (text) */
+    bool explain;       /* --explain: the dropped hints and why (text) */
+    bool parallel;      /* --parallel: ranks spread over the processes of an MPI job */
     const char *output; /* NULL: stdout */
     struct search_opts search;
     struct search_report_opts report;
@@ -50,9 +56,16 @@ static void hints_help(void)
            "  --horizon=N        events a window may reach from its call (default %u)\n"
            "  --stable           leave out times and absolute paths and order the hints by\n"
            "                     location (for comparisons)\n"
+           "  --waits            also print the wait states of every MPI call site: late\n"
+           "                     sender, late receiver, wait at collectives (docs/waitstates.md)\n"
+           "  --explain          also print the hints a cross-rank check dropped, and why\n"
+           "  --parallel         under mpiexec -n P: the ranks are analysed by P processes\n"
+           "                     (P may be fewer than the ranks); process 0 prints the same\n"
+           "                     output as a serial run, the others print nothing\n"
            "  -o, --output FILE  write to FILE instead of standard output\n"
-           "A summary line goes to standard error.  Exit status 0 with or without hints,\n"
-           "1 if DIR is not a trace or no rank could be analysed.\n",
+           "A summary line goes to standard error, with the load imbalance and unmatched\n"
+           "messages; JSON also holds the wait states and the dropped hints.  Exit status 0\n"
+           "with or without hints, 1 if DIR is not a trace or no rank could be analysed.\n",
            SEARCH_DEFAULT_HORIZON);
 }
 
@@ -132,6 +145,7 @@ struct progress {
     int index, count;     /* rank being analysed (from 1) of count */
     uint64_t done_before; /* bytes of the ranks analysed before */
     uint64_t total;       /* bytes of all rank files */
+    int nprocs;           /* --parallel: processes (the bar shows process 0's share) */
 };
 
 static double now_s(void)
@@ -157,7 +171,11 @@ static void progress_draw(struct progress *p, uint64_t done)
     for (int i = 0; i < PROGRESS_WIDTH; i++)
         bar[i] = i < fill ? '#' : ' ';
     bar[PROGRESS_WIDTH] = '\0';
-    fprintf(stderr, "\ranalysing rank %d/%d [%s] %3d%%", p->index, p->count, bar, (int)(frac * 100));
+    if (p->nprocs)
+        fprintf(stderr, "\ranalysing %d ranks on %d processes [%s] %3d%%", p->count, p->nprocs, bar,
+                (int)(frac * 100));
+    else
+        fprintf(stderr, "\ranalysing rank %d/%d [%s] %3d%%", p->index, p->count, bar, (int)(frac * 100));
     fflush(stderr);
     p->shown = true;
     p->last = t;
@@ -194,6 +212,9 @@ static const char *role_text(int role)
     case SEARCH_REL_BEFORE: return "can move after the call";
     case SEARCH_REL_AFTER: return "can run before the wait";
     case SEARCH_REL_MEMBER: return "send merged into it";
+    case SEARCH_REL_SEND: return "sends of the pattern";
+    case SEARCH_REL_RECV: return "receives of the pattern";
+    case SEARCH_REL_COLL: return "collective merged into it";
     }
     return "related";
 }
@@ -204,6 +225,9 @@ static const char *role_name(int role)
     case SEARCH_REL_BEFORE: return "before";
     case SEARCH_REL_AFTER: return "after";
     case SEARCH_REL_MEMBER: return "member";
+    case SEARCH_REL_SEND: return "send";
+    case SEARCH_REL_RECV: return "recv";
+    case SEARCH_REL_COLL: return "collective";
     }
     return "?";
 }
@@ -217,6 +241,24 @@ struct view {
     char *message;
     unsigned rank_order;
 };
+
+/* A wait-state site as printed (reordered by location with --stable). */
+struct wview {
+    const struct search_waitsite *w;
+};
+
+static int wview_location_cmp(const void *pa, const void *pb)
+{
+    const struct search_waitsite *x = ((const struct wview *)pa)->w, *y = ((const struct wview *)pb)->w;
+    int c;
+    if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return x->call < y->call ? -1 : x->call > y->call;
+}
 
 static int view_location_cmp(const void *pa, const void *pb)
 {
@@ -321,6 +363,80 @@ static void print_text(FILE *f, const struct view *v, uint32_t n, const struct h
     }
 }
 
+/* Dropped hints (--explain): the hint as a note tagged [dropped KIND],
+ * then each line of why it was dropped as an indented note at its
+ * location. */
+static void print_dropped_text(FILE *f, const struct view *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct search_hint *h = v[i].h;
+        note_at(f, h->file, h->line, h->col);
+        fprintf(f, "[dropped %s] %s\n", kind_name(h->kind), v[i].message);
+        const char *p = h->explain ? h->explain : "";
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            if (len) {
+                note_at(f, h->file, h->line, h->col);
+                fprintf(f, "  %.*s\n", (int)len, p);
+            }
+            p += len;
+            if (*p)
+                p++;
+        }
+    }
+}
+
+/* A duration as in the hints' messages: "850 ns", "1.2 ms", "38 us"; 0 as
+ * "0". */
+static const char *time_text(char *buf, size_t size, uint64_t ns)
+{
+    static const char *const unit[] = {"ns", "us", "ms", "s"};
+    if (!ns) {
+        snprintf(buf, size, "0");
+        return buf;
+    }
+    if (ns < 1000) {
+        snprintf(buf, size, "%" PRIu64 " ns", ns);
+        return buf;
+    }
+    double v = (double)ns;
+    int u = 0;
+    while (u < 3 && v >= 999.5) {
+        v /= 1000.0;
+        u++;
+    }
+    snprintf(buf, size, v < 9.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}
+
+/* The wait-state table (--waits): one note per call site,
+ *   FILE:LINE:COL: note: [wait] MPI_Recv: 12 ms late sender, 0 late receiver
+ *   over 200 calls on 4 ranks (35% of its time)
+ * or "... MPI_Barrier: 3.0 ms waiting at the collective over ..." for
+ * collectives; without times with --stable. */
+static void print_waits_text(FILE *f, const struct wview *wv, uint32_t n, bool stable)
+{
+    char a[32], b[32];
+    for (uint32_t i = 0; i < n; i++) {
+        const struct search_waitsite *w = wv[i].w;
+        note_at(f, w->file, w->line, w->col);
+        fprintf(f, "[wait] %s", trace_mpi_call_name(w->call));
+        if (!stable) {
+            if (w->call >= CHT_MPI_BARRIER && w->call < CHT_MPI_COMM_DUP)
+                fprintf(f, ": %s waiting at the collective", time_text(a, sizeof a, w->wait_collective_ns));
+            else
+                fprintf(f, ": %s late sender, %s late receiver", time_text(a, sizeof a, w->late_sender_ns),
+                        time_text(b, sizeof b, w->late_receiver_ns));
+        }
+        fprintf(f, " over %" PRIu64 " call%s on %d rank%s", w->calls, w->calls == 1 ? "" : "s", w->nranks,
+                w->nranks == 1 ? "" : "s");
+        uint64_t total = w->late_sender_ns + w->late_receiver_ns + w->wait_collective_ns;
+        if (!stable && w->time_ns)
+            fprintf(f, " (%.0f%% of its time)", 100.0 * (double)total / (double)w->time_ns);
+        fputc('\n', f);
+    }
+}
+
 static void json_boxes(FILE *f, const struct search_boxes *b)
 {
     char buf[512];
@@ -343,11 +459,85 @@ static void json_key_string(FILE *f, const char *key, const char *value)
     cli_json_string(f, value);
 }
 
-static void print_json(FILE *f, const struct view *v, uint32_t n, const struct search_report *rep,
-                       const char *dir, const struct hints_opts *o)
+/* One hint as a JSON object; rank_order 0 leaves it out (dropped hints
+ * are not ranked), explain adds the "explain" field. */
+static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
+{
+    const struct search_hint *h = v->h;
+    fputc('{', f);
+    if (!st && v->rank_order)
+        fprintf(f, "\"rank_order\":%u,", v->rank_order);
+    fprintf(f, "\"kind\":\"%s\",", kind_name(h->kind));
+    json_key_string(f, "call", trace_mpi_call_name(h->call));
+    fputc(',', f);
+    json_key_string(f, "file", cli_display_path(h->file ? h->file : "", st));
+    fprintf(f, ",\"line\":%u,\"column\":%u,", h->line, h->col);
+    json_key_string(f, "function", h->func ? h->func : "");
+    fputs(",\"ranks\":[", f);
+    for (int k = 0; k < h->nranks; k++)
+        fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
+    fputs("],\"related\":[", f);
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        const struct search_related *r = &h->related[k];
+        fprintf(f, "%s{", k ? "," : "");
+        json_key_string(f, "file", cli_display_path(r->file ? r->file : "", st));
+        fprintf(f, ",\"line\":%u,\"column\":%u,", r->line, r->col);
+        json_key_string(f, "function", r->func ? r->func : "");
+        fprintf(f, ",\"role\":\"%s\",\"executions\":%" PRIu64 ",\"total\":%" PRIu64, role_name(r->role),
+                r->events, r->total);
+        if (!st)
+            fprintf(f, ",\"time_ns\":%" PRIu64, r->time_ns);
+        fprintf(f, ",\"conditional\":%s,", r->conditional ? "true" : "false");
+        json_boxes(f, &r->iters);
+        fputc('}', f);
+    }
+    fputs("],\"collective\":", f);
+    if (h->collective)
+        cli_json_string(f, h->collective);
+    else
+        fputs("null", f);
+    if (!st)
+        fprintf(
+            f, ",\"saving_ns\":%" PRIu64 ",\"comm_ns\":%" PRIu64 ",\"comp_ns\":%" PRIu64 ",\"severity\":%.6g",
+            h->saving_ns, h->comm_ns, h->comp_ns, h->severity);
+    fprintf(f,
+            ",\"instances\":%" PRIu64 ",\"with_window\":%" PRIu64 ",\"members\":%" PRIu64
+            ",\"bytes\":%" PRIu64 ",\"flags\":[",
+            h->instances, h->with_window, h->members, h->bytes);
+    bool any = false;
+    for (unsigned b = 0; b < sizeof flag_names / sizeof flag_names[0]; b++)
+        if (h->flags & (1u << b)) {
+            fprintf(f, "%s\"%s\"", any ? "," : "", flag_names[b]);
+            any = true;
+        }
+    fputs("],", f);
+    json_key_string(f, "message", v->message);
+    fputc(',', f);
+    json_boxes(f, &h->iters);
+    /* wait states at the hint's call site (docs/waitstates.md) */
+    if (!st)
+        fprintf(f,
+                ",\"late_sender_ns\":%" PRIu64 ",\"late_receiver_ns\":%" PRIu64
+                ",\"wait_at_collective_ns\":%" PRIu64,
+                h->late_sender_ns, h->late_receiver_ns, h->wait_collective_ns);
+    /* root is meaningful for collective hints only (-1: none) */
+    if (h->kind == SEARCH_HINT_COLLECTIVE && h->root >= 0)
+        fprintf(f, ",\"root\":%d", h->root);
+    else
+        fputs(",\"root\":null", f);
+    if (explain) {
+        fputc(',', f);
+        json_key_string(f, "explain", h->explain ? h->explain : "");
+    }
+    fputc('}', f);
+}
+
+static void print_json(FILE *f, const struct view *v, uint32_t n, const struct view *dv, uint32_t nd,
+                       const struct wview *wv, const struct search_report *rep, const char *dir,
+                       const struct hints_opts *o)
 {
     bool st = o->stable;
-    fprintf(f, "{\"schema\":\"commhint-hints\",\"version\":1,");
+    fprintf(f, "{\"schema\":\"commhint-hints\",\"version\":2,");
     /* With --stable the directory's last component only: traces compared
      * across runs are usually written to temporary directories. */
     const char *base = strrchr(dir, '/');
@@ -356,63 +546,41 @@ static void print_json(FILE *f, const struct view *v, uint32_t n, const struct s
             rep->events);
     if (!st)
         fprintf(f, ",\"run_ns\":%" PRIu64, rep->run_ns);
-    fprintf(f, ",\"filtered\":%u,\"hints\":[", rep->nfiltered);
+    fprintf(f, ",\"filtered\":%u", rep->nfiltered);
+    fprintf(f, ",\"clocks_aligned\":%s,\"imbalance\":{", rep->clocks_aligned ? "true" : "false");
+    if (!st)
+        fprintf(f, "\"severity\":%.6g,\"comp_mean_ns\":%" PRIu64 ",\"comp_max_ns\":%" PRIu64, rep->imbalance,
+                rep->comp_mean_ns, rep->comp_max_ns);
+    fprintf(f, "},\"unmatched\":{\"sends\":%" PRIu64 ",\"recvs\":%" PRIu64 ",\"collectives\":%" PRIu64 "}",
+            rep->unmatched_sends, rep->unmatched_recvs, rep->incomplete_colls);
+    fputs(",\"hints\":[", f);
     for (uint32_t i = 0; i < n; i++) {
-        const struct search_hint *h = v[i].h;
-        fprintf(f, "%s\n{", i ? "," : "");
-        if (!st)
-            fprintf(f, "\"rank_order\":%u,", v[i].rank_order);
-        fprintf(f, "\"kind\":\"%s\",", kind_name(h->kind));
-        json_key_string(f, "call", trace_mpi_call_name(h->call));
+        fputs(i ? ",\n" : "\n", f);
+        json_hint(f, &v[i], st, false);
+    }
+    fprintf(f, "%s],\"dropped\":[", n ? "\n" : "");
+    for (uint32_t i = 0; i < nd; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        json_hint(f, &dv[i], st, true);
+    }
+    fprintf(f, "%s],\"wait_states\":[", nd ? "\n" : "");
+    for (uint32_t i = 0; i < rep->nwaits; i++) {
+        const struct search_waitsite *w = wv[i].w;
+        fputs(i ? ",\n{" : "\n{", f);
+        json_key_string(f, "file", cli_display_path(w->file ? w->file : "", st));
+        fprintf(f, ",\"line\":%u,\"column\":%u,", w->line, w->col);
+        json_key_string(f, "function", w->func ? w->func : "");
         fputc(',', f);
-        json_key_string(f, "file", cli_display_path(h->file ? h->file : "", st));
-        fprintf(f, ",\"line\":%u,\"column\":%u,", h->line, h->col);
-        json_key_string(f, "function", h->func ? h->func : "");
-        fputs(",\"ranks\":[", f);
-        for (int k = 0; k < h->nranks; k++)
-            fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
-        fputs("],\"related\":[", f);
-        for (uint32_t k = 0; k < h->nrelated; k++) {
-            const struct search_related *r = &h->related[k];
-            fprintf(f, "%s{", k ? "," : "");
-            json_key_string(f, "file", cli_display_path(r->file ? r->file : "", st));
-            fprintf(f, ",\"line\":%u,\"column\":%u,", r->line, r->col);
-            json_key_string(f, "function", r->func ? r->func : "");
-            fprintf(f, ",\"role\":\"%s\",\"executions\":%" PRIu64 ",\"total\":%" PRIu64, role_name(r->role),
-                    r->events, r->total);
-            if (!st)
-                fprintf(f, ",\"time_ns\":%" PRIu64, r->time_ns);
-            fprintf(f, ",\"conditional\":%s,", r->conditional ? "true" : "false");
-            json_boxes(f, &r->iters);
-            fputc('}', f);
-        }
-        fputs("],\"collective\":", f);
-        if (h->collective)
-            cli_json_string(f, h->collective);
-        else
-            fputs("null", f);
+        json_key_string(f, "call", trace_mpi_call_name(w->call));
+        fprintf(f, ",\"ranks\":%d,\"calls\":%" PRIu64, w->nranks, w->calls);
         if (!st)
             fprintf(f,
-                    ",\"saving_ns\":%" PRIu64 ",\"comm_ns\":%" PRIu64 ",\"comp_ns\":%" PRIu64
-                    ",\"severity\":%.6g",
-                    h->saving_ns, h->comm_ns, h->comp_ns, h->severity);
-        fprintf(f,
-                ",\"instances\":%" PRIu64 ",\"with_window\":%" PRIu64 ",\"members\":%" PRIu64
-                ",\"bytes\":%" PRIu64 ",\"flags\":[",
-                h->instances, h->with_window, h->members, h->bytes);
-        bool any = false;
-        for (unsigned b = 0; b < sizeof flag_names / sizeof flag_names[0]; b++)
-            if (h->flags & (1u << b)) {
-                fprintf(f, "%s\"%s\"", any ? "," : "", flag_names[b]);
-                any = true;
-            }
-        fputs("],", f);
-        json_key_string(f, "message", v[i].message);
-        fputc(',', f);
-        json_boxes(f, &h->iters);
+                    ",\"time_ns\":%" PRIu64 ",\"late_sender_ns\":%" PRIu64 ",\"late_receiver_ns\":%" PRIu64
+                    ",\"wait_at_collective_ns\":%" PRIu64,
+                    w->time_ns, w->late_sender_ns, w->late_receiver_ns, w->wait_collective_ns);
         fputc('}', f);
     }
-    fprintf(f, "%s]}\n", n ? "\n" : "");
+    fprintf(f, "%s]}\n", rep->nwaits ? "\n" : "");
 }
 
 /* ---- SARIF ---------------------------------------------------------------------------- */
@@ -532,6 +700,69 @@ static void print_sarif(FILE *f, const struct view *v, uint32_t n, const struct 
 
 /* ---- the command ------------------------------------------------------------------------ */
 
+/* Views of n hints: their messages (without times with --stable), their
+ * position in the ranking when ranked (else 0), ordered by location with
+ * --stable.  The messages and the array are the caller's to free (also
+ * on failure: *out is set as soon as it is allocated). */
+static int make_views(const struct search_hint *h, uint32_t n, bool ranked, bool stable, struct view **out)
+{
+    struct view *v = calloc(n ? n : 1, sizeof *v);
+    *out = v;
+    if (!v)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        v[i].h = &h[i];
+        v[i].rank_order = ranked ? i + 1 : 0;
+        v[i].message = stable || !h[i].message ? search_hint_message(&h[i], !stable) : strdup(h[i].message);
+        if (!v[i].message)
+            return -1;
+    }
+    if (stable && n)
+        qsort(v, n, sizeof *v, view_location_cmp);
+    return 0;
+}
+
+/* The end of the summary line: the cross-rank facts worth a look, then the
+ * newline.  Imbalance is a time, left out with --stable. */
+static void print_facts(FILE *f, const struct search_report *rep, const struct hints_opts *o)
+{
+    if (rep->ndropped)
+        fprintf(f, ", %u dropped by cross-rank checks%s", rep->ndropped, o->explain ? "" : " (--explain)");
+    if (rep->nranks > 1 && !o->stable)
+        fprintf(f, ", load imbalance %.2f", rep->imbalance);
+    if (rep->unmatched_sends)
+        fprintf(f, ", %" PRIu64 " unmatched send%s", rep->unmatched_sends,
+                rep->unmatched_sends == 1 ? "" : "s");
+    if (rep->unmatched_recvs)
+        fprintf(f, ", %" PRIu64 " unmatched receive%s", rep->unmatched_recvs,
+                rep->unmatched_recvs == 1 ? "" : "s");
+    if (rep->incomplete_colls)
+        fprintf(f, ", %" PRIu64 " incomplete collective%s", rep->incomplete_colls,
+                rep->incomplete_colls == 1 ? "" : "s");
+    if (rep->nranks > 1 && !rep->clocks_aligned)
+        fputs(", clocks not aligned: wait states not measured", f);
+    fputc('\n', f);
+}
+
+/* The warnings about ranks left out or cut short (serial and --parallel). */
+static void warn_missing(struct trace *t, int r)
+{
+    cli_warn("rank %d has no stream file and is left out: file=%s", r, trace_rank_path(t, r));
+}
+
+static void warn_failed(int r, int rc, const char *msg)
+{
+    if (msg[0])
+        cli_warn("rank %d could not be analysed and is left out: %s", r, msg);
+    else
+        cli_warn("rank %d could not be analysed and is left out: reason=%s", r, trace_status_str(rc));
+}
+
+static void warn_cut_short(int r)
+{
+    cli_warn("rank %d was cut short; analysing what it recorded", r);
+}
+
 /* Analyses every rank with a stream file into res (world_size entries);
  * returns how many were analysed. */
 static int analyse(struct trace *t, const struct hints_opts *o, struct search_rank_result **res)
@@ -547,7 +778,7 @@ static int analyse(struct trace *t, const struct hints_opts *o, struct search_ra
     for (int r = 0; r < world; r++) {
         if (!trace_has_rank(t, r)) {
             progress_clear(&pg);
-            cli_warn("rank %d has no stream file and is left out: file=%s", r, trace_rank_path(t, r));
+            warn_missing(t, r);
             continue;
         }
         pg.index++;
@@ -559,20 +790,67 @@ static int analyse(struct trace *t, const struct hints_opts *o, struct search_ra
         pg.done_before += file_size(trace_rank_path(t, r));
         if (rc < 0) {
             progress_clear(&pg);
-            if (err.msg[0])
-                cli_warn("rank %d could not be analysed and is left out: %s", r, err.msg);
-            else
-                cli_warn("rank %d could not be analysed and is left out: reason=%s", r, trace_status_str(rc));
+            warn_failed(r, rc, err.msg);
             continue;
         }
         if (rr->cut_short) {
             progress_clear(&pg);
-            cli_warn("rank %d was cut short; analysing what it recorded", r);
+            warn_cut_short(r);
         }
         res[nres++] = rr;
     }
     progress_clear(&pg);
     return nres;
+}
+
+static void progress_share_cb(void *ctx, uint64_t done, uint64_t total)
+{
+    struct progress *p = ctx;
+    p->total = total;
+    if (p->tty)
+        progress_draw(p, done);
+}
+
+/* --parallel: the ranks spread over the processes of the MPI job
+ * (search_run_parallel).  On process 0, the results in res (world_size
+ * entries) and the warnings analyse() prints, in rank order; returns how
+ * many ranks were analysed (0 on the other processes), or -1 on error
+ * (reported by process 0). */
+static int analyse_parallel(struct trace *t, const struct hints_opts *o, int proc, int nprocs,
+                            struct search_rank_result **res)
+{
+    int world = trace_world_size(t), n = 0, nfailed = 0;
+    struct progress pg = {.tty = proc == 0 && isatty(STDERR_FILENO) == 1, .start = now_s(), .nprocs = nprocs};
+    struct search_rank_result **got = NULL;
+    struct search_rank_failure *failed = NULL;
+    struct trace_err err;
+    for (int r = 0; r < world; r++)
+        pg.count += trace_has_rank(t, r);
+    int rc = search_run_parallel(t, &o->search, proc == 0 ? progress_share_cb : NULL, &pg, &got, &n, &failed,
+                                 &nfailed, &err);
+    progress_clear(&pg);
+    if (rc < 0) {
+        if (proc == 0)
+            cli_error("%s", err.msg);
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        res[k] = got[k];
+    for (int r = 0, k = 0, f = 0; r < world && proc == 0; r++) {
+        if (!trace_has_rank(t, r)) {
+            warn_missing(t, r);
+        } else if (f < nfailed && failed[f].rank == r) {
+            warn_failed(r, failed[f].status, failed[f].msg);
+            f++;
+        } else if (k < n && got[k]->rank == r) {
+            if (got[k]->cut_short)
+                warn_cut_short(r);
+            k++;
+        }
+    }
+    free(got);
+    free(failed);
+    return n;
 }
 
 int cmd_hints(int argc, char **argv)
@@ -586,6 +864,9 @@ int cmd_hints(int argc, char **argv)
         {"engine", required_argument, NULL, 'e'},
         {"horizon", required_argument, NULL, 'H'},
         {"stable", no_argument, NULL, 's'},
+        {"waits", no_argument, NULL, 'W'},
+        {"explain", no_argument, NULL, 'X'},
+        {"parallel", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -640,6 +921,9 @@ int cmd_hints(int argc, char **argv)
             o.search.horizon = v;
             break;
         case 's': o.stable = true; break;
+        case 'W': o.waits = true; break;
+        case 'X': o.explain = true; break;
+        case 'P': o.parallel = true; break;
         case 'o': o.output = optarg; break;
         case 'h': hints_help(); return CLI_OK;
         case ':': return cli_usage_error("hints", "option '%s' needs a value", argv[optind - 1]);
@@ -656,22 +940,36 @@ int cmd_hints(int argc, char **argv)
     struct trace *t = NULL;
     struct search_rank_result **res = NULL;
     struct search_report *rep = NULL;
-    struct view *views = NULL;
+    struct view *views = NULL, *dviews = NULL;
+    struct wview *wviews = NULL;
     FILE *out = stdout;
     struct trace_err err;
+    /* --parallel: this process and how many; the others leave messages and
+     * output to process 0 (quiet); agreed once all processes have compared
+     * how their start went. */
+    int proc = 0, nprocs = 1;
+    bool quiet = false, agreed = false;
 
+    err.msg[0] = '\0';
+    if (o.parallel) {
+        if (search_parallel_begin(&argc, &argv, &proc, &nprocs, &err) < 0)
+            return cli_error("%s", err.msg);
+        quiet = proc > 0;
+    }
     if (trace_open(dir, &t, &err) < 0) {
-        cli_error("%s", err.msg);
+        if (!quiet)
+            cli_error("%s", err.msg);
         goto out;
     }
     int world = trace_world_size(t);
     if (o.report.rank >= 0 && o.report.rank >= world) {
-        cli_error("no such rank in this trace: rank=%d world_size=%d", o.report.rank, world);
+        if (!quiet)
+            cli_error("no such rank in this trace: rank=%d world_size=%d", o.report.rank, world);
         goto out;
     }
     /* Opened before the analysis, which can be long, so a bad path fails
      * at once. */
-    if (o.output && !(out = fopen(o.output, "w"))) {
+    if (o.output && !quiet && !(out = fopen(o.output, "w"))) {
         out = stdout;
         cli_error("cannot write the hints: file=%s reason=%s", o.output, strerror(errno));
         goto out;
@@ -681,7 +979,22 @@ int cmd_hints(int argc, char **argv)
         cli_error("out of memory");
         goto out;
     }
-    nres = analyse(t, &o, res);
+    if (o.parallel) {
+        agreed = true;
+        if (!search_parallel_agree(true, NULL)) {
+            if (!quiet)
+                cli_error("the parallel analysis could not start on every process: dir=%s", dir);
+            goto out;
+        }
+        nres = analyse_parallel(t, &o, proc, nprocs, res);
+        if (nres < 0 || quiet) {
+            ret = nres < 0 ? CLI_ERROR : CLI_OK;
+            nres = 0;
+            goto out;
+        }
+    } else {
+        nres = analyse(t, &o, res);
+    }
     if (!nres) {
         cli_error("no rank could be analysed: dir=%s world_size=%d", trace_dir(t), world);
         goto out;
@@ -696,39 +1009,38 @@ int cmd_hints(int argc, char **argv)
         search_rank_result_free(res[k]);
     nres = 0;
 
-    views = calloc(rep->nhints ? rep->nhints : 1, sizeof *views);
-    if (!views) {
+    if (make_views(rep->hints, rep->nhints, true, o.stable, &views) < 0 ||
+        make_views(rep->dropped, rep->ndropped, false, o.stable, &dviews) < 0 ||
+        !(wviews = calloc(rep->nwaits ? rep->nwaits : 1, sizeof *wviews))) {
         cli_error("out of memory");
         goto out;
     }
-    for (uint32_t i = 0; i < rep->nhints; i++) {
-        views[i].h = &rep->hints[i];
-        views[i].rank_order = i + 1;
-        views[i].message =
-            o.stable ? search_hint_message(&rep->hints[i], false) : strdup(rep->hints[i].message);
-        if (!views[i].message) {
-            cli_error("out of memory");
-            goto out;
-        }
-    }
-    if (o.stable && rep->nhints)
-        qsort(views, rep->nhints, sizeof *views, view_location_cmp);
+    for (uint32_t i = 0; i < rep->nwaits; i++)
+        wviews[i].w = &rep->waits[i];
+    if (o.stable && rep->nwaits)
+        qsort(wviews, rep->nwaits, sizeof *wviews, wview_location_cmp);
 
-    if (o.format == FMT_JSON)
-        print_json(out, views, rep->nhints, rep, trace_dir(t), &o);
-    else if (o.format == FMT_SARIF)
-        print_sarif(out, views, rep->nhints, &o);
-    else
+    if (o.format == FMT_JSON) {
+        print_json(out, views, rep->nhints, dviews, rep->ndropped, wviews, rep, trace_dir(t), &o);
+    } else if (o.format == FMT_SARIF) {
+        print_sarif(out, views, rep->nhints, &o); /* dropped hints are not results */
+    } else {
         print_text(out, views, rep->nhints, &o);
+        if (o.explain)
+            print_dropped_text(out, dviews, rep->ndropped);
+        if (o.waits)
+            print_waits_text(out, wviews, rep->nwaits, o.stable);
+    }
     fflush(out);
     if (ferror(out)) {
         cli_error("cannot write the hints: file=%s reason=%s", o.output ? o.output : "<stdout>",
                   strerror(errno));
         goto out;
     }
-    fprintf(stderr, "%u hint%s (%u filtered out) from %d rank%s, %" PRIu64 " events\n", rep->nhints,
+    fprintf(stderr, "%u hint%s (%u filtered out) from %d rank%s, %" PRIu64 " events", rep->nhints,
             rep->nhints == 1 ? "" : "s", rep->nfiltered, rep->nranks, rep->nranks == 1 ? "" : "s",
             rep->events);
+    print_facts(stderr, rep, &o);
     ret = CLI_OK;
 out:
     if (out != stdout && fclose(out) != 0 && ret == CLI_OK)
@@ -737,11 +1049,24 @@ out:
         for (uint32_t i = 0; i < rep->nhints; i++)
             free(views[i].message);
     free(views);
+    if (dviews && rep)
+        for (uint32_t i = 0; i < rep->ndropped; i++)
+            free(dviews[i].message);
+    free(dviews);
+    free(wviews);
     search_report_free(rep);
     for (int k = 0; k < nres; k++)
         search_rank_result_free(res[k]);
     free(res);
     if (t)
         trace_close(t);
+    if (o.parallel) {
+        /* a process that failed before the analysis meets the others here;
+         * its message is printed unless process 0 failed too (the same way) */
+        bool root_ok = true;
+        if (!agreed && !search_parallel_agree(false, &root_ok) && quiet && root_ok && err.msg[0])
+            cli_error("%s", err.msg);
+        search_parallel_end();
+    }
     return ret;
 }

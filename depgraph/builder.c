@@ -309,6 +309,7 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
     e->index = tev->index;
     e->site = tev->site;
     e->site_flags = tev->site_info ? tev->site_info->flags : 0;
+    e->site_op = tev->site_info ? tev->site_info->op : 0;
     e->depth = tev->depth;
     e->iters = tev->iters;
     e->peer = CHT_RANK_NONE;

@@ -86,6 +86,7 @@ struct dg_event {
     uint8_t role;          /* enum dg_role */
     uint16_t call;         /* enum cht_mpi_call (MPI events), else 0 */
     uint32_t site_flags;   /* enum cht_site_flag of the site (CONDITIONAL, ...) */
+    uint8_t site_op;       /* enum cht_site_op of the site */
     uint32_t nranges;
     const struct dg_range *ranges;
     uint32_t nkeys;
@@ -237,6 +238,161 @@ static inline bool dg_map_used(const struct dg_map *m, size_t i)
 {
     return m->keys[i] != UINT64_MAX;
 }
+
+/* ======================================================================
+ * Across ranks: the MPI log of each rank, message matching, and the
+ * happens-before order of the run (docs/dependence.md, "Across ranks").
+ * ====================================================================== */
+
+/* What a log record is. */
+enum dg_msg_kind {
+    DG_MSG_SEND = 1,  /* a message leaves: Send*, Isend* (at the start), the send half of Sendrecv */
+    DG_MSG_RECV = 2,  /* a message arrives: Recv, the receive half of Sendrecv, or a receive
+                         request completed by a Wait/Test (at the completion) */
+    DG_MSG_COLL = 3,  /* a collective call (Barrier included) */
+    DG_MSG_OTHER = 4  /* any other MPI call (waits on sends, starts of receives, probes, fences...) */
+};
+
+enum dg_msg_flag {
+    DG_MSGF_BLOCKS = 1u << 0,   /* the call waited for another rank: blocking receive,
+                                   Sendrecv, collective, Wait/Test completing a receive,
+                                   Probe (what search_blocks_groups calls blocking) */
+    DG_MSGF_ROOT = 1u << 1,     /* collective: this rank is the root */
+    DG_MSGF_NONBLOCKING = 1u << 2, /* send: Isend*; receive: completion of an Irecv */
+    DG_MSGF_CONSUMED = 1u << 3, /* receive: consumer_* are set */
+    DG_MSGF_FORWARD = 1u << 4   /* send: every byte it sends was last written by the
+                                   receive at fwd_pos (it forwards received data) */
+};
+
+/* One record of a rank's MPI log.  Records are in trace order; one MPI event
+ * gives one record, except a Sendrecv (a SEND then a RECV record) and a
+ * Wait/Test (its own OTHER or RECV record, then one RECV record per
+ * receive request it completed; those carry the Wait's index and times). */
+struct dg_msgrec {
+    uint64_t index;      /* event index on the rank */
+    uint32_t site;       /* call site id (CHT_NONE if unknown) */
+    uint16_t call;       /* enum cht_mpi_call */
+    uint8_t kind;        /* enum dg_msg_kind */
+    uint8_t role;        /* enum dg_role of the event */
+    uint32_t flags;      /* enum dg_msg_flag */
+    int32_t peer;        /* SEND: destination; RECV: source (from the status); COLL: root
+                            (world rank) or -1; else -1 */
+    int32_t tag;         /* SEND: tag; RECV: tag from the status; else -1 */
+    uint64_t comm;       /* communicator id */
+    uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
+    uint32_t comm_size;
+    uint32_t reserved;
+    uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
+    uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
+    uint64_t rbuf, rbytes; /* COLL: the receive side */
+    uint64_t version;    /* SEND (and COLL send side): index + 1 of the last event that
+                            wrote any of its bytes, 0 if none: two sends of the same
+                            range and version send the same bytes */
+    uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive */
+    /* RECV with DG_MSGF_CONSUMED: the first later event that touched the
+     * received bytes (a computation or an MPI call) */
+    uint64_t consumer_index;
+    uint32_t consumer_site;
+    uint8_t consumer_op;       /* enum cht_site_op of its site */
+    uint8_t consumer_kind;     /* DG_COMP or DG_MPI */
+    uint16_t reserved2;
+    uint32_t consumer_flags;   /* enum cht_site_flag of its site (ACCUMULATE...) */
+    uint64_t consumer_addr, consumer_len; /* its first written range (the accumulator) */
+};
+
+/* Clock samples of a rank at MPI_Init ([0]) and MPI_Finalize ([1]). */
+struct dg_clock {
+    uint64_t mono_ns, real_ns;
+    bool valid;
+};
+
+/* A rank's MPI log. */
+struct dg_mpilog {
+    int rank;
+    uint32_t n, cap;
+    struct dg_msgrec *rec;
+    struct dg_clock clock[2];
+    bool cut_short;
+};
+
+void dg_mpilog_free(struct dg_mpilog *log); /* frees rec; the struct itself is the caller's */
+
+/* Log position of the first record of event `index`, or log->n. */
+uint32_t dg_mpilog_find(const struct dg_mpilog *log, uint64_t index);
+
+/* Builds a rank's log while its events stream by: keeps its own shadow of
+ * written bytes (for send versions) and watches received buffers until
+ * their first consumer.  Memory: the footprint written and the receives
+ * not yet consumed. */
+struct dg_logger;
+
+int dg_logger_create(int rank, struct dg_logger **out);
+void dg_logger_destroy(struct dg_logger *l);
+/* Every event of the rank, in order: the trace event and its dg_event (as
+ * built by dg_builder_convert; ev may be NULL for events it skipped). */
+int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev);
+/* Hands the log over (the logger keeps nothing); clocks and cut_short are
+ * the caller's to set. */
+int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out);
+
+/* ---- matching ------------------------------------------------------------ */
+
+/* A position in the logs of a run: rank (its index in the logs array given
+ * to dg_match_build, which is also its world rank) and log position. */
+struct dg_pos {
+    int32_t rank;
+    uint32_t pos;
+};
+#define DG_POS_NONE ((struct dg_pos){-1, 0})
+
+struct dg_match;
+
+/* Matches every RECV record to its SEND record (communicator, source,
+ * destination, tag and channel sequence number: the runtime numbers both
+ * ends of a channel in the same order, and a wildcard receive takes the
+ * numbers of the message its status names) and groups COLL records into
+ * instances by (communicator, call number).  logs[r] is world rank r's log
+ * or NULL if the rank has no trace. */
+int dg_match_build(const struct dg_mpilog *const *logs, int nranks, struct dg_match **out);
+void dg_match_destroy(struct dg_match *m);
+
+/* The other end of a SEND or RECV record (DG_POS_NONE if unmatched). */
+struct dg_pos dg_match_peer(const struct dg_match *m, struct dg_pos p);
+
+/* Collective instances: count, and the records of instance i (one per
+ * member rank present; *n set).  dg_match_coll_of gives the instance of a
+ * COLL record (UINT32_MAX if none). */
+uint32_t dg_match_ncoll(const struct dg_match *m);
+const struct dg_pos *dg_match_coll(const struct dg_match *m, uint32_t i, uint32_t *n);
+uint32_t dg_match_coll_of(const struct dg_match *m, struct dg_pos p);
+
+/* Unmatched SEND and RECV records (e.g. a peer cut short), and
+ * collectives with members missing. */
+uint64_t dg_match_unmatched_sends(const struct dg_match *m);
+uint64_t dg_match_unmatched_recvs(const struct dg_match *m);
+uint64_t dg_match_incomplete_colls(const struct dg_match *m);
+
+/* ---- happens-before ---------------------------------------------------------- */
+
+/* Vector clocks of every log record, by a replay of the run: a receive
+ * follows its matched send, a collective follows what its semantics say
+ * (a rooted one from the root to the others or from the others to the
+ * root; the others all-to-all).  Memory: ranks x records x 4 bytes. */
+struct dg_hb;
+
+int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                struct dg_hb **out);
+void dg_hb_destroy(struct dg_hb *h);
+
+/* Whether record a happens before record b (a != b). */
+bool dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b);
+
+/* A chain of messages that makes a happen before b: up to max positions
+ * (pairs: the SEND or COLL record, then its receiving record) from a's rank
+ * to b's rank; returns the number written (0 if a and b are on one rank or
+ * a does not happen before b). */
+size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
+                   size_t max);
 
 #ifdef __cplusplus
 }

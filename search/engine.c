@@ -58,8 +58,54 @@ static void resolve_boxes(struct trace_cursor *c, struct search_boxes *b)
     }
 }
 
+static int siteinfo_add(struct search_rank_result *r, size_t *cap, struct trace_cursor *c,
+                        uint32_t site)
+{
+    if (site == CHT_NONE)
+        return 0;
+    if (r->nsiteinfo == *cap) {
+        size_t nc = *cap ? *cap * 2 : 32;
+        struct search_siteinfo *p = realloc(r->siteinfo, nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        r->siteinfo = p;
+        *cap = nc;
+    }
+    r->siteinfo[r->nsiteinfo++] = (struct search_siteinfo){site, trace_cursor_site(c, site)};
+    return 0;
+}
+
+static int siteinfo_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const struct search_siteinfo *)a)->site, y = ((const struct search_siteinfo *)b)->site;
+    return x < y ? -1 : x > y;
+}
+
+/* Site infos of every site the MPI log names (calls and consumers). */
+static int resolve_log(struct trace_cursor *c, struct search_rank_result *r)
+{
+    size_t cap = 0;
+    for (uint32_t i = 0; i < r->log.n; i++) {
+        const struct dg_msgrec *x = &r->log.rec[i];
+        if (siteinfo_add(r, &cap, c, x->site) < 0 ||
+            ((x->flags & DG_MSGF_CONSUMED) && siteinfo_add(r, &cap, c, x->consumer_site) < 0))
+            return TRACE_ERR_NOMEM;
+    }
+    if (r->nsiteinfo > 1)
+        qsort(r->siteinfo, r->nsiteinfo, sizeof *r->siteinfo, siteinfo_cmp);
+    uint32_t k = 0; /* unique */
+    for (uint32_t i = 0; i < r->nsiteinfo; i++)
+        if (!k || r->siteinfo[k - 1].site != r->siteinfo[i].site)
+            r->siteinfo[k++] = r->siteinfo[i];
+    r->nsiteinfo = k;
+    return 0;
+}
+
 static int resolve(struct trace_cursor *c, struct search_rank_result *r)
 {
+    int rc = resolve_log(c, r);
+    if (rc < 0)
+        return rc;
     for (uint32_t i = 0; i < r->noverlaps; i++) {
         struct search_overlap *o = &r->overlaps[i];
         o->info = trace_cursor_site(c, o->site);
@@ -87,6 +133,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
     struct trace_cursor *c = NULL;
     struct dg_builder *b = NULL;
     struct search_engine *e = NULL;
+    struct dg_logger *lg = NULL;
     struct search_rank_result *r = NULL;
     *out = NULL;
     int rc = trace_cursor_open(t, rank, 0, &c, err);
@@ -102,7 +149,8 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
             fclose(f);
         }
     }
-    if ((rc = dg_builder_create(&b)) < 0 || (rc = search_engine_create(o, rank, &e)) < 0) {
+    if ((rc = dg_builder_create(&b)) < 0 || (rc = search_engine_create(o, rank, &e)) < 0 ||
+        (rc = dg_logger_create(rank, &lg)) < 0) {
         snprintf(err->msg, sizeof err->msg, "cannot start the analysis: rank=%d reason=%s", rank,
                  trace_status_str(rc));
         goto out;
@@ -114,6 +162,8 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
         rc = dg_builder_convert(b, tev, &ev);
         if (rc > 0)
             rc = search_engine_feed(e, ev);
+        if (rc >= 0 && (tev->kind == TRACE_EV_COMP || tev->kind == TRACE_EV_MPI))
+            rc = dg_logger_feed(lg, tev, ev);
         if (rc < 0) {
             snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d event=%llu reason=%s",
                      rank, (unsigned long long)tev->index, trace_status_str(rc));
@@ -137,6 +187,16 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
         goto out;
     }
     r->cut_short = trace_cursor_cut_short(c);
+    if ((rc = dg_logger_take(lg, &r->log)) < 0)
+        goto out;
+    {
+        struct trace_cursor_stats st;
+        trace_cursor_stats(c, &st);
+        for (int k = 0; k < 2; k++)
+            r->log.clock[k] = (struct dg_clock){st.clock[k].mono_ns, st.clock[k].real_ns,
+                                                st.clock[k].valid};
+        r->log.cut_short = r->cut_short;
+    }
     if ((rc = resolve(c, r)) < 0)
         goto out;
     if (progress)
@@ -147,6 +207,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
 out:
     search_rank_result_free(r);
     search_engine_destroy(e);
+    dg_logger_destroy(lg);
     dg_builder_destroy(b);
     trace_cursor_close(c);
     return rc;

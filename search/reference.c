@@ -532,6 +532,10 @@ struct ref_group {
     uint32_t *sites;
     uint32_t size;
     uint64_t bytes, ns;
+    /* the blocking calls a member is delayed past (docs/dependence.md,
+     * "Deadlock safety"): the first SEARCH_CHECK_MAX members and crossings */
+    uint64_t *cmembers, *cross;
+    uint32_t ncm, ncross;
 };
 
 static int cmp_group(const void *a, const void *b)
@@ -607,8 +611,7 @@ static int aggregate(struct ref_ctx *x, struct search_rank_result *res)
     qsort(ord, n, sizeof(*ord), cmp_order);
 
     /* classification: every ungrouped movable send seeds a group, which
-     * the first event that depends on a member, or that may wait for
-     * another rank, closes */
+     * the first event that depends on a member closes */
     for (size_t p = 0; p < n; p++) {
         size_t seed = ord[p].index, nm = 0;
         struct ref_group *g;
@@ -619,7 +622,7 @@ static int aggregate(struct ref_ctx *x, struct search_rank_result *res)
         grouped[seed] = 1;
         for (size_t q = p + 1; q < n; q++) {
             size_t y = ord[q].index;
-            bool closes = search_blocks_groups(&ev[y]);
+            bool closes = false;
             for (size_t m = 0; m < nm && !closes; m++)
                 closes = dg_depends(&ev[members[m]], &ev[y], false);
             if (closes)
@@ -655,6 +658,26 @@ static int aggregate(struct ref_ctx *x, struct search_rank_result *res)
             g->bytes += e->bytes;
             g->ns += search_call_ns(e);
         }
+        /* sent together right after event ea(last member): the members are
+         * delayed past the blocking calls between the first of them and
+         * that point (the sends of one channel keep their trace order, so
+         * members[0] is the first) */
+        for (int64_t w = (int64_t)members[0] + 1; w <= ea[members[nm - 1]]; w++) {
+            if (!search_blocks_groups(&ev[w]))
+                continue;
+            if (!g->cross) {
+                g->cross = ref_alloc(r, SEARCH_CHECK_MAX, sizeof(*g->cross));
+                g->cmembers = ref_alloc(r, SEARCH_CHECK_MAX, sizeof(*g->cmembers));
+                if (!g->cross || !g->cmembers) {
+                    rc = TRACE_ERR_NOMEM;
+                    goto out;
+                }
+                for (size_t m = 0; m < nm && m < SEARCH_CHECK_MAX; m++)
+                    g->cmembers[g->ncm++] = ev[members[m]].index;
+            }
+            if (g->ncross < SEARCH_CHECK_MAX)
+                g->cross[g->ncross++] = ev[w].index;
+        }
     }
 
     /* summaries per (comm, peer, sites) */
@@ -687,6 +710,31 @@ static int aggregate(struct ref_ctx *x, struct search_rank_result *res)
         s->peer = grp[a].peer;
         s->min_size = UINT32_MAX;
         for (size_t k = a; k < b; k++) {
+            if (grp[k].ncross) {
+                struct search_group_check *nc =
+                    realloc(res->checks, (res->nchecks + 1) * sizeof(*nc));
+                if (!nc) {
+                    rc = TRACE_ERR_NOMEM;
+                    goto out;
+                }
+                res->checks = nc;
+                struct search_group_check *c = &res->checks[res->nchecks];
+                memset(c, 0, sizeof(*c));
+                c->members = malloc(grp[k].ncm * sizeof(*c->members));
+                c->cross = malloc(grp[k].ncross * sizeof(*c->cross));
+                if (!c->members || !c->cross) {
+                    free(c->members);
+                    free(c->cross);
+                    rc = TRACE_ERR_NOMEM;
+                    goto out;
+                }
+                res->nchecks++;
+                c->group = res->ngroups - 1;
+                c->nmembers = grp[k].ncm;
+                c->ncross = grp[k].ncross;
+                memcpy(c->members, grp[k].cmembers, grp[k].ncm * sizeof(*c->members));
+                memcpy(c->cross, grp[k].cross, grp[k].ncross * sizeof(*c->cross));
+            }
             s->groups++;
             s->members += grp[k].size;
             s->bytes += grp[k].bytes;
@@ -700,8 +748,13 @@ static int aggregate(struct ref_ctx *x, struct search_rank_result *res)
     }
 
 out:
-    for (size_t k = 0; k < ngrp; k++)
+    for (size_t k = 0; k < ngrp; k++) {
         ref_free(r, grp[k].sites, grp[k].size, sizeof(*grp[k].sites));
+        ref_free(r, grp[k].cross, SEARCH_CHECK_MAX, sizeof(*grp[k].cross));
+        ref_free(r, grp[k].cmembers, SEARCH_CHECK_MAX, sizeof(*grp[k].cmembers));
+    }
+    if (res->nchecks > 1)
+        qsort(res->checks, res->nchecks, sizeof(*res->checks), search_check_cmp);
     ref_free(r, grp, capgrp, sizeof(*grp));
     ref_free(r, members, n, sizeof(*members));
     ref_free(r, grouped, n, sizeof(*grouped));

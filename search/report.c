@@ -39,12 +39,11 @@
  * trace_close) or to static "".
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "search.h"
+#include "search-private.h"
 
 static const char *nz(const char *s)
 {
@@ -108,97 +107,24 @@ static int boxes_copy(struct search_boxes *dst, const struct search_boxes *src)
     return 0;
 }
 
-/* ---- growing strings ------------------------------------------------------------------ */
-
-struct sbuf {
-    char *s;
-    size_t len, cap;
-    bool failed;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    if (b->failed)
-        return;
-    for (;;) {
-        size_t room = b->cap - b->len;
-        va_start(ap, fmt);
-        int w = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
-        va_end(ap);
-        if (w < 0) {
-            b->failed = true;
-            return;
-        }
-        if ((size_t)w < room) {
-            b->len += (size_t)w;
-            return;
-        }
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap - b->len <= (size_t)w)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-}
-
-/* Hands over the string (NULL if something failed). */
-static char *sb_take(struct sbuf *b)
-{
-    if (b->failed || !b->s) {
-        free(b->s);
-        return NULL;
-    }
-    return b->s;
-}
-
 /* ---- message text ------------------------------------------------------------------ */
 
-/* A duration with the unit its magnitude calls for: "850 ns", "1.2 ms",
- * "38 us" (two significant digits below 10 units, none above). */
-static void sb_time(struct sbuf *b, uint64_t ns)
-{
-    static const char *const unit[] = {"ns", "us", "ms", "s"};
-    if (ns < 1000) {
-        sb_printf(b, "%" PRIu64 " ns", ns);
-        return;
-    }
-    double v = (double)ns;
-    int u = 0;
-    /* Move up while the value would print as 1000 or more. */
-    while (u < 3 && v >= 999.5) {
-        v /= 1000.0;
-        u++;
-    }
-    if (v < 9.95)
-        sb_printf(b, "%.1f %s", v, unit[u]);
-    else
-        sb_printf(b, "%.0f %s", v, unit[u]);
-}
-
 /* Sorted integers as "0-3", "0, 2", "1-2, 5". */
-static void sb_ranges(struct sbuf *b, const uint32_t *v, size_t n)
+static void sb_ranges(struct search_text *b, const uint32_t *v, size_t n)
 {
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j + 1 < n && v[j + 1] == v[j] + 1)
             j++;
         if (j > i)
-            sb_printf(b, "%s%u-%u", i ? ", " : "", v[i], v[j]);
+            search_text_printf(b, "%s%u-%u", i ? ", " : "", v[i], v[j]);
         else
-            sb_printf(b, "%s%u", i ? ", " : "", v[i]);
+            search_text_printf(b, "%s%u", i ? ", " : "", v[i]);
         i = j + 1;
     }
 }
 
-static void sb_ranks(struct sbuf *b, const int *ranks, int n)
+static void sb_ranks(struct search_text *b, const int *ranks, int n)
 {
     uint32_t *v = malloc((n ? (size_t)n : 1) * sizeof *v);
     if (!v) {
@@ -207,7 +133,7 @@ static void sb_ranks(struct sbuf *b, const int *ranks, int n)
     }
     for (int i = 0; i < n; i++)
         v[i] = (uint32_t)ranks[i];
-    sb_printf(b, n == 1 ? "rank " : "ranks ");
+    search_text_printf(b, n == 1 ? "rank " : "ranks ");
     sb_ranges(b, v, (size_t)n);
     free(v);
 }
@@ -239,7 +165,7 @@ static int fline_cmp(const void *pa, const void *pb)
  * line): "line 27", "lines 27-28, 40", lines of other files as
  * "util.c:12-14" (base name: the message is shown next to the hint's
  * location, and must not hold absolute paths). */
-static void sb_lines(struct sbuf *b, const struct search_hint *h, bool self)
+static void sb_lines(struct search_text *b, const struct search_hint *h, bool self)
 {
     size_t n = 0;
     struct fline *v = malloc((h->nrelated + 1) * sizeof *v);
@@ -265,7 +191,7 @@ static void sb_lines(struct sbuf *b, const struct search_hint *h, bool self)
         if (!nown || lines[nown - 1] != v[i].line)
             lines[nown++] = v[i].line;
     if (nown) {
-        sb_printf(b, nown == 1 ? "line " : "lines ");
+        search_text_printf(b, nown == 1 ? "line " : "lines ");
         sb_ranges(b, lines, nown);
     }
     /* Other files, each as a run of ranges. */
@@ -283,9 +209,9 @@ static void sb_lines(struct sbuf *b, const struct search_hint *h, bool self)
             while (e + 1 <= j && (v[e + 1].line == v[e].line || v[e + 1].line == v[e].line + 1))
                 e++;
             if (v[e].line != v[k].line)
-                sb_printf(b, "%s%s:%u-%u", first ? "" : ", ", base_name(v[k].file), v[k].line, v[e].line);
+                search_text_printf(b, "%s%s:%u-%u", first ? "" : ", ", base_name(v[k].file), v[k].line, v[e].line);
             else
-                sb_printf(b, "%s%s:%u", first ? "" : ", ", base_name(v[k].file), v[k].line);
+                search_text_printf(b, "%s%s:%u", first ? "" : ", ", base_name(v[k].file), v[k].line);
             first = false;
             k = e + 1;
         }
@@ -296,12 +222,12 @@ static void sb_lines(struct sbuf *b, const struct search_hint *h, bool self)
 }
 
 /* Average sends per group: "3", "2.5". */
-static void sb_avg(struct sbuf *b, uint64_t members, uint64_t groups)
+static void sb_avg(struct search_text *b, uint64_t members, uint64_t groups)
 {
     if (groups && members % groups == 0)
-        sb_printf(b, "%" PRIu64, members / groups);
+        search_text_printf(b, "%" PRIu64, members / groups);
     else
-        sb_printf(b, "%.1f", groups ? (double)members / (double)groups : 0.0);
+        search_text_printf(b, "%.1f", groups ? (double)members / (double)groups : 0.0);
 }
 
 /* The one-sentence message of a hint (without its location), as stored in
@@ -319,61 +245,65 @@ static void sb_avg(struct sbuf *b, uint64_t members, uint64_t groups)
 
 char *search_hint_message(const struct search_hint *h, bool with_times)
 {
-    struct sbuf b = {0};
+    struct search_text b = {0};
     const char *call = trace_mpi_call_name(h->call);
+
+    if (h->kind == SEARCH_HINT_COLLECTIVE && h->message)
+        return search_collective_message(h, with_times);
 
     if (h->kind == SEARCH_HINT_AGGREGATE) {
         uint64_t nsites = (uint64_t)h->nrelated + 1;
         bool one_each = h->members == h->instances * nsites;
         if (one_each && nsites > 1)
-            sb_printf(&b, "%" PRIu64 " %s calls to the same rank at ", nsites, call);
+            search_text_printf(&b, "%" PRIu64 " %s calls to the same rank at ", nsites, call);
         else
-            sb_printf(&b, "%s%s calls to the same rank at ", nsites > 1 ? "" : "consecutive ", call);
+            search_text_printf(&b, "%s%s calls to the same rank at ", nsites > 1 ? "" : "consecutive ", call);
         sb_lines(&b, h, true);
         if (!one_each) {
-            sb_printf(&b, ", ");
+            search_text_printf(&b, ", ");
             sb_avg(&b, h->members, h->instances);
-            sb_printf(&b, " per group%s,", h->instances && h->members % h->instances ? " on average" : "");
+            search_text_printf(&b, " per group%s,", h->instances && h->members % h->instances ? " on average" : "");
         }
-        sb_printf(&b, " can be sent as one message (");
+        search_text_printf(&b, " can be sent as one message (");
         sb_ranks(&b, h->ranks, h->nranks);
-        sb_printf(&b, ", %" PRIu64 " group%s", h->instances, h->instances == 1 ? "" : "s");
+        search_text_printf(&b, ", %" PRIu64 " group%s", h->instances, h->instances == 1 ? "" : "s");
         if (with_times) {
-            sb_printf(&b, ", est. saving ");
-            sb_time(&b, h->saving_ns);
+            search_text_printf(&b, ", est. saving ");
+            search_text_time(&b, h->saving_ns);
         }
-        sb_printf(&b, ")");
+        search_text_printf(&b, ")");
     } else if (h->kind == SEARCH_HINT_COLLECTIVE) {
-        sb_printf(&b, "the %s calls at ", call);
+        search_text_printf(&b, "the %s calls at ", call);
         sb_lines(&b, h, true);
-        sb_printf(&b, " can be one %s (", h->collective ? h->collective : "collective call");
+        search_text_printf(&b, " can be one %s (", h->collective ? h->collective : "collective call");
         sb_ranks(&b, h->ranks, h->nranks);
         if (with_times) {
-            sb_printf(&b, ", est. saving ");
-            sb_time(&b, h->saving_ns);
+            search_text_printf(&b, ", est. saving ");
+            search_text_time(&b, h->saving_ns);
         }
-        sb_printf(&b, ")");
+        search_text_printf(&b, ")");
     } else {
-        sb_printf(&b, "%s can overlap with the computation at ", call);
+        search_text_printf(&b, "%s can overlap with the computation at ", call);
         sb_lines(&b, h, false);
-        sb_printf(&b, " (");
+        search_text_printf(&b, " (");
         sb_ranks(&b, h->ranks, h->nranks);
         if (with_times) {
-            sb_printf(&b, ", est. saving ");
-            sb_time(&b, h->saving_ns);
+            search_text_printf(&b, ", est. saving ");
+            search_text_time(&b, h->saving_ns);
             if (h->comm_ns)
-                sb_printf(&b, " = %.0f%% of its time", 100.0 * (double)h->saving_ns / (double)h->comm_ns);
+                search_text_printf(&b, " = %.0f%% of its time", 100.0 * (double)h->saving_ns / (double)h->comm_ns);
         }
-        sb_printf(&b, ")");
+        search_text_printf(&b, ")");
     }
-    return sb_take(&b);
+    return search_text_take(&b);
 }
 
 /* ---- hints ------------------------------------------------------------------------ */
 
-static void hint_clear(struct search_hint *h)
+void search_hint_clear(struct search_hint *h)
 {
     free(h->ranks);
+    free(h->explain);
     for (uint32_t i = 0; i < h->nrelated; i++)
         search_boxes_free(&h->related[i].iters);
     free(h->related);
@@ -621,7 +551,7 @@ static int build_overlaps(struct search_rank_result *const *ranks, int n, int na
         if (boxes_copy(&h->iters, &e[i].ov->iters) < 0 || overlap_related(h, e, i, j) < 0)
             goto nomem;
         if (!h->nrelated) {
-            hint_clear(h);
+            search_hint_clear(h);
             hs->n--;
             i = j;
             continue;
@@ -705,7 +635,8 @@ static uint16_t send_call(const struct search_rank_result *res, uint32_t site)
     return CHT_MPI_SEND;
 }
 
-static int build_groups(struct search_rank_result *const *ranks, int n, int nanalysed, struct hints *hs)
+static int build_groups(struct search_rank_result *const *ranks, int n, int nanalysed, struct hints *hs,
+                        const struct search_xrank *xr, struct hints *dropped)
 {
     size_t cap = 0, ne = 0;
     struct ag_ent *e = NULL;
@@ -807,6 +738,22 @@ static int build_groups(struct search_rank_result *const *ranks, int n, int nana
         int running = ranks_running(ranks, n, &at);
         if (h->nranks < (running ? running : nanalysed))
             h->flags |= SEARCH_HINT_SOME_RANKS;
+        /* across ranks: a group that delays a send past a call waiting for
+         * something that needs the delayed message deadlocks */
+        for (size_t k = i; xr && k < j && !h->explain; k++) {
+            uint32_t gi = (uint32_t)(e[k].g - e[k].res->groups);
+            int u = search_group_unsafe(xr, e[k].rank, gi, &h->explain);
+            if (u < 0)
+                goto nomem;
+        }
+        if (h->explain) {
+            struct search_hint *d = hints_push(dropped);
+            if (!d)
+                goto nomem;
+            *d = *h;
+            memset(h, 0, sizeof *h);
+            hs->n--;
+        }
         i = j;
     }
     goto out;
@@ -877,16 +824,53 @@ void search_report_free(struct search_report *r)
     if (!r)
         return;
     for (uint32_t i = 0; i < r->nhints; i++)
-        hint_clear(&r->hints[i]);
+        search_hint_clear(&r->hints[i]);
     free(r->hints);
+    for (uint32_t i = 0; i < r->ndropped; i++)
+        search_hint_clear(&r->dropped[i]);
+    free(r->dropped);
+    free(r->waits);
     free(r);
+}
+
+/* The wait states of a hint's call site (same location), if measured. */
+static void copy_waits(const struct search_report *rep, struct search_hint *h)
+{
+    for (uint32_t i = 0; i < rep->nwaits; i++) {
+        const struct search_waitsite *w = &rep->waits[i];
+        if (w->line == h->line && w->col == h->col && w->file && h->file &&
+            !strcmp(w->file, h->file)) {
+            h->late_sender_ns = w->late_sender_ns;
+            h->late_receiver_ns = w->late_receiver_ns;
+            h->wait_collective_ns = w->wait_collective_ns;
+            return;
+        }
+    }
+}
+
+/* Severity and message of hints built here. */
+static int finish_hints(const struct search_report *rep, struct hints *hs)
+{
+    for (uint32_t i = 0; i < hs->n; i++) {
+        struct search_hint *h = &hs->v[i];
+        h->severity = rep->run_ns ? (double)h->saving_ns / (double)rep->run_ns : 0.0;
+        if (h->severity > 1.0)
+            h->severity = 1.0;
+        copy_waits(rep, h);
+        if (!h->message && !(h->message = search_hint_message(h, true)))
+            return TRACE_ERR_NOMEM;
+    }
+    return 0;
 }
 
 int search_report_build(struct search_rank_result *const *ranks, int n, int world_size,
                         const struct search_report_opts *o, struct search_report **out)
 {
-    struct hints hs = {0};
+    struct hints hs = {0}, dropped = {0};
     struct search_report *rep = NULL;
+    struct search_xrank *xr = NULL;
+    struct search_hint *coll = NULL;
+    uint32_t ncoll = 0;
     int rc;
 
     if (!out || n < 0 || (n > 0 && !ranks))
@@ -905,22 +889,35 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
         if (res->t_last > res->t_first && res->t_last - res->t_first > rep->run_ns)
             rep->run_ns = res->t_last - res->t_first;
     }
-    if ((rc = build_overlaps(ranks, n, rep->nranks, &hs)) < 0 ||
-        (rc = build_groups(ranks, n, rep->nranks, &hs)) < 0)
+    if ((rc = search_xrank_build(ranks, n, world_size, &xr)) < 0)
         goto fail;
-
-    for (uint32_t i = 0; i < hs.n; i++) {
-        struct search_hint *h = &hs.v[i];
-        h->severity = rep->run_ns ? (double)h->saving_ns / (double)rep->run_ns : 0.0;
-        if (h->severity > 1.0)
-            h->severity = 1.0;
-        if (!(h->message = search_hint_message(h, true))) {
+    rep->unmatched_sends = dg_match_unmatched_sends(xr->match);
+    rep->unmatched_recvs = dg_match_unmatched_recvs(xr->match);
+    rep->incomplete_colls = dg_match_incomplete_colls(xr->match);
+    if ((rc = search_waitstates(xr, rep)) < 0 ||
+        (rc = build_overlaps(ranks, n, rep->nranks, &hs)) < 0 ||
+        (rc = build_groups(ranks, n, rep->nranks, &hs, xr, &dropped)) < 0 ||
+        (rc = search_collectives(xr, &coll, &ncoll)) < 0)
+        goto fail;
+    for (uint32_t i = 0; i < hs.n; i++)
+        hs.v[i].root = -1;
+    for (uint32_t i = 0; i < dropped.n; i++)
+        dropped.v[i].root = -1;
+    for (uint32_t i = 0; i < ncoll; i++) {
+        struct search_hint *h = hints_push(&hs);
+        if (!h) {
             rc = TRACE_ERR_NOMEM;
             goto fail;
         }
+        *h = coll[i];
+        memset(&coll[i], 0, sizeof coll[i]);
     }
+    if ((rc = finish_hints(rep, &hs)) < 0 || (rc = finish_hints(rep, &dropped)) < 0)
+        goto fail;
     if (hs.n)
         qsort(hs.v, hs.n, sizeof *hs.v, hint_rank_cmp);
+    if (dropped.n)
+        qsort(dropped.v, dropped.n, sizeof *dropped.v, hint_rank_cmp);
 
     uint32_t kept = 0;
     for (uint32_t i = 0; i < hs.n; i++) {
@@ -929,19 +926,30 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
                 hs.v[kept] = hs.v[i];
             kept++;
         } else {
-            hint_clear(&hs.v[i]);
+            search_hint_clear(&hs.v[i]);
             rep->nfiltered++;
         }
     }
     hs.n = kept;
     rep->nhints = hs.n;
     rep->hints = hs.v;
+    rep->ndropped = dropped.n;
+    rep->dropped = dropped.v;
+    search_xrank_destroy(xr);
+    free(coll);
     *out = rep;
     return 0;
 fail:
     for (uint32_t i = 0; i < hs.n; i++)
-        hint_clear(&hs.v[i]);
+        search_hint_clear(&hs.v[i]);
     free(hs.v);
-    free(rep);
+    for (uint32_t i = 0; i < dropped.n; i++)
+        search_hint_clear(&dropped.v[i]);
+    free(dropped.v);
+    for (uint32_t i = 0; i < ncoll; i++)
+        search_hint_clear(&coll[i]);
+    free(coll);
+    search_xrank_destroy(xr);
+    search_report_free(rep);
     return rc;
 }

@@ -227,7 +227,44 @@ void search_rank_result_free(struct search_rank_result *r)
         free((void *)r->groups[i].info);
     }
     free(r->groups);
+    for (uint32_t i = 0; i < r->nchecks; i++) {
+        free(r->checks[i].members);
+        free(r->checks[i].cross);
+    }
+    free(r->checks);
+    dg_mpilog_free(&r->log);
+    free(r->siteinfo);
     free(r);
+}
+
+static int siteinfo_cmp(const void *key, const void *elem)
+{
+    uint32_t k = *(const uint32_t *)key, v = ((const struct search_siteinfo *)elem)->site;
+    return k < v ? -1 : k > v;
+}
+
+const struct trace_site_info *search_site_info(const struct search_rank_result *r, uint32_t site)
+{
+    if (!r)
+        return NULL;
+    if (r->nsiteinfo) {
+        const struct search_siteinfo *f =
+            bsearch(&site, r->siteinfo, r->nsiteinfo, sizeof *r->siteinfo, siteinfo_cmp);
+        if (f)
+            return f->info;
+    }
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        if (r->overlaps[i].site == site && r->overlaps[i].info)
+            return r->overlaps[i].info;
+        for (uint32_t j = 0; j < r->overlaps[i].nstmts; j++)
+            if (r->overlaps[i].stmts[j].site == site && r->overlaps[i].stmts[j].info)
+                return r->overlaps[i].stmts[j].info;
+    }
+    for (uint32_t i = 0; i < r->ngroups; i++)
+        for (uint32_t j = 0; j < r->groups[i].nsites; j++)
+            if (r->groups[i].sites[j] == site && r->groups[i].info)
+                return r->groups[i].info[j];
+    return NULL;
 }
 
 /* Writes a difference into why (may be NULL) and returns false. */
@@ -422,6 +459,22 @@ bool search_rank_result_equal(const struct search_rank_result *a,
             a->ngroups > b->ngroups ? &a->groups[b->ngroups] : &b->groups[a->ngroups];
         return differ(why, size, "ngroups %" PRIu32 " != %" PRIu32 " (first extra group %s)",
                       a->ngroups, b->ngroups, group_name(x, n, sizeof(n)));
+    }
+    if (a->nchecks != b->nchecks)
+        return differ(why, size, "nchecks %" PRIu32 " != %" PRIu32, a->nchecks, b->nchecks);
+    for (uint32_t i = 0; i < a->nchecks; i++) {
+        const struct search_group_check *x = &a->checks[i], *y = &b->checks[i];
+        if (x->group != y->group || x->nmembers != y->nmembers || x->ncross != y->ncross ||
+            (x->nmembers && memcmp(x->members, y->members, x->nmembers * sizeof *x->members)) ||
+            (x->ncross && memcmp(x->cross, y->cross, x->ncross * sizeof *x->cross)))
+            return differ(why, size,
+                          "check %" PRIu32 ": group %" PRIu32 "/%" PRIu32 " members %" PRIu32
+                          "/%" PRIu32 " (first %" PRIu64 "/%" PRIu64 ") crossings %" PRIu32
+                          "/%" PRIu32 " (first %" PRIu64 "/%" PRIu64 ")",
+                          i, x->group, y->group, x->nmembers, y->nmembers,
+                          x->nmembers ? x->members[0] : 0, y->nmembers ? y->members[0] : 0,
+                          x->ncross, y->ncross, x->ncross ? x->cross[0] : 0,
+                          y->ncross ? y->cross[0] : 0);
     }
     return true;
 }

@@ -52,10 +52,73 @@ static inline bool search_blocks_groups(const struct dg_event *e)
             e->role == DG_ROLE_SYNC || e->role == DG_ROLE_PROBE || e->role == DG_ROLE_COMPLETE);
 }
 
+/* Order of group checks in a result: by the first member's index. */
+static inline int search_check_cmp(const void *a, const void *b)
+{
+    const struct search_group_check *x = a, *y = b;
+    uint64_t p = x->nmembers ? x->members[0] : 0, q = y->nmembers ? y->members[0] : 0;
+    return p < q ? -1 : p > q;
+}
+
 /* t_exit - t_enter, 0 if unknown or negative. */
 static inline uint64_t search_call_ns(const struct dg_event *e)
 {
     return e->t_exit > e->t_enter && e->t_enter ? e->t_exit - e->t_enter : 0;
 }
+
+/* ---- growing strings (search/text.c) ------------------------------------------------ */
+
+struct search_text {
+    char *s;
+    size_t len, cap;
+    bool failed; /* out of memory: take gives NULL */
+};
+void search_text_printf(struct search_text *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Hands over the string (malloc'ed), or NULL if something failed. */
+char *search_text_take(struct search_text *b);
+/* A duration with the unit its magnitude calls for: "850 ns", "1.2 ms",
+ * "38 us" (two significant digits below 10 units, none above). */
+void search_text_time(struct search_text *b, uint64_t ns);
+
+/* ---- the cross-rank stage of search_report_build ----------------------------------- */
+
+/* What the cross-rank analyses share: the ranks' results by world rank,
+ * their logs matched, and the happens-before order. */
+struct search_xrank {
+    int world_size;
+    struct search_rank_result *const *ranks; /* as given to search_report_build */
+    int n;
+    struct search_rank_result **by_rank;     /* [world_size], NULL for ranks not given */
+    const struct dg_mpilog **logs;           /* [world_size], NULL likewise */
+    struct dg_match *match;
+    struct dg_hb *hb;                        /* NULL if it could not be built */
+};
+
+int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
+                       struct search_xrank **out);
+void search_xrank_destroy(struct search_xrank *x);
+
+/* search/waitstates.c: fills rep->waits, clocks_aligned, imbalance,
+ * comp_mean_ns and comp_max_ns. */
+int search_waitstates(const struct search_xrank *x, struct search_report *rep);
+
+/* search/collectives.c: collective candidates as hints (kind
+ * SEARCH_HINT_COLLECTIVE, message set, owned by the caller: free each with
+ * search_hint_clear). */
+int search_collectives(const struct search_xrank *x, struct search_hint **out, uint32_t *n);
+
+/* search/collectives.c: the message of a collective hint (malloc'ed;
+ * without times when with_times is false). */
+char *search_collective_message(const struct search_hint *h, bool with_times);
+
+/* search/deadlock.c: whether the group `g` of world rank r is unsafe (some
+ * dynamic instance delays a send past a blocking call that waits for
+ * something that happens after the delayed message is received); if so,
+ * *why (malloc'ed) tells the chain of messages. */
+int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why);
+
+/* Frees what a hint owns (report.c). */
+void search_hint_clear(struct search_hint *h);
 
 #endif /* COMMHINT_SEARCH_PRIVATE_H */

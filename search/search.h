@@ -132,6 +132,24 @@ struct search_group {
     const struct trace_site_info **info; /* nsites entries, filled by search_run_rank */
 };
 
+/* A dynamic aggregation group that delays one of its sends past a
+ * blocking call (a call that may wait for another rank): whether that can
+ * deadlock is decided across ranks (docs/dependence.md, "Deadlock safety"). */
+struct search_group_check {
+    uint32_t group;        /* index in the rank's groups */
+    uint32_t nmembers;
+    uint64_t *members;     /* event indices of its sends, trace order */
+    uint32_t ncross;
+    uint64_t *cross;       /* event indices of the blocking calls crossed, in order */
+};
+#define SEARCH_CHECK_MAX 64 /* members and crossings kept per check */
+
+/* Source location of a site id of this rank (filled by search_run_rank). */
+struct search_siteinfo {
+    uint32_t site;
+    const struct trace_site_info *info;
+};
+
 struct search_rank_result {
     int rank;
     uint64_t events;       /* COMP + MPI events analysed */
@@ -142,12 +160,22 @@ struct search_rank_result {
     struct search_overlap *overlaps; /* sorted by site */
     uint32_t ngroups;
     struct search_group *groups;     /* sorted by (comm, peer, sites) */
+    uint32_t nchecks;
+    struct search_group_check *checks; /* by first member */
+    /* cross-rank inputs (filled by search_run_rank; not compared between engines) */
+    struct dg_mpilog log;            /* the rank's MPI log */
+    uint32_t nsiteinfo;
+    struct search_siteinfo *siteinfo; /* sorted by site: every site in the log */
     /* engine facts (not compared between engines) */
     uint64_t peak_bytes;   /* largest memory the engine held */
     bool cut_short;        /* the rank's trace had no clean end */
 };
 
 void search_rank_result_free(struct search_rank_result *r);
+
+/* Source location of a site of this rank, or NULL (binary search in
+ * siteinfo, then the overlap and group infos). */
+const struct trace_site_info *search_site_info(const struct search_rank_result *r, uint32_t site);
 
 /* Whether two results are identical (engine facts aside); if not, writes
  * the first difference into why. */
@@ -212,7 +240,10 @@ enum search_hint_flag {
 enum search_related_role {
     SEARCH_REL_BEFORE = 1, /* overlap: can move after the call (backward window) */
     SEARCH_REL_AFTER = 2,  /* overlap: can run before the wait (forward window) */
-    SEARCH_REL_MEMBER = 3  /* aggregation: another send of the group */
+    SEARCH_REL_MEMBER = 3, /* aggregation: another send of the group */
+    SEARCH_REL_SEND = 4,   /* collective: a sending call of the pattern (Sendrecv too) */
+    SEARCH_REL_RECV = 5,   /* collective: a receiving call of the pattern */
+    SEARCH_REL_COLL = 6    /* collective: another collective call merged into it */
 };
 
 struct search_related {
@@ -248,6 +279,23 @@ struct search_hint {
     struct search_related *related;
     struct search_boxes iters; /* overlap: instances with a window, lowest rank */
     char *message;           /* one sentence, without location */
+    /* wait states measured at the call site (summed over ranks, ns) */
+    uint64_t late_sender_ns, late_receiver_ns, wait_collective_ns;
+    int root;                /* collective: the root to use (world rank), -1 if none */
+    char *explain;           /* dropped hints: why, the chain of messages (else NULL) */
+};
+
+/* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */
+struct search_waitsite {
+    const char *file, *func;
+    uint32_t line, col;
+    uint16_t call;           /* enum cht_mpi_call */
+    int nranks;              /* ranks that made the call */
+    uint64_t calls;          /* dynamic calls, summed over ranks */
+    uint64_t time_ns;        /* time in the call, summed */
+    uint64_t late_sender_ns;     /* receive waited for a send that started later */
+    uint64_t late_receiver_ns;   /* send waited for a receive that started later */
+    uint64_t wait_collective_ns; /* collective waited for the last member to arrive */
 };
 
 struct search_report_opts {
@@ -265,6 +313,16 @@ struct search_report {
     uint32_t nhints;
     struct search_hint *hints; /* ranked: saving, then kind, file, line */
     uint32_t nfiltered;      /* hints dropped by the options */
+    /* across ranks */
+    uint32_t ndropped;
+    struct search_hint *dropped; /* hints a cross-rank check forbids, each with explain */
+    uint64_t unmatched_sends, unmatched_recvs, incomplete_colls;
+    bool clocks_aligned;     /* rank clocks related through CLOCK records (else wait
+                                states use logical order only: 0) */
+    double imbalance;        /* (1 - mean/max) / (1 - 1/p) of the ranks' computation time */
+    uint64_t comp_mean_ns, comp_max_ns;
+    uint32_t nwaits;
+    struct search_waitsite *waits; /* sorted by total wait, largest first */
 };
 
 /* Merges per-rank results into ranked hints (results of ranks missing from
@@ -277,6 +335,69 @@ void search_report_free(struct search_report *r);
  * out-of-memory); without times when with_times is false, so that it can
  * be compared across runs. */
 char *search_hint_message(const struct search_hint *h, bool with_times);
+
+/* ---- parallel analysis (search/parallel.c) --------------------------------------- */
+
+/* The ranks of a trace analysed by the P processes of an MPI job (mpiexec
+ * -n P), each rank by one process, the results gathered on process 0.
+ *
+ * A result travels packed: little-endian; a header (u32 magic "CHRR", u16
+ * version, u16 0, u64 total bytes), the scalar fields, then each array as
+ * a u32 count and its items (overlaps with their boxes and statements,
+ * groups with their sites, checks with their members and crossings, the
+ * MPI log's rank, clocks and records, the siteinfo site ids).  Site info
+ * pointers do not travel: each site reference carries one byte, 1 if it was
+ * resolved where it was packed.  Loop lines travel inside the boxes. */
+
+/* Packs r into a malloc'ed buffer (*buf, *len; the caller frees).  Returns
+ * 0 or TRACE_ERR_NOMEM. */
+int search_rank_result_pack(const struct search_rank_result *r, void **buf, size_t *len);
+
+/* Unpacks a buffer of exactly len bytes into a new result (freed with
+ * search_rank_result_free).  Every count and length is checked against the
+ * bytes left; TRACE_ERR_FORMAT (or _VERSION, _NOMEM) with err filled (err
+ * may be NULL) if the buffer is not a whole packed result.  Site infos of
+ * references resolved where the result was packed point to a placeholder
+ * (empty file and function) until search_run_parallel resolves them again;
+ * the others are NULL. */
+int search_rank_result_unpack(const void *buf, size_t len, struct search_rank_result **out,
+                              struct trace_err *err);
+
+/* Calls MPI_Init (unless MPI is already initialised) and tells this
+ * process's number and the number of processes.  Only for --parallel:
+ * nothing else in commhint initialises MPI. */
+int search_parallel_begin(int *argc, char ***argv, int *proc, int *nprocs, struct trace_err *err);
+/* Calls MPI_Finalize if search_parallel_begin called MPI_Init.  Every
+ * process calls it, on every path. */
+void search_parallel_end(void);
+
+/* Collective: whether ok holds on every process, and (root_ok, may be
+ * NULL) on process 0.  Lets processes that failed before the analysis
+ * leave together with the others instead of leaving them waiting.  Without
+ * search_parallel_begin it returns ok. */
+bool search_parallel_agree(bool ok, bool *root_ok);
+
+/* A rank that could not be analysed (search_run_parallel). */
+struct search_rank_failure {
+    int rank;
+    int status;          /* negative enum trace_status from search_run_rank */
+    char msg[512];       /* its message, "" if none */
+};
+
+/* Collective: analyses the ranks with a stream file, spread over the
+ * processes (greedy by stream file size, decided by process 0), and
+ * gathers the results on process 0: there *out (malloc'ed array of *n
+ * results in rank order, site infos resolved through t as search_run_rank
+ * does; the caller frees each result and the array) and *failed (malloc'ed,
+ * *nfailed entries in rank order, may be NULL if not wanted).  progress (may
+ * be NULL) is called with this process's bytes read and its share's total.
+ * On the other processes *n = 0 and *nfailed = 0.  Returns 0, or a negative
+ * status with err filled: on process 0 for a failure on any process (a
+ * process that fails still takes part in every collective call and sends
+ * its status); on another process for its own failure only. */
+int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress,
+                        void *ctx, struct search_rank_result ***out, int *n,
+                        struct search_rank_failure **failed, int *nfailed, struct trace_err *err);
 
 #ifdef __cplusplus
 }

@@ -107,6 +107,12 @@ struct chan {
     uint32_t *sites;
     uint32_t nsites, csites;
     uint64_t members, bytes, send_ns;
+    uint64_t anchor;     /* anchor (ea + 1) of the last member */
+    /* for the deadlock check: the first members and the blocking calls
+     * after the first member (filtered to those before the send point when
+     * the group ends) */
+    uint64_t cmembers[SEARCH_CHECK_MAX], cross[SEARCH_CHECK_MAX];
+    uint32_t ncm, ncross;
 };
 
 struct stream {
@@ -158,6 +164,8 @@ struct stream {
     uint64_t next_owner;
     struct search_group *groups;
     size_t ngroups, cgroups;
+    struct search_group_check *checks;
+    size_t nchecks, cchecks;
     struct search_msgcost cost;
 
     /* facts */
@@ -682,6 +690,25 @@ static int chan_finish(struct stream *s, struct chan *c)
             VEC_PUSH(s->groups, s->ngroups, s->cgroups, key, nomem);
             g = &s->groups[s->ngroups - 1];
         }
+        /* the blocking calls a member is delayed past: up to the send point,
+         * right after the last member's anchor */
+        uint32_t nx = 0;
+        while (nx < c->ncross && c->cross[nx] < c->anchor)
+            nx++;
+        if (nx) {
+            struct search_group_check chk = {.group = (uint32_t)(g - s->groups),
+                                             .nmembers = c->ncm, .ncross = nx};
+            chk.members = malloc(c->ncm * sizeof *chk.members);
+            chk.cross = malloc(nx * sizeof *chk.cross);
+            if (!chk.members || !chk.cross) {
+                free(chk.members);
+                free(chk.cross);
+                goto nomem;
+            }
+            memcpy(chk.members, c->cmembers, c->ncm * sizeof *chk.members);
+            memcpy(chk.cross, c->cross, nx * sizeof *chk.cross);
+            VEC_PUSH(s->checks, s->nchecks, s->cchecks, chk, nomem);
+        }
         g->groups++;
         g->members += c->members;
         g->bytes += c->bytes;
@@ -694,13 +721,17 @@ static int chan_finish(struct stream *s, struct chan *c)
     }
     c->nsites = 0;
     c->members = c->bytes = c->send_ns = 0;
+    c->ncm = c->ncross = 0;
     return 0;
 nomem:
     return TRACE_ERR_NOMEM;
 }
 
-static int chan_join(struct stream *s, struct chan *c, const struct dg_event *e)
+static int chan_join(struct stream *s, struct chan *c, const struct dg_event *e, uint64_t a)
 {
+    c->anchor = a;
+    if (c->ncm < SEARCH_CHECK_MAX)
+        c->cmembers[c->ncm++] = e->index;
     bool known = false;
     for (uint32_t i = 0; i < c->nsites && !known; i++)
         known = c->sites[i] == e->site;
@@ -726,7 +757,7 @@ static int aggregate_send(struct stream *s, const struct dg_event *e, uint64_t a
     /* It joins the channel's group if it lands before the event that
      * closed it: anchor (ea + 1) <= closing index. */
     if (c->active && (!c->closed || a <= c->closed_x))
-        return chan_join(s, c, e);
+        return chan_join(s, c, e, a);
     int rc = chan_finish(s, c);
     if (rc < 0)
         return rc;
@@ -735,7 +766,7 @@ static int aggregate_send(struct stream *s, const struct dg_event *e, uint64_t a
     c->owner = s->next_owner++;
     if (!dg_map_put(&s->chan_owner, c->owner, (uint64_t)(c - s->ch)))
         return TRACE_ERR_NOMEM;
-    return chan_join(s, c, e);
+    return chan_join(s, c, e, a);
 }
 
 /* ---- per-site totals ---------------------------------------------------------------- */
@@ -859,15 +890,15 @@ static int stream_feed(void *state, const struct dg_event *e)
             return rc;
     }
     if (search_blocks_groups(e)) {
+        /* no send moves earlier across it (its anchor), but a group may
+         * delay its sends past it: remember it for the deadlock check */
         for (size_t k = 0; k < s->nch; k++) {
             struct chan *c = &s->ch[k];
-            if (c->active && !c->closed) {
-                c->closed = true;
-                c->closed_x = i;
-                dg_watch_remove(s->agg_watch, c->owner);
-            }
+            if (c->active && c->ncross < SEARCH_CHECK_MAX)
+                c->cross[c->ncross++] = i;
         }
-    } else if (!dg_is_movable_send(e)) {
+    }
+    if (!dg_is_movable_send(e)) {
         n = dg_watch_conflicts(s->agg_watch, e, &owners);
         for (size_t k = 0; k < n; k++) {
             uint64_t *p = dg_map_get(&s->chan_owner, owners[k]);
@@ -1021,9 +1052,9 @@ static int cmp_stmt(const void *a, const void *b)
     uint32_t x = ((const struct search_stmt *)a)->site, y = ((const struct search_stmt *)b)->site;
     return x < y ? -1 : x > y;
 }
-static int cmp_group(const void *a, const void *b)
+static int cmp_group_ptr(const void *a, const void *b)
 {
-    return group_cmp(a, b);
+    return group_cmp(*(const struct search_group *const *)a, *(const struct search_group *const *)b);
 }
 
 static void stream_destroy(void *state)
@@ -1067,6 +1098,11 @@ static void stream_destroy(void *state)
     for (size_t i = 0; i < s->ngroups; i++)
         free(s->groups[i].sites);
     free(s->groups);
+    for (size_t i = 0; i < s->nchecks; i++) {
+        free(s->checks[i].members);
+        free(s->checks[i].cross);
+    }
+    free(s->checks);
     free(s);
 }
 
@@ -1132,12 +1168,38 @@ static int stream_finish(void *state, struct search_rank_result **out)
     }
     if (r->noverlaps)
         qsort(r->overlaps, r->noverlaps, sizeof *r->overlaps, cmp_overlap);
-    r->groups = s->groups;
-    r->ngroups = (uint32_t)s->ngroups;
-    s->groups = NULL;
-    s->ngroups = 0;
-    if (r->ngroups)
-        qsort(r->groups, r->ngroups, sizeof *r->groups, cmp_group);
+    if (s->ngroups) {
+        /* sort the summaries, and renumber the checks' groups */
+        struct search_group **ord = malloc(s->ngroups * sizeof *ord);
+        uint32_t *renum = malloc(s->ngroups * sizeof *renum);
+        r->groups = malloc(s->ngroups * sizeof *r->groups);
+        if (!ord || !renum || !r->groups) {
+            free(ord);
+            free(renum);
+            goto out;
+        }
+        for (size_t k = 0; k < s->ngroups; k++)
+            ord[k] = &s->groups[k];
+        qsort(ord, s->ngroups, sizeof *ord, cmp_group_ptr);
+        for (size_t k = 0; k < s->ngroups; k++) {
+            r->groups[k] = *ord[k];
+            renum[ord[k] - s->groups] = (uint32_t)k;
+        }
+        r->ngroups = (uint32_t)s->ngroups;
+        for (size_t k = 0; k < s->nchecks; k++)
+            s->checks[k].group = renum[s->checks[k].group];
+        free(ord);
+        free(renum);
+        free(s->groups);
+        s->groups = NULL;
+        s->ngroups = 0;
+    }
+    r->checks = s->checks;
+    r->nchecks = (uint32_t)s->nchecks;
+    s->checks = NULL;
+    s->nchecks = 0;
+    if (r->nchecks > 1)
+        qsort(r->checks, r->nchecks, sizeof *r->checks, search_check_cmp);
     *out = r;
     r = NULL;
     rc = 0;

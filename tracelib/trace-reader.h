@@ -237,6 +237,10 @@ struct trace_cursor_stats {
     uint64_t t_first, t_last;    /* ns, first MPI enter and last MPI exit (0 if none) */
     uint32_t threads;            /* distinct writer threads seen */
     bool clean_end;              /* CHT_REC_END seen */
+    struct {                     /* CHT_REC_CLOCK samples: [0] MPI_Init, [1] MPI_Finalize */
+        uint64_t mono_ns, real_ns;
+        bool valid;
+    } clock[2];
     int32_t exit_status;         /* from CHT_REC_END, -1 if unknown */
 };
 void trace_cursor_stats(const struct trace_cursor *c, struct trace_cursor_stats *out);

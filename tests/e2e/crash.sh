@@ -22,4 +22,9 @@ for how in segv abort term mpiabort; do
     expect_match "$how: rank 2 kept its computation events" "$r2" ' comp rank=2 '
     txt=$("$CH" info "$dir")
     expect_match "$how: text info names the cut-short rank" "$txt" '^rank 2 cut short: '
+    js=$("$CH" hints "$dir" --format=json 2>"$WORK/err")
+    expect_eq "$how: hints exits 0 on a trace with a rank cut short" "$?" 0
+    expect_match "$how: hints warns that rank 2 was cut short" "$(cat "$WORK/err")" "rank 2 was cut short"
+    got=$(python3 -c 'import json,sys; d=json.load(sys.stdin); u=d["unmatched"]; print("unmatched", u["sends"] + u["recvs"] + u["collectives"] > 0)' <<<"$js" 2>&1)
+    expect_eq "$how: hints reports the messages and collectives left unmatched" "$got" "unmatched True"
 done

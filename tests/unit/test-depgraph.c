@@ -2071,6 +2071,149 @@ static void test_map_random(void **state)
     free(in);
 }
 
+/* ---- matching and happens-before ------------------------------------------------- */
+
+static struct dg_msgrec *log_add(struct dg_mpilog *g, int kind, uint16_t call, int peer, int tag,
+                                 uint64_t seq)
+{
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 16;
+        g->rec = realloc(g->rec, g->cap * sizeof *g->rec);
+        assert_non_null(g->rec);
+    }
+    struct dg_msgrec *r = &g->rec[g->n];
+    memset(r, 0, sizeof *r);
+    r->index = g->n;
+    r->kind = (uint8_t)kind;
+    r->call = call;
+    r->peer = peer;
+    r->tag = tag;
+    r->seq = seq;
+    r->comm = CHT_COMM_WORLD;
+    r->comm_size = 3;
+    g->n++;
+    return r;
+}
+
+/* Rank 0: send(1,t1) recv(1,t2) send(1,t3); rank 1: recv(0,t1) send(0,t2)
+ * recv(0,t3); rank 2: a wildcard receive of a message from rank 1 sent
+ * after rank 1's first receive, then nothing.  The chain from rank 1's
+ * receive of t1 to rank 0's receive of t2 is one message. */
+static void test_match_hb(void **state)
+{
+    struct dg_mpilog l0 = {.rank = 0}, l1 = {.rank = 1}, l2 = {.rank = 2};
+    log_add(&l0, DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1);   /* 0:0 */
+    log_add(&l0, DG_MSG_RECV, CHT_MPI_RECV, 1, 2, 1);   /* 0:1 */
+    log_add(&l0, DG_MSG_SEND, CHT_MPI_SEND, 1, 3, 1);   /* 0:2 */
+    log_add(&l1, DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 1);   /* 1:0 */
+    log_add(&l1, DG_MSG_SEND, CHT_MPI_SEND, 2, 9, 1);   /* 1:1 to rank 2 */
+    log_add(&l1, DG_MSG_SEND, CHT_MPI_SEND, 0, 2, 1);   /* 1:2 */
+    log_add(&l1, DG_MSG_RECV, CHT_MPI_RECV, 0, 3, 1);   /* 1:3 */
+    log_add(&l1, DG_MSG_SEND, CHT_MPI_SEND, 2, 9, 2);   /* 1:4 never received */
+    log_add(&l2, DG_MSG_RECV, CHT_MPI_RECV, 1, 9, 1);   /* 2:0 (status resolved) */
+    const struct dg_mpilog *logs[3] = {&l0, &l1, &l2};
+    struct dg_match *m;
+    assert_int_equal(dg_match_build(logs, 3, &m), 0);
+    struct dg_pos p = dg_match_peer(m, (struct dg_pos){1, 0});
+    assert_int_equal(p.rank, 0);
+    assert_int_equal(p.pos, 0);
+    p = dg_match_peer(m, (struct dg_pos){0, 1});
+    assert_int_equal(p.rank, 1);
+    assert_int_equal(p.pos, 2);
+    p = dg_match_peer(m, (struct dg_pos){2, 0});
+    assert_int_equal(p.rank, 1);
+    assert_int_equal(p.pos, 1);
+    assert_int_equal(dg_match_peer(m, (struct dg_pos){1, 4}).rank, -1);
+    assert_int_equal(dg_match_unmatched_sends(m), 1);
+    assert_int_equal(dg_match_unmatched_recvs(m), 0);
+
+    struct dg_hb *h;
+    assert_int_equal(dg_hb_build(logs, 3, m, &h), 0);
+    /* rank 1 receives t1 before it sends t2, which rank 0 receives */
+    assert_true(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 1}));
+    assert_true(dg_hb_before(h, (struct dg_pos){0, 0}, (struct dg_pos){2, 0}));
+    assert_false(dg_hb_before(h, (struct dg_pos){0, 2}, (struct dg_pos){2, 0}));
+    assert_false(dg_hb_before(h, (struct dg_pos){2, 0}, (struct dg_pos){0, 2}));
+    assert_false(dg_hb_before(h, (struct dg_pos){0, 1}, (struct dg_pos){1, 0}));
+    struct dg_pos chain[8];
+    size_t n = dg_hb_chain(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 1}, chain, 8);
+    assert_int_equal(n, 2);
+    assert_int_equal(chain[0].rank, 1);
+    assert_int_equal(chain[0].pos, 2);
+    assert_int_equal(chain[1].rank, 0);
+    assert_int_equal(chain[1].pos, 1);
+    /* two hops: rank 0's first send reaches rank 2 through rank 1 */
+    n = dg_hb_chain(h, (struct dg_pos){0, 0}, (struct dg_pos){2, 0}, chain, 8);
+    assert_int_equal(n, 4);
+    assert_int_equal(chain[0].rank, 0);
+    assert_int_equal(chain[1].rank, 1);
+    assert_int_equal(chain[2].rank, 1);
+    assert_int_equal(chain[2].pos, 1);
+    assert_int_equal(chain[3].rank, 2);
+    dg_hb_destroy(h);
+    dg_match_destroy(m);
+    dg_mpilog_free(&l0);
+    dg_mpilog_free(&l1);
+    dg_mpilog_free(&l2);
+}
+
+/* Collectives pass clocks by their semantics: a Bcast from rank 0 orders
+ * rank 0's earlier records before the others', not theirs before rank 0's;
+ * a Barrier orders everything before it before everything after it. */
+static void test_hb_collectives(void **state)
+{
+    struct dg_mpilog l[3] = {{.rank = 0}, {.rank = 1}, {.rank = 2}};
+    for (int r = 0; r < 3; r++) {
+        log_add(&l[r], DG_MSG_OTHER, CHT_MPI_TEST, -1, -1, 0);          /* r:0 */
+        struct dg_msgrec *b = log_add(&l[r], DG_MSG_COLL, CHT_MPI_BCAST, 0, -1, 1); /* r:1 */
+        if (r == 0)
+            b->flags |= DG_MSGF_ROOT;
+        log_add(&l[r], DG_MSG_OTHER, CHT_MPI_TEST, -1, -1, 0);          /* r:2 */
+        log_add(&l[r], DG_MSG_COLL, CHT_MPI_BARRIER, -1, -1, 2);        /* r:3 */
+        log_add(&l[r], DG_MSG_OTHER, CHT_MPI_TEST, -1, -1, 0);          /* r:4 */
+    }
+    const struct dg_mpilog *logs[3] = {&l[0], &l[1], &l[2]};
+    struct dg_match *m;
+    struct dg_hb *h;
+    assert_int_equal(dg_match_build(logs, 3, &m), 0);
+    assert_int_equal(dg_match_ncoll(m), 2);
+    uint32_t n;
+    dg_match_coll(m, 0, &n);
+    assert_int_equal(n, 3);
+    assert_int_equal(dg_match_incomplete_colls(m), 0);
+    assert_int_equal(dg_hb_build(logs, 3, m, &h), 0);
+    assert_true(dg_hb_before(h, (struct dg_pos){0, 0}, (struct dg_pos){1, 2}));
+    assert_false(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 2}));
+    assert_false(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){2, 2}));
+    assert_true(dg_hb_before(h, (struct dg_pos){1, 2}, (struct dg_pos){0, 4}));
+    assert_true(dg_hb_before(h, (struct dg_pos){2, 0}, (struct dg_pos){1, 4}));
+    dg_hb_destroy(h);
+    dg_match_destroy(m);
+    for (int r = 0; r < 3; r++)
+        dg_mpilog_free(&l[r]);
+}
+
+/* A stalled replay (a receive matched to a send that comes after a receive
+ * of the sender's that nothing satisfies) still ends. */
+static void test_hb_stall(void **state)
+{
+    struct dg_mpilog l0 = {.rank = 0}, l1 = {.rank = 1};
+    log_add(&l0, DG_MSG_RECV, CHT_MPI_RECV, 1, 1, 1); /* waits for 1:1 */
+    log_add(&l0, DG_MSG_SEND, CHT_MPI_SEND, 1, 2, 1);
+    log_add(&l1, DG_MSG_RECV, CHT_MPI_RECV, 0, 2, 1); /* waits for 0:1 */
+    log_add(&l1, DG_MSG_SEND, CHT_MPI_SEND, 0, 1, 1);
+    const struct dg_mpilog *logs[2] = {&l0, &l1};
+    struct dg_match *m;
+    struct dg_hb *h;
+    assert_int_equal(dg_match_build(logs, 2, &m), 0);
+    assert_int_equal(dg_hb_build(logs, 2, m, &h), 0);
+    assert_false(dg_hb_before(h, (struct dg_pos){1, 1}, (struct dg_pos){1, 0}));
+    dg_hb_destroy(h);
+    dg_match_destroy(m);
+    dg_mpilog_free(&l0);
+    dg_mpilog_free(&l1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2112,6 +2255,9 @@ int main(void)
         cmocka_unit_test(test_keytab_random),
         cmocka_unit_test(test_map_wraparound),
         cmocka_unit_test(test_map_random),
+        cmocka_unit_test(test_match_hb),
+        cmocka_unit_test(test_hb_collectives),
+        cmocka_unit_test(test_hb_stall),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -858,12 +858,14 @@ static void test_anchor_front(void **state)
     search_rank_result_free(r);
 }
 
-/* No send moves across a blocking call that may wait for another rank
- * (receive, Sendrecv, collective, barrier, probe, completing Wait/Test),
- * in either direction; nonblocking starts and calls of role OTHER do not
- * block.
+/* No send moves earlier across a blocking call that may wait for another
+ * rank (receive, Sendrecv, collective, barrier, probe, completing
+ * Wait/Test); a group may delay a send past one, and records it for the
+ * cross-rank deadlock check.  Nonblocking starts and calls of role OTHER
+ * do not block.
  *  0 s1 W [0,16)  1 Send s10 d1 R [0,8)  2 <call>  3 Send s12 d1 R [8,16)
- * Without the rule, ea(3) = ea(1) = 0 and {1,3} would merge. */
+ * Blocking call: ea(3) = 2, {1,3} sent after event 2, delaying 1 past it:
+ * a check {members 1, 3; crossed 2}.  Otherwise ea(3) = 0: no check. */
 static void test_blocking_calls(void **state)
 {
     static struct seq s;
@@ -873,16 +875,16 @@ static void test_blocking_calls(void **state)
         uint8_t role;
         uint16_t call;
         uint32_t cls;
-        uint64_t groups;
+        uint64_t checks;
     } cases[] = {
-        { DG_ROLE_RECV, CHT_MPI_RECV, DG_KEY_RECV, 0 },
-        { DG_ROLE_SENDRECV, CHT_MPI_SENDRECV, DG_KEY_RECV, 0 },
-        { DG_ROLE_COLL, CHT_MPI_ALLREDUCE, DG_KEY_COLL, 0 },
-        { DG_ROLE_SYNC, CHT_MPI_BARRIER, DG_KEY_COLL, 0 },
-        { DG_ROLE_PROBE, CHT_MPI_PROBE, DG_KEY_RECV, 0 },
-        { DG_ROLE_COMPLETE, CHT_MPI_WAIT, DG_KEY_REQ, 0 },
-        { DG_ROLE_START, CHT_MPI_IRECV, DG_KEY_RECV, 1 },
-        { DG_ROLE_OTHER, CHT_MPI_TEST, 0, 1 },
+        { DG_ROLE_RECV, CHT_MPI_RECV, DG_KEY_RECV, 1 },
+        { DG_ROLE_SENDRECV, CHT_MPI_SENDRECV, DG_KEY_RECV, 1 },
+        { DG_ROLE_COLL, CHT_MPI_ALLREDUCE, DG_KEY_COLL, 1 },
+        { DG_ROLE_SYNC, CHT_MPI_BARRIER, DG_KEY_COLL, 1 },
+        { DG_ROLE_PROBE, CHT_MPI_PROBE, DG_KEY_RECV, 1 },
+        { DG_ROLE_COMPLETE, CHT_MPI_WAIT, DG_KEY_REQ, 1 },
+        { DG_ROLE_START, CHT_MPI_IRECV, DG_KEY_RECV, 0 },
+        { DG_ROLE_OTHER, CHT_MPI_TEST, 0, 0 },
     };
 
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -896,11 +898,19 @@ static void test_blocking_calls(void **state)
             range(&s, e, 32, 8, true);
         send(&s, 12, 1, 1, 8, 8, 400, 410);
         r = run_ref(&s, 0, 0);
-        if (r->ngroups != cases[c].groups)
-            fail_msg("role %s: %" PRIu32 " groups, expected %" PRIu64,
-                     dg_role_name(cases[c].role), r->ngroups, cases[c].groups);
-        if (r->ngroups)
-            check_group(&r->groups[0], 1, 1, "10,12", 1, 2, 16, 20, 2, 2);
+        if (r->ngroups != 1 || r->nchecks != cases[c].checks)
+            fail_msg("role %s: %" PRIu32 " groups and %" PRIu32 " checks, expected 1 and %" PRIu64,
+                     dg_role_name(cases[c].role), r->ngroups, r->nchecks, cases[c].checks);
+        check_group(&r->groups[0], 1, 1, "10,12", 1, 2, 16, 20, 2, 2);
+        if (r->nchecks) {
+            const struct search_group_check *k = &r->checks[0];
+            assert_int_equal(k->group, 0);
+            assert_int_equal(k->nmembers, 2);
+            assert_int_equal(k->members[0], 1);
+            assert_int_equal(k->members[1], 3);
+            assert_int_equal(k->ncross, 1);
+            assert_int_equal(k->cross[0], 2);
+        }
         search_rank_result_free(r);
     }
 

@@ -513,7 +513,15 @@ int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev)
             c->st.clean_end = true;
             c->st.exit_status = ((const struct cht_rec_end *)rec)->exit_status;
             break;
-        default: /* CLOCK, stray followers, unknown types: nothing to return */
+        case CHT_REC_CLOCK: {
+            const struct cht_rec_clock *k = (const void *)rec;
+            int at = rec->aux ? 1 : 0; /* 0: MPI_Init, 1: MPI_Finalize */
+            c->st.clock[at].mono_ns = k->mono_ns;
+            c->st.clock[at].real_ns = k->real_ns;
+            c->st.clock[at].valid = true;
+            break;
+        }
+        default: /* stray followers, unknown types: nothing to return */
             break;
         }
         if (ret < 0)

@@ -1,0 +1,359 @@
+/* logger.c - a rank's MPI log, built while its events stream by: one
+ * record per message end, collective or other MPI call, with what the
+ * cross-rank analyses need and a single rank cannot know the use of: the
+ * version of the bytes a send sends (the last event that wrote them, from a
+ * shadow of written bytes), whether they are bytes it received (forwarding),
+ * and the first event that touched the bytes a receive wrote (its consumer,
+ * from a watch set of unconsumed receive buffers). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "depgraph.h"
+
+/* A receive request in flight: where the completion will write. */
+struct pending_recv {
+    uint64_t rbuf, rbytes, comm;
+    uint32_t site;
+    bool contiguous;
+};
+
+struct dg_logger {
+    int rank;
+    struct dg_mpilog log;
+    struct dg_shadow *written;  /* last writer of every byte written */
+    struct dg_watch *unread;    /* receive buffers not consumed yet: owner = log position */
+    struct dg_map recv_at;      /* event index of a RECV record -> its log position */
+    struct dg_map reqs;         /* request id -> index in pend + 1 */
+    struct pending_recv *pend;
+    uint32_t npend, cpend, free_pend;
+};
+
+#define NO_SLOT UINT32_MAX
+
+void dg_mpilog_free(struct dg_mpilog *log)
+{
+    if (!log)
+        return;
+    free(log->rec);
+    log->rec = NULL;
+    log->n = log->cap = 0;
+}
+
+uint32_t dg_mpilog_find(const struct dg_mpilog *log, uint64_t index)
+{
+    uint32_t lo = 0, hi = log->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (log->rec[mid].index < index)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < log->n && log->rec[lo].index == index ? lo : log->n;
+}
+
+int dg_logger_create(int rank, struct dg_logger **out)
+{
+    struct dg_logger *l = calloc(1, sizeof *l);
+    if (!l)
+        return TRACE_ERR_NOMEM;
+    l->rank = rank;
+    l->log.rank = rank;
+    l->free_pend = NO_SLOT;
+    if (dg_shadow_create(&l->written) < 0 || dg_watch_create(&l->unread) < 0) {
+        dg_logger_destroy(l);
+        return TRACE_ERR_NOMEM;
+    }
+    *out = l;
+    return 0;
+}
+
+void dg_logger_destroy(struct dg_logger *l)
+{
+    if (!l)
+        return;
+    dg_mpilog_free(&l->log);
+    dg_shadow_destroy(l->written);
+    dg_watch_destroy(l->unread);
+    dg_map_free(&l->recv_at);
+    dg_map_free(&l->reqs);
+    free(l->pend);
+    free(l);
+}
+
+static struct dg_msgrec *rec_new(struct dg_logger *l, const struct trace_event *tev,
+                                 const struct dg_event *ev, int kind)
+{
+    struct dg_mpilog *g = &l->log;
+    if (g->n == g->cap) {
+        uint32_t nc = g->cap ? g->cap * 2 : 64;
+        struct dg_msgrec *p = realloc(g->rec, nc * sizeof *p);
+        if (!p)
+            return NULL;
+        g->rec = p;
+        g->cap = nc;
+    }
+    struct dg_msgrec *r = &g->rec[g->n++];
+    const struct cht_rec_mpi *m = tev->mpi;
+    memset(r, 0, sizeof *r);
+    r->index = tev->index;
+    r->site = tev->site;
+    r->call = m->h.aux;
+    r->kind = (uint8_t)kind;
+    r->role = ev ? ev->role : DG_ROLE_OTHER;
+    r->peer = -1;
+    r->tag = -1;
+    r->comm = m->comm;
+    r->comm_size = m->comm_size;
+    r->t_enter = m->t_enter;
+    r->t_exit = m->t_exit;
+    return r;
+}
+
+/* Version of the bytes [buf, buf + bytes), and whether they all come from
+ * one receive of this log. */
+static void send_bytes(struct dg_logger *l, struct dg_msgrec *r, uint64_t buf, uint64_t bytes)
+{
+    r->buf = buf;
+    r->bytes = bytes;
+    if (!buf || !bytes)
+        return;
+    struct dg_range q = {buf, bytes, false};
+    r->version = dg_shadow_last_conflict(l->written, &q);
+    if (!r->version)
+        return;
+    const uint64_t *pos = dg_map_get(&l->recv_at, r->version - 1);
+    if (!pos)
+        return;
+    /* the receive wrote the last byte to be written: if it covers the whole
+     * range, every byte is its (nothing wrote any of them later) */
+    const struct dg_msgrec *rv = &l->log.rec[*pos];
+    if (rv->buf <= buf && buf + bytes <= rv->buf + rv->bytes) {
+        r->flags |= DG_MSGF_FORWARD;
+        r->fwd_pos = *pos;
+    }
+}
+
+/* A RECV record for bytes written at [buf, buf + bytes): watched until its
+ * first consumer. */
+static int recv_record(struct dg_logger *l, struct dg_msgrec *r, uint64_t buf, uint64_t bytes)
+{
+    uint32_t pos = (uint32_t)(r - l->log.rec);
+    r->buf = buf;
+    r->bytes = bytes;
+    if (!dg_map_put(&l->recv_at, r->index, pos))
+        return TRACE_ERR_NOMEM;
+    if (!buf || !bytes)
+        return 0;
+    struct dg_range range = {buf, bytes, true};
+    struct dg_event w = {.kind = DG_MPI, .role = DG_ROLE_RECV, .nranges = 1, .ranges = &range};
+    return dg_watch_add(l->unread, pos, &w, false);
+}
+
+static bool contiguous(const struct cht_rec_mpi *m)
+{
+    return (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes;
+}
+
+static uint64_t status_bytes(const struct cht_rec_mpi *m, uint64_t st_bytes, bool has_status)
+{
+    return has_status && contiguous(m) && st_bytes < m->rbytes ? st_bytes : m->rbytes;
+}
+
+static int pend_add(struct dg_logger *l, uint64_t request, const struct pending_recv *p)
+{
+    uint32_t slot;
+    if (l->free_pend != NO_SLOT) {
+        slot = l->free_pend;
+        l->free_pend = (uint32_t)l->pend[slot].rbuf;
+    } else {
+        if (l->npend == l->cpend) {
+            uint32_t nc = l->cpend ? l->cpend * 2 : 16;
+            struct pending_recv *q = realloc(l->pend, nc * sizeof *q);
+            if (!q)
+                return TRACE_ERR_NOMEM;
+            l->pend = q;
+            l->cpend = nc;
+        }
+        slot = l->npend++;
+    }
+    l->pend[slot] = *p;
+    uint64_t *v = dg_map_put(&l->reqs, request, slot + 1);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    *v = slot + 1;
+    return 0;
+}
+
+static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    int call = m->h.aux;
+    int role = ev ? ev->role : DG_ROLE_OTHER;
+    bool has_status = m->flags & CHT_MPIF_HAS_STATUS;
+    struct dg_msgrec *r;
+
+    switch (role) {
+    case DG_ROLE_SEND:
+        if (!(r = rec_new(l, tev, ev, DG_MSG_SEND)))
+            return TRACE_ERR_NOMEM;
+        r->peer = m->peer;
+        r->tag = m->tag;
+        r->seq = m->seq;
+        send_bytes(l, r, m->sbuf, m->sbytes);
+        return 0;
+    case DG_ROLE_RECV:
+        if (!(r = rec_new(l, tev, ev, DG_MSG_RECV)))
+            return TRACE_ERR_NOMEM;
+        r->flags |= DG_MSGF_BLOCKS;
+        r->peer = m->st_source;
+        r->tag = m->st_tag;
+        r->seq = m->rseq;
+        return recv_record(l, r, m->rbuf, status_bytes(m, m->st_bytes, has_status));
+    case DG_ROLE_SENDRECV:
+        if (m->peer >= 0) {
+            if (!(r = rec_new(l, tev, ev, DG_MSG_SEND)))
+                return TRACE_ERR_NOMEM;
+            r->peer = m->peer;
+            r->tag = m->tag;
+            r->seq = m->seq;
+            send_bytes(l, r, m->sbuf, m->sbytes);
+        }
+        if (m->rpeer != CHT_RANK_PROC_NULL && m->st_source >= 0) {
+            if (!(r = rec_new(l, tev, ev, DG_MSG_RECV)))
+                return TRACE_ERR_NOMEM;
+            r->flags |= DG_MSGF_BLOCKS;
+            r->peer = m->st_source;
+            r->tag = m->st_tag;
+            r->seq = m->rseq;
+            return recv_record(l, r, m->rbuf, m->rbytes);
+        }
+        return 0;
+    case DG_ROLE_START:
+        if (call == CHT_MPI_IRECV) {
+            if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
+                return TRACE_ERR_NOMEM;
+            if (m->rpeer == CHT_RANK_PROC_NULL || !m->request)
+                return 0;
+            struct pending_recv p = {m->rbuf, m->rbytes, m->comm, tev->site, contiguous(m)};
+            return pend_add(l, m->request, &p);
+        }
+        if (m->peer < 0) {
+            if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
+                return TRACE_ERR_NOMEM;
+            return 0;
+        }
+        if (!(r = rec_new(l, tev, ev, DG_MSG_SEND)))
+            return TRACE_ERR_NOMEM;
+        r->flags |= DG_MSGF_NONBLOCKING;
+        r->peer = m->peer;
+        r->tag = m->tag;
+        r->seq = m->seq;
+        send_bytes(l, r, m->sbuf, m->sbytes);
+        return 0;
+    case DG_ROLE_COMPLETE: {
+        if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
+            return TRACE_ERR_NOMEM;
+        uint32_t wait = (uint32_t)(r - l->log.rec);
+        for (uint32_t i = 0; i < tev->ncomplete; i++) {
+            const struct cht_rec_complete *c = tev->complete[i];
+            uint64_t *v = dg_map_get(&l->reqs, c->request);
+            if (!c->h.aux || !v)
+                continue; /* a send request, or one we never saw start */
+            uint32_t slot = (uint32_t)(*v - 1);
+            struct pending_recv p = l->pend[slot];
+            dg_map_del(&l->reqs, c->request);
+            l->pend[slot].rbuf = l->free_pend;
+            l->free_pend = slot;
+            if (c->st_source < 0)
+                continue; /* freed or failed: no message */
+            l->log.rec[wait].flags |= DG_MSGF_BLOCKS;
+            if (!(r = rec_new(l, tev, ev, DG_MSG_RECV)))
+                return TRACE_ERR_NOMEM;
+            r->flags |= DG_MSGF_BLOCKS | DG_MSGF_NONBLOCKING;
+            r->site = p.site; /* the Irecv's line: where the buffer was given */
+            r->comm = p.comm;
+            r->peer = c->st_source;
+            r->tag = c->st_tag;
+            r->seq = c->rseq;
+            uint64_t bytes = p.contiguous && c->st_bytes < p.rbytes ? c->st_bytes : p.rbytes;
+            int rc = recv_record(l, r, p.rbuf, bytes);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    case DG_ROLE_COLL:
+    case DG_ROLE_SYNC:
+        if (!(r = rec_new(l, tev, ev, DG_MSG_COLL)))
+            return TRACE_ERR_NOMEM;
+        r->flags |= DG_MSGF_BLOCKS;
+        if (m->flags & CHT_MPIF_ROOT)
+            r->flags |= DG_MSGF_ROOT;
+        r->seq = m->seq;
+        r->peer = m->peer >= 0 ? m->peer : -1;
+        if (m->flags & CHT_MPIF_SEND_IN_PLACE)
+            send_bytes(l, r, m->rbuf, m->rbytes);
+        else
+            send_bytes(l, r, m->sbuf, m->sbytes);
+        r->flags &= ~(uint32_t)DG_MSGF_FORWARD;
+        r->rbuf = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbuf;
+        r->rbytes = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbytes;
+        return 0;
+    case DG_ROLE_PROBE:
+        if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
+            return TRACE_ERR_NOMEM;
+        if (call == CHT_MPI_PROBE)
+            r->flags |= DG_MSGF_BLOCKS;
+        return 0;
+    default:
+        return rec_new(l, tev, ev, DG_MSG_OTHER) ? 0 : TRACE_ERR_NOMEM;
+    }
+}
+
+int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
+{
+    if (tev->kind != TRACE_EV_COMP && tev->kind != TRACE_EV_MPI)
+        return 0;
+    int rc;
+    /* the first consumer of unconsumed receive buffers */
+    if (ev && dg_watch_owners(l->unread)) {
+        const uint64_t *owners;
+        size_t n = dg_watch_conflicts(l->unread, ev, &owners);
+        for (size_t k = 0; k < n; k++) {
+            uint64_t pos = owners[k];
+            struct dg_msgrec *r = &l->log.rec[pos];
+            r->flags |= DG_MSGF_CONSUMED;
+            r->consumer_index = ev->index;
+            r->consumer_site = ev->site;
+            r->consumer_op = ev->site_op;
+            r->consumer_kind = ev->kind;
+            r->consumer_flags = ev->site_flags;
+            for (uint32_t j = 0; j < ev->nranges; j++) {
+                if (ev->ranges[j].write && ev->ranges[j].len) {
+                    r->consumer_addr = ev->ranges[j].addr;
+                    r->consumer_len = ev->ranges[j].len;
+                    break;
+                }
+            }
+        }
+        for (size_t k = 0; k < n; k++)
+            dg_watch_remove(l->unread, owners[k]);
+    }
+    if (tev->kind == TRACE_EV_MPI && (rc = log_mpi(l, tev, ev)) < 0)
+        return rc;
+    /* then what the event wrote (after the send versions were read) */
+    if (ev)
+        for (uint32_t j = 0; j < ev->nranges; j++)
+            if (ev->ranges[j].write && (rc = dg_shadow_update(l->written, &ev->ranges[j], ev->index)) < 0)
+                return rc;
+    return 0;
+}
+
+int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out)
+{
+    *out = l->log;
+    memset(&l->log, 0, sizeof l->log);
+    l->log.rank = l->rank;
+    return 0;
+}

@@ -1,0 +1,1313 @@
+/* parallel.c - `commhint hints --parallel`: the ranks of a trace analysed by
+ * the processes of an MPI job (mpiexec -n P), each rank by one process, and
+ * the results gathered on process 0, which merges them as a serial run does.
+ *
+ * MPI is the distributed engine here, as in Scalasca's parallel replay: the
+ * per-rank analysis needs nothing from other ranks, so the only exchange is
+ * the gather of the results at the end (what cross-rank matching needs:
+ * the MPI logs, the aggregation checks, the rest of each result).
+ *
+ * A result travels as a byte buffer (search_rank_result_pack): versioned,
+ * little-endian, every array preceded by its count, and unpacked by a reader
+ * that checks every length against what is left.  Site info pointers do not
+ * travel: the packer sends one flag per site reference (resolved or not
+ * where it was analysed) and process 0 resolves them again through its own
+ * cursor on the rank, reading the rank's stream only until every flagged
+ * site is known (the TU records that map a rank's site ids come with its
+ * stream, usually in the first chunk).  Loop lines in iteration boxes are
+ * plain numbers and travel with the boxes.
+ *
+ * The exchange: process 0 decides which process analyses which rank and
+ * broadcasts it; each process analyses its ranks; the sizes of what each
+ * sends are gathered; then process 0 asks each process in turn for its
+ * bundle and receives it in chunks of at most 64 MiB (MPI counts are int).
+ * A bundle: u32 magic "CHPB", u16 version, u16 0, i32 status, u32 items;
+ * with a negative status a message (u32 length, bytes) and no items; else
+ * each item is u32 kind, i32 rank, then for a result a u64 length and the
+ * packed result, for a failure an i32 status and a message.
+ *
+ * Failures: a rank that cannot be analysed travels as a failure item (its
+ * status and message) and process 0 reports it as the serial run does; a
+ * process that fails as a whole (out of memory while packing) still takes
+ * part in every collective call and sends a bundle whose status says so.
+ * MPI errors themselves are fatal (MPI's default handler ends the job), so
+ * nothing waits forever.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "search-private.h"
+
+/* The packer below writes every field of these structs; a field added to
+ * one of them must be added to the packer, the unpacker and the format
+ * version, and these sizes (of the LP64 layout) updated.  A field put in
+ * a padding hole does not change a size: look for those by hand. */
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct search_rank_result) == 216,
+               "search_rank_result changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_overlap) == 104, "search_overlap changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_group) == 72, "search_group changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_group_check) == 32,
+               "search_group_check changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel.c");
+_Static_assert(sizeof(struct dg_mpilog) == 80, "dg_mpilog changed: update search/parallel.c");
+_Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel.c");
+_Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update search/parallel.c");
+#endif
+
+#define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
+#define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
+#define PACK_VERSION 1u
+
+/* Bytes on the wire of the fixed parts, for count checks (an array of n
+ * items needs at least n times its items' fixed part). */
+#define BOXES_MIN 12u /* n, more */
+#define BOX_MIN 4u    /* depth */
+#define OVERLAP_MIN (4u + 2 + 1 + 1 + 6 * 8 + BOXES_MIN + 4)
+#define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
+#define GROUP_MIN (8u + 4 + 4 + 4 * 8 + 2 * 4)
+#define CHECK_MIN (4u + 4 + 4)
+#define SITEINFO_BYTES 5u
+#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 9 + 4 + 1 + 1 + 2 + 4 + 8 + 8)
+
+/* Sent in pieces of at most this many bytes (MPI counts are int). */
+#define CHUNK_BYTES (64u << 20)
+#define TAG_GO 17
+#define TAG_CHUNK 18
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+struct pk_buf {
+    uint8_t *p;
+    size_t len, cap;
+    bool nomem;
+};
+
+static bool pk_reserve(struct pk_buf *b, size_t n)
+{
+    if (b->nomem)
+        return false;
+    if (n <= b->cap - b->len)
+        return true;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->len < n) {
+        if (cap > SIZE_MAX / 2) {
+            b->nomem = true;
+            return false;
+        }
+        cap *= 2;
+    }
+    uint8_t *p = realloc(b->p, cap);
+    if (!p) {
+        b->nomem = true;
+        return false;
+    }
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+/* Little-endian, whatever the host. */
+static void pk_uint(struct pk_buf *b, uint64_t v, unsigned bytes)
+{
+    if (!pk_reserve(b, bytes))
+        return;
+    for (unsigned i = 0; i < bytes; i++)
+        b->p[b->len + i] = (uint8_t)(v >> (8 * i));
+    b->len += bytes;
+}
+static void pk_u8(struct pk_buf *b, uint8_t v)
+{
+    pk_uint(b, v, 1);
+}
+static void pk_u16(struct pk_buf *b, uint16_t v)
+{
+    pk_uint(b, v, 2);
+}
+static void pk_u32(struct pk_buf *b, uint32_t v)
+{
+    pk_uint(b, v, 4);
+}
+static void pk_i32(struct pk_buf *b, int32_t v)
+{
+    pk_uint(b, (uint32_t)v, 4);
+}
+static void pk_u64(struct pk_buf *b, uint64_t v)
+{
+    pk_uint(b, v, 8);
+}
+static void pk_f64(struct pk_buf *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    pk_u64(b, u);
+}
+static void pk_bytes(struct pk_buf *b, const void *p, size_t n)
+{
+    if (!pk_reserve(b, n))
+        return;
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+/* Overwrites 8 bytes at off (a length written before its contents). */
+static void pk_patch_u64(struct pk_buf *b, size_t off, uint64_t v)
+{
+    if (b->nomem)
+        return;
+    for (unsigned i = 0; i < 8; i++)
+        b->p[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- reading ------------------------------------------------------------------------ */
+
+struct pk_rd {
+    const uint8_t *p;
+    size_t len, off;
+    bool bad;        /* ran past the end or found a bad value */
+    const char *why; /* what was bad (static) */
+};
+
+static void rd_fail(struct pk_rd *r, const char *why)
+{
+    if (!r->bad)
+        r->why = why;
+    r->bad = true;
+}
+
+static uint64_t rd_uint(struct pk_rd *r, unsigned bytes)
+{
+    uint64_t v = 0;
+    if (r->bad || r->len - r->off < bytes) {
+        rd_fail(r, "length past end");
+        return 0;
+    }
+    for (unsigned i = 0; i < bytes; i++)
+        v |= (uint64_t)r->p[r->off + i] << (8 * i);
+    r->off += bytes;
+    return v;
+}
+static uint8_t rd_u8(struct pk_rd *r)
+{
+    return (uint8_t)rd_uint(r, 1);
+}
+static uint16_t rd_u16(struct pk_rd *r)
+{
+    return (uint16_t)rd_uint(r, 2);
+}
+static uint32_t rd_u32(struct pk_rd *r)
+{
+    return (uint32_t)rd_uint(r, 4);
+}
+static int32_t rd_i32(struct pk_rd *r)
+{
+    return (int32_t)(uint32_t)rd_uint(r, 4);
+}
+static uint64_t rd_u64(struct pk_rd *r)
+{
+    return rd_uint(r, 8);
+}
+static double rd_f64(struct pk_rd *r)
+{
+    uint64_t u = rd_u64(r);
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+/* A flag byte: 0 or 1. */
+static bool rd_bool(struct pk_rd *r)
+{
+    uint8_t v = rd_u8(r);
+    if (v > 1)
+        rd_fail(r, "bad flag byte");
+    return v == 1;
+}
+
+/* A count of items of at least min bytes each that must fit in what is
+ * left (so that a corrupted count cannot ask for a huge allocation). */
+static uint32_t rd_count(struct pk_rd *r, size_t min)
+{
+    uint32_t n = rd_u32(r);
+    if (!r->bad && min && n > (r->len - r->off) / min) {
+        rd_fail(r, "count larger than the bytes left");
+        return 0;
+    }
+    return n;
+}
+
+/* calloc of n items (at least one, so that NULL means out of memory). */
+static void *rd_alloc(struct pk_rd *r, size_t n, size_t size)
+{
+    if (r->bad)
+        return NULL;
+    void *p = calloc(n ? n : 1, size);
+    if (!p)
+        rd_fail(r, "out of memory");
+    return p;
+}
+
+/* ---- one rank result ---------------------------------------------------------------- */
+
+/* Where a site reference was resolved and what process 0 must look up
+ * again: a placeholder info (never dereferenced for more than its empty
+ * strings) until resolve_sites replaces it. */
+static const struct trace_site_info pending_site = {
+    .id = UINT32_MAX, .file = "", .func = "", .loop = UINT32_MAX};
+
+static void pk_boxes(struct pk_buf *b, const struct search_boxes *x)
+{
+    pk_u32(b, x->n);
+    pk_u64(b, x->more);
+    for (uint32_t i = 0; i < x->n; i++) {
+        const struct search_box *box = &x->box[i];
+        uint32_t depth = box->depth < SEARCH_BOX_DEPTH ? box->depth : SEARCH_BOX_DEPTH;
+        pk_u32(b, depth);
+        for (uint32_t d = 0; d < depth; d++) {
+            pk_u32(b, box->dim[d].loop);
+            pk_u32(b, box->dim[d].line);
+            pk_u64(b, box->dim[d].lo);
+            pk_u64(b, box->dim[d].hi);
+        }
+    }
+}
+
+static void rd_boxes(struct pk_rd *r, struct search_boxes *x)
+{
+    uint32_t n = rd_count(r, BOX_MIN);
+    x->more = rd_u64(r);
+    if (r->bad || !n)
+        return;
+    if (!(x->box = rd_alloc(r, n, sizeof *x->box)))
+        return;
+    x->cap = n;
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        struct search_box *box = &x->box[i];
+        uint32_t depth = rd_u32(r);
+        if (depth > SEARCH_BOX_DEPTH) {
+            rd_fail(r, "box deeper than SEARCH_BOX_DEPTH");
+            break;
+        }
+        box->depth = depth;
+        for (uint32_t d = 0; d < depth; d++) {
+            box->dim[d].loop = rd_u32(r);
+            box->dim[d].line = rd_u32(r);
+            box->dim[d].lo = rd_u64(r);
+            box->dim[d].hi = rd_u64(r);
+        }
+        x->n = i + 1;
+    }
+}
+
+static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
+{
+    pk_u64(b, m->index);
+    pk_u32(b, m->site);
+    pk_u16(b, m->call);
+    pk_u8(b, m->kind);
+    pk_u8(b, m->role);
+    pk_u32(b, m->flags);
+    pk_i32(b, m->peer);
+    pk_i32(b, m->tag);
+    pk_u64(b, m->comm);
+    pk_u64(b, m->seq);
+    pk_u32(b, m->comm_size);
+    pk_u32(b, m->reserved);
+    pk_u64(b, m->t_enter);
+    pk_u64(b, m->t_exit);
+    pk_u64(b, m->buf);
+    pk_u64(b, m->bytes);
+    pk_u64(b, m->rbuf);
+    pk_u64(b, m->rbytes);
+    pk_u64(b, m->version);
+    pk_u64(b, m->fwd_pos);
+    pk_u64(b, m->consumer_index);
+    pk_u32(b, m->consumer_site);
+    pk_u8(b, m->consumer_op);
+    pk_u8(b, m->consumer_kind);
+    pk_u16(b, m->reserved2);
+    pk_u32(b, m->consumer_flags);
+    pk_u64(b, m->consumer_addr);
+    pk_u64(b, m->consumer_len);
+}
+
+static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
+{
+    m->index = rd_u64(r);
+    m->site = rd_u32(r);
+    m->call = rd_u16(r);
+    m->kind = rd_u8(r);
+    m->role = rd_u8(r);
+    m->flags = rd_u32(r);
+    m->peer = rd_i32(r);
+    m->tag = rd_i32(r);
+    m->comm = rd_u64(r);
+    m->seq = rd_u64(r);
+    m->comm_size = rd_u32(r);
+    m->reserved = rd_u32(r);
+    m->t_enter = rd_u64(r);
+    m->t_exit = rd_u64(r);
+    m->buf = rd_u64(r);
+    m->bytes = rd_u64(r);
+    m->rbuf = rd_u64(r);
+    m->rbytes = rd_u64(r);
+    m->version = rd_u64(r);
+    m->fwd_pos = rd_u64(r);
+    m->consumer_index = rd_u64(r);
+    m->consumer_site = rd_u32(r);
+    m->consumer_op = rd_u8(r);
+    m->consumer_kind = rd_u8(r);
+    m->reserved2 = rd_u16(r);
+    m->consumer_flags = rd_u32(r);
+    m->consumer_addr = rd_u64(r);
+    m->consumer_len = rd_u64(r);
+}
+
+static void pk_clock(struct pk_buf *b, const struct dg_clock *c)
+{
+    pk_u64(b, c->mono_ns);
+    pk_u64(b, c->real_ns);
+    pk_u8(b, c->valid ? 1 : 0);
+}
+
+static void rd_clock(struct pk_rd *r, struct dg_clock *c)
+{
+    c->mono_ns = rd_u64(r);
+    c->real_ns = rd_u64(r);
+    c->valid = rd_bool(r);
+}
+
+/* Appends r to b (the format is in search.h, "parallel analysis"). */
+static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
+{
+    size_t start = b->len;
+    pk_u32(b, RES_MAGIC);
+    pk_u16(b, PACK_VERSION);
+    pk_u16(b, 0);
+    pk_u64(b, 0); /* total bytes, patched at the end */
+    pk_i32(b, r->rank);
+    pk_u8(b, r->cut_short ? 1 : 0);
+    pk_u64(b, r->events);
+    pk_u64(b, r->comp_events);
+    pk_u64(b, r->mpi_events);
+    pk_u64(b, r->t_first);
+    pk_u64(b, r->t_last);
+    pk_f64(b, r->msg_latency_ns);
+    pk_u64(b, r->peak_bytes);
+
+    pk_u32(b, r->noverlaps);
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        const struct search_overlap *o = &r->overlaps[i];
+        pk_u32(b, o->site);
+        pk_u16(b, o->call);
+        pk_u8(b, o->role);
+        pk_u8(b, o->info ? 1 : 0);
+        pk_u64(b, o->instances);
+        pk_u64(b, o->with_window);
+        pk_u64(b, o->truncated);
+        pk_u64(b, o->comm_ns);
+        pk_u64(b, o->comp_ns);
+        pk_u64(b, o->saving_ns);
+        pk_boxes(b, &o->iters);
+        pk_u32(b, o->nstmts);
+        for (uint32_t j = 0; j < o->nstmts; j++) {
+            const struct search_stmt *s = &o->stmts[j];
+            pk_u32(b, s->site);
+            pk_u32(b, s->flags);
+            pk_u32(b, s->site_flags);
+            pk_u8(b, s->info ? 1 : 0);
+            pk_u64(b, s->events);
+            pk_u64(b, s->total);
+            pk_u64(b, s->time_ns);
+            pk_boxes(b, &s->iters);
+        }
+    }
+
+    pk_u32(b, r->ngroups);
+    for (uint32_t i = 0; i < r->ngroups; i++) {
+        const struct search_group *g = &r->groups[i];
+        pk_u64(b, g->comm);
+        pk_i32(b, g->peer);
+        pk_u64(b, g->groups);
+        pk_u64(b, g->members);
+        pk_u64(b, g->bytes);
+        pk_u64(b, g->send_ns);
+        pk_u32(b, g->min_size);
+        pk_u32(b, g->max_size);
+        pk_u32(b, g->nsites);
+        for (uint32_t j = 0; j < g->nsites; j++) {
+            pk_u32(b, g->sites[j]);
+            pk_u8(b, g->info && g->info[j] ? 1 : 0);
+        }
+    }
+
+    pk_u32(b, r->nchecks);
+    for (uint32_t i = 0; i < r->nchecks; i++) {
+        const struct search_group_check *c = &r->checks[i];
+        pk_u32(b, c->group);
+        pk_u32(b, c->nmembers);
+        for (uint32_t j = 0; j < c->nmembers; j++)
+            pk_u64(b, c->members[j]);
+        pk_u32(b, c->ncross);
+        for (uint32_t j = 0; j < c->ncross; j++)
+            pk_u64(b, c->cross[j]);
+    }
+
+    const struct dg_mpilog *log = &r->log;
+    pk_i32(b, log->rank);
+    pk_u8(b, log->cut_short ? 1 : 0);
+    pk_clock(b, &log->clock[0]);
+    pk_clock(b, &log->clock[1]);
+    pk_u32(b, log->n);
+    if (pk_reserve(b, (size_t)log->n * REC_BYTES))
+        for (uint32_t i = 0; i < log->n; i++)
+            pk_msgrec(b, &log->rec[i]);
+
+    pk_u32(b, r->nsiteinfo);
+    for (uint32_t i = 0; i < r->nsiteinfo; i++) {
+        pk_u32(b, r->siteinfo[i].site);
+        pk_u8(b, r->siteinfo[i].info ? 1 : 0);
+    }
+    pk_patch_u64(b, start + 8, b->len - start);
+}
+
+/* A site reference: its info is the placeholder if it was resolved where
+ * the result was packed, else NULL. */
+static const struct trace_site_info *rd_site_flag(struct pk_rd *r)
+{
+    return rd_bool(r) ? &pending_site : NULL;
+}
+
+/* Unpacks one result of exactly len bytes.  Returns 0, or
+ * TRACE_ERR_FORMAT / TRACE_ERR_VERSION / TRACE_ERR_NOMEM with why set. */
+static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result **out, const char **why)
+{
+    struct pk_rd rd = {.p = p, .len = len};
+    struct pk_rd *r = &rd;
+    struct search_rank_result *res = NULL;
+    int rc = TRACE_ERR_FORMAT;
+
+    *out = NULL;
+    *why = NULL;
+    if (rd_u32(r) != RES_MAGIC) {
+        rd_fail(r, "not a packed rank result (bad magic)");
+        goto out;
+    }
+    uint16_t version = rd_u16(r);
+    rd_u16(r);
+    uint64_t total = rd_u64(r);
+    if (!r->bad && version != PACK_VERSION) {
+        *why = "packed by another version of commhint";
+        rc = TRACE_ERR_VERSION;
+        goto out;
+    }
+    if (!r->bad && total != len)
+        rd_fail(r, "recorded length differs from the buffer's");
+    if (r->bad)
+        goto out;
+    if (!(res = rd_alloc(r, 1, sizeof *res)))
+        goto out;
+    res->rank = rd_i32(r);
+    res->cut_short = rd_bool(r);
+    res->events = rd_u64(r);
+    res->comp_events = rd_u64(r);
+    res->mpi_events = rd_u64(r);
+    res->t_first = rd_u64(r);
+    res->t_last = rd_u64(r);
+    res->msg_latency_ns = rd_f64(r);
+    res->peak_bytes = rd_u64(r);
+    if (!r->bad && res->rank < 0)
+        rd_fail(r, "negative rank");
+
+    uint32_t n = rd_count(r, OVERLAP_MIN);
+    if (n && (res->overlaps = rd_alloc(r, n, sizeof *res->overlaps)))
+        res->noverlaps = n;
+    for (uint32_t i = 0; i < res->noverlaps && !r->bad; i++) {
+        struct search_overlap *o = &res->overlaps[i];
+        o->site = rd_u32(r);
+        o->call = rd_u16(r);
+        o->role = rd_u8(r);
+        o->info = rd_site_flag(r);
+        o->instances = rd_u64(r);
+        o->with_window = rd_u64(r);
+        o->truncated = rd_u64(r);
+        o->comm_ns = rd_u64(r);
+        o->comp_ns = rd_u64(r);
+        o->saving_ns = rd_u64(r);
+        rd_boxes(r, &o->iters);
+        uint32_t ns = rd_count(r, STMT_MIN);
+        if (ns && (o->stmts = rd_alloc(r, ns, sizeof *o->stmts)))
+            o->nstmts = ns;
+        for (uint32_t j = 0; j < o->nstmts && !r->bad; j++) {
+            struct search_stmt *s = &o->stmts[j];
+            s->site = rd_u32(r);
+            s->flags = rd_u32(r);
+            s->site_flags = rd_u32(r);
+            s->info = rd_site_flag(r);
+            s->events = rd_u64(r);
+            s->total = rd_u64(r);
+            s->time_ns = rd_u64(r);
+            rd_boxes(r, &s->iters);
+        }
+    }
+
+    n = rd_count(r, GROUP_MIN);
+    if (n && (res->groups = rd_alloc(r, n, sizeof *res->groups)))
+        res->ngroups = n;
+    for (uint32_t i = 0; i < res->ngroups && !r->bad; i++) {
+        struct search_group *g = &res->groups[i];
+        g->comm = rd_u64(r);
+        g->peer = rd_i32(r);
+        g->groups = rd_u64(r);
+        g->members = rd_u64(r);
+        g->bytes = rd_u64(r);
+        g->send_ns = rd_u64(r);
+        g->min_size = rd_u32(r);
+        g->max_size = rd_u32(r);
+        uint32_t ns = rd_count(r, 5);
+        /* info is always allocated (nsites entries), as search_run_rank does */
+        g->info = rd_alloc(r, ns, sizeof *g->info);
+        if (ns && (g->sites = rd_alloc(r, ns, sizeof *g->sites)))
+            g->nsites = ns;
+        for (uint32_t j = 0; j < g->nsites && !r->bad; j++) {
+            g->sites[j] = rd_u32(r);
+            g->info[j] = rd_site_flag(r);
+        }
+    }
+
+    n = rd_count(r, CHECK_MIN);
+    if (n && (res->checks = rd_alloc(r, n, sizeof *res->checks)))
+        res->nchecks = n;
+    for (uint32_t i = 0; i < res->nchecks && !r->bad; i++) {
+        struct search_group_check *c = &res->checks[i];
+        c->group = rd_u32(r);
+        if (!r->bad && c->group >= res->ngroups)
+            rd_fail(r, "check of a group that does not exist");
+        /* both arrays allocated even when empty, as the engines do */
+        uint32_t nm = rd_count(r, 8);
+        if ((c->members = rd_alloc(r, nm, sizeof *c->members)))
+            c->nmembers = nm;
+        for (uint32_t j = 0; j < c->nmembers && !r->bad; j++)
+            c->members[j] = rd_u64(r);
+        uint32_t nc = rd_count(r, 8);
+        if ((c->cross = rd_alloc(r, nc, sizeof *c->cross)))
+            c->ncross = nc;
+        for (uint32_t j = 0; j < c->ncross && !r->bad; j++)
+            c->cross[j] = rd_u64(r);
+    }
+
+    struct dg_mpilog *log = &res->log;
+    log->rank = rd_i32(r);
+    log->cut_short = rd_bool(r);
+    rd_clock(r, &log->clock[0]);
+    rd_clock(r, &log->clock[1]);
+    if (!r->bad && log->rank != res->rank)
+        rd_fail(r, "the MPI log is another rank's");
+    n = rd_count(r, REC_BYTES);
+    if (n && (log->rec = rd_alloc(r, n, sizeof *log->rec))) {
+        log->n = log->cap = n;
+        for (uint32_t i = 0; i < n && !r->bad; i++) {
+            rd_msgrec(r, &log->rec[i]);
+            if (!r->bad && (log->rec[i].flags & DG_MSGF_FORWARD) && log->rec[i].fwd_pos >= n)
+                rd_fail(r, "forwarded send names a log position past the end");
+        }
+    }
+
+    n = rd_count(r, SITEINFO_BYTES);
+    if (n && (res->siteinfo = rd_alloc(r, n, sizeof *res->siteinfo)))
+        res->nsiteinfo = n;
+    for (uint32_t i = 0; i < res->nsiteinfo && !r->bad; i++) {
+        res->siteinfo[i].site = rd_u32(r);
+        res->siteinfo[i].info = rd_site_flag(r);
+    }
+
+    if (!r->bad && r->off != r->len)
+        rd_fail(r, "bytes left after the result");
+    if (r->bad) {
+        rc = r->why && !strcmp(r->why, "out of memory") ? TRACE_ERR_NOMEM : TRACE_ERR_FORMAT;
+        goto out;
+    }
+    *out = res;
+    res = NULL;
+    rc = 0;
+out:
+    if (rc < 0 && !*why)
+        *why = r->why ? r->why : "malformed";
+    search_rank_result_free(res);
+    return rc;
+}
+
+int search_rank_result_pack(const struct search_rank_result *r, void **buf, size_t *len)
+{
+    struct pk_buf b = {0};
+    *buf = NULL;
+    *len = 0;
+    if (!r)
+        return TRACE_ERR_ARG;
+    pack_result(&b, r);
+    if (b.nomem) {
+        free(b.p);
+        return TRACE_ERR_NOMEM;
+    }
+    *buf = b.p;
+    *len = b.len;
+    return 0;
+}
+
+int search_rank_result_unpack(const void *buf, size_t len, struct search_rank_result **out,
+                              struct trace_err *err)
+{
+    const char *why;
+    *out = NULL;
+    if (!buf && len)
+        return TRACE_ERR_ARG;
+    int rc = unpack_result(buf, len, out, &why);
+    if (rc < 0 && err)
+        snprintf(err->msg, sizeof err->msg, "cannot unpack a rank result: bytes=%zu reason=%s", len, why);
+    return rc;
+}
+
+/* ---- resolving site ids on process 0 ---------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Collects the ids of pending references (or, with c, replaces them by
+ * the cursor's infos).  Returns the count. */
+static size_t walk_pending(struct search_rank_result *r, uint32_t *ids, struct trace_cursor *c)
+{
+    size_t n = 0;
+#define VISIT(infop, id)                                                                                     \
+    do {                                                                                                     \
+        if ((infop) == &pending_site) {                                                                      \
+            if (c)                                                                                           \
+                (infop) = trace_cursor_site(c, (id));                                                        \
+            else if (ids)                                                                                    \
+                ids[n] = (id);                                                                               \
+            n++;                                                                                             \
+        }                                                                                                    \
+    } while (0)
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        struct search_overlap *o = &r->overlaps[i];
+        VISIT(o->info, o->site);
+        for (uint32_t j = 0; j < o->nstmts; j++)
+            VISIT(o->stmts[j].info, o->stmts[j].site);
+    }
+    for (uint32_t i = 0; i < r->ngroups; i++)
+        for (uint32_t j = 0; j < r->groups[i].nsites; j++)
+            VISIT(r->groups[i].info[j], r->groups[i].sites[j]);
+    for (uint32_t i = 0; i < r->nsiteinfo; i++)
+        VISIT(r->siteinfo[i].info, r->siteinfo[i].site);
+#undef VISIT
+    return n;
+}
+
+/* Replaces the placeholders of an unpacked result by this process's infos:
+ * opens a cursor on the rank and reads its events only until every site
+ * resolved where the result was packed is known here too. */
+static int resolve_sites(struct trace *t, struct search_rank_result *r, struct trace_err *err)
+{
+    struct trace_cursor *c = NULL;
+    uint32_t *ids = NULL;
+    size_t n = walk_pending(r, NULL, NULL);
+    int rc;
+
+    if (!n)
+        return 0;
+    if (!(ids = malloc(n * sizeof *ids))) {
+        snprintf(err->msg, sizeof err->msg, "out of memory: rank=%d", r->rank);
+        return TRACE_ERR_NOMEM;
+    }
+    walk_pending(r, ids, NULL);
+    qsort(ids, n, sizeof *ids, cmp_u32);
+    if ((rc = trace_cursor_open(t, r->rank, 0, &c, err)) < 0)
+        goto out;
+    for (size_t k = 0; k < n;) {
+        if (k && ids[k] == ids[k - 1]) {
+            k++;
+            continue;
+        }
+        if (trace_cursor_site(c, ids[k])) {
+            k++;
+            continue;
+        }
+        const struct trace_event *ev;
+        rc = trace_cursor_next(c, &ev);
+        if (rc < 0) {
+            snprintf(err->msg, sizeof err->msg, "%s", trace_cursor_error(c));
+            goto out;
+        }
+        if (rc == 0) {
+            snprintf(err->msg, sizeof err->msg,
+                     "a site another process found is unknown to process 0: rank=%d site=%" PRIu32, r->rank,
+                     ids[k]);
+            rc = TRACE_ERR_MISMATCH;
+            goto out;
+        }
+    }
+    walk_pending(r, NULL, c);
+    rc = 0;
+out:
+    trace_cursor_close(c);
+    free(ids);
+    return rc;
+}
+
+/* ---- the MPI side -------------------------------------------------------------------- */
+
+static MPI_Comm par_comm = MPI_COMM_NULL;
+static bool par_inited_mpi;
+
+/* Waits for a request that may take long (a process waiting for another
+ * one to finish its ranks) without MPI's busy polling, which would take
+ * a core from the processes still working when there are more processes
+ * than cores: tests, then sleeps, 1 us doubling up to 1 ms.  Only for
+ * waits where nothing large moves (the transfers themselves poll). */
+static void wait_gently(MPI_Request *req)
+{
+    long ns = 1000;
+    for (;;) {
+        int done = 0;
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
+        if (ns < 1000000)
+            ns *= 2;
+    }
+}
+
+int search_parallel_begin(int *argc, char ***argv, int *proc, int *nprocs, struct trace_err *err)
+{
+    int inited = 0, finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        snprintf(err->msg, sizeof err->msg,
+                 "cannot start the parallel analysis: reason=MPI already finalized");
+        return TRACE_ERR_ARG;
+    }
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+            snprintf(err->msg, sizeof err->msg, "cannot start the parallel analysis: reason=MPI_Init failed");
+            return TRACE_ERR_IO;
+        }
+        par_inited_mpi = true;
+    }
+    if (par_comm == MPI_COMM_NULL)
+        MPI_Comm_dup(MPI_COMM_WORLD, &par_comm);
+    MPI_Comm_rank(par_comm, proc);
+    MPI_Comm_size(par_comm, nprocs);
+    return 0;
+}
+
+void search_parallel_end(void)
+{
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized)
+        return;
+    if (par_comm != MPI_COMM_NULL) {
+        /* the processes that finish first wait here for process 0, which
+         * builds and prints the report, without taking a core from it */
+        MPI_Request req;
+        MPI_Ibarrier(par_comm, &req);
+        wait_gently(&req);
+        MPI_Comm_free(&par_comm);
+    }
+    par_comm = MPI_COMM_NULL;
+    if (par_inited_mpi)
+        MPI_Finalize();
+    par_inited_mpi = false;
+}
+
+bool search_parallel_agree(bool ok, bool *root_ok)
+{
+    int proc = 0, in[2], all[2];
+    if (par_comm == MPI_COMM_NULL) {
+        if (root_ok)
+            *root_ok = ok;
+        return ok;
+    }
+    MPI_Comm_rank(par_comm, &proc);
+    in[0] = ok ? 1 : 0;
+    in[1] = proc == 0 ? in[0] : 1;
+    MPI_Allreduce(in, all, 2, MPI_INT, MPI_MIN, par_comm);
+    if (root_ok)
+        *root_ok = all[1] == 1;
+    return all[0] == 1;
+}
+
+/* Which process analyses which rank: greedy by stream file size, largest
+ * first (ties: lowest rank), each to the least loaded process (ties: lowest
+ * process).  -1 for ranks without a stream file. */
+struct rank_size {
+    int rank;
+    uint64_t bytes;
+};
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+    const struct rank_size *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int assign_ranks(struct trace *t, int nprocs, int *owner)
+{
+    int world = trace_world_size(t), n = 0;
+    struct rank_size *rs = calloc(world > 0 ? (size_t)world : 1, sizeof *rs);
+    uint64_t *load = calloc((size_t)nprocs, sizeof *load);
+    if (!rs || !load) {
+        free(rs);
+        free(load);
+        return TRACE_ERR_NOMEM;
+    }
+    for (int r = 0; r < world; r++) {
+        owner[r] = -1;
+        if (!trace_has_rank(t, r))
+            continue;
+        struct stat sb;
+        rs[n].rank = r;
+        rs[n].bytes = stat(trace_rank_path(t, r), &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        n++;
+    }
+    qsort(rs, (size_t)n, sizeof *rs, cmp_size_desc);
+    for (int i = 0; i < n; i++) {
+        int best = 0;
+        for (int p = 1; p < nprocs; p++)
+            if (load[p] < load[best])
+                best = p;
+        owner[rs[i].rank] = best;
+        load[best] += rs[i].bytes + 1; /* + 1: empty files still spread */
+    }
+    free(rs);
+    free(load);
+    return 0;
+}
+
+/* Progress over this process's share of the bytes. */
+struct share_progress {
+    search_progress_fn fn;
+    void *ctx;
+    uint64_t done_before, total;
+};
+
+static void share_progress_cb(void *ctx, uint64_t done, uint64_t total)
+{
+    struct share_progress *s = ctx;
+    s->fn(s->ctx, s->done_before + (done < total ? done : total), s->total);
+}
+
+static uint64_t file_bytes(const char *path)
+{
+    struct stat sb;
+    return path && stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+/* Bundle items. */
+enum { ITEM_RESULT = 1, ITEM_FAILURE = 2 };
+
+static void pk_msg(struct pk_buf *b, const char *msg)
+{
+    size_t n = strnlen(msg, sizeof(((struct trace_err *)0)->msg) - 1);
+    pk_u32(b, (uint32_t)n);
+    pk_bytes(b, msg, n);
+}
+
+/* A message of at most 511 bytes into out (NUL-terminated). */
+static void rd_msg(struct pk_rd *r, char *out, size_t size)
+{
+    uint32_t n = rd_u32(r);
+    out[0] = '\0';
+    if (r->bad)
+        return;
+    if (n >= size || n > r->len - r->off) {
+        rd_fail(r, "message too long");
+        return;
+    }
+    memcpy(out, r->p + r->off, n);
+    out[n] = '\0';
+    r->off += n;
+}
+
+static void pk_bundle_header(struct pk_buf *b, int32_t status, uint32_t nitems)
+{
+    pk_u32(b, BUNDLE_MAGIC);
+    pk_u16(b, PACK_VERSION);
+    pk_u16(b, 0);
+    pk_i32(b, status);
+    pk_u32(b, nitems);
+}
+
+/* What process 0 collects. */
+struct collected {
+    struct search_rank_result **res;
+    int nres, capres;
+    struct search_rank_failure *fail;
+    int nfail, capfail;
+};
+
+static int add_result(struct collected *c, struct search_rank_result *r)
+{
+    if (c->nres == c->capres) {
+        int cap = c->capres ? 2 * c->capres : 16;
+        void *p = realloc(c->res, (size_t)cap * sizeof *c->res);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        c->res = p;
+        c->capres = cap;
+    }
+    c->res[c->nres++] = r;
+    return 0;
+}
+
+static int add_failure(struct collected *c, int rank, int status, const char *msg)
+{
+    if (c->nfail == c->capfail) {
+        int cap = c->capfail ? 2 * c->capfail : 8;
+        void *p = realloc(c->fail, (size_t)cap * sizeof *c->fail);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        c->fail = p;
+        c->capfail = cap;
+    }
+    struct search_rank_failure *f = &c->fail[c->nfail++];
+    memset(f, 0, sizeof *f);
+    f->rank = rank;
+    f->status = status;
+    snprintf(f->msg, sizeof f->msg, "%s", msg ? msg : "");
+    return 0;
+}
+
+/* Unpacks the bundle of process src into c and resolves its sites. */
+static int unpack_bundle(struct trace *t, int src, const uint8_t *p, size_t len, const int *owner, int world,
+                         struct collected *c, struct trace_err *err)
+{
+    struct pk_rd rd = {.p = p, .len = len};
+    struct pk_rd *r = &rd;
+    char msg[sizeof err->msg];
+    int rc;
+
+    if (rd_u32(r) != BUNDLE_MAGIC || r->bad) {
+        snprintf(err->msg, sizeof err->msg, "bad data from an analysis process: process=%d reason=bad magic",
+                 src);
+        return TRACE_ERR_FORMAT;
+    }
+    uint16_t version = rd_u16(r);
+    rd_u16(r);
+    int32_t status = rd_i32(r);
+    uint32_t nitems = rd_u32(r);
+    if (!r->bad && version != PACK_VERSION) {
+        snprintf(err->msg, sizeof err->msg,
+                 "an analysis process runs another version of commhint: process=%d version=%u", src, version);
+        return TRACE_ERR_VERSION;
+    }
+    if (!r->bad && status < 0) {
+        rd_msg(r, msg, sizeof msg);
+        snprintf(err->msg, sizeof err->msg, "the analysis failed on process %d: %s", src,
+                 r->bad ? trace_status_str(status) : msg);
+        return status;
+    }
+    for (uint32_t i = 0; i < nitems && !r->bad; i++) {
+        uint32_t kind = rd_u32(r);
+        int32_t rank = rd_i32(r);
+        if (r->bad)
+            break;
+        if (rank < 0 || rank >= world || owner[rank] != src) {
+            rd_fail(r, "a rank the process was not given");
+            break;
+        }
+        if (kind == ITEM_FAILURE) {
+            int32_t st = rd_i32(r);
+            rd_msg(r, msg, sizeof msg);
+            if (r->bad)
+                break;
+            if ((rc = add_failure(c, rank, st < 0 ? st : TRACE_ERR_FORMAT, msg)) < 0)
+                goto nomem;
+        } else if (kind == ITEM_RESULT) {
+            uint64_t n = rd_u64(r);
+            if (r->bad || n > r->len - r->off) {
+                rd_fail(r, "length past end");
+                break;
+            }
+            struct search_rank_result *res;
+            const char *why;
+            rc = unpack_result(r->p + r->off, (size_t)n, &res, &why);
+            if (rc < 0) {
+                snprintf(err->msg, sizeof err->msg,
+                         "bad rank result from an analysis process: process=%d rank=%d reason=%s", src, rank,
+                         why);
+                return rc;
+            }
+            r->off += (size_t)n;
+            if (res->rank != rank) {
+                search_rank_result_free(res);
+                rd_fail(r, "result of another rank");
+                break;
+            }
+            if ((rc = resolve_sites(t, res, err)) < 0) {
+                search_rank_result_free(res);
+                return rc;
+            }
+            if ((rc = add_result(c, res)) < 0) {
+                search_rank_result_free(res);
+                goto nomem;
+            }
+        } else {
+            rd_fail(r, "unknown item");
+        }
+    }
+    if (!r->bad && r->off != r->len)
+        rd_fail(r, "bytes left after the last item");
+    if (r->bad) {
+        snprintf(err->msg, sizeof err->msg,
+                 "bad data from an analysis process: process=%d offset=%zu reason=%s", src, r->off, r->why);
+        return TRACE_ERR_FORMAT;
+    }
+    return 0;
+nomem:
+    snprintf(err->msg, sizeof err->msg, "out of memory: process=0");
+    return TRACE_ERR_NOMEM;
+}
+
+static int cmp_result_rank(const void *a, const void *b)
+{
+    const struct search_rank_result *x = *(struct search_rank_result *const *)a;
+    const struct search_rank_result *y = *(struct search_rank_result *const *)b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int cmp_failure_rank(const void *a, const void *b)
+{
+    const struct search_rank_failure *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Sends len bytes to process 0 in chunks, once process 0 says it is ready
+ * to receive them (until then the process waits gently). */
+static void send_bytes(const uint8_t *p, uint64_t len)
+{
+    MPI_Request req;
+    int go = 0;
+    MPI_Irecv(&go, 1, MPI_INT, 0, TAG_GO, par_comm, &req);
+    wait_gently(&req);
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+        MPI_Send(p + off, (int)n, MPI_BYTE, 0, TAG_CHUNK, par_comm);
+        off += n;
+    }
+}
+
+/* Receives len bytes from src in chunks into p, or into a scratch chunk
+ * (discarded) when p is NULL: every chunk a process sends is received. */
+static int recv_bytes(int src, uint8_t *p, uint64_t len)
+{
+    uint8_t *scratch = NULL;
+    int go = 1;
+    MPI_Send(&go, 1, MPI_INT, src, TAG_GO, par_comm);
+    if (!p && len) {
+        scratch = malloc(len < CHUNK_BYTES ? (size_t)len : CHUNK_BYTES);
+        if (!scratch) {
+            /* cannot even drain the messages: end the job rather than hang */
+            fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
+            MPI_Abort(par_comm, 1);
+        }
+    }
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+        MPI_Recv(p ? p + off : scratch, (int)n, MPI_BYTE, src, TAG_CHUNK, par_comm, MPI_STATUS_IGNORE);
+        off += n;
+    }
+    free(scratch);
+    return 0;
+}
+
+int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
+                        struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
+                        int *nfailed, struct trace_err *err)
+{
+    int proc, nprocs, world, rc = 0, local_rc = 0;
+    int *owner = NULL;
+    uint64_t *sizes = NULL;
+    struct pk_buf b = {0};
+    struct collected col = {0};
+    char local_msg[sizeof err->msg] = "";
+
+    *out = NULL;
+    *n = 0;
+    if (failed)
+        *failed = NULL;
+    if (nfailed)
+        *nfailed = 0;
+    err->msg[0] = '\0';
+    if (par_comm == MPI_COMM_NULL || !t) {
+        snprintf(err->msg, sizeof err->msg,
+                 "parallel analysis not started: call search_parallel_begin first");
+        return TRACE_ERR_ARG;
+    }
+    MPI_Comm_rank(par_comm, &proc);
+    MPI_Comm_size(par_comm, &nprocs);
+    world = trace_world_size(t);
+
+    /* 1. the assignment, computed by process 0 (the same file sizes
+     *    everywhere are not taken for granted) */
+    owner = malloc((world > 0 ? (size_t)world : 1) * sizeof *owner);
+    int have = owner ? 1 : 0, all_have;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, par_comm);
+    if (!all_have) {
+        free(owner);
+        snprintf(err->msg, sizeof err->msg, "out of memory: process=%d", proc);
+        return TRACE_ERR_NOMEM;
+    }
+    if (proc == 0 && assign_ranks(t, nprocs, owner) < 0) {
+        for (int r = 0; r < world; r++)
+            owner[r] = -1;
+        local_rc = TRACE_ERR_NOMEM;
+        snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
+    }
+    MPI_Bcast(owner, world, MPI_INT, 0, par_comm);
+
+    /* 2. this process's ranks */
+    struct share_progress sp = {.fn = progress, .ctx = ctx};
+    uint32_t nitems = 0;
+    for (int r = 0; r < world; r++)
+        if (owner[r] == proc)
+            sp.total += file_bytes(trace_rank_path(t, r));
+    if (proc != 0)
+        pk_bundle_header(&b, 0, 0); /* nitems patched below */
+    for (int r = 0; r < world && !local_rc; r++) {
+        if (owner[r] != proc)
+            continue;
+        struct trace_err rerr;
+        struct search_rank_result *res = NULL;
+        rerr.msg[0] = '\0';
+        int rrc = search_run_rank(t, r, o, progress ? share_progress_cb : NULL, &sp, &res, &rerr);
+        sp.done_before += file_bytes(trace_rank_path(t, r));
+        if (proc == 0) {
+            /* kept as is: nothing to send */
+            int arc = rrc < 0 ? add_failure(&col, r, rrc, rerr.msg) : add_result(&col, res);
+            if (arc < 0) {
+                search_rank_result_free(res);
+                local_rc = arc;
+                snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
+            }
+            continue;
+        }
+        pk_u32(&b, rrc < 0 ? ITEM_FAILURE : ITEM_RESULT);
+        pk_i32(&b, r);
+        if (rrc < 0) {
+            pk_i32(&b, rrc);
+            pk_msg(&b, rerr.msg);
+        } else {
+            size_t at = b.len;
+            pk_u64(&b, 0);
+            pack_result(&b, res);
+            pk_patch_u64(&b, at, b.len - at - 8);
+            search_rank_result_free(res);
+        }
+        nitems++;
+        if (b.nomem) {
+            local_rc = TRACE_ERR_NOMEM;
+            snprintf(local_msg, sizeof local_msg,
+                     "out of memory while packing the results: process=%d rank=%d", proc, r);
+        }
+    }
+    bool static_bundle = false;
+    if (proc != 0 && b.nomem && !local_rc) {
+        local_rc = TRACE_ERR_NOMEM;
+        snprintf(local_msg, sizeof local_msg, "out of memory while packing the results: process=%d", proc);
+    }
+    if (proc != 0) {
+        if (local_rc < 0) {
+            free(b.p);
+            memset(&b, 0, sizeof b);
+            pk_bundle_header(&b, local_rc, 0);
+            pk_msg(&b, local_msg);
+            if (b.nomem) {
+                /* the status alone, in 20 static bytes */
+                static uint8_t tiny[20];
+                free(b.p);
+                b = (struct pk_buf){.p = tiny, .cap = sizeof tiny};
+                pk_bundle_header(&b, local_rc, 0);
+                pk_u32(&b, 0);
+                static_bundle = true;
+            }
+        } else {
+            /* the item count: bytes 12..15 of the header */
+            for (unsigned i = 0; i < 4; i++)
+                b.p[12 + i] = (uint8_t)(nitems >> (8 * i));
+        }
+    }
+
+    /* 3. the gather: sizes, then bytes (every process takes part) */
+    uint64_t mine = proc == 0 ? 0 : (uint64_t)b.len;
+    if (proc == 0 && !(sizes = calloc((size_t)nprocs, sizeof *sizes))) {
+        fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
+        MPI_Abort(par_comm, 1);
+    }
+    MPI_Request req;
+    MPI_Igather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, 0, par_comm, &req);
+    wait_gently(&req);
+    if (proc != 0) {
+        send_bytes(b.p, mine);
+        if (!static_bundle)
+            free(b.p);
+        free(owner);
+        if (local_rc < 0)
+            snprintf(err->msg, sizeof err->msg, "%s", local_msg);
+        return local_rc;
+    }
+
+    rc = local_rc;
+    if (rc < 0)
+        snprintf(err->msg, sizeof err->msg, "%s", local_msg);
+    for (int src = 1; src < nprocs; src++) {
+        uint8_t *p = NULL;
+        if (rc == 0)
+            p = malloc(sizes[src] ? (size_t)sizes[src] : 1);
+        if (!p && rc == 0) {
+            rc = TRACE_ERR_NOMEM;
+            snprintf(err->msg, sizeof err->msg, "out of memory for the results of process %d: bytes=%" PRIu64,
+                     src, sizes[src]);
+        }
+        recv_bytes(src, p, sizes[src]);
+        if (p && rc == 0)
+            rc = unpack_bundle(t, src, p, (size_t)sizes[src], owner, world, &col, err);
+        free(p);
+    }
+    free(sizes);
+    free(owner);
+    if (rc < 0) {
+        for (int k = 0; k < col.nres; k++)
+            search_rank_result_free(col.res[k]);
+        free(col.res);
+        free(col.fail);
+        return rc;
+    }
+    if (col.nres)
+        qsort(col.res, (size_t)col.nres, sizeof *col.res, cmp_result_rank);
+    if (col.nfail)
+        qsort(col.fail, (size_t)col.nfail, sizeof *col.fail, cmp_failure_rank);
+    *out = col.res;
+    *n = col.nres;
+    if (failed) {
+        *failed = col.fail;
+        *nfailed = col.nfail;
+    } else {
+        free(col.fail);
+    }
+    return 0;
+}

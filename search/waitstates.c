@@ -1,0 +1,663 @@
+/* waitstates.c - wait states and load imbalance across ranks
+ * (docs/waitstates.md): how long the ranks' MPI calls waited for another
+ * rank, per call site, and how unevenly the computation was spread.
+ *
+ * Inputs are the ranks' MPI logs, matched (struct search_xrank); outputs go
+ * into the report: rep->waits (one struct search_waitsite per call-site
+ * location, summed over ranks), clocks_aligned, imbalance, comp_mean_ns,
+ * comp_max_ns and the unmatched counts.
+ *
+ * Times of different ranks are compared only after mapping each rank's
+ * CLOCK_MONOTONIC to CLOCK_REALTIME through its CLOCK samples (at MPI_Init
+ * and MPI_Finalize, linear in between for drift).  If a rank has no sample,
+ * or if after the mapping a message would be received before it was sent
+ * (or a collective would return before a member it needs entered it) by
+ * more than WAIT_CLOCK_TOLERANCE_NS, the clocks are not trusted: wait
+ * states are then 0 (calls and times per site are still given) and
+ * clocks_aligned is false.
+ *
+ * Decisions beyond the document:
+ *   - a rank with only one valid sample (no MPI_Finalize sample: it was cut
+ *     short) uses that sample's offset without drift;
+ *   - a receive completed by a Wait/Test whose request started at an Irecv
+ *     has no known posting time in the log, so it never makes its sender a
+ *     late receiver (this errs towards 0);
+ *   - a Wait completing several receives waits once: the latest of their
+ *     senders' entries counts;
+ *   - collectives with members missing (a rank without trace) are measured
+ *     over the members present, which can only make waits smaller;
+ *     collectives in which no member moves a byte (count 0), other than
+ *     Barrier, do not synchronise in MPICH and are not measured;
+ *   - Scan and Exscan order members by world rank (the communicator's rank
+ *     order is not in the log; it is the same for MPI_COMM_WORLD and its
+ *     duplicates and splits keyed by world rank).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search-private.h"
+
+/* How far a receive may seem to end before its send started, or a
+ * collective to return before a member it needs entered, after alignment,
+ * before the clocks are declared untrustworthy (ns).  Covers the jitter of
+ * reading two clocks one after the other and NTP slewing during a run. */
+#define WAIT_CLOCK_TOLERANCE_NS 20000
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+/* ---- clocks ---------------------------------------------------------------------- */
+
+/* A rank's map from its CLOCK_MONOTONIC to the common base: t + off +
+ * slope * (t - m0). */
+struct clockmap {
+    bool ok;
+    uint64_t m0;  /* ns, monotonic time of the first sample */
+    int64_t off;  /* ns, (real - mono) at m0, less the base */
+    double slope; /* drift of (real - mono) per ns of monotonic time */
+};
+
+static int64_t delta_of(const struct dg_clock *c)
+{
+    return (int64_t)(c->real_ns - c->mono_ns);
+}
+
+/* Builds the map of a log; base is subtracted from every offset so that
+ * aligned times stay near the monotonic ones. */
+static void clockmap_init(struct clockmap *cm, const struct dg_mpilog *log, int64_t base)
+{
+    const struct dg_clock *a = &log->clock[0], *b = &log->clock[1];
+    memset(cm, 0, sizeof *cm);
+    if (!a->valid && !b->valid)
+        return;
+    if (!a->valid)
+        a = b;
+    cm->ok = true;
+    cm->m0 = a->mono_ns;
+    cm->off = delta_of(a) - base;
+    if (b->valid && a != b && b->mono_ns > a->mono_ns)
+        cm->slope = (double)(delta_of(b) - delta_of(a)) / (double)(b->mono_ns - a->mono_ns);
+}
+
+static int64_t clock_at(const struct clockmap *cm, uint64_t t)
+{
+    return (int64_t)t + cm->off + (int64_t)(cm->slope * ((double)t - (double)cm->m0));
+}
+
+/* ---- the state of one run ---------------------------------------------------------- */
+
+/* Wait states of one call site of one rank. */
+struct ent {
+    const struct trace_site_info *info;
+    int rank;
+    uint16_t call;
+    uint64_t calls, time_ns, ls, lr, wc;
+};
+
+struct ws {
+    const struct search_xrank *x;
+    struct clockmap *cm; /* [world_size] */
+    bool aligned;
+    struct dg_map *sites; /* [world_size]: site id -> entry index + 1, or 0 without info */
+    struct ent *ent;
+    size_t nent, cap;
+};
+
+static const struct dg_msgrec *rec_at(const struct ws *w, struct dg_pos p)
+{
+    return &w->x->logs[p.rank]->rec[p.pos];
+}
+
+static bool timed(const struct dg_msgrec *r)
+{
+    return r->t_enter && r->t_exit >= r->t_enter;
+}
+
+static uint64_t dur_of(const struct dg_msgrec *r)
+{
+    return timed(r) ? r->t_exit - r->t_enter : 0;
+}
+
+/* The entry of rank r's call site `site`; NULL if the site has no source
+ * location (or on out-of-memory, which sets *nomem). */
+static struct ent *entry_of(struct ws *w, int r, const struct dg_msgrec *rec, bool *nomem)
+{
+    if (rec->site == CHT_NONE)
+        return NULL;
+    uint64_t *v = dg_map_get(&w->sites[r], rec->site);
+    if (v)
+        return *v ? &w->ent[*v - 1] : NULL;
+    const struct search_rank_result *res = w->x->by_rank ? w->x->by_rank[r] : NULL;
+    const struct trace_site_info *info = res ? search_site_info(res, rec->site) : NULL;
+    uint64_t val = 0;
+    if (info && info->file && info->file[0] && info->line) {
+        if (w->nent == w->cap) {
+            size_t cap = w->cap ? w->cap * 2 : 64;
+            struct ent *e = realloc(w->ent, cap * sizeof *e);
+            if (!e) {
+                *nomem = true;
+                return NULL;
+            }
+            w->ent = e;
+            w->cap = cap;
+        }
+        struct ent *e = &w->ent[w->nent++];
+        memset(e, 0, sizeof *e);
+        e->info = info;
+        e->rank = r;
+        e->call = rec->call;
+        val = w->nent;
+    }
+    if (!dg_map_put(&w->sites[r], rec->site, val)) {
+        *nomem = true;
+        return NULL;
+    }
+    return val ? &w->ent[val - 1] : NULL;
+}
+
+/* ---- collectives: who waits for whom --------------------------------------------------- */
+
+enum coll_shape {
+    COLL_NONE,      /* not measured */
+    COLL_ALL,       /* everybody waits for the last member: Barrier, All*, Reduce_scatter */
+    COLL_FROM_ROOT, /* non-roots wait for the root: Bcast, Scatter(v) */
+    COLL_TO_ROOT,   /* the root waits for the last member: Reduce, Gather(v) */
+    COLL_PREFIX,    /* a member waits for the lower ranks: Scan (inclusive), Exscan */
+};
+
+static int coll_shape(uint16_t call)
+{
+    switch (call) {
+    case CHT_MPI_BARRIER:
+    case CHT_MPI_ALLREDUCE:
+    case CHT_MPI_ALLGATHER:
+    case CHT_MPI_ALLGATHERV:
+    case CHT_MPI_ALLTOALL:
+    case CHT_MPI_ALLTOALLV:
+    case CHT_MPI_REDUCE_SCATTER:
+    case CHT_MPI_REDUCE_SCATTER_BLOCK: return COLL_ALL;
+    case CHT_MPI_BCAST:
+    case CHT_MPI_SCATTER:
+    case CHT_MPI_SCATTERV: return COLL_FROM_ROOT;
+    case CHT_MPI_REDUCE:
+    case CHT_MPI_GATHER:
+    case CHT_MPI_GATHERV: return COLL_TO_ROOT;
+    case CHT_MPI_SCAN:
+    case CHT_MPI_EXSCAN: return COLL_PREFIX;
+    }
+    return COLL_NONE;
+}
+
+/* Calls whose "needs" relation holds in every MPI implementation whatever
+ * the per-rank counts (the v-variants may skip ranks with count 0, and
+ * Scan's rank order is a guess): only these take part in the clock check. */
+static bool coll_certain(uint16_t call)
+{
+    switch (call) {
+    case CHT_MPI_BARRIER:
+    case CHT_MPI_ALLREDUCE:
+    case CHT_MPI_ALLGATHER:
+    case CHT_MPI_ALLTOALL:
+    case CHT_MPI_REDUCE_SCATTER_BLOCK:
+    case CHT_MPI_BCAST:
+    case CHT_MPI_SCATTER:
+    case CHT_MPI_REDUCE:
+    case CHT_MPI_GATHER: return true;
+    }
+    return false;
+}
+
+/* One member of a collective instance, aligned. */
+struct member {
+    struct dg_pos p;
+    const struct dg_msgrec *rec;
+    int64_t enter, exit;
+    bool root;
+};
+
+/* Fills the members of instance i that have times (aligned with the clock
+ * maps, or raw when align is false); returns how many, and the shape of the
+ * instance (COLL_NONE if it is not measured). */
+static uint32_t coll_members(const struct ws *w, uint32_t i, struct member **buf, uint32_t *bufcap,
+                             int *shape, bool *nomem)
+{
+    uint32_t n = 0;
+    const struct dg_pos *pos = dg_match_coll(w->x->match, i, &n);
+    *shape = COLL_NONE;
+    if (!pos || !n)
+        return 0;
+    if (n > *bufcap) {
+        struct member *m = realloc(*buf, n * sizeof *m);
+        if (!m) {
+            *nomem = true;
+            return 0;
+        }
+        *buf = m;
+        *bufcap = n;
+    }
+    uint32_t k = 0;
+    bool moves = false;
+    for (uint32_t j = 0; j < n; j++) {
+        const struct dg_msgrec *r = rec_at(w, pos[j]);
+        if (r->bytes || r->rbytes)
+            moves = true;
+        if (!timed(r))
+            continue;
+        struct member *m = &(*buf)[k++];
+        m->p = pos[j];
+        m->rec = r;
+        m->enter = clock_at(&w->cm[pos[j].rank], r->t_enter);
+        m->exit = clock_at(&w->cm[pos[j].rank], r->t_exit);
+        m->root = (r->flags & DG_MSGF_ROOT) || (r->peer >= 0 && r->peer == pos[j].rank);
+    }
+    if (k) {
+        uint16_t call = (*buf)[0].rec->call;
+        if (moves || call == CHT_MPI_BARRIER)
+            *shape = coll_shape(call);
+    }
+    return k;
+}
+
+/* The time member j cannot leave the instance before: the latest entry of
+ * the members it needs; false if it needs none. */
+static bool coll_needed(const struct member *m, uint32_t n, uint32_t j, int shape, int64_t *at)
+{
+    bool any = false;
+    int64_t t = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        bool need;
+        switch (shape) {
+        case COLL_ALL: need = true; break;
+        case COLL_FROM_ROOT: need = !m[j].root && m[k].root; break;
+        case COLL_TO_ROOT: need = m[j].root; break;
+        case COLL_PREFIX:
+            need =
+                m[k].p.rank < m[j].p.rank || (m[k].p.rank == m[j].p.rank && m[j].rec->call == CHT_MPI_SCAN);
+            break;
+        default: need = false;
+        }
+        if (need && (!any || m[k].enter > t)) {
+            t = m[k].enter;
+            any = true;
+        }
+    }
+    *at = t;
+    return any;
+}
+
+/* ---- clock check ------------------------------------------------------------------------ */
+
+/* Whether every matched message is received after it was sent and every
+ * collective member leaves after the members it needs entered, within the
+ * tolerance, on the aligned clocks. */
+static bool clocks_consistent(const struct ws *w, bool *nomem)
+{
+    const struct search_xrank *x = w->x;
+    for (int r = 0; r < x->world_size; r++) {
+        const struct dg_mpilog *log = x->logs[r];
+        if (!log)
+            continue;
+        for (uint32_t i = 0; i < log->n; i++) {
+            const struct dg_msgrec *rv = &log->rec[i];
+            if (rv->kind != DG_MSG_RECV || !timed(rv))
+                continue;
+            struct dg_pos s = dg_match_peer(x->match, (struct dg_pos){r, i});
+            if (s.rank < 0 || s.rank >= x->world_size || !x->logs[s.rank])
+                continue;
+            const struct dg_msgrec *sd = rec_at(w, s);
+            if (!timed(sd))
+                continue;
+            if (clock_at(&w->cm[r], rv->t_exit) + WAIT_CLOCK_TOLERANCE_NS <
+                clock_at(&w->cm[s.rank], sd->t_enter))
+                return false;
+        }
+    }
+    struct member *m = NULL;
+    uint32_t cap = 0;
+    bool ok = true;
+    uint32_t ninst = dg_match_ncoll(x->match);
+    for (uint32_t i = 0; i < ninst && ok; i++) {
+        int shape;
+        uint32_t n = coll_members(w, i, &m, &cap, &shape, nomem);
+        if (*nomem)
+            break;
+        if (shape == COLL_NONE || !coll_certain(m[0].rec->call))
+            continue;
+        for (uint32_t j = 0; j < n; j++) {
+            int64_t at;
+            if (coll_needed(m, n, j, shape, &at) && m[j].exit + WAIT_CLOCK_TOLERANCE_NS < at) {
+                ok = false;
+                break;
+            }
+        }
+    }
+    free(m);
+    return ok;
+}
+
+/* ---- the three wait states ----------------------------------------------------------------- */
+
+static uint64_t clamp_wait(int64_t gap, uint64_t dur)
+{
+    if (gap <= 0)
+        return 0;
+    return (uint64_t)gap < dur ? (uint64_t)gap : dur;
+}
+
+/* Calls, times, late senders and late receivers of rank r, event by event
+ * (the records of one event are consecutive and share its index). */
+static int scan_rank(struct ws *w, int r)
+{
+    const struct search_xrank *x = w->x;
+    const struct dg_mpilog *log = x->logs[r];
+    bool nomem = false;
+    for (uint32_t i = 0; i < log->n;) {
+        uint32_t j = i + 1;
+        while (j < log->n && log->rec[j].index == log->rec[i].index)
+            j++;
+        const struct dg_msgrec *ev = &log->rec[i];
+        uint64_t dur = dur_of(ev);
+        bool listed = false;
+        int64_t ls_gap = 0;
+        uint64_t lr = 0;
+        for (uint32_t k = i; k < j; k++) {
+            const struct dg_msgrec *rc = &log->rec[k];
+            if (rc->kind == DG_MSG_COLL) {
+                listed = true;
+            } else if (rc->kind == DG_MSG_RECV && (rc->flags & DG_MSGF_BLOCKS)) {
+                /* Late sender: the receive (or the Wait completing it)
+                 * entered before its send did. */
+                listed = true;
+                if (!w->aligned || !timed(rc) || !x->match)
+                    continue;
+                struct dg_pos s = dg_match_peer(x->match, (struct dg_pos){r, k});
+                if (s.rank < 0 || s.rank >= x->world_size || !x->logs[s.rank])
+                    continue;
+                const struct dg_msgrec *sd = rec_at(w, s);
+                if (!timed(sd))
+                    continue;
+                int64_t gap = clock_at(&w->cm[s.rank], sd->t_enter) - clock_at(&w->cm[r], rc->t_enter);
+                if (gap > ls_gap)
+                    ls_gap = gap;
+            } else if (rc->kind == DG_MSG_SEND && !(rc->flags & DG_MSGF_NONBLOCKING) &&
+                       (rc->call == CHT_MPI_SEND || rc->call == CHT_MPI_SSEND)) {
+                /* Late receiver: the send entered before its receive was
+                 * posted and was still in the call when it was (an eager
+                 * send has returned by then and waited for nothing). */
+                listed = true;
+                if (!w->aligned || !timed(rc) || !x->match)
+                    continue;
+                struct dg_pos p = dg_match_peer(x->match, (struct dg_pos){r, k});
+                if (p.rank < 0 || p.rank >= x->world_size || !x->logs[p.rank])
+                    continue;
+                const struct dg_msgrec *rv = rec_at(w, p);
+                if (!timed(rv) || (rv->flags & DG_MSGF_NONBLOCKING))
+                    continue;
+                int64_t gap = clock_at(&w->cm[p.rank], rv->t_enter) - clock_at(&w->cm[r], rc->t_enter);
+                uint64_t d = dur_of(rc);
+                if (gap > 0 && d > (uint64_t)gap)
+                    lr += (uint64_t)gap;
+            }
+        }
+        if (listed) {
+            struct ent *e = entry_of(w, r, ev, &nomem);
+            if (nomem)
+                return TRACE_ERR_NOMEM;
+            if (e) {
+                e->calls++;
+                e->time_ns += dur;
+                e->ls += clamp_wait(ls_gap, dur);
+                e->lr += lr < dur ? lr : dur;
+            }
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* Wait at collectives, instance by instance. */
+static int scan_colls(struct ws *w)
+{
+    struct member *m = NULL;
+    uint32_t cap = 0;
+    bool nomem = false;
+    uint32_t ninst = dg_match_ncoll(w->x->match);
+    for (uint32_t i = 0; i < ninst && !nomem; i++) {
+        int shape;
+        uint32_t n = coll_members(w, i, &m, &cap, &shape, &nomem);
+        if (shape == COLL_NONE)
+            continue;
+        for (uint32_t j = 0; j < n && !nomem; j++) {
+            int64_t at;
+            if (!coll_needed(m, n, j, shape, &at))
+                continue;
+            uint64_t wait = clamp_wait(at - m[j].enter, dur_of(m[j].rec));
+            struct ent *e = entry_of(w, m[j].p.rank, m[j].rec, &nomem);
+            if (e)
+                e->wc += wait;
+        }
+    }
+    free(m);
+    return nomem ? TRACE_ERR_NOMEM : 0;
+}
+
+/* ---- load imbalance --------------------------------------------------------------------- */
+
+/* Computation time of a rank: the span of its log less its time in MPI
+ * calls (each event once). */
+static bool comp_time(const struct dg_mpilog *log, uint64_t *out)
+{
+    uint64_t first = 0, last = 0, mpi = 0;
+    bool any = false;
+    for (uint32_t i = 0; i < log->n;) {
+        uint32_t j = i + 1;
+        while (j < log->n && log->rec[j].index == log->rec[i].index)
+            j++;
+        const struct dg_msgrec *ev = &log->rec[i];
+        if (timed(ev)) {
+            if (!any || ev->t_enter < first)
+                first = ev->t_enter;
+            if (!any || ev->t_exit > last)
+                last = ev->t_exit;
+            any = true;
+            mpi += ev->t_exit - ev->t_enter;
+        }
+        i = j;
+    }
+    if (!any)
+        return false;
+    uint64_t span = last - first;
+    *out = span > mpi ? span - mpi : 0;
+    return true;
+}
+
+static void imbalance(const struct search_xrank *x, struct search_report *rep)
+{
+    uint64_t sum = 0, max = 0;
+    int p = 0;
+    for (int r = 0; r < x->world_size; r++) {
+        uint64_t c;
+        if (!x->logs[r] || !comp_time(x->logs[r], &c))
+            continue;
+        sum += c;
+        if (c > max)
+            max = c;
+        p++;
+    }
+    rep->comp_mean_ns = p ? sum / (uint64_t)p : 0;
+    rep->comp_max_ns = max;
+    rep->imbalance = 0.0;
+    if (p > 1 && max > 0) {
+        double mean = (double)sum / (double)p;
+        double s = (1.0 - mean / (double)max) / (1.0 - 1.0 / (double)p);
+        rep->imbalance = s < 0 ? 0 : s > 1 ? 1 : s;
+    }
+}
+
+/* ---- merging by location ----------------------------------------------------------------- */
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int loc_cmp(const char *fa, uint32_t la, uint32_t ca, const char *fb, uint32_t lb, uint32_t cb)
+{
+    int c = strcmp(nz(fa), nz(fb));
+    if (c)
+        return c;
+    if ((c = cmp_u64(la, lb)))
+        return c;
+    return cmp_u64(ca, cb);
+}
+
+static int ent_cmp(const void *pa, const void *pb)
+{
+    const struct ent *a = pa, *b = pb;
+    int c = loc_cmp(a->info->file, a->info->line, a->info->col, b->info->file, b->info->line, b->info->col);
+    if (c)
+        return c;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return cmp_u64(a->info->id, b->info->id);
+}
+
+static uint64_t total_wait(const struct search_waitsite *s)
+{
+    return s->late_sender_ns + s->late_receiver_ns + s->wait_collective_ns;
+}
+
+static int waitsite_cmp(const void *pa, const void *pb)
+{
+    const struct search_waitsite *a = pa, *b = pb;
+    uint64_t ta = total_wait(a), tb = total_wait(b);
+    if (ta != tb)
+        return ta > tb ? -1 : 1;
+    if (a->time_ns != b->time_ns)
+        return a->time_ns > b->time_ns ? -1 : 1;
+    return loc_cmp(a->file, a->line, a->col, b->file, b->line, b->col);
+}
+
+static int merge(struct ws *w, struct search_report *rep)
+{
+    if (!w->nent)
+        return 0;
+    qsort(w->ent, w->nent, sizeof *w->ent, ent_cmp);
+    struct search_waitsite *v = calloc(w->nent, sizeof *v);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    uint32_t n = 0;
+    for (size_t i = 0; i < w->nent;) {
+        const struct trace_site_info *in = w->ent[i].info;
+        size_t j = i + 1;
+        while (j < w->nent && !loc_cmp(w->ent[j].info->file, w->ent[j].info->line, w->ent[j].info->col,
+                                       in->file, in->line, in->col))
+            j++;
+        struct search_waitsite *s = &v[n];
+        s->file = in->file;
+        s->func = nz(in->func);
+        s->line = in->line;
+        s->col = in->col;
+        s->call = w->ent[i].call;
+        for (size_t k = i; k < j; k++) {
+            const struct ent *e = &w->ent[k];
+            if (k == i || e->rank != w->ent[k - 1].rank)
+                s->nranks++;
+            s->calls += e->calls;
+            s->time_ns += e->time_ns;
+            s->late_sender_ns += e->ls;
+            s->late_receiver_ns += e->lr;
+            s->wait_collective_ns += e->wc;
+        }
+        /* A site reached only by events that were not counted (a Wait of
+         * a collective member without times) is left out. */
+        if (s->calls)
+            n++;
+        else
+            memset(s, 0, sizeof *s);
+        i = j;
+    }
+    if (!n) {
+        free(v);
+        return 0;
+    }
+    qsort(v, n, sizeof *v, waitsite_cmp);
+    rep->waits = v;
+    rep->nwaits = n;
+    return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+int search_waitstates(const struct search_xrank *x, struct search_report *rep)
+{
+    struct ws w = {.x = x};
+    int rc = 0;
+    bool nomem = false;
+
+    if (!x || !rep || x->world_size < 0 || (x->world_size && !x->logs))
+        return TRACE_ERR_ARG;
+    rep->nwaits = 0;
+    rep->waits = NULL;
+    rep->clocks_aligned = false;
+    rep->unmatched_sends = rep->unmatched_recvs = rep->incomplete_colls = 0;
+    imbalance(x, rep);
+    if (!x->world_size)
+        return 0;
+    if (x->match) {
+        rep->unmatched_sends = dg_match_unmatched_sends(x->match);
+        rep->unmatched_recvs = dg_match_unmatched_recvs(x->match);
+        rep->incomplete_colls = dg_match_incomplete_colls(x->match);
+    }
+
+    w.cm = calloc((size_t)x->world_size, sizeof *w.cm);
+    w.sites = calloc((size_t)x->world_size, sizeof *w.sites);
+    if (!w.cm || !w.sites) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    /* Clocks: every rank with a log needs a sample; the base is the first
+     * such rank's offset at its first sample. */
+    bool have_base = false, all_sampled = true;
+    int64_t base = 0;
+    for (int r = 0; r < x->world_size; r++) {
+        const struct dg_mpilog *log = x->logs[r];
+        if (!log)
+            continue;
+        if (!have_base && (log->clock[0].valid || log->clock[1].valid)) {
+            base = delta_of(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
+            have_base = true;
+        }
+    }
+    for (int r = 0; r < x->world_size; r++) {
+        if (!x->logs[r])
+            continue;
+        clockmap_init(&w.cm[r], x->logs[r], base);
+        if (!w.cm[r].ok)
+            all_sampled = false;
+    }
+    w.aligned = all_sampled && have_base && x->match && clocks_consistent(&w, &nomem);
+    if (nomem) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    rep->clocks_aligned = w.aligned;
+
+    for (int r = 0; r < x->world_size; r++)
+        if (x->logs[r] && (rc = scan_rank(&w, r)) < 0)
+            goto out;
+    if (w.aligned && x->match && (rc = scan_colls(&w)) < 0)
+        goto out;
+    rc = merge(&w, rep);
+out:
+    if (w.sites)
+        for (int r = 0; r < x->world_size; r++)
+            dg_map_free(&w.sites[r]);
+    free(w.sites);
+    free(w.cm);
+    free(w.ent);
+    return rc;
+}

@@ -1,0 +1,62 @@
+/* xrank.c - the cross-rank context of search_report_build: the ranks'
+ * results by world rank, their MPI logs matched, and the happens-before
+ * order (depgraph's dg_match and dg_hb). */
+#include <stdlib.h>
+
+#include "search-private.h"
+
+/* Vector clocks cost ranks x records x 4 bytes: above this many entries the
+ * happens-before order is not built and the checks that need it say so. */
+#define HB_MAX_ENTRIES (1ull << 28)
+
+int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
+                       struct search_xrank **out)
+{
+    struct search_xrank *x = calloc(1, sizeof *x);
+    if (!x)
+        return TRACE_ERR_NOMEM;
+    int P = world_size;
+    for (int i = 0; i < n; i++)
+        if (ranks[i] && ranks[i]->rank >= P)
+            P = ranks[i]->rank + 1;
+    x->world_size = P;
+    x->ranks = ranks;
+    x->n = n;
+    x->by_rank = calloc(P ? P : 1, sizeof *x->by_rank);
+    x->logs = calloc(P ? P : 1, sizeof *x->logs);
+    if (!x->by_rank || !x->logs)
+        goto nomem;
+    uint64_t records = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ranks[i] || ranks[i]->rank < 0)
+            continue;
+        x->by_rank[ranks[i]->rank] = ranks[i];
+        x->logs[ranks[i]->rank] = &ranks[i]->log;
+        records += ranks[i]->log.n;
+    }
+    int rc = dg_match_build(x->logs, P, &x->match);
+    if (rc < 0) {
+        search_xrank_destroy(x);
+        return rc;
+    }
+    if (records * (uint64_t)P <= HB_MAX_ENTRIES && (rc = dg_hb_build(x->logs, P, x->match, &x->hb)) < 0) {
+        search_xrank_destroy(x);
+        return rc;
+    }
+    *out = x;
+    return 0;
+nomem:
+    search_xrank_destroy(x);
+    return TRACE_ERR_NOMEM;
+}
+
+void search_xrank_destroy(struct search_xrank *x)
+{
+    if (!x)
+        return;
+    dg_hb_destroy(x->hb);
+    dg_match_destroy(x->match);
+    free(x->by_rank);
+    free((void *)x->logs);
+    free(x);
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `commhint hints --kind=collective` end to end (docs/collectives.md): a test
+# program with one hand-written instance of every pattern, and the bundled
+# examples that hide collectives, instrumented at -O0 and -O2 and traced on
+# 4 ranks, get the right collective at the right lines; programs without
+# such patterns (one that already calls the collectives, a halo exchange)
+# get none.
+source "$(dirname "$0")/lib.sh"
+
+P=tests/e2e/programs
+
+# One line per collective hint of `commhint hints DIR --format=json --stable
+# --kind=collective`:
+#   <collective> <file>:<line> ranks=<r,r> instances=<matched>/<rounds> flags=<f,f> related=<line>,<line>
+# or "ERROR ..." if the command fails or its output is not the JSON expected.
+coll_of() {
+    "$CH" hints "$1" --format=json --stable --kind=collective 2>"$WORK/coll.err" | python3 -c '
+import json, sys
+doc = json.load(sys.stdin)
+for h in doc["hints"]:
+    assert h["kind"] == "collective", h
+    print("%s %s:%d ranks=%s instances=%d/%d flags=%s related=%s" % (
+        h["collective"], h["file"].rsplit("/", 1)[-1], h["line"],
+        ",".join(str(r) for r in h["ranks"]), h["with_window"], h["instances"],
+        ",".join(h["flags"]), ",".join(str(r["line"]) for r in h["related"])))
+' 2>&1 || echo "ERROR $(cat "$WORK/coll.err")"
+}
+
+# expect_hint "what" HINTS COLLECTIVE FILE:LINE [RELATED-LINE...]: a hint
+# for COLLECTIVE at FILE:LINE on ranks 0-3 whose related lines include every
+# RELATED-LINE.
+expect_hint() {
+    local what=$1 hints=$2 coll=$3 at=$4 line l
+    shift 4
+    line=$(printf '%s\n' "$hints" | grep -E "^$coll $at ranks=0,1,2,3 " | head -1)
+    if [ -z "$line" ]; then
+        not_ok "$what" "no $coll hint at $at" "$(printf '%s\n' "$hints" | head -20)"
+        return
+    fi
+    for l in "$@"; do
+        if ! printf '%s\n' "$line" | grep -qE "related=([0-9]+,)*$l(,|$)"; then
+            not_ok "$what" "related line $l missing" "$line"
+            return
+        fi
+    done
+    ok "$what"
+}
+
+# ---- the test program ----------------------------------------------------------
+src=$P/collectives.c
+m() { line_of "$src" "/* $1 */"; }
+BS=$(m BCAST-SEND); BR=$(m BCAST-RECV); RS=$(m RING-SEND); RR=$(m RING-RECV)
+SS=$(m SCATTER-SEND); SR=$(m SCATTER-RECV); VS=$(m SCATTERV-SEND); VR=$(m SCATTERV-RECV)
+GS=$(m GATHER-SEND); GR=$(m GATHER-RECV); DS=$(m REDUCE-SEND); DR=$(m REDUCE-RECV)
+AS=$(m ALLRED-SEND); AR=$(m ALLRED-RECV); ABS=$(m ALLRED-BSEND); ABR=$(m ALLRED-BRECV)
+A2A=$(m ALLTOALL-SR); AG=$(m ALLGATHER-SR)
+RG1=$(m REPEAT-GATHER-1); RG2=$(m REPEAT-GATHER-2); RB1=$(m REPEAT-BCAST-1); RB2=$(m REPEAT-BCAST-2)
+f=collectives.c
+for O in -O0 -O2; do
+    bin=$WORK/collectives$O
+    check "collectives $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/co$O" "$NP" "$bin"
+    expect_eq "collectives $O: traced run exits 0" "$?" 0
+    expect_match "collectives $O: prints its checksum" "$(cat "$WORK/co$O.out")" "^collectives: ranks=4 checksum="
+    h=$(coll_of "$WORK/co$O")
+    expect_hint "collectives $O: flat broadcast -> MPI_Bcast" "$h" MPI_Bcast "$f:$BS" "$BR"
+    expect_hint "collectives $O: ring broadcast -> MPI_Bcast" "$h" MPI_Bcast "$f:$RS" "$RR"
+    expect_hint "collectives $O: scatter -> MPI_Scatter" "$h" MPI_Scatter "$f:$SS" "$SR"
+    expect_hint "collectives $O: slices of different sizes -> MPI_Scatterv" "$h" MPI_Scatterv "$f:$VS" "$VR"
+    expect_hint "collectives $O: gather into slices -> MPI_Gather" "$h" MPI_Gather "$f:$GR" "$GS"
+    expect_hint "collectives $O: sum into one accumulator -> MPI_Reduce" "$h" MPI_Reduce "$f:$DR" "$DS"
+    expect_hint "collectives $O: reduce then broadcast of the sum -> MPI_Allreduce" "$h" MPI_Allreduce "$f:$AR" \
+        "$AS" "$ABS" "$ABR"
+    expect_hint "collectives $O: pairwise Sendrecv of blocks -> MPI_Alltoall" "$h" MPI_Alltoall "$f:$A2A"
+    expect_hint "collectives $O: blocks around a ring -> MPI_Allgather" "$h" MPI_Allgather "$f:$AG"
+    expect_hint "collectives $O: two independent gathers -> one MPI_Gather" "$h" MPI_Gather "$f:$RG1" "$RG2"
+    expect_hint "collectives $O: two independent broadcasts -> one MPI_Bcast" "$h" MPI_Bcast "$f:$RB1" "$RB2"
+    expect_eq "collectives $O: one hint per pattern, nothing else" "$(printf '%s\n' "$h" | grep -c .)" 11
+    bad=$(printf '%s\n' "$h" | awk '{ split($4, a, "[=/]"); if (a[2] != 3 || a[3] != 3) print }')
+    expect_eq "collectives $O: 3 instances of each, all matching" "$bad" ""
+    txt=$("$CH" hints "$WORK/co$O" --kind=collective 2>/dev/null)
+    expect_match "collectives $O: the text names the collective, its root and the lines" "$txt" \
+        "^$src:$BS:[0-9]+: note: \[collective\] the MPI_Send calls at line $BS and the MPI_Recv calls at line $BR send the same bytes from the root to every rank: use MPI_Bcast \(root = rank 0; ranks 0-3, 3 instances, est. saving"
+    expect_match "collectives $O: the reduce names its op" "$txt" "use MPI_Reduce with MPI_SUM \(root = rank 0;"
+done
+
+# ---- a program that calls the collectives already -----------------------------------
+src=$P/well-written.c
+for O in -O0 -O2; do
+    bin=$WORK/well-written$O
+    check "well-written $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/ww$O" "$NP" "$bin"
+    expect_eq "well-written $O: traced run exits 0" "$?" 0
+    expect_eq "well-written $O: no collective hint" "$(coll_of "$WORK/ww$O")" ""
+done
+
+# ---- the examples ------------------------------------------------------------------
+G=examples/gauss.c
+M=examples/master_worker.c
+D=examples/dft.c
+PIV=$(line_of "$G" "MPI_Send(&prow[k]"); PIVR=$(line_of "$G" "MPI_Recv(&pivot[k]")
+XS=$(line_of "$G" "MPI_Send(&x[i]"); XR=$(line_of "$G" "MPI_Recv(&x[i]")
+PAR=$(line_of "$M" "MPI_Send(params, NPARAM"); PARR=$(line_of "$M" "MPI_Recv(params, NPARAM")
+TSK=$(line_of "$M" "MPI_Send(&tasks["); TSKR=$(line_of "$M" "MPI_Recv(tasks,")
+RES=$(line_of "$M" "MPI_Send(results, chunk"); RESR=$(line_of "$M" "MPI_Recv(&results[")
+PART=$(line_of "$M" "MPI_Send(&sums[0]"); PARTR=$(line_of "$M" "MPI_Recv(&sums[1]")
+SRE=$(grep -n 'MPI_Send(sr,' "$D" | cut -d: -f1); SIM=$(grep -n 'MPI_Send(si,' "$D" | cut -d: -f1)
+RRE=$(grep -n 'MPI_Recv(rr,' "$D" | cut -d: -f1); RIM=$(grep -n 'MPI_Recv(ri,' "$D" | cut -d: -f1)
+FRE=$(line_of "$D" "MPI_Recv(&fre["); FIM=$(line_of "$D" "MPI_Recv(&fim[")
+ZRE=$(line_of "$D" "MPI_Send(zre,"); ZIM=$(line_of "$D" "MPI_Send(zim,")
+for O in O0 O2; do
+    dir=$WORK/gauss-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/gauss"
+    h=$(coll_of "$dir")
+    expect_hint "gauss $O: the pivot row to every rank is an MPI_Bcast" "$h" MPI_Bcast "gauss.c:$PIV" "$PIVR"
+    expect_hint "gauss $O: x[i] to every rank is an MPI_Bcast" "$h" MPI_Bcast "gauss.c:$XS" "$XR"
+    expect_no_match "gauss $O: the dependent broadcasts of x are not an allgather" "$h" "^MPI_Allgather"
+
+    dir=$WORK/master_worker-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/master_worker"
+    h=$(coll_of "$dir")
+    expect_hint "master_worker $O: the parameters are an MPI_Bcast" "$h" MPI_Bcast "master_worker.c:$PAR" "$PARR"
+    expect_hint "master_worker $O: the task slices are an MPI_Scatter" "$h" MPI_Scatter "master_worker.c:$TSK" \
+        "$TSKR"
+    expect_hint "master_worker $O: the results are an MPI_Gather" "$h" MPI_Gather "master_worker.c:$RESR" "$RES"
+    expect_hint "master_worker $O: the partial sums are an MPI_Reduce" "$h" MPI_Reduce "master_worker.c:$PARTR" \
+        "$PART"
+
+    dir=$WORK/dft-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/dft"
+    h=$(coll_of "$dir")
+    # at the first send line; the other send line and both receive lines related
+    set -- $SRE $RRE
+    first=$1
+    shift
+    expect_hint "dft $O: the transpose of the real parts is an MPI_Alltoall" "$h" MPI_Alltoall "dft.c:$first" "$@"
+    set -- $SIM $RIM
+    first=$1
+    shift
+    expect_hint "dft $O: the transpose of the imaginary parts is an MPI_Alltoall" "$h" MPI_Alltoall "dft.c:$first" \
+        "$@"
+    expect_hint "dft $O: the real spectrum to rank 0 is an MPI_Gather" "$h" MPI_Gather "dft.c:$FRE" "$ZRE"
+    expect_hint "dft $O: the imaginary spectrum to rank 0 is an MPI_Gather" "$h" MPI_Gather "dft.c:$FIM" "$ZIM"
+
+    dir=$WORK/jacobi-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/jacobi"
+    expect_eq "jacobi $O: a halo exchange is no collective" "$(coll_of "$dir")" ""
+
+    dir=$WORK/small_sends-$O
+    trace_run "$dir" "$NP" "$B/examples/$O/small_sends"
+    GV=$(line_of examples/small_sends.c "MPI_Gatherv(&c[s]")
+    expect_hint "small_sends $O: the gathers of the species in a loop are one MPI_Gatherv" "$(coll_of "$dir")" \
+        MPI_Gatherv "small_sends.c:$GV"
+done

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# `commhint hints --parallel` end to end: an 8-rank trace of the Jacobi
+# example analysed by 1, 2 and 3 MPI processes (mpiexec -n P, P fewer than
+# the ranks and not dividing them) prints exactly what the serial run
+# prints, on stdout (JSON, text, SARIF) and on stderr (warnings, summary);
+# so does a trace with a missing, a truncated and a damaged rank file;
+# errors are reported once; plain commands never initialise MPI.
+source "$(dirname "$0")/lib.sh"
+
+MPIEXEC=${MPIEXEC:-mpiexec}
+# For SAN=1 builds: MPI_Init itself leaks (hwloc topology objects inside
+# MPICH); with the full stacks LeakSanitizer can tell those apart.
+printf 'leak:libmpich.so\nleak:libhwloc.so\nleak:libucs.so\nleak:libucp.so\nleak:libuct.so\n' >"$WORK/lsan.supp"
+export ASAN_OPTIONS=fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+export LSAN_OPTIONS=suppressions=$WORK/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+dir=$WORK/jacobi8
+trace_run "$dir" 8 "$B/examples/O2/jacobi" 64 20
+expect_eq "jacobi: traced on 8 ranks" "$?" 0
+
+# same_as_serial "what" DIR ARGS...: serial and parallel runs (P = 1, 2, 3
+# and without mpiexec) give the same stdout, stderr and exit status.
+same_as_serial() {
+    local what=$1 d=$2; shift 2
+    local want_out want_err want_rc got_out got_err got_rc p
+    want_out=$("$CH" hints "$d" "$@" 2>"$WORK/serial.err"); want_rc=$?
+    want_err=$(cat "$WORK/serial.err")
+    for p in 1 2 3 none; do
+        if [ "$p" = none ]; then
+            got_out=$("$CH" hints --parallel "$d" "$@" 2>"$WORK/par.err"); got_rc=$?
+        else
+            got_out=$("$MPIEXEC" -n "$p" "$CH" hints --parallel "$d" "$@" 2>"$WORK/par.err"); got_rc=$?
+        fi
+        got_err=$(cat "$WORK/par.err")
+        local tag="$what, $([ "$p" = none ] && echo "without mpiexec" || echo "$p processes")"
+        if [ "$got_out" = "$want_out" ] && [ "$got_rc" = "$want_rc" ]; then
+            ok "$tag: same output and exit status as serial"
+        else
+            not_ok "$tag: same output and exit status as serial" "status $got_rc (serial $want_rc)" \
+                "$(diff <(echo "$want_out") <(echo "$got_out") | head -20)"
+        fi
+        expect_eq "$tag: same messages as serial, once" "$got_err" "$want_err"
+    done
+}
+
+json=$("$CH" hints "$dir" --format=json --stable 2>/dev/null)
+expect_match "serial: the 8-rank trace has hints" "$json" '"ranks_analysed":8'
+expect_match "serial: ... and an overlap hint" "$json" '"kind":"overlap"'
+same_as_serial "json --stable" "$dir" --format=json --stable
+same_as_serial "text, with times" "$dir"
+same_as_serial "sarif" "$dir" --format=sarif
+same_as_serial "json, with times and one rank" "$dir" --format=json --rank=5
+
+# The other examples (collectives, nonblocking calls, wildcard receives,
+# many small sends) on 4 ranks, 2 processes: the MPI logs travel whole.
+for ex in dft gauss master_worker small_sends; do
+    d=$WORK/$ex
+    trace_run "$d" 4 "$B/examples/O0/$ex"
+    want=$("$CH" hints "$d" --format=json 2>&1)
+    got=$("$MPIEXEC" -n 2 "$CH" hints --parallel "$d" --format=json 2>&1)
+    if [ "$got" = "$want" ]; then ok "$ex, 2 processes: same JSON and messages as serial"
+    else not_ok "$ex, 2 processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+done
+
+# A missing rank file, a truncated one (cut short) and a damaged one (left out).
+bad=$WORK/jacobi8-bad
+cp -r "$dir" "$bad"
+rm "$bad/rank-00003.chtr"
+sz=$(stat -c %s "$bad/rank-00005.chtr")
+truncate -s $((sz / 2)) "$bad/rank-00005.chtr"
+printf 'this is not a commhint trace file header, it is only text...' |
+    dd of="$bad/rank-00006.chtr" conv=notrunc 2>/dev/null
+err=$("$CH" hints "$bad" 2>&1 >/dev/null)
+expect_match "damaged trace, serial: warns about the missing rank" "$err" "rank 3 has no stream file"
+expect_match "damaged trace, serial: warns about the truncated rank" "$err" "rank 5 was cut short"
+expect_match "damaged trace, serial: warns about the damaged rank" "$err" "rank 6 could not be analysed"
+same_as_serial "damaged trace, text" "$bad"
+same_as_serial "damaged trace, json --stable" "$bad" --format=json --stable
+
+# Output to a file: written by process 0 only, the same as serial.
+"$CH" hints "$dir" -o "$WORK/serial.txt" 2>/dev/null
+"$MPIEXEC" -n 2 "$CH" hints --parallel "$dir" -o "$WORK/par.txt" 2>/dev/null
+expect_eq "-o FILE with 2 processes: exit 0" "$?" 0
+if cmp -s "$WORK/serial.txt" "$WORK/par.txt"; then ok "-o FILE with 2 processes: the serial run's file"
+else not_ok "-o FILE with 2 processes: the serial run's file" "$(diff "$WORK/serial.txt" "$WORK/par.txt" | head)"; fi
+
+# Errors: reported once, by process 0, exit 1 from the job.
+out=$("$MPIEXEC" -n 3 "$CH" hints --parallel "$WORK/none" 2>&1); rc=$?
+expect_eq "missing directory, 3 processes: exit 1" "$rc" 1
+expect_eq "missing directory, 3 processes: one error line" "$(printf '%s\n' "$out" | grep -c 'error: ')" 1
+out=$("$MPIEXEC" -n 3 "$CH" hints --parallel "$dir" --rank=99 2>&1); rc=$?
+expect_eq "--rank beyond the world, 3 processes: exit 1" "$rc" 1
+expect_eq "--rank beyond the world, 3 processes: one error line" "$(printf '%s\n' "$out" | grep -c 'no such rank')" 1
+out=$("$MPIEXEC" -n 2 "$CH" hints --parallel "$dir" -o "$WORK/no/such/dir/x" 2>&1); rc=$?
+expect_eq "unwritable output, 2 processes: exit 1" "$rc" 1
+expect_eq "unwritable output, 2 processes: one error line" "$(printf '%s\n' "$out" | grep -c 'cannot write the hints')" 1
+
+# Without --parallel nothing initialises MPI: with a PMI address that
+# refuses connections MPI_Init would fail, and these commands do not care.
+badpmi() { PMI_PORT=127.0.0.1:1 timeout 60 "$@"; }
+badpmi "$CH" hints "$dir" >/dev/null 2>&1
+expect_eq "hints without --parallel does not initialise MPI" "$?" 0
+badpmi "$CH" info "$dir" >/dev/null 2>&1
+expect_eq "info does not initialise MPI" "$?" 0
+badpmi "$CH" dump "$dir" --rank 1 >/dev/null 2>&1
+expect_eq "dump does not initialise MPI" "$?" 0
+badpmi "$CH" hints --parallel "$dir" >/dev/null 2>&1
+rc=$?
+if [ "$rc" -ne 0 ]; then ok "hints --parallel does initialise MPI (the check above can fail)"
+else not_ok "hints --parallel does initialise MPI (the check above can fail)" "exit status 0 with PMI_PORT=127.0.0.1:1"; fi
+
+expect_match "hints --help documents --parallel" "$("$CH" hints --help)" "--parallel"
