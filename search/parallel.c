@@ -51,7 +51,8 @@
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(struct search_rank_result) == 216,
                "search_rank_result changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_overlap) == 104, "search_overlap changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_overlap) == 120, "search_overlap changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_window) == 24, "search_window changed: update search/parallel.c");
 _Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel.c");
 _Static_assert(sizeof(struct search_group) == 72, "search_group changed: update search/parallel.c");
 _Static_assert(sizeof(struct search_group_check) == 32,
@@ -66,7 +67,7 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 1u
+#define PACK_VERSION 2u
 
 /* Bytes on the wire of the fixed parts, for count checks (an array of n
  * items needs at least n times its items' fixed part). */
@@ -428,6 +429,12 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
             pk_u64(b, s->time_ns);
             pk_boxes(b, &s->iters);
         }
+        pk_u32(b, o->nwindows);
+        for (uint32_t j = 0; j < o->nwindows; j++) {
+            pk_u64(b, o->windows[j].t_call);
+            pk_u64(b, o->windows[j].t_lo);
+            pk_u64(b, o->windows[j].t_hi);
+        }
     }
 
     pk_u32(b, r->ngroups);
@@ -555,6 +562,14 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
             s->total = rd_u64(r);
             s->time_ns = rd_u64(r);
             rd_boxes(r, &s->iters);
+        }
+        uint32_t nw = rd_count(r, 24);
+        if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))
+            o->nwindows = nw;
+        for (uint32_t j = 0; j < o->nwindows && !r->bad; j++) {
+            o->windows[j].t_call = rd_u64(r);
+            o->windows[j].t_lo = rd_u64(r);
+            o->windows[j].t_hi = rd_u64(r);
         }
     }
 

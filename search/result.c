@@ -220,6 +220,7 @@ void search_rank_result_free(struct search_rank_result *r)
             search_boxes_free(&o->stmts[j].iters);
         free(o->stmts);
         search_boxes_free(&o->iters);
+        free(o->windows);
     }
     free(r->overlaps);
     for (uint32_t i = 0; i < r->ngroups; i++) {

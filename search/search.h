@@ -101,6 +101,14 @@ struct search_stmt {
     const struct trace_site_info *info; /* filled by search_run_rank, else NULL */
 };
 
+/* The time span of one instance's windows, for display (the viewer's
+ * timeline): ns of the rank's CLOCK_MONOTONIC, estimated from the gaps. */
+struct search_window {
+    uint64_t t_call;       /* t_enter of the call */
+    uint64_t t_lo, t_hi;   /* start of its backward window, end of its forward one */
+};
+#define SEARCH_MAX_WINDOWS 4096 /* kept per call site (the first ones) */
+
 /* One communication call site and the computation that can overlap it. */
 struct search_overlap {
     uint32_t site;
@@ -116,6 +124,9 @@ struct search_overlap {
     uint32_t nstmts;
     struct search_stmt *stmts; /* sorted by site */
     const struct trace_site_info *info;
+    /* display only (streaming engine; not compared between engines) */
+    uint32_t nwindows;
+    struct search_window *windows; /* instances with a window, in order */
 };
 
 /* Groups of sends (same comm and destination) with the same member sites. */

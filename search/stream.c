@@ -59,6 +59,7 @@ struct gap {
     uint64_t d;        /* ns */
     uint64_t cum;      /* sum of d of the gaps before it */
     uint64_t cumn;     /* sum of n of the gaps before it */
+    uint64_t t0;       /* ns: t_exit of the MPI call before it (0 = unknown) */
     bool closed;
 };
 
@@ -82,6 +83,7 @@ struct csite {
     struct dg_map stmt_of;    /* site -> index in stmts */
     size_t last_stmt;         /* the one found last */
     struct interval *bw, *fw; /* covered, not yet attributed, sorted, disjoint */
+    size_t cwindows;
     size_t nbw, cbw, nfw, cfw;
     struct inst **queue;      /* instances in order, until accounted */
     size_t qhead, qn, qcap;
@@ -93,6 +95,7 @@ struct inst {
     uint64_t comm_ns;
     uint64_t time, comp;   /* window computation time and events so far */
     uint64_t fw_lo, fw_hi; /* forward window [lo, hi] once closed (lo > hi: empty) */
+    uint64_t t_call, t_lo, t_hi; /* for display: when the call and its windows were */
     bool fw_open, fw_pending, truncated, done;
     struct ctx iters;
 };
@@ -253,7 +256,7 @@ static int gap_push(struct stream *s, uint64_t start)
         s->ghead = 0;
     }
     struct gap *g = &s->gaps[(s->ghead + s->ngaps) % s->gcap];
-    *g = (struct gap){start, 0, 0, s->cum_d, s->cum_n, false};
+    *g = (struct gap){start, 0, 0, s->cum_d, s->cum_n, s->prev_exit, false};
     s->ngaps++;
     s->gap_open = true;
     return 0;
@@ -316,6 +319,25 @@ static void range_time(const struct stream *s, uint64_t lo, uint64_t hi, uint64_
         *comp += k;
         *time += share(g->d, k, g->n);
     }
+}
+
+/* Estimated time at which event `index` started (end false) or ended (end
+ * true), from the gaps; for display only. */
+static uint64_t time_at(const struct stream *s, uint64_t index, bool end)
+{
+    uint64_t id = gap_find(s, index), last = s->first_gap + s->ngaps;
+    if (id < last) {
+        const struct gap *g = gap_get(s, id);
+        if (g->start <= index && g->closed && g->t0)
+            return g->t0 + share(g->d, index - g->start + (end ? 1 : 0), g->n);
+        if (!end)
+            return g->t0;
+    }
+    if (end && id > s->first_gap) {
+        const struct gap *p = gap_get(s, id - 1);
+        return p->t0 ? p->t0 + p->d : 0;
+    }
+    return 0;
 }
 
 /* ---- call sites and statements ----------------------------------------------------------- */
@@ -511,6 +533,11 @@ static int account(struct stream *s, struct csite *c)
         c->qn--;
         if (in->truncated)
             c->o.truncated++;
+        if (in->comp && c->o.nwindows < SEARCH_MAX_WINDOWS) {
+            struct search_window w = {in->t_call, in->t_lo ? in->t_lo : in->t_call,
+                                      in->t_hi > in->t_call ? in->t_hi : in->t_call};
+            VEC_PUSH(c->o.windows, c->o.nwindows, c->cwindows, w, nomem);
+        }
         if (in->comp) {
             c->o.with_window++;
             c->o.comp_ns += in->time;
@@ -521,6 +548,8 @@ static int account(struct stream *s, struct csite *c)
         free(in);
     }
     return 0;
+nomem:
+    return TRACE_ERR_NOMEM;
 }
 
 /* Appends to a circular queue of elements of `size` bytes. */
@@ -573,6 +602,8 @@ static int fw_close(struct stream *s, struct inst *in, uint64_t hi, bool truncat
     range_time(s, in->fw_lo, in->fw_hi, &t, &k);
     in->time += t;
     in->comp += k;
+    if (k)
+        in->t_hi = time_at(s, in->fw_hi, true);
     in->done = true;
     return account(s, c);
 nomem:
@@ -599,6 +630,8 @@ static int gap_close(struct stream *s, uint64_t t_enter)
         range_time(s, in->fw_lo, in->fw_hi, &t, &k);
         in->time += t;
         in->comp += k;
+        if (k)
+            in->t_hi = time_at(s, in->fw_hi, true);
         in->fw_pending = false;
         in->done = true;
         int rc = account(s, &s->cs[in->cs]);
@@ -943,6 +976,7 @@ static int stream_feed(void *state, const struct dg_event *e)
         in->c = i;
         in->cs = (uint32_t)(c - s->cs);
         in->comm_ns = search_call_ns(e);
+        in->t_call = e->t_enter;
         ctx_of(e, &in->iters);
         c->o.instances++;
         c->o.comm_ns += in->comm_ns;
@@ -962,6 +996,8 @@ static int stream_feed(void *state, const struct dg_event *e)
                 range_time(s, lo, i - 1, &t, &k);
                 in->time += t;
                 in->comp += k;
+                if (k)
+                    in->t_lo = time_at(s, lo, false);
                 if (interval_add(&c->bw, &c->nbw, &c->cbw, lo, i - 1) < 0)
                     return TRACE_ERR_NOMEM;
             }
@@ -1081,6 +1117,7 @@ static void stream_destroy(void *state)
             free(c->queue[(c->qhead + j) % c->qcap]);
         free(c->queue);
         search_boxes_free(&c->o.iters);
+        free(c->o.windows);
     }
     free(s->cs);
     dg_map_free(&s->cs_of);
@@ -1152,6 +1189,8 @@ static int stream_finish(void *state, struct search_rank_result **out)
         struct search_overlap *o = &r->overlaps[r->noverlaps++];
         *o = c->o;
         memset(&c->o.iters, 0, sizeof c->o.iters); /* moved */
+        c->o.windows = NULL;
+        c->o.nwindows = 0;
         if (c->nstmts) {
             o->stmts = calloc(c->nstmts, sizeof *o->stmts);
             if (!o->stmts)
