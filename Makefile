@@ -5,7 +5,7 @@
 #   make demo       trace the Jacobi example on 4 ranks and print its hints
 #   make check      build, then run the whole test suite
 #   make examples   build the examples, instrumented, at -O0 and -O2
-#   make bench      measure compression, tracing overhead, analysis speed serial and parallel (bench/results/)
+#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling (bench/results/)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
 
@@ -33,7 +33,7 @@ OBJ := $(B)/obj
 DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
 	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
 	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
-	pkg-config make gawk bc python3 time
+	pkg-config make gawk bc python3 time gnuplot-nox
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
@@ -75,6 +75,22 @@ CLI_BIN := $(B)/bin/commhint
 CLI_CFLAGS := -DCOMMHINT_LLVM_MAJOR=$(LLVM_VERSION) -DCOMMHINT_DEFAULT_CLANG='"$(CLANG)"' \
 	-DCOMMHINT_DEFAULT_LIBDIR='"$(PREFIX)/lib"'
 
+# ---- the viewer: GTK 3 + GtkSourceView 4 -------------------------------------
+GUI_PKGS   := gtk+-3.0 gtksourceview-4
+GUI_CFLAGS := $(shell pkg-config --cflags $(GUI_PKGS) 2>/dev/null)
+GUI_LIBS   := $(shell pkg-config --libs $(GUI_PKGS) 2>/dev/null)
+GLIB_COMPILE_RESOURCES ?= glib-compile-resources
+# The view models (no GTK): the document and the panes' logic, unit-tested
+# without a display; the GTK front end and the unit tests link them.
+GUIMODEL_SRC := gui/document.c gui/source-path.c $(wildcard gui/*-model.c)
+GUIMODEL_OBJ := $(GUIMODEL_SRC:%.c=$(OBJ)/%.o)
+GUIMODEL_A   := $(B)/lib/libcommhint-guimodel.a
+GUI_SRC := $(filter-out $(GUIMODEL_SRC),$(wildcard gui/*.c))
+GUI_RES_XML := gui/commhint.gresource.xml
+GUI_RES_C   := $(B)/gen/gui/resources.c
+GUI_OBJ := $(GUI_SRC:%.c=$(OBJ)/%.o) $(OBJ)/gui/resources.o
+GUI_BIN := $(B)/bin/commhint-gui
+
 # ---- unit tests -------------------------------------------------------------
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
@@ -83,7 +99,7 @@ UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 PC_FILE := $(B)/lib/pkgconfig/commhint.pc
 
 .PHONY: all deps demo check examples install clean llvm-check tests bench
-all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(PC_FILE)
+all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE)
 
 # The plugin is loaded into the clang that compiles user code; both must be
 # the same LLVM major version.
@@ -143,10 +159,37 @@ $(CLI_BIN): $(CLI_OBJ) $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(ANA_A) $(ANA_LIBS) $(MPI_LIBS)
 
-$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ANA_A) $(RT_A)
+# ---- the viewer ---------------------------------------------------------------
+# The widget templates (gui/ui/*.ui) are compiled into the program.
+$(GUI_RES_C): $(GUI_RES_XML) $(wildcard gui/ui/*)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS) -Itests/unit -o $@ $< $(UNIT_HELPERS) \
-	  $(ANA_A) $(RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
+	$(call msg,GEN,$@)$(GLIB_COMPILE_RESOURCES) --sourcedir=gui --generate-source --c-name commhint \
+	  --target=$@ $<
+
+$(OBJ)/gui/resources.o: $(GUI_RES_C)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(GUI_CFLAGS) -c $< -o $@
+
+# The models are built without the GTK flags, so that they cannot use GTK.
+$(OBJ)/gui/%.o: gui/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) -Igui $(if $(filter $@,$(GUIMODEL_OBJ)),,$(GUI_CFLAGS)) \
+	  -c $< -o $@
+
+$(GUIMODEL_A): $(GUIMODEL_OBJ)
+	@mkdir -p $(dir $@)
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(GUI_BIN): $(GUI_OBJ) $(GUIMODEL_A) $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(GUI_OBJ) $(GUIMODEL_A) $(ANA_A) $(GUI_LIBS) $(ANA_LIBS) $(MPI_LIBS)
+
+# Unit tests link the view models too (tests/unit/test-gui-models.c and the
+# timeline's), which need no display.
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(GUIMODEL_A) $(ANA_A) $(RT_A)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS) -Itests/unit -Igui -o $@ $< $(UNIT_HELPERS) \
+	  $(GUIMODEL_A) $(ANA_A) $(RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
 
 # pkg-config file for the build tree; `make install` writes one for PREFIX.
 pc_lines = 'prefix=$(1)' 'libdir=$${prefix}/lib' 'plugin=$${libdir}/commhint-pass.so' '' \
@@ -196,6 +239,8 @@ bench: all examples $(B)/bench/compress-chunks
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/analysis.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/parallel.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/tracing.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/scaling.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
@@ -205,6 +250,7 @@ $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/commhint
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint
+	install -m 755 $(GUI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint-gui
 	install -m 755 $(PASS_SO) $(RT_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(RT_A) $(ANA_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 tracelib/trace-format.h tracelib/trace-reader.h $(DESTDIR)$(PREFIX)/include/commhint/

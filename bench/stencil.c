@@ -1,8 +1,10 @@
 /* bench/stencil.c - the trace generator of bench/analysis.sh: a 1-D
  * three-point stencil with a blocking halo exchange every sweep, built with
- * commhint so that its traced run writes a trace of a chosen length
- * (about 2 computation events per grid point and sweep, per rank: the
- * update and the copy back).  Usage: stencil points-per-rank sweeps.
+ * commhint so that its traced run writes a trace of a chosen length (at
+ * -O2 about 0.5 computation events per grid point and sweep, per rank:
+ * one event covers two points of the update loop, and the copy back is one
+ * memcpy per sweep; bench/analysis.sh measures the rate before choosing
+ * the sweeps).  Usage: stencil points-per-rank sweeps.
  * Prints one checksum line on rank 0. */
 #include <mpi.h>
 #include <stdio.h>

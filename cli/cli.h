@@ -24,6 +24,8 @@ int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_hints(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* "commhint: error: <message>" on stderr; returns CLI_ERROR. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

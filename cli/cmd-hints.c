@@ -103,39 +103,6 @@ static int parse_kinds(const char *s, unsigned *out)
     return CLI_OK;
 }
 
-/* "1.5ms", "500us", "2s", "100ns", "250" (ns) into nanoseconds. */
-static bool parse_time(const char *s, uint64_t *out)
-{
-    const char *p = s;
-    if (!isdigit((unsigned char)*p))
-        return false;
-    while (isdigit((unsigned char)*p))
-        p++;
-    if (*p == '.') {
-        p++;
-        if (!isdigit((unsigned char)*p))
-            return false;
-        while (isdigit((unsigned char)*p))
-            p++;
-    }
-    double mult;
-    if (!*p || !strcmp(p, "ns"))
-        mult = 1;
-    else if (!strcmp(p, "us"))
-        mult = 1e3;
-    else if (!strcmp(p, "ms"))
-        mult = 1e6;
-    else if (!strcmp(p, "s"))
-        mult = 1e9;
-    else
-        return false;
-    double v = strtod(s, NULL) * mult;
-    if (!(v < 1.8e19))
-        return false;
-    *out = (uint64_t)(v + 0.5);
-    return true;
-}
-
 /* ---- progress on a terminal ------------------------------------------------------- */
 
 struct progress {
@@ -899,7 +866,7 @@ int cmd_hints(int argc, char **argv)
             o.report.top = (unsigned)v;
             break;
         case 'm':
-            if (!parse_time(optarg, &o.report.min_saving_ns))
+            if (!search_parse_duration(optarg, &o.report.min_saving_ns))
                 return cli_usage_error(
                     "hints", "--min-saving needs a time such as 500us, 1.5ms, 2s or 100ns, not '%s'", optarg);
             break;

@@ -17,6 +17,8 @@ static const struct cli_command commands[] = {
     {"dump", "print every event of a trace", cmd_dump},
     {"info", "summarise a trace: ranks, events, bytes, cut-short ranks", cmd_info},
     {"hints", "what to change: overlap and message aggregation, ranked by saving", cmd_hints},
+    {"export", "the MPI timeline for Perfetto or chrome://tracing (--format=chrome)", cmd_export},
+    {"view", "the viewer: hints on the source, event detail, timeline (GTK)", cmd_view},
 };
 
 static void usage(FILE *f)
@@ -45,7 +47,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "commhint: unknown command '%s'; commands are cc, run, dump, info, hints (see 'commhint --help')\n",
+    fprintf(stderr, "commhint: unknown command '%s'; commands are cc, run, dump, info, hints, export, view (see 'commhint --help')\n",
             argv[1]);
     return CLI_USAGE;
 }

@@ -342,6 +342,10 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
                         const struct search_report_opts *o, struct search_report **out);
 void search_report_free(struct search_report *r);
 
+/* A duration as people write it ("1.5ms", "500 us", "2s", "100ns"; a
+ * plain number is ns; empty is 0) into *out ns; false if it is not one. */
+bool search_parse_duration(const char *s, uint64_t *out);
+
 /* The message of a hint, rebuilt (malloc'ed, caller frees; NULL on
  * out-of-memory); without times when with_times is false, so that it can
  * be compared across runs. */

@@ -1,9 +1,11 @@
 /* text.c - growing strings for the messages of hints (report, collectives,
  * deadlock explanations). */
 #include <inttypes.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "search-private.h"
 
@@ -63,4 +65,61 @@ void search_text_time(struct search_text *b, uint64_t ns)
         u++;
     }
     search_text_printf(b, v < 9.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+bool search_parse_duration(const char *s, uint64_t *out)
+{
+    if (!s || !out)
+        return false;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s) {
+        *out = 0;
+        return true;
+    }
+    const char *p = s;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    const char *num_end = p;
+    while (isspace((unsigned char)*p))
+        p++;
+    const char *unit = p;
+    while (isalpha((unsigned char)*p))
+        p++;
+    size_t ulen = (size_t)(p - unit);
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p)
+        return false;
+    double mult;
+    if (!ulen || (ulen == 2 && !strncmp(unit, "ns", 2)))
+        mult = 1;
+    else if (ulen == 2 && !strncmp(unit, "us", 2))
+        mult = 1e3;
+    else if (ulen == 2 && !strncmp(unit, "ms", 2))
+        mult = 1e6;
+    else if (ulen == 1 && unit[0] == 's')
+        mult = 1e9;
+    else
+        return false;
+    char num[64];
+    size_t nlen = (size_t)(num_end - s);
+    if (nlen >= sizeof num)
+        return false;
+    memcpy(num, s, nlen);
+    num[nlen] = '\0';
+    double v = strtod(num, NULL) * mult;
+    if (!(v < 1.8e19))
+        return false;
+    *out = (uint64_t)(v + 0.5);
+    return true;
 }

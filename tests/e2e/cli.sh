@@ -14,7 +14,7 @@ expect_status() { # what expected-status regex-for-stderr cmd...
     fi
 }
 
-for c in cc run dump info hints; do
+for c in cc run dump info hints export view; do
     check "commhint $c --help exits 0" "$CH" $c --help
 done
 check "commhint --help exits 0" "$CH" --help

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# `make install PREFIX= DESTDIR=` installs the command, the plugin, the
+# `make install PREFIX= DESTDIR=` installs the command, the viewer, the plugin, the
 # libraries and commhint.pc; a program built with plain clang-16 and
 # pkg-config (installed and build-tree .pc) traces.
 source "$(dirname "$0")/lib.sh"
 check "make install with DESTDIR" make -s --no-print-directory install O="$B" PREFIX=/opt/commhint DESTDIR="$WORK/stage"
-for f in bin/commhint lib/commhint-pass.so lib/libcommhint.so lib/libcommhint.a lib/pkgconfig/commhint.pc; do
+for f in bin/commhint bin/commhint-gui lib/commhint-pass.so lib/libcommhint.so lib/libcommhint.a lib/pkgconfig/commhint.pc; do
     [ -e "$WORK/stage/opt/commhint/$f" ] && ok "installs $f" || not_ok "installs $f"
 done
 expect_match "installed commhint.pc points at PREFIX" "$(cat "$WORK/stage/opt/commhint/lib/pkgconfig/commhint.pc")" '^prefix=/opt/commhint$'
 check "make install to a real PREFIX" make -s --no-print-directory install O="$B" PREFIX="$WORK/inst"
+expect_match "installed commhint view runs the installed viewer" "$("$WORK/inst/bin/commhint" view --help 2>&1)" \
+    "^usage: commhint view DIR"
 SRC=tests/e2e/programs/facts.c
 L_LOOP=$(line_of $SRC FACT:loop)
 for pc in "$WORK/inst/lib/pkgconfig" "$B/lib/pkgconfig"; do

@@ -343,6 +343,11 @@ const struct trace_site_info *rd_rank_site(struct rd_rank *r, uint32_t id)
 
     if (!r || id == CHT_NONE)
         return NULL;
+    if (r->ntus) { /* the TU of the last lookup: nearly always the one */
+        struct rd_tu *tu = &r->tus[r->last_site];
+        if (tu->sites && id - tu->site_base < tu->nsites)
+            return &tu->sites[id - tu->site_base];
+    }
     for (k = 0; k < r->ntus; k++) {
         struct rd_tu *tu;
         i = (r->last_site + k) % r->ntus;
