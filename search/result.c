@@ -64,6 +64,29 @@ int search_boxes_add(struct search_boxes *b, uint32_t depth, const struct trace_
         iters += depth - SEARCH_BOX_DEPTH;
         depth = SEARCH_BOX_DEPTH;
     }
+    /* fast path, the common case in a loop: the next iteration of the last
+     * box's innermost loop, every outer level a single equal iteration */
+    if (depth && b->n && b->box[b->n - 1].depth == depth) {
+        struct search_box *last = &b->box[b->n - 1];
+        uint32_t in = depth - 1;
+        bool next = last->dim[in].loop == iters[in].loop && last->dim[in].hi + 1 == iters[in].iter;
+        for (uint32_t k = 0; next && k < in; k++)
+            next = last->dim[k].loop == iters[k].loop && last->dim[k].lo == iters[k].iter &&
+                   last->dim[k].hi == iters[k].iter;
+        if (next) {
+            last->dim[in].hi = iters[in].iter;
+            while (b->n >= 2) {
+                struct search_box *prev = &b->box[b->n - 2];
+                last = &b->box[b->n - 1];
+                int level = box_continue_level(prev, last);
+                if (level < 0)
+                    break;
+                prev->dim[level].hi = last->dim[level].hi;
+                b->n--;
+            }
+            return 0;
+        }
+    }
     memset(&nb, 0, sizeof(nb));
     nb.depth = depth;
     for (uint32_t k = 0; k < depth; k++) {

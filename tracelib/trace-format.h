@@ -31,8 +31,11 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 1 /* version this header describes */
-#define CHT_FORMAT_OLDEST 1  /* oldest version a reader of this one can read */
+#define CHT_FORMAT_VERSION 2 /* version this header describes */
+#define CHT_FORMAT_OLDEST 2  /* oldest reader version that can read files of this one
+                                (version 2 added CHT_REC_REPEAT, which a version-1
+                                reader would skip, losing events); readers of
+                                version 2 still read version-1 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -116,6 +119,7 @@ enum cht_rec_type {
     CHT_REC_CLOCK = 10,     /* clock sample at MPI_Init / MPI_Finalize */
     CHT_REC_LOST = 11,      /* events dropped by the writer */
     CHT_REC_END = 12,       /* clean end of the stream: last record of the file */
+    CHT_REC_REPEAT = 13,    /* stands for records that repeat earlier ones with strides (v2) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -355,6 +359,33 @@ struct cht_rec_end {
     int32_t exit_status; /* status passed to exit(), or -1 if unknown */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_end) == 32, "end record is 32 bytes");
+
+/* CHT_REC_REPEAT (version 2): stands for `count` COMP/LOOP records of the
+ * thread that wrote it, rebuilt from the records before it.
+ *
+ * The history of a writer thread is its last CHT_REPEAT_PERIOD_MAX records
+ * that are COMP records with at most CHT_REPEAT_MAX_ADDRS addresses or LOOP
+ * records, records a REPEAT stands for included, across chunks; a COMP
+ * record with more addresses empties it; other record types leave it alone
+ * (but no REPEAT spans them: they end a run).  With P = h.aux, record i
+ * (i = 0 .. count-1) that the REPEAT stands for is a copy of the record P
+ * positions before it in the history (type, aux, site or loop) whose
+ * address k is that record's address k plus stride[off(i mod P) + k]
+ * (modulo 2^64), where off(j) is the sum of the address counts of history
+ * records -P .. -P+j-1 at the REPEAT (a LOOP record has none), and
+ * nstrides is that sum over all P of them.  Each rebuilt record enters the
+ * history as it is produced, so a period repeats for as long as count says. */
+#define CHT_REPEAT_PERIOD_MAX 16       /* largest period, also the history length */
+#define CHT_REPEAT_MAX_ADDRS 8         /* COMP records with more addresses never repeat */
+#define CHT_REPEAT_COUNT_MAX (1u << 20) /* readers reject larger counts */
+
+struct cht_rec_repeat {
+    struct cht_rec h;  /* aux = period P, 1 .. CHT_REPEAT_PERIOD_MAX */
+    uint32_t count;    /* records it stands for, 1 .. CHT_REPEAT_COUNT_MAX */
+    uint32_t nstrides; /* int64 strides that follow, at most P * CHT_REPEAT_MAX_ADDRS */
+    /* int64_t stride[nstrides], bytes */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_repeat) == 16, "repeat record is 16 bytes + strides");
 
 /* CHT_REC_PROGRAM (meta file): followed by build_id_len bytes of GNU build
  * id, then argc NUL-terminated strings (argv[0] first, resolved to an absolute

@@ -559,6 +559,123 @@ static void test_bad_loop_kind(void **state)
     trace_close(t);
 }
 
+/* ---- CHT_REC_REPEAT ------------------------------------------------------ */
+
+static int read_rank0(char *msg, size_t len, bool *cut);
+
+static void tg_repeat(struct tg_file *f, uint16_t period, uint32_t count, uint32_t nstrides,
+                      const int64_t *stride, uint32_t nwritten)
+{
+    uint8_t body[8 + 8 * 32];
+    memcpy(body, &count, 4);
+    memcpy(body + 4, &nstrides, 4);
+    memcpy(body + 8, stride, 8 * (size_t)nwritten);
+    tg_rec(f, CHT_REC_REPEAT, period, body, 8 + 8 * (size_t)nwritten);
+}
+
+/* comp {1,2}, ITER 50, comp {11,22}, ITER 50: a period of 2 to repeat. */
+static struct tg_file *repeat_prefix(void)
+{
+    uint64_t a[2] = { 1, 2 }, b[2] = { 11, 22 };
+    struct tg_file *f;
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_comp(f, 100, 2, a);
+    tg_loop(f, CHT_LOOP_ITER, 50);
+    tg_comp(f, 100, 2, b);
+    tg_loop(f, CHT_LOOP_ITER, 50);
+    return f;
+}
+
+static void test_repeat_expands(void **state)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    struct trace_cursor_stats st;
+    int64_t d[2] = { 10, -1 };
+    struct tg_file *f = repeat_prefix();
+    (void)state;
+
+    tg_flush(f); /* the history carries over chunks */
+    tg_repeat(f, 2, 5, 2, d, 2);
+    tg_end(f, 6, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, TRACE_CURSOR_LOOPS);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(trace_cursor_next(c, &ev), 1);
+        assert_int_equal(ev->kind, TRACE_EV_COMP);
+        assert_int_equal(ev->index, i);
+        assert_int_equal(ev->nranges, 2);
+        assert_int_equal(ev->ranges[0].addr, 1 + 10 * i);
+        assert_int_equal(ev->ranges[1].addr, i == 0 ? 2 : 23 - i);
+        if (i == 4)
+            break; /* the REPEAT's 5th record is a comp: count 5 = c l c l c */
+        assert_int_equal(trace_cursor_next(c, &ev), 1);
+        assert_int_equal(ev->kind, TRACE_EV_LOOP);
+        assert_int_equal(ev->loop, 50);
+        assert_int_equal(ev->depth, 1);
+        assert_int_equal(ev->iters[0].iter, i + 1);
+    }
+    assert_int_equal(trace_cursor_next(c, &ev), 0);
+    trace_cursor_stats(c, &st);
+    assert_int_equal(st.comp_events, 5);
+    assert_int_equal(st.loop_records, 4);
+    trace_cursor_close(c);
+    trace_close(t);
+}
+
+/* A damaged REPEAT record after the standard prefix gives a format error
+ * naming the file and the record's offset. */
+static void check_bad_repeat(uint16_t period, uint32_t count, uint32_t nstrides, uint32_t nwritten,
+                             int empty_history, const char *why)
+{
+    char msg[512];
+    int64_t d[32] = { 0 };
+    struct tg_file *f = repeat_prefix();
+
+    if (empty_history) {
+        uint64_t big[9] = { 0 };
+        tg_comp(f, 999, 9, big); /* too many addresses to repeat: empties the history */
+    }
+    tg_repeat(f, period, count, nstrides, d, nwritten);
+    tg_end(f, 6, 1, 0);
+    tg_close(f);
+    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    ASSERT_HAS(msg, "rank-00000.chtr");
+    ASSERT_HAS(msg, "offset=");
+    ASSERT_HAS(msg, why);
+}
+
+static void test_repeat_damaged(void **state)
+{
+    (void)state;
+    /* the period is longer than the history */
+    check_bad_repeat(5, 1, 2, 2, 0, "period=5 but thread=0 has only 4 records");
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(1, 1, 0, 0, 1, "period=1 but thread=0 has only 0 records");
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(0, 1, 0, 0, 0, "period=0 outside 1..16");
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(17, 1, 0, 0, 0, "period=17 outside 1..16");
+    /* counts */
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(2, 0, 2, 2, 0, "count=0 outside");
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(2, CHT_REPEAT_COUNT_MAX + 1, 2, 2, 0, "count=1048577 outside");
+    /* strides that do not fit the record, or more than the period allows */
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(2, 1, 2, 1, 0, "is less than the 32 bytes it needs");
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(2, 1, 17, 17, 0, "nstrides=17, more than period=2 allows");
+    /* a stride count that does not match the shape of the records repeated */
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(2, 1, 3, 3, 0, "nstrides=3 but the 2 records it repeats have 2 addresses");
+    tg_rmdir(dir), dir = tg_tmpdir();
+    check_bad_repeat(1, 1, 2, 2, 0, "nstrides=2 but the 1 records it repeats have 0 addresses");
+}
+
 /* ---- computation events against the site table -------------------------- */
 
 static void test_comp_unknown_site(void **state)
@@ -846,20 +963,20 @@ static void test_other_byte_order(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 3, 2 }; /* version 3, oldest readable 2 */
+    uint16_t v[2] = { 4, 3 }; /* version 4, oldest readable 3 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=2, this reader reads up to 1");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=3, this reader reads up to 2");
 }
 
 static void test_newer_but_readable_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 2, 1 }; /* newer writer, still readable by version 1 */
+    uint16_t v[2] = { 3, 2 }; /* newer writer, still readable by version 2 */
     bool cut = true;
     (void)state;
 
@@ -1418,6 +1535,8 @@ int main(void)
         T(test_loop_events),
         T(test_loop_too_deep),
         T(test_bad_loop_kind),
+        T(test_repeat_expands),
+        T(test_repeat_damaged),
         T(test_comp_unknown_site),
         T(test_comp_naccess_mismatch),
         T(test_site_table_in_rank_stream),

@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -31,6 +32,7 @@
 #include "commhint-rt.h"
 #include "rt/recorder-private.h"
 #include "trace-format.h"
+#include "trace-reader.h"
 
 /* ---- a site table blob ------------------------------------------------------- */
 
@@ -673,11 +675,15 @@ static void *job_run(void *arg)
     return NULL;
 }
 
+static int runs_child(const char *what);
+
 static int child_main(const char *what)
 {
     uint32_t sb, lb;
     const char *dir = getenv("COMMHINT_TRACE_DIR");
 
+    if (!strncmp(what, "runs-", 5))
+        return runs_child(what + 5);
     if (!strcmp(what, "term-chain"))
         signal(SIGTERM, on_term); /* installed before the runtime starts */
     make_blob(&child_tu, 3, 2, 0x4444);
@@ -698,6 +704,8 @@ static int child_main(const char *what)
         emit_range(0, 0, CHILD_EVENTS);
         abort();
     }
+    if (!strncmp(what, "runs-", 5))
+        return runs_child(what + 5);
     if (!strcmp(what, "term-chain")) {
         emit_range(0, 0, CHILD_EVENTS);
         raise(SIGTERM);
@@ -820,6 +828,7 @@ static void run_child(const char *what, const char *const *env, const char *errf
         for (int i = 0; clear[i]; i++)
             unsetenv(clear[i]);
         setenv("COMMHINT_BUFFER_KB", "64", 1);
+        setenv("COMMHINT_RUNS", "0", 1); /* these tests check records byte for byte */
         for (; env && *env; env++) {
             const char *eq = strchr(*env, '=');
             if (eq) {
@@ -1216,12 +1225,411 @@ static void test_mpi_rank0(void **state)
     check_mpi("mpi0", 0);
 }
 
+/* ---- runs (CHT_REC_REPEAT): writer to reader round trips -------------------------- */
+
+/* Sites 0..7 have i + 1 accesses, site 8 has RUNS_BIG (too many to repeat);
+ * 8 loops. */
+#define RUNS_SITES 9u
+#define RUNS_LOOPS 8u
+#define RUNS_BIG 10u
+
+static void make_runs_blob(struct blob *b)
+{
+    static const char strings[] = "\0r.c\0f";
+    struct cht_tu_header h = {0};
+    uint32_t off = sizeof(h), first = 0;
+
+    memset(b, 0, sizeof(*b));
+    h.magic = CHT_TU_MAGIC;
+    h.version = CHT_TU_VERSION;
+    h.header_size = sizeof(h);
+    h.tu_key = 0x7777;
+    h.nsites = RUNS_SITES;
+    h.nloops = RUNS_LOOPS;
+    h.sites_off = off;
+    for (uint32_t i = 0; i < RUNS_SITES; i++) {
+        uint32_t n = i < 8 ? i + 1 : RUNS_BIG;
+        struct cht_site s = {1, 5, 10 + i, 1, CHT_SITE_COMP, CHT_SOP_ADD, CHT_NONE, 0, first, n};
+        memcpy(b->bytes + off, &s, sizeof(s));
+        off += sizeof(s);
+        first += n;
+    }
+    h.naccess = first;
+    h.loops_off = off;
+    for (uint32_t i = 0; i < RUNS_LOOPS; i++) {
+        struct cht_loop l = {1, 5, 40 + i, 1, 1, CHT_NONE, 0};
+        memcpy(b->bytes + off, &l, sizeof(l));
+        off += sizeof(l);
+    }
+    h.access_off = off;
+    for (uint32_t i = 0; i < first; i++) {
+        struct cht_access a = {8, i % 2 ? CHT_ACCESS_WRITE : CHT_ACCESS_READ};
+        memcpy(b->bytes + off, &a, sizeof(a));
+        off += sizeof(a);
+    }
+    h.strings_off = off;
+    h.strings_size = sizeof(strings);
+    memcpy(b->bytes + off, strings, sizeof(strings));
+    off += sizeof(strings);
+    h.total_size = off;
+    memcpy(b->bytes, &h, sizeof(h));
+    b->size = off;
+}
+
+enum run_op_kind { OP_COMP, OP_LOOP, OP_MEMSET, OP_CLOCK, OP_FLUSH };
+
+struct run_op {
+    int kind;
+    uint32_t id;   /* site or loop */
+    uint32_t n;    /* addresses */
+    uint16_t lk;   /* loop kind */
+    uint64_t a[RUNS_BIG];
+};
+
+typedef void (*run_op_fn)(const struct run_op *o, void *ctx);
+
+static uint64_t rnd_next(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+/* One record of a period: shape, base addresses and strides (bytes). */
+struct run_pos {
+    int kind;
+    uint32_t id, n;
+    uint16_t lk;
+    uint64_t base[8];
+    int64_t stride[8];
+};
+
+/* A random record shape; ENTER is left out so that loop stacks stay shallow. */
+static void rnd_pos(uint64_t *x, struct run_pos *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (rnd_next(x) % 5 == 0) {
+        p->kind = OP_LOOP;
+        p->id = (uint32_t)(rnd_next(x) % RUNS_LOOPS);
+        p->lk = rnd_next(x) % 4 ? CHT_LOOP_ITER : CHT_LOOP_EXIT;
+        return;
+    }
+    p->kind = OP_COMP;
+    p->id = (uint32_t)(rnd_next(x) % 8);
+    p->n = p->id + 1;
+    for (uint32_t k = 0; k < p->n; k++) {
+        p->base[k] = rnd_next(x) & ~(uint64_t)7;
+        p->stride[k] = ((int64_t)(rnd_next(x) % 65) - 32) * 8; /* negative and zero too */
+    }
+}
+
+/* Emits reps periods of the pattern; jitter: one slot in four periods gets
+ * an irregular address. */
+static void run_pattern(const struct run_pos *pat, uint32_t period, uint32_t reps, int jitter, uint64_t *x,
+                        run_op_fn fn, void *ctx)
+{
+    for (uint32_t it = 0; it < reps; it++)
+        for (uint32_t j = 0; j < period; j++) {
+            struct run_op o = {.kind = pat[j].kind, .id = pat[j].id, .n = pat[j].n, .lk = pat[j].lk};
+            for (uint32_t k = 0; k < o.n; k++)
+                o.a[k] = pat[j].base[k] + (uint64_t)pat[j].stride[k] * it;
+            if (jitter && o.n && rnd_next(x) % 4 == 0)
+                o.a[rnd_next(x) % o.n] += 8 * (1 + rnd_next(x) % 5);
+            fn(&o, ctx);
+        }
+}
+
+enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS };
+
+/* The op sequence of one case (seed: per thread). */
+static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
+{
+    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+    struct run_pos pat[17];
+    struct run_op o;
+
+    switch (which) {
+    case RC_MIXED:
+    case RC_THREADS:
+        for (int blk = 0; blk < 300; blk++) {
+            uint32_t period = 1 + (uint32_t)(rnd_next(&x) % 17);
+            for (uint32_t j = 0; j < period; j++)
+                rnd_pos(&x, &pat[j]);
+            run_pattern(pat, period, 1 + (uint32_t)(rnd_next(&x) % 150), rnd_next(&x) % 4 == 0, &x, fn, ctx);
+            memset(&o, 0, sizeof(o));
+            switch (rnd_next(&x) % 10) {
+            case 0: o.kind = OP_CLOCK; fn(&o, ctx); break;  /* like an MPI record */
+            case 1: o.kind = OP_FLUSH; fn(&o, ctx); break;  /* a buffer flush */
+            case 2: o.kind = OP_MEMSET, o.id = 0, o.a[0] = rnd_next(&x); fn(&o, ctx); break;
+            case 3: /* too many addresses to repeat: empties the history */
+                o.kind = OP_COMP, o.id = 8, o.n = RUNS_BIG;
+                for (uint32_t k = 0; k < RUNS_BIG; k++)
+                    o.a[k] = 8 * k;
+                fn(&o, ctx);
+                break;
+            }
+        }
+        break;
+    case RC_LONG: /* beyond the largest count, twice */
+        memset(pat, 0, 3 * sizeof(pat[0]));
+        pat[0].kind = OP_LOOP, pat[0].id = 0, pat[0].lk = CHT_LOOP_ITER;
+        pat[1].kind = OP_COMP, pat[1].id = 1, pat[1].n = 2, pat[1].base[0] = 1u << 20, pat[1].stride[0] = 8;
+        pat[1].base[1] = 1u << 30, pat[1].stride[1] = -8;
+        pat[2].kind = OP_COMP, pat[2].id = 0, pat[2].n = 1, pat[2].base[0] = 4096, pat[2].stride[0] = 16;
+        run_pattern(pat, 3, 2 * CHT_REPEAT_COUNT_MAX / 3 + 1000, 0, &x, fn, ctx);
+        break;
+    case RC_P17: /* 17 shapes that all differ: no period of 16 or less fits */
+        for (uint32_t j = 0; j < 17; j++) {
+            memset(&pat[j], 0, sizeof(pat[j]));
+            if (j < 8) {
+                pat[j].kind = OP_COMP, pat[j].id = j, pat[j].n = j + 1;
+                for (uint32_t k = 0; k < pat[j].n; k++)
+                    pat[j].base[k] = 1000000 * (j + 1) + 64 * k, pat[j].stride[k] = 8;
+            } else {
+                pat[j].kind = OP_LOOP, pat[j].id = (j - 8) % RUNS_LOOPS;
+                pat[j].lk = j == 16 ? CHT_LOOP_EXIT : CHT_LOOP_ITER;
+            }
+        }
+        run_pattern(pat, 17, 300, 0, &x, fn, ctx);
+        break;
+    case RC_PERIODS: /* every period, each followed by a record that ends it */
+        for (uint32_t period = 1; period <= 16; period++) {
+            for (uint32_t j = 0; j < period; j++) {
+                rnd_pos(&x, &pat[j]);
+                if (pat[j].kind == OP_LOOP) /* keep it a COMP so that no shorter period fits */
+                    pat[j].kind = OP_COMP, pat[j].id = j % 8, pat[j].n = pat[j].id + 1;
+                for (uint32_t k = 0; k < pat[j].n; k++)
+                    pat[j].base[k] = rnd_next(&x) & ~(uint64_t)7, pat[j].stride[k] = 8 * (int64_t)(k + 1);
+            }
+            run_pattern(pat, period, 100, 0, &x, fn, ctx);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_CLOCK;
+            fn(&o, ctx);
+        }
+        break;
+    }
+}
+
+/* Child side: does what an op says. */
+static void run_emit(const struct run_op *o, void *ctx)
+{
+    const void *a[RUNS_BIG];
+    (void)ctx;
+    for (uint32_t k = 0; k < o->n; k++)
+        a[k] = (const void *)(uintptr_t)o->a[k];
+    switch (o->kind) {
+    case OP_COMP:
+        switch (o->n) {
+        case 1: __commhint_ev1(o->id, a[0]); break;
+        case 2: __commhint_ev2(o->id, a[0], a[1]); break;
+        case 3: __commhint_ev3(o->id, a[0], a[1], a[2]); break;
+        case 4: __commhint_ev4(o->id, a[0], a[1], a[2], a[3]); break;
+        default: __commhint_evn(o->id, o->n, a); break;
+        }
+        break;
+    case OP_LOOP:
+        if (o->lk == CHT_LOOP_ITER)
+            __commhint_loop_iter(o->id);
+        else
+            __commhint_loop_exit(o->id);
+        break;
+    case OP_MEMSET: __commhint_memset(o->id, (const void *)(uintptr_t)o->a[0], 64); break;
+    case OP_CLOCK: rt_record_clock(0, 1.0); break;
+    case OP_FLUSH: rt_flush_all(); break;
+    }
+}
+
+static void *run_thread(void *arg)
+{
+    run_gen(RC_THREADS, (uint64_t)(uintptr_t)arg, run_emit, NULL);
+    return NULL;
+}
+
+static int runs_child(const char *what)
+{
+    static struct blob b;
+    uint32_t sb, lb;
+    int which = atoi(what);
+
+    make_runs_blob(&b);
+    __commhint_register_tu(COMMHINT_RT_ABI_VERSION, b.bytes, b.size, &sb, &lb);
+    if (sb != 0 || lb != 0)
+        return 10;
+    if (which == RC_THREADS) {
+        pthread_t th;
+        __commhint_ev1(0, (const void *)8); /* the main thread is writer thread 0 */
+        if (pthread_create(&th, NULL, run_thread, (void *)(uintptr_t)2))
+            return 11;
+        run_gen(RC_THREADS, 1, run_emit, NULL);
+        pthread_join(th, NULL);
+        return 0;
+    }
+    run_gen(which, 1, run_emit, NULL);
+    return 0; /* the destructor finishes the trace */
+}
+
+/* Parent side: the next event of the thread must be what the op made. */
+struct run_cmp {
+    struct trace_cursor *cur;
+    uint32_t thread;
+    uint64_t ops, comp; /* ops compared, COMP events among them */
+    int check_index;
+};
+
+static void run_check(const struct run_op *o, void *vctx)
+{
+    struct run_cmp *c = vctx;
+    const struct trace_event *ev;
+    int rc;
+
+    if (o->kind == OP_CLOCK || o->kind == OP_FLUSH)
+        return;
+    do {
+        rc = trace_cursor_next(c->cur, &ev);
+        if (rc != 1)
+            fail_msg("op=%" PRIu64 ": cursor returned %d: %s", c->ops, rc, trace_cursor_error(c->cur));
+    } while (ev->thread != c->thread);
+    if (o->kind == OP_LOOP) {
+        if (ev->kind != TRACE_EV_LOOP || ev->loop != o->id || ev->loop_kind != o->lk)
+            fail_msg("op=%" PRIu64 ": expected loop=%u kind=%u, got kind=%d loop=%u", c->ops, o->id, o->lk,
+                     ev->kind, ev->loop);
+    } else {
+        uint32_t n = o->kind == OP_MEMSET ? 1 : o->n;
+        if (ev->kind != TRACE_EV_COMP || ev->site != o->id || ev->nranges != n)
+            fail_msg("op=%" PRIu64 ": expected site=%u n=%u, got kind=%d site=%u n=%u", c->ops, o->id, n, ev->kind,
+                     ev->site, ev->nranges);
+        for (uint32_t k = 0; k < n; k++)
+            if (ev->ranges[k].addr != o->a[k])
+                fail_msg("op=%" PRIu64 " address %u: expected 0x%" PRIx64 " got 0x%" PRIx64, c->ops, k, o->a[k],
+                         ev->ranges[k].addr);
+        if (c->check_index && ev->index != c->comp)
+            fail_msg("op=%" PRIu64 ": index=%" PRIu64 " expected %" PRIu64, c->ops, ev->index, c->comp);
+        c->comp++;
+    }
+    c->ops++;
+}
+
+/* Runs case `which` in a child with runs on, reads it back with the reader
+ * and compares it with the generator, thread by thread; returns the parsed
+ * rank stream (caller frees). */
+static void runs_round_trip(int which, struct parsed *ps)
+{
+    struct child c;
+    char what[32];
+    struct trace *t;
+    struct trace_err err;
+    int nthreads = which == RC_THREADS ? 2 : 1;
+
+    snprintf(what, sizeof(what), "runs-%d", which);
+    char *dir = path_join(child_tmp, "trace");
+    char *err_path = path_join(child_tmp, "stderr");
+    char *dir_env;
+    assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
+    const char *env[] = {dir_env, "COMMHINT_RUNS=1", NULL};
+    run_child(what, env, err_path, &c);
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    assert_string_equal(c.err, "");
+
+    if (trace_open(dir, &t, &err) != 0)
+        fail_msg("trace_open: %s", err.msg);
+    for (int th = 0; th < nthreads; th++) {
+        struct run_cmp cmp = {.thread = (uint32_t)th, .check_index = nthreads == 1};
+        const struct trace_event *ev;
+        int rc;
+        if (trace_cursor_open(t, 0, TRACE_CURSOR_LOOPS, &cmp.cur, &err) != 0)
+            fail_msg("trace_cursor_open: %s", err.msg);
+        if (which == RC_THREADS && th == 0) { /* the event that made it thread 0 */
+            struct run_op o = {.kind = OP_COMP, .id = 0, .n = 1, .a = {8}};
+            run_check(&o, &cmp);
+        }
+        run_gen(which, which == RC_THREADS ? (uint64_t)th + 1 : 1, run_check, &cmp);
+        while ((rc = trace_cursor_next(cmp.cur, &ev)) == 1)
+            if (ev->thread == cmp.thread)
+                fail_msg("thread=%d: an event more than written, kind=%d", th, ev->kind);
+        assert_int_equal(rc, 0);
+        assert_false(trace_cursor_cut_short(cmp.cur));
+        trace_cursor_close(cmp.cur);
+    }
+    trace_close(t);
+    char *path = path_join(dir, "rank-00000.chtr");
+    parse_file(path, CHT_MAGIC_RANK, ps, 0);
+    free(path);
+    free(dir_env);
+    free(err_path);
+    free(dir);
+    free(c.err);
+}
+
+static void test_runs_mixed(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_MIXED, &ps);
+    assert_true(count_recs(&ps, CHT_REC_REPEAT) > 50);
+    parsed_free(&ps);
+}
+
+static void test_runs_long(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_LONG, &ps);
+    /* 2 * COUNT_MAX + 3000 records: the first 6 written, three REPEATs */
+    assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 3);
+    const struct rec *r = find_rec(&ps, CHT_REC_REPEAT, 0);
+    struct cht_rec_repeat x;
+    memcpy(&x, r->p, sizeof(x));
+    assert_int_equal(x.h.aux, 3);
+    assert_int_equal(x.count, CHT_REPEAT_COUNT_MAX);
+    assert_int_equal(x.nstrides, 3);
+    int64_t d[3];
+    memcpy(d, r->p + sizeof(x), sizeof(d));
+    assert_int_equal(d[0], 8);  /* site 1, first address */
+    assert_int_equal(d[1], -8); /* site 1, second address */
+    assert_int_equal(d[2], 16); /* site 0 */
+    assert_true(ps.file_size < 4096);
+    parsed_free(&ps);
+}
+
+static void test_runs_period17(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_P17, &ps);
+    assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 0);
+    assert_int_equal(count_recs(&ps, CHT_REC_COMP) + count_recs(&ps, CHT_REC_LOOP), 17 * 300);
+    parsed_free(&ps);
+}
+
+static void test_runs_periods(void **state)
+{
+    struct parsed ps;
+    unsigned seen = 0;
+    (void)state;
+    runs_round_trip(RC_PERIODS, &ps);
+    for (size_t i = 0; i < ps.nrecs; i++)
+        if (ps.recs[i].h.type == CHT_REC_REPEAT)
+            seen |= 1u << ps.recs[i].h.aux;
+    assert_int_equal(seen, 0x1fffeu); /* periods 1 to 16 */
+    parsed_free(&ps);
+}
+
+static void test_runs_threads(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_THREADS, &ps);
+    assert_true(count_recs(&ps, CHT_REC_REPEAT) > 50);
+    parsed_free(&ps);
+}
+
 #define C(f) cmocka_unit_test_setup_teardown(f, child_setup, child_teardown)
 
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "child"))
         return child_main(argv[2]);
+    setenv("COMMHINT_RUNS", "0", 1); /* the in-process tests check records byte for byte */
 
     const struct CMUnitTest tests[] = {
         /* in order: they share the runtime of this process */
@@ -1242,6 +1650,11 @@ int main(int argc, char **argv)
         C(test_signal_while_threads_write),
         C(test_mpi_rank2),
         C(test_mpi_rank0),
+        C(test_runs_mixed),
+        C(test_runs_long),
+        C(test_runs_period17),
+        C(test_runs_periods),
+        C(test_runs_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

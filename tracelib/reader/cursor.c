@@ -2,6 +2,8 @@
  * address ranges, MPI calls with their follower records, loop structure
  * folded into per-thread iteration vectors, plus the bookkeeping records
  * (modules, translation units, clock, lost, end) that only update state.
+ * CHT_REC_REPEAT records are expanded here, from a per-thread history of
+ * the last COMP/LOOP records, into the records they stand for.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,10 +12,19 @@
 
 #include "reader-private.h"
 
+/* A history record: a COMP (at most CHT_REPEAT_MAX_ADDRS addresses) or LOOP
+ * record as 16 bytes of header, id and reserved word, then its addresses. */
+struct rd_hent {
+    uint64_t w[2 + CHT_REPEAT_MAX_ADDRS];
+};
+
 struct rd_thread {
     uint32_t thread;
     uint32_t depth;
     struct trace_iter *stack; /* RD_MAX_LOOP_DEPTH entries, never moves */
+    struct rd_hent *hist;     /* CHT_REPEAT_PERIOD_MAX entries, a ring */
+    uint32_t nhist;           /* valid entries */
+    uint32_t head;            /* slot of the next record */
 };
 
 struct rd_module {
@@ -46,6 +57,14 @@ struct trace_cursor {
 
     struct trace_cursor_stats st;
     uint64_t index;           /* COMP and MPI events returned so far */
+
+    /* the REPEAT record being expanded */
+    uint32_t rep_left;        /* records still to produce; 0: none */
+    uint32_t rep_period, rep_phase;
+    size_t rep_thread;        /* index in threads */
+    uint32_t rep_off[CHT_REPEAT_PERIOD_MAX];
+    int64_t rep_stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS];
+    struct rd_hent rep_rec;   /* the record last produced */
     bool finished;
     bool cut_short;
     int status;
@@ -129,8 +148,10 @@ void trace_cursor_close(struct trace_cursor *c)
     if (!c)
         return;
     trace_stream_close(c->s);
-    for (i = 0; i < c->nthreads; i++)
+    for (i = 0; i < c->nthreads; i++) {
         free(c->threads[i].stack);
+        free(c->threads[i].hist);
+    }
     free(c->threads);
     for (i = 0; i < c->nmods; i++) {
         free(c->mods[i].build_id);
@@ -194,9 +215,15 @@ static struct rd_thread *thread_state(struct trace_cursor *c, uint32_t thread)
     th = &c->threads[c->nthreads];
     th->thread = thread;
     th->depth = 0;
+    th->nhist = 0;
+    th->head = 0;
     th->stack = calloc(RD_MAX_LOOP_DEPTH, sizeof(*th->stack));
-    if (!th->stack)
+    th->hist = calloc(CHT_REPEAT_PERIOD_MAX, sizeof(*th->hist));
+    if (!th->stack || !th->hist) {
+        free(th->stack);
+        free(th->hist);
         return NULL;
+    }
     c->last_thread = c->nthreads++;
     c->st.threads = (uint32_t)c->nthreads;
     return th;
@@ -416,6 +443,93 @@ static int add_module(struct trace_cursor *c, const struct cht_rec *rec)
     return 0;
 }
 
+/* ---- runs: the history and CHT_REC_REPEAT ------------------------------- */
+
+/* Addresses of a history record. */
+static uint32_t hent_naddr(const struct rd_hent *e)
+{
+    const struct cht_rec *h = (const void *)e->w;
+    return h->type == CHT_REC_COMP ? h->aux : 0;
+}
+
+/* The history record `back` (1 = the latest) positions ago. */
+static struct rd_hent *hist_ent(struct rd_thread *th, uint32_t back)
+{
+    return &th->hist[(th->head + CHT_REPEAT_PERIOD_MAX - back) % CHT_REPEAT_PERIOD_MAX];
+}
+
+/* Updates the history with a record of the thread (REPEAT records aside). */
+static void hist_note(struct rd_thread *th, const struct cht_rec *rec)
+{
+    struct rd_hent *e;
+    uint32_t n;
+
+    if (rec->type == CHT_REC_COMP && rec->aux > CHT_REPEAT_MAX_ADDRS) {
+        th->nhist = 0;
+        return;
+    }
+    if (rec->type != CHT_REC_COMP && rec->type != CHT_REC_LOOP)
+        return;
+    n = rec->type == CHT_REC_COMP ? rec->aux : 0;
+    e = &th->hist[th->head];
+    memcpy(e->w, rec, 16 + 8 * (size_t)n); /* the stream checked the size */
+    ((struct cht_rec *)e->w)->size = (uint32_t)(16 + 8 * n);
+    th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
+    if (th->nhist < CHT_REPEAT_PERIOD_MAX)
+        th->nhist++;
+}
+
+/* Checks a REPEAT record against the thread's history and starts expanding
+ * it; 0 or a format error. */
+static int repeat_start(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+{
+    const struct cht_rec_repeat *r = (const void *)rec;
+    uint32_t period = rec->aux, j, s = 0;
+
+    if (period < 1 || period > CHT_REPEAT_PERIOD_MAX)
+        return rec_error(c, "repeat record has period=%u outside 1..%u", period,
+                         CHT_REPEAT_PERIOD_MAX);
+    if (period > th->nhist)
+        return rec_error(c, "repeat record has period=%u but thread=%u has only %u records "
+                         "to repeat", period, th->thread, th->nhist);
+    if (r->count < 1 || r->count > CHT_REPEAT_COUNT_MAX)
+        return rec_error(c, "repeat record has count=%u outside 1..%u", r->count,
+                         CHT_REPEAT_COUNT_MAX);
+    for (j = 0; j < period; j++) {
+        c->rep_off[j] = s;
+        s += hent_naddr(hist_ent(th, period - j));
+    }
+    if (r->nstrides != s)
+        return rec_error(c, "repeat record has nstrides=%u but the %u records it repeats have "
+                         "%u addresses", r->nstrides, period, s);
+    memcpy(c->rep_stride, r + 1, 8 * (size_t)s); /* the stream checked the size */
+    c->rep_left = r->count;
+    c->rep_period = period;
+    c->rep_phase = 0;
+    c->rep_thread = (size_t)(th - c->threads);
+    return 0;
+}
+
+/* The next record of the REPEAT being expanded, entered in the history. */
+static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_thread *th)
+{
+    const struct rd_hent *from = hist_ent(th, c->rep_period);
+    const int64_t *d = c->rep_stride + c->rep_off[c->rep_phase];
+    uint32_t n = hent_naddr(from), k;
+
+    c->rep_rec = *from;
+    for (k = 0; k < n; k++)
+        c->rep_rec.w[2 + k] += (uint64_t)d[k];
+    th->hist[th->head] = c->rep_rec;
+    th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
+    if (th->nhist < CHT_REPEAT_PERIOD_MAX)
+        th->nhist++;
+    if (++c->rep_phase == c->rep_period)
+        c->rep_phase = 0;
+    c->rep_left--;
+    return (const void *)c->rep_rec.w;
+}
+
 static int finish(struct trace_cursor *c)
 {
     c->finished = true;
@@ -444,15 +558,28 @@ int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev)
     if (c->finished)
         return 0;
     for (;;) {
-        ret = trace_stream_next(c->s, &rec);
-        if (ret < 0)
-            return cursor_fail(c, ret);
-        if (ret == 0)
-            return finish(c);
+        if (c->rep_left) {
+            th = &c->threads[c->rep_thread];
+            rec = repeat_next(c, th);
+        } else {
+            ret = trace_stream_next(c->s, &rec);
+            if (ret < 0)
+                return cursor_fail(c, ret);
+            if (ret == 0)
+                return finish(c);
+            th = thread_state(c, trace_stream_chunk(c->s)->thread);
+            if (!th)
+                return nomem(c);
+            if (rec->type == CHT_REC_REPEAT && trace_stream_header(c->s)->version >= 2) {
+                /* counted as the records it stands for */
+                ret = repeat_start(c, th, rec);
+                if (ret < 0)
+                    return ret;
+                continue;
+            }
+            hist_note(th, rec);
+        }
         c->st.records++;
-        th = thread_state(c, trace_stream_chunk(c->s)->thread);
-        if (!th)
-            return nomem(c);
         ret = 0;
         switch (rec->type) {
         case CHT_REC_COMP:

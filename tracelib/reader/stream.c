@@ -441,6 +441,17 @@ const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
     case CHT_REC_END:
         NEED(sizeof(struct cht_rec_end));
         break;
+    case CHT_REC_REPEAT: {
+        const struct cht_rec_repeat *x = (const void *)r;
+        NEED(sizeof(*x));
+        if (x->nstrides > (uint32_t)r->aux * CHT_REPEAT_MAX_ADDRS) {
+            snprintf(buf, len, "repeat record has nstrides=%u, more than period=%u allows",
+                     x->nstrides, r->aux);
+            return buf;
+        }
+        NEED(sizeof(*x) + 8ull * x->nstrides);
+        break;
+    }
     case CHT_REC_PROGRAM: {
         const struct cht_rec_program *p = (const void *)r;
         NEED(sizeof(*p));

@@ -105,6 +105,34 @@ struct rt_tu {
  * list without locks. */
 enum rt_thread_state { RT_THREAD_FREE = 0, RT_THREAD_ACTIVE = 1 };
 
+/* Run encoding (CHT_REC_REPEAT) of one thread, owner only.  The ring holds
+ * the thread's last RT_RUN_HIST history records (see trace-format.h), twice
+ * the longest period: a run of period P starts only once 2P records show it,
+ * the last P of them fixing the strides. */
+#define RT_RUN_HIST (2 * CHT_REPEAT_PERIOD_MAX)
+#define RT_RUN_KEY(type, aux, id) ((uint64_t)(type) | (uint64_t)(aux) << 16 | (uint64_t)(id) << 32)
+
+struct rt_run_ent {
+    uint64_t key; /* RT_RUN_KEY: type, aux, site or loop */
+    uint32_t n;   /* addresses */
+    uint32_t reserved;
+    uint64_t a[CHT_REPEAT_MAX_ADDRS];
+};
+
+struct rt_run {
+    uint32_t on;      /* COMMHINT_RUNS: encode runs at all */
+    uint32_t busy;    /* set while run_write ends the run (a signal then leaves it) */
+    uint32_t nhist;   /* valid ring entries, at most RT_RUN_HIST */
+    uint32_t head;    /* ring slot the next record goes to */
+    uint32_t period;  /* 0: no run */
+    uint32_t phase;   /* position in the period of the next record */
+    uint32_t count;   /* records the run stands for so far */
+    uint32_t nstrides;
+    uint32_t off[CHT_REPEAT_PERIOD_MAX];                        /* first stride of each position */
+    int64_t stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS]; /* bytes */
+    struct rt_run_ent hist[RT_RUN_HIST];
+};
+
 struct rt_thread {
     /* hot: the owner reads these on every event */
     unsigned char *data; /* raw records, cap bytes */
@@ -123,6 +151,7 @@ struct rt_thread {
     void *mem; /* one mapping holding data, out, cctx and altstack */
     size_t mem_size;
     struct rt_thread *next;
+    struct rt_run run; /* owner only */
 };
 
 /* Process-wide state of the recorder. */
@@ -131,6 +160,7 @@ struct rt_global {
     int started;   /* a thread buffer has been registered */
     int finishing; /* rt_finish ran */
     int zstd_level;
+    int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
     size_t buf_cap;     /* bytes per thread buffer */
     size_t cctx_size;   /* bytes of a static compression context */
     char dir[PATH_MAX]; /* absolute trace directory */

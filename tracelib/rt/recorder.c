@@ -54,6 +54,7 @@ static struct sigaction rt_old_act[NSIG];
 static int rt_handlers_on;
 
 static void rt_thread_exit(void *arg);
+static void run_close_own(void);
 
 /* ---- small helpers ---------------------------------------------------------- */
 
@@ -243,6 +244,7 @@ static void rt_init_once(void)
         level = RT_ZSTD_LEVEL_MAX;
     rt_g.zstd_level = (int)level;
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
+    rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;
 
     v = getenv("COMMHINT_TRACE_DIR");
     if (!v || !*v) {
@@ -370,6 +372,8 @@ static struct rt_thread *rt_thread_register(void)
             t->altstack_on = sigaltstack(&ss, NULL) == 0;
         }
     }
+    memset(&t->run, 0, offsetof(struct rt_run, off));
+    t->run.on = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED);
     rt_unlock(&t->lock);
     pthread_setspecific(rt_key, t);
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
@@ -457,6 +461,7 @@ int rt_flush_all(void)
 
     if (!rt_inited)
         return RT_ERR_OFF;
+    run_close_own();
     rt_block_signals(&old);
     e = flush_all(0, 0);
     rt_restore_signals(&old);
@@ -471,6 +476,7 @@ static void rt_thread_exit(void *arg)
     int saved = errno;
     sigset_t old;
 
+    run_close_own();
     rt_block_signals(&old);
     rt_lock(&t->lock);
     (void)flush_locked(t, t->pos, 0, 0);
@@ -491,6 +497,8 @@ static void rt_thread_exit(void *arg)
 
 /* ---- the hot path -------------------------------------------------------------- */
 
+static void run_write(struct rt_thread *t, int in_signal);
+
 /* Room for `bytes` in the caller's buffer after a flush, or NULL. */
 static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
 {
@@ -501,6 +509,8 @@ static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
         errno = saved;
         return NULL;
     }
+    if (t->run.period)
+        run_write(t, 0); /* a flush ends a run: its REPEAT goes first */
     if (RT_POS_BYTES(t->pos) + bytes > t->cap)
         flush_own(t);
     errno = saved;
@@ -535,6 +545,199 @@ static inline void advance(size_t bytes)
 static inline int site_ok(uint32_t site)
 {
     return RT_LIKELY(site < __atomic_load_n(&rt_site_limit, __ATOMIC_RELAXED));
+}
+
+/* ---- runs: CHT_REC_REPEAT ------------------------------------------------------ */
+
+/* The history record `back` (1 = the latest) positions ago. */
+static inline struct rt_run_ent *run_ent(struct rt_run *r, uint32_t back)
+{
+    return &r->hist[(r->head - back) & (RT_RUN_HIST - 1)];
+}
+
+static inline __attribute__((always_inline)) void run_push(struct rt_run *r, uint64_t key, uint32_t n,
+                                                           const uint64_t *a)
+{
+    struct rt_run_ent *e = &r->hist[r->head];
+    e->key = key;
+    e->n = n;
+    for (uint32_t i = 0; i < n; i++)
+        e->a[i] = a[i];
+    r->head = (r->head + 1) & (RT_RUN_HIST - 1);
+    if (r->nhist < RT_RUN_HIST)
+        r->nhist++;
+}
+
+/* Room for a record that ends a run: in a signal handler only what is left
+ * in the buffer (a flush there must not allocate). */
+static unsigned char *run_space(struct rt_thread *t, size_t size, int in_signal)
+{
+    if (in_signal)
+        return RT_POS_BYTES(t->pos) + size <= t->cap ? t->data + RT_POS_BYTES(t->pos) : NULL;
+    return space(size);
+}
+
+/* Ends the run of t (the calling thread's): writes its REPEAT record, or
+ * the records themselves when they take no more room (a short run of a long
+ * period).  The records stay in the history. */
+static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int in_signal)
+{
+    struct rt_run *r = &t->run;
+    uint32_t was = r->busy, period, count;
+    size_t rep, lit = 0;
+    unsigned char *p;
+
+    r->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    period = r->period;
+    count = r->count;
+    r->period = 0;
+    r->count = 0;
+    if (!period || !count)
+        goto out;
+    rep = sizeof(struct cht_rec_repeat) + 8 * (size_t)r->nstrides;
+    if (count <= r->nhist) {
+        for (uint32_t k = 1; k <= count; k++)
+            lit += sizeof(struct cht_rec_comp) + 8 * (size_t)run_ent(r, k)->n;
+    }
+    /* in a signal handler the history may be half updated: always REPEAT */
+    if (!in_signal && count <= r->nhist && lit <= rep) {
+        for (uint32_t k = count; k >= 1; k--) {
+            const struct rt_run_ent *e = run_ent(r, k);
+            size_t size = sizeof(struct cht_rec_comp) + 8 * (size_t)e->n;
+            struct cht_rec_comp *c;
+            if (!(p = run_space(t, size, in_signal)))
+                goto out;
+            c = (struct cht_rec_comp *)p;
+            c->h.type = (uint16_t)e->key;
+            c->h.aux = (uint16_t)(e->key >> 16);
+            c->h.size = (uint32_t)size;
+            c->site = (uint32_t)(e->key >> 32);
+            c->reserved = 0;
+            memcpy(c + 1, e->a, 8 * (size_t)e->n);
+            advance(size);
+        }
+        goto out;
+    }
+    if ((p = run_space(t, rep, in_signal))) {
+        struct cht_rec_repeat *x = (struct cht_rec_repeat *)p;
+        x->h.type = CHT_REC_REPEAT;
+        x->h.aux = (uint16_t)period;
+        x->h.size = (uint32_t)rep;
+        x->count = count;
+        x->nstrides = r->nstrides;
+        memcpy(x + 1, r->stride, 8 * (size_t)r->nstrides);
+        advance(rep);
+    }
+out:
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->busy = was;
+}
+
+/* Starts a run of the smallest period P whose last 2P history records have
+ * the same shapes position by position and that the new record continues
+ * with the stride its position showed; the strides are those of the last
+ * period.  1 if a run started (the record then matches it). */
+static __attribute__((noinline)) int run_start(struct rt_run *r, uint64_t key, uint32_t n, const uint64_t *a)
+{
+    for (uint32_t per = 1; 2 * per <= r->nhist; per++) {
+        const struct rt_run_ent *e1 = run_ent(r, per), *e2 = run_ent(r, 2 * per);
+        uint32_t i, j, s;
+        if (e1->key != key || e2->key != key)
+            continue;
+        for (i = 0; i < n; i++)
+            if (a[i] - e1->a[i] != e1->a[i] - e2->a[i])
+                break;
+        if (i < n)
+            continue;
+        for (j = 1; j < per; j++)
+            if (run_ent(r, per - j)->key != run_ent(r, 2 * per - j)->key)
+                break;
+        if (j < per)
+            continue;
+        for (s = 0, j = 0; j < per; j++) {
+            const struct rt_run_ent *x = run_ent(r, per - j), *y = run_ent(r, 2 * per - j);
+            r->off[j] = s;
+            for (i = 0; i < x->n; i++)
+                r->stride[s++] = (int64_t)(x->a[i] - y->a[i]);
+        }
+        r->nstrides = s;
+        r->period = per;
+        r->phase = 0;
+        r->count = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 if the record (key, n addresses a) continues the thread's run, or
+ * starts one, and so needs no writing. */
+static inline __attribute__((always_inline)) int run_take(struct rt_thread *t, uint64_t key, uint32_t n,
+                                                          const uint64_t *a)
+{
+    struct rt_run *r = &t->run;
+    for (int tries = 0; tries < 2; tries++) {
+        const struct rt_run_ent *e;
+        const int64_t *d;
+        uint32_t i;
+        if (!r->period && !(r->nhist >= 2 && run_start(r, key, n, a)))
+            return 0;
+        e = run_ent(r, r->period);
+        d = r->stride + r->off[r->phase];
+        if (e->key == key) {
+            for (i = 0; i < n; i++)
+                if (a[i] != e->a[i] + (uint64_t)d[i])
+                    break;
+            if (i == n) {
+                run_push(r, key, n, a);
+                if (++r->phase == r->period)
+                    r->phase = 0;
+                if (RT_UNLIKELY(++r->count >= CHT_REPEAT_COUNT_MAX))
+                    run_write(t, 0);
+                return 1;
+            }
+        }
+        run_write(t, 0);
+    }
+    return 0;
+}
+
+/* A COMP (n <= CHT_REPEAT_MAX_ADDRS) or LOOP record of a thread that encodes
+ * runs: absorbed by the run, or written and remembered. */
+static __attribute__((noinline)) void run_record(struct rt_thread *t, uint16_t type, uint16_t aux, uint32_t id,
+                                                 uint32_t n, const uint64_t *a)
+{
+    uint64_t key = RT_RUN_KEY(type, aux, id);
+    size_t size = sizeof(struct cht_rec_comp) + 8 * (size_t)n;
+    struct cht_rec_comp *c;
+
+    /* A signal may come at any instruction here: a REPEAT needs only the
+     * period, the strides (fixed while a run lasts) and the count (one
+     * store), so the handler can always end the run; at most the record
+     * being added is lost, as without runs. */
+    if (!run_take(t, key, n, a) && (c = (void *)space(size))) {
+        c->h.type = type;
+        c->h.aux = aux;
+        c->h.size = (uint32_t)size;
+        c->site = id;
+        c->reserved = 0;
+        memcpy(c + 1, a, 8 * (size_t)n);
+        advance(size);
+        run_push(&t->run, key, n, a);
+    }
+}
+
+/* Any record other than a repeatable one ends the calling thread's run. */
+static inline void run_break(void)
+{
+    struct rt_thread *t = tls_thr;
+    if (t && RT_UNLIKELY(t->run.period))
+        run_write(t, 0);
+}
+
+static void run_close_own(void)
+{
+    run_break();
 }
 
 /* The fast path: where a record of `size` bytes goes in the calling
@@ -583,8 +786,14 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
     do {                                                                                                     \
         const size_t size_ = sizeof(struct cht_rec_comp) + 8 * (n);                                          \
         unsigned char *p_;                                                                                   \
+        struct rt_thread *t_ = tls_thr;                                                                      \
         if (!site_ok(site))                                                                                  \
             return;                                                                                          \
+        if (RT_LIKELY(t_ != NULL) && t_->run.on) {                                                           \
+            const uint64_t a_[4] = {(a0), (a1), (a2), (a3)};                                                 \
+            run_record(t_, CHT_REC_COMP, (n), site, (n), a_);                                                \
+            return;                                                                                          \
+        }                                                                                                    \
         if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
             comp_fill(p_, site, (n), (a0), (a1), (a2), (a3));                                                \
             advance(size_);                                                                                  \
@@ -621,9 +830,23 @@ COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const
 {
     size_t size = sizeof(struct cht_rec_comp) + 8 * (size_t)n;
     struct cht_rec_comp *r;
+    struct rt_thread *t = tls_thr;
     uint64_t *a;
 
-    if (!site_ok(site) || RT_UNLIKELY(n > RT_EVN_MAX) || RT_UNLIKELY(!(r = (void *)space(size))))
+    if (!site_ok(site) || RT_UNLIKELY(n > RT_EVN_MAX))
+        return;
+    if (t && t->run.on) {
+        if (n <= CHT_REPEAT_MAX_ADDRS) {
+            uint64_t b[CHT_REPEAT_MAX_ADDRS];
+            for (uint32_t i = 0; i < n; i++)
+                b[i] = (uintptr_t)addrs[i];
+            run_record(t, CHT_REC_COMP, (uint16_t)n, site, n, b);
+            return;
+        }
+        run_break();
+        t->run.nhist = 0; /* a record too large to repeat empties the history */
+    }
+    if (RT_UNLIKELY(!(r = (void *)space(size))))
         return;
     r->h.type = CHT_REC_COMP;
     r->h.aux = (uint16_t)n;
@@ -675,6 +898,7 @@ static __attribute__((noinline, cold)) void ranges_slow(uint32_t site, uint32_t 
         unsigned char *p_;                                                                                   \
         if (!site_ok(site))                                                                                  \
             return;                                                                                          \
+        run_break();                                                                                         \
         if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
             ranges_fill(p_, site, (n), (dst), (src), (len));                                                 \
             advance(size_);                                                                                  \
@@ -715,8 +939,13 @@ static __attribute__((noinline, cold)) void loop_slow(uint32_t loop, uint16_t ki
 static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uint16_t kind)
 {
     unsigned char *p;
+    struct rt_thread *t = tls_thr;
     if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)))
         return;
+    if (RT_LIKELY(t != NULL) && t->run.on) {
+        run_record(t, CHT_REC_LOOP, kind, loop, 0, NULL);
+        return;
+    }
     if (RT_LIKELY((p = fast_space(sizeof(struct cht_rec_loop))) != NULL)) {
         loop_fill(p, loop, kind);
         advance(sizeof(struct cht_rec_loop));
@@ -759,6 +988,7 @@ void *rt_reserve(size_t bytes)
     unsigned char *p;
     if (bytes == 0 || bytes > RT_RESERVE_MAX || (bytes & 7) || rt_is_off())
         return NULL;
+    run_break();
     p = space(bytes);
     return p && !rt_is_off() ? p : NULL;
 }
@@ -947,6 +1177,7 @@ void rt_mpi_finalizing(void)
 
     if (!rt_inited || rt_is_off())
         return;
+    run_close_own();
     rt_block_signals(&old);
     (void)flush_all(0, 0);
     (void)rt_stream_write_header();
@@ -964,6 +1195,7 @@ void rt_finish(int exit_status)
     if (!rt_inited || (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_DISABLED) ||
         __atomic_exchange_n(&rt_g.finishing, 1, __ATOMIC_ACQ_REL))
         goto out;
+    run_close_own();
     rt_block_signals(&old);
     /* from here on only this flush writes: other threads' chunks stay before END */
     __atomic_fetch_or(&rt_g.off, RT_OFF_FINISHED, __ATOMIC_ACQ_REL);
@@ -1016,6 +1248,11 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
     struct sigaction *prev = &rt_old_act[sig];
 
     if (!(__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & (RT_OFF_DISABLED | RT_OFF_FINISHED))) {
+        struct rt_thread *t = tls_thr;
+        /* this thread's run, unless the signal came while run_write was
+         * ending it */
+        if (t && t->run.period && t->run.count && !t->run.busy)
+            run_write(t, 1);
         (void)flush_all(1, 0);
         (void)rt_stream_write_header();
     }
