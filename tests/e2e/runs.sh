@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Run encoding (CHT_REC_REPEAT): every bundled example at -O0 and -O2 on 4
 # ranks, traced with COMMHINT_RUNS=0 and with runs on, decodes to the same
-# events (dump --stable) and the same hints; the trace with runs is smaller.
+# events (dump --stable) and the same hints.  On the regular Jacobi sweeps
+# the trace with runs is several times smaller; on the others (short loops,
+# many MPI calls, so zstd already finds the repetition) it is at most 10%
+# larger (compressed sizes vary with where chunks end).
 source "$(dirname "$0")/lib.sh"
 
 # bytes of the rank streams of a trace directory
@@ -38,7 +41,10 @@ for src in examples/*.c; do
         fi
         a=$(stream_bytes "$off"); b=$(stream_bytes "$on")
         echo "# $ex $O: rank streams $a bytes without runs, $b bytes with runs"
-        if [ "$b" -lt "$a" ]; then ok "$ex $O: trace with runs is smaller ($b < $a bytes)"
-        else not_ok "$ex $O: trace with runs is smaller" "without: $a bytes" "with: $b bytes"; fi
+        if [ "$ex" = jacobi ]; then
+            if [ $((b * 4)) -lt "$a" ]; then ok "$ex $O: trace with runs is at least 4x smaller ($b vs $a bytes)"
+            else not_ok "$ex $O: trace with runs is at least 4x smaller" "without: $a bytes" "with: $b bytes"; fi
+        elif [ $((b * 10)) -le $((a * 11)) ]; then ok "$ex $O: trace with runs is at most 10% larger ($b vs $a bytes)"
+        else not_ok "$ex $O: trace with runs is at most 10% larger" "without: $a bytes" "with: $b bytes"; fi
     done
 done
