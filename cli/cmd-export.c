@@ -76,30 +76,12 @@ enum clock_mode { CLOCK_MONO, CLOCK_REAL, CLOCK_LOGICAL };
 
 static const char *const clock_mode_names[] = {"monotonic", "realtime", "logical"};
 
-/* A rank's map from its CLOCK_MONOTONIC to the shown clock:
- * t + off + slope * (t - m0). */
-struct clockmap {
-    uint64_t m0; /* ns */
-    int64_t off; /* ns */
-    double slope;
-};
-
-static int64_t clock_delta(const struct dg_clock *c)
-{
-    return (int64_t)(c->real_ns - c->mono_ns);
-}
-
-static int64_t clock_at(const struct clockmap *cm, uint64_t t)
-{
-    return (int64_t)t + cm->off + (int64_t)(cm->slope * ((double)t - (double)cm->m0));
-}
-
 /* ---- the state of one export ---------------------------------------------------- */
 
 struct xrank {
     struct search_rank_result *res; /* NULL: no trace, or not analysed (the log is ours to change) */
     bool missing;                   /* no stream file */
-    struct clockmap cm;
+    struct dg_clockmap cm;
     uint32_t *first;  /* per siteinfo entry: log position of its first record (UINT32_MAX: none) */
     uint32_t *ord;    /* --stable: per log position, the ordinal of its call on the rank */
     uint64_t ncalls;  /* MPI calls in the log (distinct event indices) */
@@ -139,7 +121,7 @@ static uint64_t rec_time(const struct xport *x, int rank, uint32_t pos, bool exi
     uint64_t t = exit ? rec->t_exit : rec->t_enter;
     if (!t)
         return 0; /* a rank without any time */
-    int64_t v = clock_at(&r->cm, t) - x->base;
+    int64_t v = dg_clock_at(&r->cm, t) - x->base;
     return v > 0 ? (uint64_t)v : 0;
 }
 
@@ -229,7 +211,7 @@ static void choose_clock(struct xport *x)
             all = false;
             continue;
         }
-        int64_t d = clock_delta(c);
+        int64_t d = dg_clock_delta(c);
         if (!have || d < lo)
             lo = d;
         if (!have || d > hi)
@@ -242,14 +224,8 @@ static void choose_clock(struct xport *x)
             const struct search_rank_result *res = x->rk[r].res;
             if (!res)
                 continue;
-            const struct dg_clock *a = &res->log.clock[0], *b = &res->log.clock[1];
-            if (!a->valid)
-                a = b;
-            struct clockmap *cm = &x->rk[r].cm;
-            cm->m0 = a->mono_ns;
-            cm->off = clock_delta(a) - lo; /* keeps shown times near the monotonic ones */
-            if (b->valid && a != b && b->mono_ns > a->mono_ns)
-                cm->slope = (double)(clock_delta(b) - clock_delta(a)) / (double)(b->mono_ns - a->mono_ns);
+            /* lo keeps shown times near the monotonic ones */
+            dg_clockmap_init(&x->rk[r].cm, &res->log, lo);
         }
     }
     bool have_base = false;
@@ -260,7 +236,7 @@ static void choose_clock(struct xport *x)
         for (uint32_t i = 0; i < res->log.n; i++) {
             if (!res->log.rec[i].t_enter)
                 continue;
-            int64_t v = clock_at(&x->rk[r].cm, res->log.rec[i].t_enter);
+            int64_t v = dg_clock_at(&x->rk[r].cm, res->log.rec[i].t_enter);
             if (!have_base || v < x->base)
                 x->base = v;
             have_base = true;

@@ -317,6 +317,26 @@ struct dg_mpilog {
 
 void dg_mpilog_free(struct dg_mpilog *log); /* frees rec; the struct itself is the caller's */
 
+/* A rank's map from its CLOCK_MONOTONIC to a clock shared by the ranks
+ * (CLOCK_REALTIME less a base), from its samples at MPI_Init and
+ * MPI_Finalize: t + off + slope * (t - m0), the slope being the drift of
+ * (real - mono) between the samples.  ok is false without any sample. */
+struct dg_clockmap {
+    bool ok;
+    uint64_t m0;  /* ns, monotonic time of the first sample */
+    int64_t off;  /* ns, (real - mono) at m0, less the base */
+    double slope;
+};
+/* base is subtracted from every offset, so that aligned times stay near the
+ * monotonic ones (e.g. the smallest real - mono of the ranks). */
+void dg_clockmap_init(struct dg_clockmap *cm, const struct dg_mpilog *log, int64_t base);
+int64_t dg_clock_at(const struct dg_clockmap *cm, uint64_t mono_ns);
+/* real - mono of a sample. */
+static inline int64_t dg_clock_delta(const struct dg_clock *c)
+{
+    return (int64_t)(c->real_ns - c->mono_ns);
+}
+
 /* Log position of the first record of event `index`, or log->n. */
 uint32_t dg_mpilog_find(const struct dg_mpilog *log, uint64_t index);
 

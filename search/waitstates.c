@@ -51,42 +51,6 @@ static const char *nz(const char *s)
 
 /* ---- clocks ---------------------------------------------------------------------- */
 
-/* A rank's map from its CLOCK_MONOTONIC to the common base: t + off +
- * slope * (t - m0). */
-struct clockmap {
-    bool ok;
-    uint64_t m0;  /* ns, monotonic time of the first sample */
-    int64_t off;  /* ns, (real - mono) at m0, less the base */
-    double slope; /* drift of (real - mono) per ns of monotonic time */
-};
-
-static int64_t delta_of(const struct dg_clock *c)
-{
-    return (int64_t)(c->real_ns - c->mono_ns);
-}
-
-/* Builds the map of a log; base is subtracted from every offset so that
- * aligned times stay near the monotonic ones. */
-static void clockmap_init(struct clockmap *cm, const struct dg_mpilog *log, int64_t base)
-{
-    const struct dg_clock *a = &log->clock[0], *b = &log->clock[1];
-    memset(cm, 0, sizeof *cm);
-    if (!a->valid && !b->valid)
-        return;
-    if (!a->valid)
-        a = b;
-    cm->ok = true;
-    cm->m0 = a->mono_ns;
-    cm->off = delta_of(a) - base;
-    if (b->valid && a != b && b->mono_ns > a->mono_ns)
-        cm->slope = (double)(delta_of(b) - delta_of(a)) / (double)(b->mono_ns - a->mono_ns);
-}
-
-static int64_t clock_at(const struct clockmap *cm, uint64_t t)
-{
-    return (int64_t)t + cm->off + (int64_t)(cm->slope * ((double)t - (double)cm->m0));
-}
-
 /* ---- the state of one run ---------------------------------------------------------- */
 
 /* Wait states of one call site of one rank. */
@@ -99,7 +63,7 @@ struct ent {
 
 struct ws {
     const struct search_xrank *x;
-    struct clockmap *cm; /* [world_size] */
+    struct dg_clockmap *cm; /* [world_size] */
     bool aligned;
     struct dg_map *sites; /* [world_size]: site id -> entry index + 1, or 0 without info */
     struct ent *ent;
@@ -249,8 +213,8 @@ static uint32_t coll_members(const struct ws *w, uint32_t i, struct member **buf
         struct member *m = &(*buf)[k++];
         m->p = pos[j];
         m->rec = r;
-        m->enter = clock_at(&w->cm[pos[j].rank], r->t_enter);
-        m->exit = clock_at(&w->cm[pos[j].rank], r->t_exit);
+        m->enter = dg_clock_at(&w->cm[pos[j].rank], r->t_enter);
+        m->exit = dg_clock_at(&w->cm[pos[j].rank], r->t_exit);
         m->root = (r->flags & DG_MSGF_ROOT) || (r->peer >= 0 && r->peer == pos[j].rank);
     }
     if (k) {
@@ -310,8 +274,8 @@ static bool clocks_consistent(const struct ws *w, bool *nomem)
             const struct dg_msgrec *sd = rec_at(w, s);
             if (!timed(sd))
                 continue;
-            if (clock_at(&w->cm[r], rv->t_exit) + WAIT_CLOCK_TOLERANCE_NS <
-                clock_at(&w->cm[s.rank], sd->t_enter))
+            if (dg_clock_at(&w->cm[r], rv->t_exit) + WAIT_CLOCK_TOLERANCE_NS <
+                dg_clock_at(&w->cm[s.rank], sd->t_enter))
                 return false;
         }
     }
@@ -379,7 +343,7 @@ static int scan_rank(struct ws *w, int r)
                 const struct dg_msgrec *sd = rec_at(w, s);
                 if (!timed(sd))
                     continue;
-                int64_t gap = clock_at(&w->cm[s.rank], sd->t_enter) - clock_at(&w->cm[r], rc->t_enter);
+                int64_t gap = dg_clock_at(&w->cm[s.rank], sd->t_enter) - dg_clock_at(&w->cm[r], rc->t_enter);
                 if (gap > ls_gap)
                     ls_gap = gap;
             } else if (rc->kind == DG_MSG_SEND && !(rc->flags & DG_MSGF_NONBLOCKING) &&
@@ -396,7 +360,7 @@ static int scan_rank(struct ws *w, int r)
                 const struct dg_msgrec *rv = rec_at(w, p);
                 if (!timed(rv) || (rv->flags & DG_MSGF_NONBLOCKING))
                     continue;
-                int64_t gap = clock_at(&w->cm[p.rank], rv->t_enter) - clock_at(&w->cm[r], rc->t_enter);
+                int64_t gap = dg_clock_at(&w->cm[p.rank], rv->t_enter) - dg_clock_at(&w->cm[r], rc->t_enter);
                 uint64_t d = dur_of(rc);
                 if (gap > 0 && d > (uint64_t)gap)
                     lr += (uint64_t)gap;
@@ -628,14 +592,14 @@ int search_waitstates(const struct search_xrank *x, struct search_report *rep)
         if (!log)
             continue;
         if (!have_base && (log->clock[0].valid || log->clock[1].valid)) {
-            base = delta_of(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
+            base = dg_clock_delta(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
             have_base = true;
         }
     }
     for (int r = 0; r < x->world_size; r++) {
         if (!x->logs[r])
             continue;
-        clockmap_init(&w.cm[r], x->logs[r], base);
+        dg_clockmap_init(&w.cm[r], x->logs[r], base);
         if (!w.cm[r].ok)
             all_sampled = false;
     }
