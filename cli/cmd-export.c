@@ -589,17 +589,8 @@ static int analyse(struct trace *t, struct xrank *rk, struct search_rank_result 
 static int hint_location_cmp(const void *pa, const void *pb)
 {
     const struct xhint *a = pa, *b = pb;
-    const struct search_hint *x = a->h, *y = b->h;
-    int c;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
-        return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
-    return strcmp(a->message, b->message);
+    int c = search_hint_location_cmp(a->h, b->h);
+    return c ? c : strcmp(a->message, b->message);
 }
 
 int cmd_export(int argc, char **argv)

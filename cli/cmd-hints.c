@@ -230,17 +230,8 @@ static int wview_location_cmp(const void *pa, const void *pb)
 static int view_location_cmp(const void *pa, const void *pb)
 {
     const struct view *a = pa, *b = pb;
-    const struct search_hint *x = a->h, *y = b->h;
-    int c;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
-    if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
-        return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
-    if ((c = strcmp(a->message, b->message)))
+    int c = search_hint_location_cmp(a->h, b->h);
+    if (c || (c = strcmp(a->message, b->message)))
         return c;
     return a->rank_order < b->rank_order ? -1 : a->rank_order > b->rank_order;
 }

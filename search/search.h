@@ -342,6 +342,10 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
                         const struct search_report_opts *o, struct search_report **out);
 void search_report_free(struct search_report *r);
 
+/* Order of hints by location: kind, file, line, column (for outputs that
+ * must not depend on the times that rank them). */
+int search_hint_location_cmp(const struct search_hint *a, const struct search_hint *b);
+
 /* A duration as people write it ("1.5ms", "500 us", "2s", "100ns"; a
  * plain number is ns; empty is 0) into *out ns; false if it is not one. */
 bool search_parse_duration(const char *s, uint64_t *out);

@@ -123,3 +123,17 @@ bool search_parse_duration(const char *s, uint64_t *out)
     *out = (uint64_t)(v + 0.5);
     return true;
 }
+
+int search_hint_location_cmp(const struct search_hint *x, const struct search_hint *y)
+{
+    int c;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
+        return c;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return 0;
+}
