@@ -32,6 +32,9 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "commhint <cmd>: <message>" plus a pointer to --help on stderr; returns
  * CLI_USAGE. */
+/* After the options (argv[first..]): the one trace directory argument of cmd in *dir, or a
+ * usage error (missing, or more than one).  Returns CLI_OK or CLI_USAGE. */
+int cli_trace_dir_arg(const char *cmd, int argc, char **argv, int first, const char **dir);
 int cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

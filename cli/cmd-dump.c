@@ -443,13 +443,12 @@ int cmd_dump(int argc, char **argv)
             return cli_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error("dump", "missing the trace directory");
-    if (optind + 1 < argc)
-        return cli_usage_error("dump", "unexpected argument '%s'", argv[optind + 1]);
+    const char *dir;
+    if (cli_trace_dir_arg("dump", argc, argv, optind, &dir) != CLI_OK)
+        return CLI_USAGE;
     struct trace *t;
     struct trace_err err;
-    if (trace_open(argv[optind], &t, &err) < 0)
+    if (trace_open(dir, &t, &err) < 0)
         return cli_error("%s", err.msg);
     int n = trace_world_size(t), ret = CLI_OK;
     if (rank >= 0 && rank >= n) {

@@ -624,11 +624,9 @@ int cmd_export(int argc, char **argv)
         default: return cli_usage_error("export", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error("export", "missing the trace directory");
-    if (optind + 1 < argc)
-        return cli_usage_error("export", "unexpected argument '%s'", argv[optind + 1]);
-    const char *dir = argv[optind];
+    const char *dir;
+    if (cli_trace_dir_arg("export", argc, argv, optind, &dir) != CLI_OK)
+        return CLI_USAGE;
     bool to_stdout = !o.output || !strcmp(o.output, "-");
     const char *shown = to_stdout ? "<stdout>" : o.output;
 

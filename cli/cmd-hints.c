@@ -888,11 +888,9 @@ int cmd_hints(int argc, char **argv)
         default: return cli_usage_error("hints", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error("hints", "missing the trace directory");
-    if (optind + 1 < argc)
-        return cli_usage_error("hints", "unexpected argument '%s'", argv[optind + 1]);
-    const char *dir = argv[optind];
+    const char *dir;
+    if (cli_trace_dir_arg("hints", argc, argv, optind, &dir) != CLI_OK)
+        return CLI_USAGE;
 
     int ret = CLI_ERROR, nres = 0;
     struct trace *t = NULL;

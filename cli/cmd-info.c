@@ -112,14 +112,13 @@ int cmd_info(int argc, char **argv)
             return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error("info", "missing the trace directory");
-    if (optind + 1 < argc)
-        return cli_usage_error("info", "unexpected argument '%s'", argv[optind + 1]);
+    const char *dir;
+    if (cli_trace_dir_arg("info", argc, argv, optind, &dir) != CLI_OK)
+        return CLI_USAGE;
 
     struct trace *t;
     struct trace_err err;
-    if (trace_open(argv[optind], &t, &err) < 0)
+    if (trace_open(dir, &t, &err) < 0)
         return cli_error("%s", err.msg);
     int n = trace_world_size(t);
     struct rank_info *ri = calloc(n > 0 ? (size_t)n : 1, sizeof *ri);

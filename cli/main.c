@@ -74,6 +74,16 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+int cli_trace_dir_arg(const char *cmd, int argc, char **argv, int first, const char **dir)
+{
+    if (first >= argc)
+        return cli_usage_error(cmd, "missing the trace directory");
+    if (first + 1 < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[first + 1]);
+    *dir = argv[first];
+    return CLI_OK;
+}
+
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;
