@@ -6,6 +6,7 @@
 #   make check      build, then run the whole test suite
 #   make examples   build the examples, instrumented, at -O0 and -O2
 #   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling (bench/results/)
+#   make fuzz       fuzz the trace reader and the hints pipeline (FUZZ_TIME=300 s; docs/reliability.md)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
 
@@ -33,7 +34,7 @@ OBJ := $(B)/obj
 DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
 	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
 	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
-	pkg-config make gawk bc python3 time gnuplot-nox
+	pkg-config make gawk bc python3 time gnuplot-nox libomp-$(LLVM_VERSION)-dev valgrind strace
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
@@ -41,7 +42,9 @@ MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
 WARN   := -Wall -Wextra -Wstrict-prototypes -Wno-unused-parameter
 comma := ,
 SANFLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined,)
-CFLAGS ?= -O2 -g
+# DWARF 4: valgrind 3.19 (Debian 12) cannot read clang 16's default DWARF 5
+# (tests/e2e/valgrind.sh runs the analysis under memcheck).
+CFLAGS ?= -O2 -g -gdwarf-4
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Itracelib -Idepgraph -Isearch
 
 # ---- the Clang pass ------------------------------------------------------
@@ -98,7 +101,7 @@ UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
 PC_FILE := $(B)/lib/pkgconfig/commhint.pc
 
-.PHONY: all deps demo check examples install clean llvm-check tests bench
+.PHONY: all deps demo check examples install clean llvm-check tests bench fuzz fuzz-build fuzz-seeds
 all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE)
 
 # The plugin is loaded into the clang that compiles user code; both must be
@@ -138,6 +141,21 @@ $(OBJ)/tracelib/rt/%.o: tracelib/rt/%.c
 $(RT_SO): $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)$(CC) -shared -Wl,-soname,libcommhint.so -o $@ $^ $(RT_LIBS)
+
+# With SAN=1 the unit tests link a second, sanitized copy of the runtime:
+# libcommhint itself stays uninstrumented, since it is loaded into programs
+# built without the sanitizers.
+RT_SAN_OBJ := $(RT_SRC:%.c=$(OBJ)/san-rt/%.o)
+RT_SAN_A := $(B)/lib/libcommhint-san.a
+UNIT_RT_A := $(if $(SAN),$(RT_SAN_A),$(RT_A))
+
+$(OBJ)/san-rt/tracelib/rt/%.o: tracelib/rt/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC-SAN,$<)$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(RT_SAN_A): $(RT_SAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(RT_A): $(RT_OBJ)
 	@mkdir -p $(dir $@)
@@ -186,10 +204,10 @@ $(GUI_BIN): $(GUI_OBJ) $(GUIMODEL_A) $(ANA_A)
 
 # Unit tests link the view models too (tests/unit/test-gui-models.c and the
 # timeline's), which need no display.
-$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(GUIMODEL_A) $(ANA_A) $(RT_A)
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(GUIMODEL_A) $(ANA_A) $(UNIT_RT_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS) -Itests/unit -Igui -o $@ $< $(UNIT_HELPERS) \
-	  $(GUIMODEL_A) $(ANA_A) $(RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
+	  $(GUIMODEL_A) $(ANA_A) $(UNIT_RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
 
 # pkg-config file for the build tree; `make install` writes one for PREFIX.
 pc_lines = 'prefix=$(1)' 'libdir=$${prefix}/lib' 'plugin=$${libdir}/commhint-pass.so' '' \
@@ -229,9 +247,18 @@ demo: deps
 
 tests: all examples $(UNIT_BIN)
 
+# `make check` runs the suite on this build, then again on a second build with
+# ASan+UBSan in $(B)-san (tests/run.sh sums both passes in its last line).
+# CHECK_SAN=0 leaves the second pass out; `make check SAN=1` runs the suite
+# once, on the sanitized build.
+CHECK_SAN ?= 1
+CHECK_SAN_B := $(if $(SAN),,$(if $(filter 1,$(CHECK_SAN)),$(B)-san))
+
 check: deps
 	$(Q)$(MAKE) --no-print-directory tests
-	$(Q)B=$(B) CLANG=$(CLANG) OPT=$(OPT) FILECHECK=$(FILECHECK) bash tests/run.sh
+	$(if $(CHECK_SAN_B),$(Q)$(MAKE) --no-print-directory O=$(CHECK_SAN_B) SAN=1 tests)
+	$(Q)B=$(B) SAN=$(SAN) SAN_B=$(CHECK_SAN_B) CLANG=$(CLANG) OPT=$(OPT) FILECHECK=$(FILECHECK) \
+	  bash tests/run.sh
 
 # ---- benchmarks (numbers for docs/, not part of the timed tests) ------------
 bench: all examples $(B)/bench/compress-chunks
@@ -245,6 +272,9 @@ bench: all examples $(B)/bench/compress-chunks
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
+
+# ---- fuzzing (make fuzz, fuzz-build, fuzz-seeds) ----------------------------
+include tests/fuzz/fuzz.mk
 
 # ---- install ----------------------------------------------------------------
 install: all

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # bench/tracing.sh - tracing overhead and trace size on every example and on
-# a larger stencil.  Each program is built three ways at -O2:
+# a larger stencil.  Each program is built four ways at -O2:
 #   plain     MPICH_CC=clang-16 mpicc -std=c11 -O2
 #   commhint  commhint cc mpicc -O2 (pass + runtime), run tracing to disk
+#   calls     the same with COMMHINT_INLINE=0: no inline fast path, every
+#             event is a call into the runtime (what the fast path saves)
 #   tsan      MPICH_CC=clang-16 mpicc -std=c11 -O2 -g -fsanitize=thread, the
 #             usual yardstick for compiler-inserted access instrumentation
-# and the three run alternately (plain, commhint, tsan, plain, ...) REPS
+# and they run alternately (plain, commhint, calls, tsan, plain, ...) REPS
 # times (default 3); the medians are compared.  The examples run with their
 # default arguments on 4 ranks, bench/stencil.c with STENCIL_ARGS (default
 # 1,000,000 points per rank, 200 sweeps) on 1 and 4 ranks.  Trace bytes per
@@ -34,6 +36,7 @@ build() { # name source extra-libs...
     local name=$1 src=$2; shift 2
     MPICH_CC=$CLANG mpicc -std=c11 -O2 -o "$tmp/$name.plain" "$src" "$@"
     CLANG=$CLANG "$CH" cc mpicc -O2 -o "$tmp/$name.ch" "$src" "$@"
+    COMMHINT_INLINE=0 CLANG=$CLANG "$CH" cc mpicc -O2 -o "$tmp/$name.calls" "$src" "$@"
     MPICH_CC=$CLANG mpicc -std=c11 -O2 -g -fsanitize=thread -o "$tmp/$name.tsan" "$src" "$@"
 }
 
@@ -67,9 +70,12 @@ ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 
 row() { # name ranks args...
     local name=$1 np=$2; shift 2
-    local p=() c=() t=() i x tm tsan label=${*:-(defaults)}
+    local p=() c=() k=() t=() i x tm tsan label=${*:-(defaults)}
     for ((i = 0; i < REPS; i++)); do
         x=$(seconds mpiexec -n "$np" "$tmp/$name.plain" "$@"); p+=("$x")
+        rm -rf "$tmp/tr"
+        rm -rf "$tmp/tr"
+        x=$(COMMHINT_TRACE_DIR=$tmp/tr seconds mpiexec -n "$np" "$tmp/$name.calls" "$@"); k+=("$x")
         rm -rf "$tmp/tr"
         x=$(COMMHINT_TRACE_DIR=$tmp/tr seconds mpiexec -n "$np" "$tmp/$name.ch" "$@"); c+=("$x")
         if [ "$tsan_how" != false ]; then
@@ -77,14 +83,15 @@ row() { # name ranks args...
         fi
     done
     "$CH" info "$tmp/tr" --format=json >"$tmp/info.json"
-    local pm cm; pm=$(median "${p[@]}"); cm=$(median "${c[@]}")
+    local pm cm km; pm=$(median "${p[@]}"); cm=$(median "${c[@]}"); km=$(median "${k[@]}")
     if [ ${#t[@]} -gt 0 ]; then
         tm=$(median "${t[@]}"); tsan=$(printf '%.3f | %s' "$tm" "$(ratio "$tm" "$pm")")
     else
         tsan="- | -"
     fi
-    printf '| %s %s | %d | %s | %.3f | %.3f | %s | %s | %s | %s |\n' "$name" "$label" "$np" "$(json events)" \
-        "$pm" "$cm" "$(ratio "$cm" "$pm")" "$tsan" "$(json bytes_per_access)" "$(json bytes_per_event)"
+    printf '| %s %s | %d | %s | %.3f | %.3f | %s | %.3f | %s | %s | %s | %s |\n' "$name" "$label" "$np" \
+        "$(json events)" "$pm" "$cm" "$(ratio "$cm" "$pm")" "$km" "$(ratio "$km" "$pm")" "$tsan" \
+        "$(json bytes_per_access)" "$(json bytes_per_event)"
 }
 
 {
@@ -92,15 +99,16 @@ echo "# Tracing overhead and trace size"
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, $CLANG, MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')."
 echo "Wall time of \`mpiexec -n RANKS prog args\` (start-up included), median of $REPS alternating runs."
-echo "*plain* = \`mpicc -O2\`; *commhint* = \`commhint cc mpicc -O2\`, tracing to disk;"
+echo "*plain* = \`mpicc -O2\`; *commhint* = \`commhint cc mpicc -O2\`, tracing to disk; *calls* = the same"
+echo "built with \`COMMHINT_INLINE=0\` (no inline fast path: a runtime call per event);"
 echo "*tsan* = \`mpicc -O2 -g -fsanitize=thread\` (run $tsan_how). *events* = traced statement"
 echo "executions and MPI calls, all ranks; *B/access*, *B/event* = trace bytes on disk per traced"
 echo "memory access and per event. **With $NP ranks on $(nproc) cores, MPICH's busy-polling waits dominate"
 echo "the short runs: their ratios say little about the instrumentation; the 1-rank stencil, where"
 echo "computation dominates, shows its real cost.**"
 echo
-echo "| program, args | ranks | events | plain (s) | commhint (s) | commhint/plain | tsan (s) | tsan/plain | B/access | B/event |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| program, args | ranks | events | plain (s) | commhint (s) | commhint/plain | calls (s) | calls/plain | tsan (s) | tsan/plain | B/access | B/event |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for src in examples/*.c; do
     name=$(basename "$src" .c)
     build "$name" "$src" -lm

@@ -26,9 +26,12 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
+#include <cstddef>
 #include <iterator>
 #include <utility>
 
@@ -41,13 +44,14 @@ namespace {
 constexpr const char SiteBaseName[] = "__commhint_site_base";
 constexpr const char LoopBaseName[] = "__commhint_loop_base";
 constexpr const char CtorName[] = "commhint.module_ctor";
+constexpr const char FastName[] = "__commhint_fast";
 constexpr int CtorPriority = 1;
 
 // Inserts the calls of one module and collects its site table.
 class Instrumenter {
 public:
-  explicit Instrumenter(Module &M, bool Print)
-      : M(M), Print(Print), Ctx(M.getContext()), I32(Type::getInt32Ty(Ctx)),
+  explicit Instrumenter(Module &M, bool Print, bool Inline)
+      : M(M), Print(Print), Inline(Inline), Ctx(M.getContext()), I32(Type::getInt32Ty(Ctx)),
         I64(Type::getInt64Ty(Ctx)), Ptr(Type::getInt8PtrTy(Ctx)),
         Void(Type::getVoidTy(Ctx)),
         I32Ext(TargetLibraryInfo::getExtAttrForI32Param(
@@ -62,10 +66,13 @@ private:
   GlobalVariable *base(const char *Name);
   Value *globalId(IRBuilder<> &B, Value *Base, uint32_t Local);
   void instrumentSite(const Site &S, uint32_t Local, Value *SiteBase,
-                      AllocaInst *Addrs);
+                      Value *SiteKeyBase, AllocaInst *Addrs);
+  void callWithFastPath(Instruction *At, Value *Key, ArrayRef<Value *> Addrs,
+                        FunctionCallee Slow, ArrayRef<Value *> SlowArgs);
 
   Module &M;
   bool Print;
+  bool Inline; // emit the inline fast path (commhint-rt.h)
   LLVMContext &Ctx;
   Type *I32, *I64, *Ptr, *Void;
   Attribute::AttrKind I32Ext;
@@ -148,8 +155,98 @@ Value *Instrumenter::globalId(IRBuilder<> &B, Value *Base, uint32_t Local) {
   return Local ? B.CreateAdd(Base, ConstantInt::get(I32, Local)) : Base;
 }
 
+// Record keys as commhint-rt.h defines them: type | aux << 16 | id << 32,
+// with id = base + local: KeyBase (zext(base) << 32) plus a constant.
+static Constant *keyConst(Type *I64, uint16_t Type_, uint16_t Aux,
+                          uint32_t Local) {
+  return ConstantInt::get(I64, uint64_t(Type_) | uint64_t(Aux) << 16 |
+                                   uint64_t(Local) << 32);
+}
+
+// Emits at At: if the record (Key, Addrs) is the one the thread's run
+// expects next (__commhint_fast.slot[phase]), absorb it inline; otherwise
+// call Slow(SlowArgs).  The layout and the steps are commhint-rt.h's.
+void Instrumenter::callWithFastPath(Instruction *At, Value *Key,
+                                    ArrayRef<Value *> Addrs,
+                                    FunctionCallee Slow,
+                                    ArrayRef<Value *> SlowArgs) {
+  if (!Inline || !Key) {
+    IRBuilder<> B(At);
+    B.CreateCall(Slow, SlowArgs);
+    return;
+  }
+  GlobalVariable *Fast = M.getGlobalVariable(FastName);
+  if (!Fast) {
+    Fast = new GlobalVariable(
+        M, ArrayType::get(Type::getInt8Ty(Ctx), sizeof(commhint_rt_fast)),
+        /*isConstant=*/false, GlobalValue::ExternalLinkage, nullptr, FastName,
+        nullptr, GlobalValue::InitialExecTLSModel);
+    Fast->setAlignment(Align(8));
+  }
+  IRBuilder<> B(At);
+  Type *I8 = Type::getInt8Ty(Ctx);
+  // Field Off of the structure at P (every field is naturally aligned).
+  auto Field = [&](IRBuilder<> &IRB, Value *P, uint64_t Off) {
+    return Off ? IRB.CreateConstInBoundsGEP1_64(I8, P, Off) : P;
+  };
+  auto Load = [&](IRBuilder<> &IRB, Type *Ty, Value *P, uint64_t Off,
+                  const Twine &Name = "") {
+    return IRB.CreateAlignedLoad(Ty, Field(IRB, P, Off),
+                                 Align(Ty->getPrimitiveSizeInBits() / 8), Name);
+  };
+  auto Store = [&](IRBuilder<> &IRB, Value *V, Value *P, uint64_t Off) {
+    IRB.CreateAlignedStore(V, Field(IRB, P, Off),
+                           Align(V->getType()->getPrimitiveSizeInBits() / 8));
+  };
+  Value *F = B.CreateThreadLocalAddress(Fast);
+  Value *Phase =
+      Load(B, I32, F, offsetof(commhint_rt_fast, phase), "commhint.phase");
+  Value *Left =
+      Load(B, I32, F, offsetof(commhint_rt_fast, left), "commhint.left");
+  Value *SlotOff = B.CreateAdd(
+      B.CreateMul(B.CreateZExt(Phase, I64),
+                  ConstantInt::get(I64, sizeof(commhint_rt_slot))),
+      ConstantInt::get(I64, offsetof(commhint_rt_fast, slot)));
+  Value *Slot = B.CreateInBoundsGEP(I8, F, SlotOff, "commhint.slot");
+  Value *Ok = B.CreateICmpEQ(
+      Load(B, I64, Slot, offsetof(commhint_rt_slot, key)), Key);
+  SmallVector<Value *, 4> Ints;
+  for (size_t K = 0; K < Addrs.size(); ++K) {
+    Value *A = B.CreatePtrToInt(Addrs[K], I64);
+    Ints.push_back(A);
+    Value *Next = Load(B, I64, Slot, offsetof(commhint_rt_slot, next) + 8 * K);
+    Ok = B.CreateAnd(Ok, B.CreateICmpEQ(Next, A));
+  }
+  Ok = B.CreateAnd(Ok, B.CreateICmpNE(Left, ConstantInt::get(I32, 0)));
+  Instruction *ThenT = nullptr, *ElseT = nullptr;
+  SplitBlockAndInsertIfThenElse(Ok, At, &ThenT, &ElseT,
+                                MDBuilder(Ctx).createBranchWeights(1000, 1));
+  // Absorb: the expected addresses advance, then the phase, and last the
+  // count (commhint-rt.h).
+  IRBuilder<> T(ThenT);
+  T.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+  for (size_t K = 0; K < Ints.size(); ++K) {
+    Value *Stride =
+        Load(T, I64, Slot, offsetof(commhint_rt_slot, stride) + 8 * K);
+    Store(T, T.CreateAdd(Ints[K], Stride), Slot,
+          offsetof(commhint_rt_slot, next) + 8 * K);
+  }
+  Value *Period = Load(T, I32, F, offsetof(commhint_rt_fast, period));
+  Value *Next = T.CreateAdd(Phase, ConstantInt::get(I32, 1));
+  Store(T,
+        T.CreateSelect(T.CreateICmpEQ(Next, Period), ConstantInt::get(I32, 0),
+                       Next),
+        F, offsetof(commhint_rt_fast, phase));
+  Store(T, T.CreateSub(Left, ConstantInt::get(I32, 1)), F,
+        offsetof(commhint_rt_fast, left));
+  IRBuilder<> E(ElseT);
+  E.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+  E.CreateCall(Slow, SlowArgs);
+}
+
 void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
-                                  Value *SiteBase, AllocaInst *Addrs) {
+                                  Value *SiteBase, Value *SiteKeyBase,
+                                  AllocaInst *Addrs) {
   Instruction *At =
       S.Kind == CHT_SITE_COMP ? S.Anchor->getNextNode() : S.Anchor;
   IRBuilder<> B(At);
@@ -166,7 +263,12 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
       SmallVector<Value *, 5> Args{Id};
       for (const Access &A : S.Accesses)
         Args.push_back(B.CreatePointerCast(A.Ptr, Ptr));
-      B.CreateCall(runtime(Names[N - 1], Void, Params), Args);
+      Value *Key =
+          SiteKeyBase
+              ? B.CreateAdd(SiteKeyBase, keyConst(I64, CHT_REC_COMP, N, Local))
+              : nullptr;
+      callWithFastPath(At, Key, ArrayRef<Value *>(Args).drop_front(),
+                       runtime(Names[N - 1], Void, Params), Args);
     } else {
       for (size_t K = 0; K < N; ++K)
         B.CreateStore(B.CreatePointerCast(S.Accesses[K].Ptr, Ptr),
@@ -222,12 +324,45 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
     Addrs = EB.CreateAlloca(ArrayType::get(Ptr, Plan.MaxAddrs), nullptr,
                             "commhint.addrs");
   Value *SiteBase = nullptr, *LoopBase = nullptr;
-  if (!Plan.Sites.empty())
+  Value *SiteKeyBase = nullptr, *LoopKeyBase = nullptr;
+  auto KeyBase = [&](Value *Base) -> Value * {
+    return Inline ? EB.CreateShl(EB.CreateZExt(Base, I64), 32) : nullptr;
+  };
+  if (!Plan.Sites.empty()) {
     SiteBase = EB.CreateLoad(I32, base(SiteBaseName), "commhint.site_base");
+    SiteKeyBase = KeyBase(SiteBase);
+  }
   bool AnyLoop = llvm::any_of(
       Plan.Loops, [](const LoopDesc &D) { return D.Preheader != nullptr; });
-  if (AnyLoop)
+  if (AnyLoop) {
     LoopBase = EB.CreateLoad(I32, base(LoopBaseName), "commhint.loop_base");
+    LoopKeyBase = KeyBase(LoopBase);
+  }
+
+  // Where the loop calls go, taken before the sites' fast paths split
+  // blocks (an instruction stays itself when its block is split).
+  struct LoopPoint {
+    Instruction *At;
+    const char *Name;
+    uint16_t Kind;
+    int Loop;
+  };
+  std::vector<LoopPoint> LoopPoints;
+  for (size_t L = 0; L < Plan.Loops.size(); ++L) {
+    const LoopDesc &D = Plan.Loops[L];
+    if (!D.Preheader)
+      continue;
+    LoopPoints.push_back({D.Preheader->getTerminator(),
+                          "__commhint_loop_enter", CHT_LOOP_ENTER, int(L)});
+    LoopPoints.push_back({&*D.Header->getFirstInsertionPt(),
+                          "__commhint_loop_iter", CHT_LOOP_ITER, int(L)});
+  }
+  for (const LoopExit &E : Plan.Exits) {
+    auto It = E.Block->getFirstInsertionPt();
+    if (It != E.Block->end())
+      LoopPoints.push_back(
+          {&*It, "__commhint_loop_exit", CHT_LOOP_EXIT, E.Loop});
+  }
 
   for (const Site &S : Plan.Sites) {
     std::vector<SiteTable::AccessEntry> Acc;
@@ -252,26 +387,21 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
                << Acc[K].Size;
       errs() << "\n";
     }
-    instrumentSite(S, Local, SiteBase, Addrs);
+    instrumentSite(S, Local, SiteBase, SiteKeyBase, Addrs);
   }
 
-  auto LoopCall = [&](Instruction *At, const char *Name, int Loop) {
+  auto LoopCall = [&](Instruction *At, const char *Name, uint16_t Kind,
+                      int Loop) {
     IRBuilder<> B(At);
-    B.CreateCall(runtime(Name, Void, {I32}),
-                 {globalId(B, LoopBase, LoopLocal[Loop])});
+    Value *Key = LoopKeyBase ? B.CreateAdd(LoopKeyBase,
+                                           keyConst(I64, CHT_REC_LOOP, Kind,
+                                                    LoopLocal[Loop]))
+                             : nullptr;
+    callWithFastPath(At, Key, {}, runtime(Name, Void, {I32}),
+                     {globalId(B, LoopBase, LoopLocal[Loop])});
   };
-  for (size_t L = 0; L < Plan.Loops.size(); ++L) {
-    const LoopDesc &D = Plan.Loops[L];
-    if (!D.Preheader)
-      continue;
-    LoopCall(D.Preheader->getTerminator(), "__commhint_loop_enter", L);
-    LoopCall(&*D.Header->getFirstInsertionPt(), "__commhint_loop_iter", L);
-  }
-  for (const LoopExit &E : Plan.Exits) {
-    auto It = E.Block->getFirstInsertionPt();
-    if (It != E.Block->end())
-      LoopCall(&*It, "__commhint_loop_exit", E.Loop);
-  }
+  for (const LoopPoint &P : LoopPoints)
+    LoopCall(P.At, P.Name, P.Kind, P.Loop);
 }
 
 // The site table as private constant data and a constructor registering it:
@@ -318,7 +448,7 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
     return PreservedAnalyses::all();
   }
 
-  Instrumenter Ins(M, printSitesOption());
+  Instrumenter Ins(M, printSitesOption(), inlineFastPathOption());
   bool Changed = false;
   for (Function &F : M) {
     if (F.isDeclaration() || isGenerated(F) ||

@@ -33,6 +33,10 @@ std::string filterOptionValue();
 /// built (-commhint-print-sites or COMMHINT_PRINT_SITES=1), for tests.
 bool printSitesOption();
 
+/// True unless the inline fast path is turned off (-commhint-inline=false
+/// or COMMHINT_INLINE=0): then every event is a call into the runtime.
+bool inlineFastPathOption();
+
 } // namespace commhint
 
 #endif // COMMHINT_CLANG_PASS_COMMHINTPASS_H

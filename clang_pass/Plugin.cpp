@@ -70,6 +70,7 @@ bool hostMatches() {
 // cl::opt registers itself with the host's LLVM.
 cl::opt<std::string> *FilterOption = nullptr;
 cl::opt<bool> *PrintSitesOption = nullptr;
+cl::opt<bool> *InlineOption = nullptr;
 
 __attribute__((constructor)) void initPlugin() {
   if (!hostMatches())
@@ -83,6 +84,11 @@ __attribute__((constructor)) void initPlugin() {
       "commhint-print-sites",
       cl::desc("commhint: print the site and loop tables on stderr"),
       cl::init(false));
+  InlineOption = new cl::opt<bool>(
+      "commhint-inline",
+      cl::desc("commhint: absorb repeated records inline (false: always "
+               "call the runtime)"),
+      cl::init(true));
 }
 
 void registerCallbacks(PassBuilder &PB) {
@@ -113,6 +119,13 @@ bool commhint::printSitesOption() {
     return true;
   const char *Env = std::getenv("COMMHINT_PRINT_SITES");
   return Env && *Env && std::strcmp(Env, "0") != 0;
+}
+
+bool commhint::inlineFastPathOption() {
+  if (InlineOption && !*InlineOption)
+    return false;
+  const char *Env = std::getenv("COMMHINT_INLINE");
+  return !(Env && std::strcmp(Env, "0") == 0);
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {

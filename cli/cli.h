@@ -41,6 +41,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* "commhint: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* After trace_open: the warning that the trace's meta file was cut short
+ * (site tables after the cut unknown), if it was. */
+struct trace;
+void cli_warn_meta_cut(const struct trace *t);
+
 /* Directory holding commhint-pass.so and libcommhint.so: <dir of the
  * commhint executable>/../lib, or $COMMHINT_LIBDIR.  Borrowed, static. */
 const char *cli_libdir(void);

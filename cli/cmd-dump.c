@@ -450,6 +450,7 @@ int cmd_dump(int argc, char **argv)
     struct trace_err err;
     if (trace_open(dir, &t, &err) < 0)
         return cli_error("%s", err.msg);
+    cli_warn_meta_cut(t);
     int n = trace_world_size(t), ret = CLI_OK;
     if (rank >= 0 && rank >= n) {
         trace_close(t);

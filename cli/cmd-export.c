@@ -578,7 +578,7 @@ static int analyse(struct trace *t, struct xrank *rk, struct search_rank_result 
             continue;
         }
         if (rr->cut_short)
-            cli_warn("rank %d was cut short; exporting what it recorded", r);
+            cli_warn("rank %d was cut short; exporting what it recorded: file=%s", r, trace_rank_path(t, r));
         res[r] = rr;
         rk[r].res = rr;
         nres++;
@@ -644,6 +644,7 @@ int cmd_export(int argc, char **argv)
         cli_error("%s", err.msg);
         goto out;
     }
+    cli_warn_meta_cut(t);
     world = trace_world_size(t);
     if (o.rank >= 0 && o.rank >= world) {
         cli_error("no such rank in this trace: rank=%d world_size=%d", o.rank, world);

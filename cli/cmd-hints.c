@@ -458,6 +458,13 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         fprintf(
             f, ",\"saving_ns\":%" PRIu64 ",\"comm_ns\":%" PRIu64 ",\"comp_ns\":%" PRIu64 ",\"severity\":%.6g",
             h->saving_ns, h->comm_ns, h->comp_ns, h->severity);
+    if (!st) { /* overlap: the saving per rank, and what of it is shorter waits for the call */
+        fprintf(f, ",\"partner_ns\":%" PRIu64 ",\"by_rank\":[", h->partner_ns);
+        for (int k = 0; k < h->nby_rank; k++)
+            fprintf(f, "%s{\"rank\":%d,\"saving_ns\":%" PRIu64 ",\"partner_ns\":%" PRIu64 "}", k ? "," : "",
+                    h->by_rank[k].rank, h->by_rank[k].saving_ns, h->by_rank[k].partner_ns);
+        fputc(']', f);
+    }
     fprintf(f,
             ",\"instances\":%" PRIu64 ",\"with_window\":%" PRIu64 ",\"members\":%" PRIu64
             ",\"bytes\":%" PRIu64 ",\"flags\":[",
@@ -716,9 +723,11 @@ static void warn_failed(int r, int rc, const char *msg)
         cli_warn("rank %d could not be analysed and is left out: reason=%s", r, trace_status_str(rc));
 }
 
-static void warn_cut_short(int r)
+/* (the file, not where it was cut: --parallel has only the flag, and its
+ * messages are the serial run's; `commhint info` says where) */
+static void warn_cut_short(struct trace *t, int r)
 {
-    cli_warn("rank %d was cut short; analysing what it recorded", r);
+    cli_warn("rank %d was cut short; analysing what it recorded: file=%s", r, trace_rank_path(t, r));
 }
 
 /* Analyses every rank with a stream file into res (world_size entries);
@@ -753,7 +762,7 @@ static int analyse(struct trace *t, const struct hints_opts *o, struct search_ra
         }
         if (rr->cut_short) {
             progress_clear(&pg);
-            warn_cut_short(r);
+            warn_cut_short(t, r);
         }
         res[nres++] = rr;
     }
@@ -802,7 +811,7 @@ static int analyse_parallel(struct trace *t, const struct hints_opts *o, int pro
             f++;
         } else if (k < n && got[k]->rank == r) {
             if (got[k]->cut_short)
-                warn_cut_short(r);
+                warn_cut_short(t, r);
             k++;
         }
     }
@@ -917,6 +926,8 @@ int cmd_hints(int argc, char **argv)
             cli_error("%s", err.msg);
         goto out;
     }
+    if (!quiet)
+        cli_warn_meta_cut(t);
     int world = trace_world_size(t);
     if (o.report.rank >= 0 && o.report.rank >= world) {
         if (!quiet)

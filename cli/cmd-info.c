@@ -17,7 +17,8 @@ static void info_help(void)
            "Summarises the trace in DIR: program, ranks, events by kind and by MPI call,\n"
            "bytes on disk (per event and per traced memory access), duration, and which\n"
            "ranks were cut short (died or were killed before a clean exit).\n"
-           "Exit status 1 if a rank's stream is damaged (the others are still summarised).\n");
+           "Exit status 1 if a rank's stream is damaged (the others are still summarised);\n"
+           "a rank missing or cut short is reported with a warning (docs/reliability.md).\n");
 }
 
 struct rank_info {
@@ -120,6 +121,7 @@ int cmd_info(int argc, char **argv)
     struct trace_err err;
     if (trace_open(dir, &t, &err) < 0)
         return cli_error("%s", err.msg);
+    cli_warn_meta_cut(t);
     int n = trace_world_size(t);
     struct rank_info *ri = calloc(n > 0 ? (size_t)n : 1, sizeof *ri);
     if (!ri) {
@@ -241,9 +243,14 @@ int cmd_info(int argc, char **argv)
                            rank_status(&ri[r], true), ri[r].why);
         }
     }
-    for (int r = 0; r < n; r++)
-        if (ri[r].damaged)
+    for (int r = 0; r < n; r++) {
+        if (!ri[r].present)
+            cli_warn("rank %d has no stream file: file=%s", r, trace_rank_path(t, r));
+        else if (ri[r].cut_short)
+            cli_warn("rank %d was cut short; summarising what it recorded: %s", r, ri[r].why);
+        else if (ri[r].damaged)
             cli_error("%s", ri[r].why);
+    }
     free(ri);
     trace_close(t);
     return damaged ? CLI_ERROR : CLI_OK;

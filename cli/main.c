@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "trace-format.h"
+#include "trace-reader.h"
 
 static const struct cli_command commands[] = {
     {"cc", "compile and link a C program with the commhint pass and trace library", cmd_cc},
@@ -92,6 +92,13 @@ void cli_warn(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+void cli_warn_meta_cut(const struct trace *t)
+{
+    const char *why = trace_meta_cut_short(t);
+    if (why)
+        cli_warn("the meta file was cut short; sites of the site tables lost are unknown: %s", why);
 }
 
 const char *cli_libdir(void)

@@ -1,8 +1,29 @@
 /* clock.c - relating the ranks' monotonic clocks through the samples each
- * rank took at MPI_Init and MPI_Finalize. */
+ * rank took at MPI_Init and MPI_Finalize.  Samples and times come from the
+ * trace as they are: the arithmetic saturates instead of overflowing, and
+ * mapped times stay within +-(2^62 - 1) ns (year 2116), so that callers can
+ * subtract two of them. */
 #include <string.h>
 
 #include "depgraph.h"
+
+#define CLOCK_LIM ((INT64_C(1) << 62) - 1)
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return a < 0 ? INT64_MIN : INT64_MAX;
+    return r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return a < 0 ? INT64_MIN : INT64_MAX;
+    return r;
+}
 
 void dg_clockmap_init(struct dg_clockmap *cm, const struct dg_mpilog *log, int64_t base)
 {
@@ -14,12 +35,15 @@ void dg_clockmap_init(struct dg_clockmap *cm, const struct dg_mpilog *log, int64
         a = b;
     cm->ok = true;
     cm->m0 = a->mono_ns;
-    cm->off = dg_clock_delta(a) - base;
+    cm->off = sat_sub(dg_clock_delta(a), base);
     if (b->valid && a != b && b->mono_ns > a->mono_ns)
-        cm->slope = (double)(dg_clock_delta(b) - dg_clock_delta(a)) / (double)(b->mono_ns - a->mono_ns);
+        cm->slope = (double)sat_sub(dg_clock_delta(b), dg_clock_delta(a)) / (double)(b->mono_ns - a->mono_ns);
 }
 
 int64_t dg_clock_at(const struct dg_clockmap *cm, uint64_t t)
 {
-    return (int64_t)t + cm->off + (int64_t)(cm->slope * ((double)t - (double)cm->m0));
+    double d = cm->slope * ((double)t - (double)cm->m0);
+    int64_t drift = d != d ? 0 : d >= 0x1p62 ? CLOCK_LIM : d <= -0x1p62 ? -CLOCK_LIM : (int64_t)d;
+    int64_t v = sat_add(sat_add(t > (uint64_t)CLOCK_LIM ? CLOCK_LIM : (int64_t)t, cm->off), drift);
+    return v > CLOCK_LIM ? CLOCK_LIM : v < -CLOCK_LIM ? -CLOCK_LIM : v;
 }

@@ -217,13 +217,16 @@ size_t dg_keytab_entries(const struct dg_keytab *t);
 
 /* ---- a small hash map from uint64 to uint64 ------------------------------------ */
 
-/* Open addressing; every key but UINT64_MAX.  Used for the search's tables
- * (sites, channels, owners). */
+/* Open addressing; any key (UINT64_MAX marks empty slots, so the one slot
+ * holding the key UINT64_MAX is remembered apart: traces carry such keys,
+ * e.g. MPI_COMM_SELF's id).  Used for the search's tables (sites,
+ * channels, owners). */
 struct dg_map {
     uint64_t *keys;
     uint64_t *vals;
     size_t cap;   /* power of two or 0 */
     size_t n;
+    size_t max_at; /* slot + 1 of the key UINT64_MAX, 0 if absent */
 };
 
 /* Pointer to the value of key, or NULL. */
@@ -236,7 +239,7 @@ void dg_map_free(struct dg_map *m);
 /* Iteration: for (size_t i = 0; i < m->cap; i++) if (dg_map_used(m, i)) ... */
 static inline bool dg_map_used(const struct dg_map *m, size_t i)
 {
-    return m->keys[i] != UINT64_MAX;
+    return m->keys[i] != UINT64_MAX || m->max_at == i + 1;
 }
 
 /* ======================================================================
@@ -330,6 +333,8 @@ struct dg_clockmap {
 /* base is subtracted from every offset, so that aligned times stay near the
  * monotonic ones (e.g. the smallest real - mono of the ranks). */
 void dg_clockmap_init(struct dg_clockmap *cm, const struct dg_mpilog *log, int64_t base);
+/* The shared time of mono_ns: saturating arithmetic, within +-(2^62 - 1) ns
+ * whatever the trace holds, so the difference of two never overflows. */
 int64_t dg_clock_at(const struct dg_clockmap *cm, uint64_t mono_ns);
 /* real - mono of a sample. */
 static inline int64_t dg_clock_delta(const struct dg_clock *c)

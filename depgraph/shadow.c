@@ -8,7 +8,9 @@
  * access to any of its bytes, which is also their maximum, since indices
  * only grow: a query that covers a whole granule never looks at its bytes.
  * So aligned int and double accesses cost one or two stores, and the
- * results are exact to the byte.
+ * results are exact to the byte.  An access over more than 16 MiB is kept
+ * as one range instead (a trace may claim any length), and a query wider
+ * than the pages held scans them, so no access costs more than that.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #define GRAN 4u
 #define NGRAN (PAGE_SIZE / GRAN)
 #define CACHE 64 /* direct-mapped cache of pages: programs alternate arrays */
+#define BIG_PAGES 4096 /* an access over more pages (16 MiB) is kept whole, not in pages */
 
 struct byte_table {
     uint64_t v[2][PAGE_SIZE]; /* [0] writer, [1] reader: index + 1 */
@@ -31,11 +34,22 @@ struct shadow_page {
     struct byte_table *bytes;
 };
 
+/* An access too long for pages (a trace can claim any length, up to 2^64
+ * bytes): one entry for all its bytes.  Values only grow, so the value of
+ * a byte is the largest of its page's and of the big ranges over it. */
+struct big_range {
+    uint64_t lo, hi; /* bytes [lo, hi) */
+    uint64_t v;      /* index + 1 */
+    int k;           /* 0 writer, 1 reader */
+};
+
 struct dg_shadow {
     struct dg_map pages; /* page number -> struct shadow_page * */
     uint64_t cache_pno[CACHE];
     struct shadow_page *cache_page[CACHE];
     size_t npages, nbytetables;
+    struct big_range *big;
+    size_t nbig, cbig;
 };
 
 int dg_shadow_create(struct dg_shadow **out)
@@ -61,6 +75,7 @@ void dg_shadow_destroy(struct dg_shadow *s)
         }
     }
     dg_map_free(&s->pages);
+    free(s->big);
     free(s);
 }
 
@@ -191,6 +206,24 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
         return 0;
     int k = r->write ? 0 : 1;
     uint64_t v = index + 1;
+    if (r->len > (uint64_t)BIG_PAGES << PAGE_SHIFT) {
+        /* older big ranges of the same kind inside it are superseded */
+        size_t j = 0;
+        for (size_t i = 0; i < s->nbig; i++)
+            if (s->big[i].k != k || s->big[i].lo < a || s->big[i].hi > end)
+                s->big[j++] = s->big[i];
+        s->nbig = j;
+        if (s->nbig == s->cbig) {
+            size_t nc = s->cbig ? 2 * s->cbig : 8;
+            struct big_range *nb = realloc(s->big, nc * sizeof *nb);
+            if (!nb)
+                return TRACE_ERR_NOMEM;
+            s->big = nb;
+            s->cbig = nc;
+        }
+        s->big[s->nbig++] = (struct big_range){a, end, v, k};
+        return 0;
+    }
     /* the common case: an aligned double or int */
     if ((r->len == 8 || r->len == 4) && (a & (r->len - 1)) == 0) {
         struct shadow_page *p = page_make(s, a >> PAGE_SHIFT);
@@ -221,11 +254,43 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
     return 0;
 }
 
+/* The last conflicting value in bytes [lo, hi) of one page. */
+static uint64_t page_conflict(const struct shadow_page *p, unsigned lo, unsigned hi, bool write)
+{
+    uint64_t best = page_max(p, 0, lo, hi);
+    if (write) {
+        uint64_t rd = page_max(p, 1, lo, hi);
+        if (rd > best)
+            best = rd;
+    }
+    return best;
+}
+
 uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_range *r)
 {
     uint64_t a = r->addr, end = r->addr + r->len, best = 0;
     if (!r->len || end < a)
         return 0;
+    for (size_t i = 0; i < s->nbig; i++)
+        if ((s->big[i].k == 0 || r->write) && s->big[i].lo < end && a < s->big[i].hi &&
+            s->big[i].v > best)
+            best = s->big[i].v;
+    uint64_t p0 = a >> PAGE_SHIFT, p1 = (end - 1) >> PAGE_SHIFT;
+    if (p1 - p0 >= s->pages.cap) {
+        /* more pages than the map has slots: scan the map instead */
+        for (size_t i = 0; i < s->pages.cap; i++) {
+            if (!dg_map_used(&s->pages, i) || s->pages.keys[i] < p0 || s->pages.keys[i] > p1)
+                continue;
+            uint64_t pa = s->pages.keys[i] << PAGE_SHIFT;
+            unsigned lo = a > pa ? (unsigned)(a - pa) : 0;
+            unsigned hi = end - pa < PAGE_SIZE ? (unsigned)(end - pa) : PAGE_SIZE;
+            uint64_t w = page_conflict((const struct shadow_page *)(uintptr_t)s->pages.vals[i],
+                                       lo, hi, r->write);
+            if (w > best)
+                best = w;
+        }
+        return best;
+    }
     while (a < end) {
         uint64_t pno = a >> PAGE_SHIFT;
         uint64_t pend = (pno + 1) << PAGE_SHIFT;
@@ -233,14 +298,9 @@ uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_rang
         const struct shadow_page *p = page_get(s, pno);
         if (p) {
             unsigned lo = (unsigned)(a & (PAGE_SIZE - 1)), hi = lo + (unsigned)(stop - a);
-            uint64_t w = page_max(p, 0, lo, hi);
+            uint64_t w = page_conflict(p, lo, hi, r->write);
             if (w > best)
                 best = w;
-            if (r->write) {
-                uint64_t rd = page_max(p, 1, lo, hi);
-                if (rd > best)
-                    best = rd;
-            }
         }
         a = stop;
     }
@@ -250,5 +310,5 @@ uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_rang
 size_t dg_shadow_footprint(const struct dg_shadow *s)
 {
     return s->npages * sizeof(struct shadow_page) + s->nbytetables * sizeof(struct byte_table) +
-           s->pages.cap * 16 + sizeof *s;
+           s->pages.cap * 16 + s->cbig * sizeof *s->big + sizeof *s;
 }

@@ -305,6 +305,19 @@ size_t dg_watch_conflicts(struct dg_watch *w, const struct dg_event *e, const ui
                 continue;
             uint64_t p0, p1;
             range_pages(r, &p0, &p1);
+            if (p1 - p0 >= w->pages.cap) {
+                /* more pages than the index has slots (a huge range, up to
+                 * 2^52 pages): scan the index instead of the range */
+                for (size_t s = 0; s < w->pages.cap; s++) {
+                    if (!dg_map_used(&w->pages, s) || w->pages.keys[s] < p0 || w->pages.keys[s] > p1)
+                        continue;
+                    const struct bucket *b = (const struct bucket *)(uintptr_t)w->pages.vals[s];
+                    for (uint32_t j = 0; j < b->n; j++)
+                        if (range_hits(&w->items[b->id[j]], r))
+                            emit(w, w->items[b->id[j]].owner);
+                }
+                continue;
+            }
             for (uint64_t p = p0; p <= p1; p++) {
                 const struct bucket *b;
                 if (p == w->cache_page) {

@@ -51,7 +51,8 @@
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(struct search_rank_result) == 216,
                "search_rank_result changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_overlap) == 120, "search_overlap changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: update search/parallel.c");
+_Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel.c");
 _Static_assert(sizeof(struct search_window) == 24, "search_window changed: update search/parallel.c");
 _Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel.c");
 _Static_assert(sizeof(struct search_group) == 72, "search_group changed: update search/parallel.c");
@@ -67,13 +68,13 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 2u
+#define PACK_VERSION 3u
 
 /* Bytes on the wire of the fixed parts, for count checks (an array of n
  * items needs at least n times its items' fixed part). */
 #define BOXES_MIN 12u /* n, more */
 #define BOX_MIN 4u    /* depth */
-#define OVERLAP_MIN (4u + 2 + 1 + 1 + 6 * 8 + BOXES_MIN + 4)
+#define OVERLAP_MIN (4u + 2 + 1 + 1 + 6 * 8 + BOXES_MIN + 4 + 4 + 4)
 #define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
 #define GROUP_MIN (8u + 4 + 4 + 4 * 8 + 2 * 4)
 #define CHECK_MIN (4u + 4 + 4)
@@ -429,6 +430,11 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
             pk_u64(b, s->time_ns);
             pk_boxes(b, &s->iters);
         }
+        pk_u32(b, o->nleads);
+        for (uint32_t j = 0; j < o->nleads; j++) {
+            pk_u64(b, o->leads[j].index);
+            pk_u64(b, o->leads[j].span_ns);
+        }
         pk_u32(b, o->nwindows);
         for (uint32_t j = 0; j < o->nwindows; j++) {
             pk_u64(b, o->windows[j].t_call);
@@ -562,6 +568,13 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
             s->total = rd_u64(r);
             s->time_ns = rd_u64(r);
             rd_boxes(r, &s->iters);
+        }
+        uint32_t nl = rd_count(r, 16);
+        if (nl && (o->leads = rd_alloc(r, nl, sizeof *o->leads)))
+            o->nleads = nl;
+        for (uint32_t j = 0; j < o->nleads && !r->bad; j++) {
+            o->leads[j].index = rd_u64(r);
+            o->leads[j].span_ns = rd_u64(r);
         }
         uint32_t nw = rd_count(r, 24);
         if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))

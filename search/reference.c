@@ -150,9 +150,10 @@ static void ref_destroy(void *state)
  * computation events between two MPI events; its duration d is t_enter of
  * the MPI event after it minus t_exit of the one before, 0 before the first
  * and after the last MPI event, when either time is unknown (0), and when
- * it would be negative.  Returns the number of gaps. */
+ * it would be negative.  gs is a gap's first event and gt the t_exit of the
+ * MPI event before it (0 if none or unknown).  Returns the number of gaps. */
 static size_t find_gaps(const struct dg_event *ev, size_t n, uint64_t *gap, uint64_t *gd,
-                        uint64_t *gn)
+                        uint64_t *gn, uint64_t *gs, uint64_t *gt)
 {
     size_t i = 0, ngaps = 0;
     size_t prev_mpi = SIZE_MAX;
@@ -175,6 +176,8 @@ static size_t find_gaps(const struct dg_event *ev, size_t n, uint64_t *gap, uint
         }
         gd[ngaps] = d;
         gn[ngaps] = j - i;
+        gs[ngaps] = i;
+        gt[ngaps] = prev_mpi != SIZE_MAX ? ev[prev_mpi].t_exit : 0;
         ngaps++;
         i = j;
     }
@@ -215,6 +218,7 @@ struct ref_ctx {
     size_t n;
     uint64_t *gap;       /* gap of each computation event */
     uint64_t *gd, *gn;   /* duration (ns) and events of each gap */
+    uint64_t *gs, *gt;   /* first event of each gap, t_exit (ns) of the MPI event before it */
     uint32_t *cid;       /* dense statement id of computation events */
     uint32_t *csite;     /* site of each dense statement id, increasing */
     size_t ncsite;
@@ -328,6 +332,19 @@ static bool windows(const struct ref_ctx *x, size_t i, size_t *blo, size_t *fhi)
     return truncated;
 }
 
+/* Estimated time at which event k started: t_enter of an MPI event; for a
+ * computation event, the t_exit of the MPI event before its gap plus its
+ * share of the gap's duration; 0 if unknown (stream.c's start_time). */
+static uint64_t start_time(const struct ref_ctx *x, size_t k)
+{
+    if (x->ev[k].kind != DG_COMP)
+        return x->ev[k].t_enter;
+    uint64_t g = x->gap[k];
+    if (!x->gt[g])
+        return 0;
+    return x->gt[g] + (x->gn[g] ? (uint64_t)((unsigned __int128)x->gd[g] * (k - x->gs[g]) / x->gn[g]) : 0);
+}
+
 /* Results of one call site: cand[0..ncand) are its instances in trace
  * order.  mark (n entries) and stmt_of (ncsite entries, all UINT32_MAX) are
  * scratch, left as they were found. */
@@ -370,6 +387,24 @@ static int overlap_site(struct ref_ctx *x, const struct cand *cand, size_t ncand
         }
         set_time_flush(&wt, x->gd, x->gn);
         wtime = wt.ns;
+        if (blo < i) {
+            uint64_t t0 = start_time(x, blo);
+            if (t0 && c->t_enter > t0) {
+                uint32_t m = o->nleads;
+                if (m >= 8 && !(m & (m - 1))) { /* full at 8, 16, 32...: double */
+                    struct search_lead *l = realloc(o->leads, 2 * (size_t)m * sizeof *l);
+                    if (!l) {
+                        rc = TRACE_ERR_NOMEM;
+                        goto out;
+                    }
+                    o->leads = l;
+                } else if (!m && !(o->leads = malloc(8 * sizeof *o->leads))) {
+                    rc = TRACE_ERR_NOMEM;
+                    goto out;
+                }
+                o->leads[o->nleads++] = (struct search_lead){i, c->t_enter - t0};
+            }
+        }
         o->instances++;
         o->truncated += trunc;
         o->comm_ns += cns;
@@ -811,12 +846,14 @@ static int ref_finish(void *state, struct search_rank_result **out)
     x.gap = ref_alloc(r, r->n, sizeof(*x.gap));
     x.gd = ref_alloc(r, r->n, sizeof(*x.gd));
     x.gn = ref_alloc(r, r->n, sizeof(*x.gn));
+    x.gs = ref_alloc(r, r->n, sizeof(*x.gs));
+    x.gt = ref_alloc(r, r->n, sizeof(*x.gt));
     x.cid = ref_alloc(r, r->n, sizeof(*x.cid));
-    if (!x.gap || !x.gd || !x.gn || !x.cid) {
+    if (!x.gap || !x.gd || !x.gn || !x.gs || !x.gt || !x.cid) {
         rc = TRACE_ERR_NOMEM;
         goto out;
     }
-    find_gaps(r->ev, r->n, x.gap, x.gd, x.gn);
+    find_gaps(r->ev, r->n, x.gap, x.gd, x.gn, x.gs, x.gt);
     if ((rc = build_statements(&x)) < 0)
         goto out;
     if ((rc = overlap_all(&x, res)) < 0)
@@ -829,6 +866,8 @@ out:
     free(x.ctotal);
     free(x.csite);
     free(x.cid);
+    free(x.gt);
+    free(x.gs);
     free(x.gn);
     free(x.gd);
     free(x.gap);

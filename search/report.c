@@ -288,10 +288,23 @@ char *search_hint_message(const struct search_hint *h, bool with_times)
         search_text_printf(&b, " (");
         sb_ranks(&b, h->ranks, h->nranks);
         if (with_times) {
+            uint64_t mine = h->saving_ns - (h->partner_ns < h->saving_ns ? h->partner_ns : h->saving_ns);
             search_text_printf(&b, ", est. saving ");
             search_text_time(&b, h->saving_ns);
-            if (h->comm_ns)
+            if (h->partner_ns) {
+                search_text_printf(&b, ": ");
+                if (mine) {
+                    search_text_time(&b, mine);
+                    if (h->comm_ns)
+                        search_text_printf(&b, " = %.0f%% of its time, ", 100.0 * (double)mine / (double)h->comm_ns);
+                    else
+                        search_text_printf(&b, " of its time, ");
+                }
+                search_text_time(&b, h->partner_ns);
+                search_text_printf(&b, " less waiting for it on other ranks");
+            } else if (h->comm_ns) {
                 search_text_printf(&b, " = %.0f%% of its time", 100.0 * (double)h->saving_ns / (double)h->comm_ns);
+            }
         }
         search_text_printf(&b, ")");
     }
@@ -307,6 +320,7 @@ void search_hint_clear(struct search_hint *h)
     for (uint32_t i = 0; i < h->nrelated; i++)
         search_boxes_free(&h->related[i].iters);
     free(h->related);
+    free(h->by_rank);
     search_boxes_free(&h->iters);
     free(h->message);
     memset(h, 0, sizeof *h);
@@ -485,10 +499,59 @@ static int ranks_running(struct search_rank_result *const *ranks, int n, const s
     return count;
 }
 
-static int build_overlaps(struct search_rank_result *const *ranks, int n, int nanalysed, struct hints *hs)
+/* Shorter waits of other ranks for the calls of one overlap entry of rank
+ * r whose start can move earlier (docs/dependence.md, "Estimated saving"):
+ * for each lead, the matched receive of a send waited min(late sender, lead)
+ * less; the matched blocking send of a receive, min(late receiver, lead)
+ * less (as search_waitstates measures them).  Added to partner[rank of the
+ * waiting call].  cm: the ranks' clock maps (clocks aligned). */
+static void partner_waits(const struct search_xrank *x, const struct dg_clockmap *cm, int r,
+                          const struct search_overlap *ov, uint64_t *partner)
+{
+    const struct dg_mpilog *log = r >= 0 && r < x->world_size ? x->logs[r] : NULL;
+    if (!log || !x->match)
+        return;
+    for (uint32_t k = 0; k < ov->nleads; k++) {
+        const struct search_lead *l = &ov->leads[k];
+        for (uint32_t p = dg_mpilog_find(log, l->index); p < log->n && log->rec[p].index == l->index; p++) {
+            const struct dg_msgrec *a = &log->rec[p];
+            bool send = a->kind == DG_MSG_SEND && !(a->flags & DG_MSGF_NONBLOCKING);
+            bool recv = a->kind == DG_MSG_RECV && (a->flags & DG_MSGF_BLOCKS) &&
+                        !(a->flags & DG_MSGF_NONBLOCKING);
+            if ((!send && !recv) || !a->t_enter)
+                continue;
+            struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, p});
+            if (q.rank < 0 || q.rank >= x->world_size || !x->logs[q.rank])
+                continue;
+            const struct dg_msgrec *b = &x->logs[q.rank]->rec[q.pos];
+            if (!b->t_enter || b->t_exit < b->t_enter)
+                continue;
+            int64_t gap = dg_clock_at(&cm[r], a->t_enter) - dg_clock_at(&cm[q.rank], b->t_enter);
+            uint64_t dur = b->t_exit - b->t_enter, wait = 0;
+            if (send && (b->flags & DG_MSGF_BLOCKS)) {
+                /* late sender: the receive entered first and waited */
+                if (gap > 0)
+                    wait = (uint64_t)gap < dur ? (uint64_t)gap : dur;
+            } else if (recv && !(b->flags & DG_MSGF_NONBLOCKING) &&
+                       (b->call == CHT_MPI_SEND || b->call == CHT_MPI_SSEND)) {
+                /* late receiver: the send entered first and was still in the
+                 * call when the receive was posted */
+                if (gap > 0 && dur > (uint64_t)gap)
+                    wait = (uint64_t)gap;
+            }
+            partner[q.rank] += wait < l->span_ns ? wait : l->span_ns;
+        }
+    }
+}
+
+static int build_overlaps(struct search_rank_result *const *ranks, int n, int nanalysed, struct hints *hs,
+                          const struct search_xrank *xr, bool aligned)
 {
     size_t cap = 0, ne = 0;
     struct ov_ent *e = NULL;
+    struct dg_clockmap *cm = NULL;
+    uint64_t *own = NULL, *partner = NULL;
+    int P = xr ? xr->world_size : 0;
     int rc = 0;
 
     for (int r = 0; r < n; r++)
@@ -497,8 +560,27 @@ static int build_overlaps(struct search_rank_result *const *ranks, int n, int na
     if (!cap)
         return 0;
     e = malloc(cap * sizeof *e);
-    if (!e)
-        return TRACE_ERR_NOMEM;
+    own = calloc(P ? P : 1, sizeof *own);
+    partner = calloc(P ? P : 1, sizeof *partner);
+    if (!e || !own || !partner)
+        goto nomem;
+    if (aligned && P) {
+        /* as search_waitstates: the base is the first rank's real - mono,
+         * so that aligned times stay near the monotonic ones */
+        if (!(cm = calloc(P, sizeof *cm)))
+            goto nomem;
+        int64_t base = 0;
+        for (int r = 0; r < P; r++) {
+            const struct dg_mpilog *log = xr->logs[r];
+            if (log && (log->clock[0].valid || log->clock[1].valid)) {
+                base = dg_clock_delta(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
+                break;
+            }
+        }
+        for (int r = 0; r < P; r++)
+            if (xr->logs[r])
+                dg_clockmap_init(&cm[r], xr->logs[r], base);
+    }
     for (int r = 0; r < n; r++) {
         const struct search_rank_result *res = ranks[r];
         if (!res)
@@ -529,12 +611,15 @@ static int build_overlaps(struct search_rank_result *const *ranks, int n, int na
         h->line = e[i].key.line;
         h->col = e[i].key.col;
         COLLECT_RANKS(h, e, i, j);
-        uint64_t comm = 0, comp = 0, saving = 0, truncated = 0;
+        uint64_t comm = 0, comp = 0, truncated = 0;
         for (size_t k = i; k < j; k++) {
             const struct search_overlap *ov = e[k].ov;
             comm += ov->comm_ns;
             comp += ov->comp_ns;
-            saving += ov->saving_ns;
+            if (e[k].rank >= 0 && e[k].rank < P)
+                own[e[k].rank] += ov->saving_ns;
+            if (cm)
+                partner_waits(xr, cm, e[k].rank, ov, partner);
             h->instances += ov->instances;
             h->with_window += ov->with_window;
             truncated += ov->truncated;
@@ -543,10 +628,26 @@ static int build_overlaps(struct search_rank_result *const *ranks, int n, int na
                     h->comm_ns = comm;
                 if (comp > h->comp_ns)
                     h->comp_ns = comp;
-                if (saving > h->saving_ns)
-                    h->saving_ns = saving;
-                comm = comp = saving = 0;
+                comm = comp = 0;
             }
+        }
+        /* per rank: its calls' own saving and its shorter waits for the
+         * calls of the others; the hint gains what its best rank gains */
+        int nb = 0;
+        for (int r = 0; r < P; r++)
+            nb += own[r] + partner[r] > 0;
+        if (nb && !(h->by_rank = calloc(nb, sizeof *h->by_rank)))
+            goto nomem;
+        for (int r = 0; r < P; r++) {
+            uint64_t t = own[r] + partner[r];
+            if (!t)
+                continue;
+            h->by_rank[h->nby_rank++] = (struct search_rank_saving){r, t, partner[r]};
+            if (t > h->saving_ns || (t == h->saving_ns && partner[r] < h->partner_ns)) {
+                h->saving_ns = t;
+                h->partner_ns = partner[r];
+            }
+            own[r] = partner[r] = 0;
         }
         if (boxes_copy(&h->iters, &e[i].ov->iters) < 0 || overlap_related(h, e, i, j) < 0)
             goto nomem;
@@ -571,6 +672,9 @@ static int build_overlaps(struct search_rank_result *const *ranks, int n, int na
 nomem:
     rc = TRACE_ERR_NOMEM;
 out:
+    free(cm);
+    free(partner);
+    free(own);
     free(e);
     return rc;
 }
@@ -895,7 +999,7 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     rep->unmatched_recvs = dg_match_unmatched_recvs(xr->match);
     rep->incomplete_colls = dg_match_incomplete_colls(xr->match);
     if ((rc = search_waitstates(xr, rep)) < 0 ||
-        (rc = build_overlaps(ranks, n, rep->nranks, &hs)) < 0 ||
+        (rc = build_overlaps(ranks, n, rep->nranks, &hs, xr, rep->clocks_aligned)) < 0 ||
         (rc = build_groups(ranks, n, rep->nranks, &hs, xr, &dropped)) < 0 ||
         (rc = search_collectives(xr, &coll, &ncoll)) < 0)
         goto fail;

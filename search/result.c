@@ -244,6 +244,7 @@ void search_rank_result_free(struct search_rank_result *r)
         free(o->stmts);
         search_boxes_free(&o->iters);
         free(o->windows);
+        free(o->leads);
     }
     free(r->overlaps);
     for (uint32_t i = 0; i < r->ngroups; i++) {
@@ -393,6 +394,16 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
                       " (first extra stmt site=%" PRIu32 ")",
                       a->site, a->nstmts, b->nstmts,
                       a->nstmts > b->nstmts ? a->stmts[b->nstmts].site : b->stmts[a->nstmts].site);
+    for (uint32_t j = 0; j < a->nleads && j < b->nleads; j++)
+        if (a->leads[j].index != b->leads[j].index || a->leads[j].span_ns != b->leads[j].span_ns)
+            return differ(why, size,
+                          "overlap site=%" PRIu32 ": lead %" PRIu32 " index=%" PRIu64 " span=%" PRIu64
+                          " != index=%" PRIu64 " span=%" PRIu64,
+                          a->site, j, a->leads[j].index, a->leads[j].span_ns, b->leads[j].index,
+                          b->leads[j].span_ns);
+    if (a->nleads != b->nleads)
+        return differ(why, size, "overlap site=%" PRIu32 ": nleads %" PRIu32 " != %" PRIu32, a->site,
+                      a->nleads, b->nleads);
     return true;
 }
 

@@ -109,6 +109,16 @@ struct search_window {
 };
 #define SEARCH_MAX_WINDOWS 4096 /* kept per call site (the first ones) */
 
+/* An instance of a call whose start can move earlier: from the start of
+ * its backward window (the end of the last event it depends on) to the
+ * call.  Starting a send (a receive) that much earlier shortens the wait
+ * of its receive (its send) on the other rank (docs/dependence.md,
+ * "Estimated saving"). */
+struct search_lead {
+    uint64_t index;        /* event index of the call */
+    uint64_t span_ns;      /* ns: t_enter of the call - estimated start of its backward window */
+};
+
 /* One communication call site and the computation that can overlap it. */
 struct search_overlap {
     uint32_t site;
@@ -124,6 +134,9 @@ struct search_overlap {
     uint32_t nstmts;
     struct search_stmt *stmts; /* sorted by site */
     const struct trace_site_info *info;
+    uint32_t nleads;
+    struct search_lead *leads; /* instances with a non-empty backward window and known
+                                  times, in order */
     /* display only (streaming engine; not compared between engines) */
     uint32_t nwindows;
     struct search_window *windows; /* instances with a window, in order */
@@ -269,6 +282,15 @@ struct search_related {
     struct search_boxes iters; /* from the lowest rank it holds on */
 };
 
+/* The estimated saving of an overlap hint on one rank: its calls' own
+ * (overlapped with computation) plus the waits of this rank for the calls
+ * of other ranks that the hint starts earlier. */
+struct search_rank_saving {
+    int rank;                /* world rank */
+    uint64_t saving_ns;      /* ns, partner_ns included */
+    uint64_t partner_ns;     /* ns */
+};
+
 struct search_hint {
     int kind;                /* enum search_hint_kind */
     uint16_t call;           /* enum cht_mpi_call */
@@ -280,6 +302,10 @@ struct search_hint {
     uint64_t comm_ns;        /* time of the call(s) (max over ranks) */
     uint64_t comp_ns;        /* overlappable computation time (max over ranks) */
     uint64_t saving_ns;      /* estimated saving (max over ranks) */
+    uint64_t partner_ns;     /* overlap: the part of saving_ns that is shorter waits of
+                                other ranks for the calls, started earlier (same rank) */
+    int nby_rank;
+    struct search_rank_saving *by_rank; /* overlap: every rank with a saving, by rank */
     double severity;         /* saving / run time, 0..1 */
     uint64_t instances;      /* overlap: call instances; aggregation: groups (summed) */
     uint64_t with_window;    /* overlap: instances with a window (summed) */
@@ -362,7 +388,7 @@ char *search_hint_message(const struct search_hint *h, bool with_times);
  *
  * A result travels packed: little-endian; a header (u32 magic "CHRR", u16
  * version, u16 0, u64 total bytes), the scalar fields, then each array as
- * a u32 count and its items (overlaps with their boxes and statements,
+ * a u32 count and its items (overlaps with their boxes, statements, leads and windows,
  * groups with their sites, checks with their members and crossings, the
  * MPI log's rank, clocks and records, the siteinfo site ids).  Site info
  * pointers do not travel: each site reference carries one byte, 1 if it was

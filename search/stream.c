@@ -50,7 +50,7 @@ struct ring_ev {
     uint32_t site;
     uint32_t site_flags;
     uint64_t ctx;   /* context sequence number */
-    uint64_t gap;   /* gap id (computation events) */
+    uint64_t gap;   /* computation events: gap id; MPI events: t_enter (ns) */
     uint8_t kind;
 };
 
@@ -83,7 +83,7 @@ struct csite {
     struct dg_map stmt_of;    /* site -> index in stmts */
     size_t last_stmt;         /* the one found last */
     struct interval *bw, *fw; /* covered, not yet attributed, sorted, disjoint */
-    size_t cwindows;
+    size_t cwindows, cleads;
     size_t nbw, cbw, nfw, cfw;
     struct inst **queue;      /* instances in order, until accounted */
     size_t qhead, qn, qcap;
@@ -338,6 +338,23 @@ static uint64_t time_at(const struct stream *s, uint64_t index, bool end)
         return p->t0 ? p->t0 + p->d : 0;
     }
     return 0;
+}
+
+/* Estimated time at which event `index` (in the ring) started: t_enter of
+ * an MPI event; for a computation event, the t_exit of the MPI event before
+ * its gap plus its share of the gap's duration; 0 if unknown.
+ * reference.c's start_time is the same rule. */
+static uint64_t start_time(const struct stream *s, uint64_t index)
+{
+    const struct ring_ev *r = ring_get(s, index);
+    if (r->kind != DG_COMP)
+        return r->gap;
+    if (r->gap < s->first_gap || r->gap >= s->first_gap + s->ngaps)
+        return 0;
+    const struct gap *g = gap_get(s, r->gap);
+    if (!g->t0)
+        return 0;
+    return g->t0 + share(g->d, index - g->start, g->n);
 }
 
 /* ---- call sites and statements ----------------------------------------------------------- */
@@ -980,6 +997,7 @@ static int stream_feed(void *state, const struct dg_event *e)
         ctx_of(e, &in->iters);
         c->o.instances++;
         c->o.comm_ns += in->comm_ns;
+        uint64_t lead = 0; /* ns its start can move earlier, 0 = none or unknown */
         if (cand_b && i > 0) {
             /* last conflicting index is last - 1 */
             uint64_t lo;
@@ -1000,11 +1018,18 @@ static int stream_feed(void *state, const struct dg_event *e)
                     in->t_lo = time_at(s, lo, false);
                 if (interval_add(&c->bw, &c->nbw, &c->cbw, lo, i - 1) < 0)
                     return TRACE_ERR_NOMEM;
+                uint64_t t0 = start_time(s, lo);
+                if (t0 && e->t_enter > t0)
+                    lead = e->t_enter - t0;
             }
         }
         in->fw_open = true;
         if ((rc = queue_push(c, in)) < 0)
             return rc;
+        if (lead) {
+            struct search_lead l = {i, lead};
+            VEC_PUSH(c->o.leads, c->o.nleads, c->cleads, l, lead_nomem);
+        }
         if (!dg_map_put(&s->open_fw, i, (uint64_t)(uintptr_t)in))
             return TRACE_ERR_NOMEM;
         if ((rc = dg_watch_add(s->fw_watch, i, e, false)) < 0)
@@ -1067,6 +1092,7 @@ static int stream_feed(void *state, const struct dg_event *e)
         if ((rc = site_count(s, e->site)) < 0)
             return rc;
     } else {
+        r->gap = e->t_enter;
         s->prev_exit = e->t_exit;
     }
 
@@ -1074,6 +1100,8 @@ static int stream_feed(void *state, const struct dg_event *e)
     if (s->next % BATCH == 0 && s->next > s->H)
         return stream_flush(s, s->next - s->H);
     return 0;
+lead_nomem:
+    return TRACE_ERR_NOMEM;
 }
 
 /* ---- results ------------------------------------------------------------------------------- */
@@ -1118,6 +1146,7 @@ static void stream_destroy(void *state)
         free(c->queue);
         search_boxes_free(&c->o.iters);
         free(c->o.windows);
+        free(c->o.leads);
     }
     free(s->cs);
     dg_map_free(&s->cs_of);
@@ -1191,6 +1220,8 @@ static int stream_finish(void *state, struct search_rank_result **out)
         memset(&c->o.iters, 0, sizeof c->o.iters); /* moved */
         c->o.windows = NULL;
         c->o.nwindows = 0;
+        c->o.leads = NULL;
+        c->o.nleads = 0;
         if (c->nstmts) {
             o->stmts = calloc(c->nstmts, sizeof *o->stmts);
             if (!o->stmts)

@@ -5,7 +5,8 @@
 
 #include "search-private.h"
 
-/* Vector clocks cost ranks x records x 4 bytes: above this many entries the
+/* Vector clocks cost ranks x (records + ranks) x 4 bytes (a clock per
+ * record, and one per rank while replaying): above this many entries the
  * happens-before order is not built and the checks that need it say so. */
 #define HB_MAX_ENTRIES (1ull << 28)
 
@@ -39,7 +40,8 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
         search_xrank_destroy(x);
         return rc;
     }
-    if (records * (uint64_t)P <= HB_MAX_ENTRIES && (rc = dg_hb_build(x->logs, P, x->match, &x->hb)) < 0) {
+    if ((records + (uint64_t)P) * (uint64_t)P <= HB_MAX_ENTRIES &&
+        (rc = dg_hb_build(x->logs, P, x->match, &x->hb)) < 0) {
         search_xrank_destroy(x);
         return rc;
     }

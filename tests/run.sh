@@ -5,6 +5,17 @@
 # Every test reports TAP-style lines ("ok - name" / "not ok - name"); a test
 # program that dies without reporting counts as one failure.  FILTER (a
 # substring) runs only the matching test files.
+#
+# SAN=1: B is a SAN=1 build (ASan+UBSan); the sanitizers' options are set
+# below and the IR tests are skipped (the pass is never sanitized).
+# SAN_B=<dir>: after this suite, run it again on the SAN=1 build in <dir>
+# (`make check` does); the last line then sums both passes.  That second
+# pass leaves out the e2e tests in SAN_SKIP (docs/reliability.md,
+# "Sanitizers and valgrind"): their time goes to tracing, building or
+# installing, and programs traced there never run sanitized code (the unit
+# tests link a sanitized copy of the runtime; the fuzz harnesses always
+# have the sanitizers; valgrind.sh cannot run ASan binaries).
+SAN_SKIP="crash faults fuzz-corpus install mpi-calls runs threads unwritable valgrind"
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
@@ -16,6 +27,16 @@ TIMEOUT=${TEST_TIMEOUT:-600}
 export B CLANG OPT FILECHECK
 LOG=$B/tests/log
 mkdir -p "$LOG"
+SAN=${SAN:-}
+PASS_LABEL=${PASS_LABEL:-} # prefix of the test names, "san/" in the second pass
+if [ -n "$SAN" ]; then
+    # Only the tools and tests are sanitized; programs traced by the e2e
+    # tests are built without the sanitizers and ignore these.
+    export SAN
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:check_initialization_order=1:strict_string_checks=1}
+    export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+fi
 
 passed=0
 failed=0
@@ -23,7 +44,7 @@ failures=()
 
 # Counts the ok/not ok lines of one test's output.
 tally() { # name output-file exit-code
-    local name=$1 out=$2 rc=$3 ok nok
+    local name=$PASS_LABEL$1 out=$2 rc=$3 ok nok
     ok=$(grep -cE '^ok( |$)' "$out")
     nok=$(grep -cE '^not ok( |$)' "$out")
     if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then
@@ -64,8 +85,9 @@ if want "format-cxx"; then
     tally format-cxx "$out" 0
 fi
 
-echo "== pass tests (IR level)"
+echo "== pass tests (IR level)${SAN:+: skipped, the pass is the same with SAN=1}"
 for t in tests/ir/*.ll tests/ir/*.c; do
+    [ -z "$SAN" ] || break
     [ -f "$t" ] || continue
     name=ir/$(basename "$t")
     want "$name" || continue
@@ -79,10 +101,11 @@ for t in tests/ir/*.ll tests/ir/*.c; do
     tally "$name" "$out" 0
 done
 
-echo "== end-to-end tests"
+echo "== end-to-end tests${SAN_SUBSET:+ (not: $SAN_SKIP)}"
 for t in tests/e2e/*.sh; do
     [ -f "$t" ] || continue
     case $(basename "$t") in lib.sh) continue ;; esac
+    [ -n "${SAN_SUBSET:-}" ] && [[ " $SAN_SKIP " == *" $(basename "$t" .sh) "* ]] && continue
     name=e2e/$(basename "$t" .sh)
     want "$name" || continue
     out=$LOG/e2e-$(basename "$t" .sh).log
@@ -90,9 +113,28 @@ for t in tests/e2e/*.sh; do
     tally "$name" "$out" $?
 done
 
+if [ -n "${SAN_B:-}" ]; then
+    echo
+    echo "== the suite again with ASan+UBSan (SAN=1 build in $SAN_B)"
+    san_out=$LOG/san-pass.out
+    # (B first: in `SAN_B= B=$SAN_B` B would see the emptied SAN_B)
+    B=$SAN_B SAN_B= SAN=1 SAN_SUBSET=1 PASS_LABEL=san/ bash tests/run.sh "$FILTER" | tee "$san_out"
+    tally_line=$(sed -n 's/^san pass: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$san_out")
+    if [ -n "$tally_line" ]; then
+        read -r p f <<<"$tally_line"
+        passed=$((passed + p))
+        failed=$((failed + f))
+        read -r -a more <<<"$(sed -n 's/^failed: //p' "$san_out")"
+        failures+=("${more[@]}")
+    else
+        failed=$((failed + 1))
+        failures+=("san/(the pass did not finish)")
+    fi
+fi
+
 echo
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed: ${failures[*]}"
 fi
-echo "$passed passed, $failed failed"
+echo "${PASS_LABEL:+${PASS_LABEL%/} pass: }$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

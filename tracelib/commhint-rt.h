@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define COMMHINT_RT_ABI_VERSION 1
+#define COMMHINT_RT_ABI_VERSION 2
 
 /* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
  * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
@@ -68,6 +68,43 @@ void __commhint_loop_exit(uint32_t loop);
 /* Emitted right before a call to an MPI function: the next MPI event of this
  * thread records `site` as its call site. */
 void __commhint_mpi_site(uint32_t site);
+
+/* The inline fast path (ABI version 2).  While a thread's records repeat
+ * with a period (a run, CHT_REC_REPEAT in trace-format.h), the runtime keeps
+ * here, per position of the period, the record it expects next: its key and
+ * its addresses.  Before calling __commhint_ev1..4 or __commhint_loop_*, the
+ * pass emits code that compares the record with slot[phase]; when key and
+ * addresses are equal and left is not 0 it absorbs the record without a
+ * call:
+ *
+ *     s->next[k] = a[k] + s->stride[k]   (each address k of the record)
+ *     phase = phase + 1 == period ? 0 : phase + 1
+ *     left = left - 1                     (last: the record then counts)
+ *
+ * and otherwise makes the call, which does the same or ends the run.  A key
+ * is type | aux << 16 | id << 32 of the record (COMP: aux = number of
+ * addresses, id = site; LOOP: aux = CHT_LOOP_*, id = loop); 0 never matches.
+ * Only the owning thread touches its own copy; a signal handler sees every
+ * record whose `left` decrement is done. */
+#define COMMHINT_RT_FAST_SLOTS 16 /* CHT_REPEAT_PERIOD_MAX */
+#define COMMHINT_RT_FAST_ADDRS 4  /* addresses the inline path compares */
+
+struct commhint_rt_slot {
+    uint64_t key;
+    uint64_t next[COMMHINT_RT_FAST_ADDRS];  /* expected addresses */
+    int64_t stride[COMMHINT_RT_FAST_ADDRS]; /* bytes */
+};
+
+struct commhint_rt_fast {
+    uint32_t phase;  /* slot of the next record */
+    uint32_t left;   /* records the run may still absorb; 0: call */
+    uint32_t period; /* slots in use */
+    uint32_t reserved;
+    struct commhint_rt_slot slot[COMMHINT_RT_FAST_SLOTS];
+};
+
+/* Per thread, initial-exec TLS (libcommhint is loaded at start-up). */
+extern __thread struct commhint_rt_fast __commhint_fast;
 
 #ifdef __cplusplus
 }

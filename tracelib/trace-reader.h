@@ -52,7 +52,12 @@ struct trace_stream;
 
 /* Opens a meta or rank file and checks its file header (magic, version,
  * byte order, header size, required features).  On error returns a negative
- * status (TRACE_ERR_NOT_FOUND if the file does not exist) and fills err. */
+ * status (TRACE_ERR_NOT_FOUND if the file does not exist) and fills err.
+ * A file that ends inside its file header (empty, or the start of a header
+ * with a valid magic: a writer that died or met a full disk at once) opens
+ * as a stream cut short before its first record: the header read is zero
+ * past the bytes present, next returns 0 and trace_stream_cut_short is
+ * true. */
 int trace_stream_open(const char *path, struct trace_stream **out,
                       struct trace_err *err);
 void trace_stream_close(struct trace_stream *s);
@@ -101,9 +106,16 @@ int trace_open(const char *dir, struct trace **out, struct trace_err *err);
 void trace_close(struct trace *t);
 
 const char *trace_dir(const struct trace *t);
+/* Ranks in MPI_COMM_WORLD, 0 if unknown; trace_open refuses a meta file
+ * that claims more than 2^20 (or fewer than 0). */
 int trace_world_size(const struct trace *t);
 uint64_t trace_run_id(const struct trace *t);
 const struct cht_file_header *trace_meta_header(const struct trace *t);
+/* If the meta file ends inside a chunk (trace_open keeps the records before
+ * the cut; site tables after it are unknown, so their sites read as
+ * unknown), the message saying where ("... file=DIR/commhint.meta
+ * offset=N ..."), borrowed until close; else NULL. */
+const char *trace_meta_cut_short(const struct trace *t);
 /* Program path (argv[0] as an absolute path), its argument count and the
  * i-th argument; build id bytes (may be 0 long). */
 const char *trace_program(const struct trace *t);

@@ -43,3 +43,70 @@ if command -v clang-14 >/dev/null; then
     expect_status "cc with clang-14 names the version mismatch" 1 "built for LLVM 16 but clang-14 is clang 14" \
         "$CH" cc clang-14 -c x.c
 fi
+
+# Bad command lines and bad trace-directory arguments, for every command that
+# reads traces: exit 2 (usage) or 1 (error) with exactly one line on stderr
+# that names the culprit.  The viewer parses its own arguments (gui.sh
+# checks the directories it is given under xvfb-run).
+one_line() { # what expected-status regex cmd...
+    local what=$1 want=$2 re=$3; shift 3
+    local err rc
+    err=$(timeout 60 "$@" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -eq "$want" ] && [ "$(printf '%s\n' "$err" | grep -c .)" -eq 1 ] &&
+        printf '%s\n' "$err" | grep -qE -- "$re"; then
+        ok "$what"
+    else
+        not_ok "$what" "command: $*" "status $rc (want $want)" "stderr: $err"
+    fi
+}
+T=tests/data/damaged/truncated # a readable trace
+touch "$WORK/plainfile"
+for c in info dump hints export view; do
+    one_line "$c --bogus: exit 2 naming the option" 2 "^commhint $c: unknown option '--bogus'.*--help" "$CH" $c --bogus "$T"
+    one_line "$c -Z: exit 2 naming the option" 2 "^commhint $c: unknown option '-Z'" "$CH" $c -Z "$T"
+    one_line "$c DIR extra: exit 2 naming the extra argument" 2 "^commhint $c: unexpected argument 'extra'" "$CH" $c "$T" extra
+done
+for c in info dump hints export; do
+    one_line "$c without a directory: exit 2" 2 "^commhint $c: missing the trace directory" "$CH" $c
+    one_line "$c --format without a value: exit 2" 2 "^commhint $c: option '--format' needs a value" "$CH" $c --format
+    one_line "$c on a missing directory: exit 1 naming it" 1 "^commhint: error: cannot open trace directory: dir=$WORK/none reason=No such file" "$CH" $c "$WORK/none"
+    one_line "$c on a file where a directory is expected: exit 1" 1 "^commhint: error: not a commhint trace directory: dir=$WORK/plainfile reason=not a directory" "$CH" $c "$WORK/plainfile"
+    one_line "$c on a directory that is not a trace: exit 1" 1 "^commhint: error: not a commhint trace directory: dir=$WORK/empty reason=no commhint.meta$" "$CH" $c "$WORK/empty"
+done
+
+# Unreadable input.  root reads through chmod 000, so as root the commands
+# run as nobody (setpriv); without either, these checks are skipped.
+AS=()
+if [ "$(id -u)" -eq 0 ]; then
+    if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1 &&
+        setpriv --reuid=nobody --regid=nogroup --clear-groups "$CH" --help >/dev/null 2>&1; then
+        AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+    else
+        AS=(skip)
+    fi
+fi
+if [ "${AS[0]:-}" = skip ]; then
+    echo "ok - unreadable trace directories # SKIP running as root without setpriv or a usable nobody user"
+else
+    U=$(mktemp -d /tmp/commhint-unreadable.XXXXXX) # nobody must reach it
+    chmod 755 "$U"
+    for d in dir meta rank; do cp -r "$T" "$U/$d"; done
+    chmod -R a+rX "$U"
+    chmod 000 "$U/dir" "$U/meta/commhint.meta" "$U/rank/rank-00000.chtr"
+    for c in info dump hints export; do
+        one_line "$c on a directory it may not read: exit 1 naming it" 1 \
+            "^commhint: error: cannot open trace directory: dir=$U/dir reason=Permission denied" "${AS[@]}" "$CH" $c "$U/dir"
+        one_line "$c on an unreadable meta file: exit 1 naming it" 1 \
+            "^commhint: error: cannot open trace file: file=$U/meta/commhint.meta offset=0 reason=Permission denied" \
+            "${AS[@]}" "$CH" $c "$U/meta"
+    done
+    # an unreadable rank file is a damaged rank (docs/reliability.md)
+    err=$("${AS[@]}" "$CH" info "$U/rank" 2>&1 >/dev/null); rc=$?
+    expect_eq "info on an unreadable rank file: exit 1" "$rc" 1
+    expect_match "info on an unreadable rank file: one error naming it" "$err" "^commhint: error: cannot open trace file: file=$U/rank/rank-00000.chtr offset=0 reason=Permission denied"
+    err=$("${AS[@]}" "$CH" hints "$U/rank" 2>&1 >/dev/null); rc=$?
+    expect_eq "hints on an unreadable rank file: exit 0 with the other rank" "$rc" 0
+    expect_match "hints on an unreadable rank file: it is left out with a warning" "$err" "^commhint: warning: rank 0 could not be analysed and is left out: cannot open trace file: file=$U/rank/rank-00000.chtr offset=0 reason=Permission denied"
+    chmod -R u+rwX "$U"
+    rm -rf "$U"
+fi

@@ -1,7 +1,7 @@
 ; Which accesses matter: a local whose address never escapes (a loop
 ; counter, a scratch array) is not traced; a local passed to MPI_Send or
 ; whose address is stored somewhere is; loads from constant globals are not.
-; RUN: %opt -passes=commhint-instrument -S %s -o %t.ll
+; RUN: %opt -commhint-inline=false -passes=commhint-instrument -S %s -o %t.ll
 ; RUN: %FileCheck %s < %t.ll
 
 @table = constant [2 x i32] [i32 1, i32 2]

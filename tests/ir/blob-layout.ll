@@ -4,7 +4,7 @@
 ; FNV-1a 64 of the blob with tu_key zeroed (0x67b4e0dbe8a1a101, computed
 ; independently).  No debug info: line and column 0, file = source_filename.
 ; Read from stdin so that the module identifier is "<stdin>".
-; RUN: %opt -passes=commhint-instrument -S < %s -o %t.ll
+; RUN: %opt -commhint-inline=false -passes=commhint-instrument -S < %s -o %t.ll
 ; RUN: %FileCheck %s < %t.ll
 
 ; header: magic, version 1, header_size 64, tu_key, nsites 1, nloops 1,
@@ -15,7 +15,7 @@
 ; loop: file 1, func 8, line 0, col 0, depth 1, parent CHT_NONE, reserved.
 ; access: 4 bytes, written.
 ; CHECK: @__commhint_site_table = private constant [152 x i8] c"CHTU\01\00@\00\01\A1\E8\DB\E0\B4fg\01\00\00\00\01\00\00\00\01\00\00\00\98\00\00\00@\00\00\00`\00\00\00x\00\00\00\80\00\00\00\12\00\00\00\0A\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\FF\FF\FF\FF\00\00\00\00\04\00\00\00\02\00\00\00\00blob.c\00w\00<stdin>\00\00\00\00\00\00\00", align 8
-; CHECK: call void @__commhint_register_tu(i32 1, ptr @__commhint_site_table, i32 152, ptr @__commhint_site_base, ptr @__commhint_loop_base)
+; CHECK: call void @__commhint_register_tu(i32 2, ptr @__commhint_site_table, i32 152, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 
 source_filename = "blob.c"
 

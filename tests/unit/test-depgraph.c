@@ -1376,6 +1376,45 @@ static void test_shadow_huge(void **state)
     dg_shadow_destroy(s);
 }
 
+/* Accesses longer than 16 MiB (a trace may claim up to 2^64 bytes) are
+ * kept whole: exact answers, at once, with no page allocated for them. */
+static void test_shadow_big(void **state)
+{
+    struct dg_shadow *s = NULL;
+    assert_int_equal(dg_shadow_create(&s), 0);
+    const uint64_t a = 0x10000, n = 1ull << 62;
+    struct dg_range r = {0x20001, 4, true}; /* a page before the big ranges */
+    assert_int_equal(dg_shadow_update(s, &r, 1), 0);
+    size_t f0 = dg_shadow_footprint(s);
+    r = (struct dg_range){a, n, false};
+    assert_int_equal(dg_shadow_update(s, &r, 5), 0);
+    assert_true(dg_shadow_footprint(s) - f0 < 4096);
+    struct dg_range q = {a + (1ull << 40), 8, false}; /* a read depends on writers only */
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 0);
+    q.write = true;
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 6);
+    q = (struct dg_range){a - 8, 8, true}; /* just before it */
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 0);
+    q = (struct dg_range){a + n, 8, true}; /* just after it */
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 0);
+    /* a later small write inside wins there; the older page's value loses */
+    r = (struct dg_range){a + 4096, 8, true};
+    assert_int_equal(dg_shadow_update(s, &r, 7), 0);
+    q = (struct dg_range){a + 4096, 4, false};
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 8);
+    q = (struct dg_range){0x20000, 8, true};
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 6);
+    /* a big write covering it supersedes the older big read for writers */
+    r = (struct dg_range){0, UINT64_MAX, true};
+    assert_int_equal(dg_shadow_update(s, &r, 9), 0);
+    q = (struct dg_range){a + (1ull << 50), 1, false};
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 10);
+    /* a query over everything scans the pages held, not 2^52 of them */
+    q = (struct dg_range){0, UINT64_MAX, false};
+    assert_int_equal(dg_shadow_last_conflict(s, &q), 10);
+    dg_shadow_destroy(s);
+}
+
 /* Memory follows the pages touched, not the address span. */
 static void test_shadow_footprint(void **state)
 {
@@ -1609,6 +1648,26 @@ static void test_watch_random(void **state)
     assert_true(hits > queries);
     assert_true(big > 100);
     free(ev);
+}
+
+/* A query range of more pages than the index holds (up to 2^52) finds
+ * the registered ranges inside it without walking every page. */
+static void test_watch_huge_query(void **state)
+{
+    struct dg_watch *w = NULL;
+    assert_int_equal(dg_watch_create(&w), 0);
+    const uint64_t *o = NULL;
+    struct tev c, q;
+    tev_init(&c, DG_COMP, DG_ROLE_NONE);
+    tev_range(&c, 0x7000, 16, true);
+    assert_int_equal(dg_watch_add(w, 5, &c.e, false), 0);
+    tev_init(&q, DG_COMP, DG_ROLE_NONE);
+    tev_range(&q, 0x1000, 1ull << 62, false);
+    assert_int_equal(dg_watch_conflicts(w, &q.e, &o), 1);
+    assert_int_equal(o[0], 5);
+    q.r[0].addr = 0x8000; /* starts after it */
+    assert_int_equal(dg_watch_conflicts(w, &q.e, &o), 0);
+    dg_watch_destroy(w);
 }
 
 /* Hand-made: skip_channel_sends, big ranges, owners with several events,
@@ -1962,6 +2021,50 @@ static void test_map_wraparound(void **state)
     dg_map_del(&m, 1); /* on an empty map */
 }
 
+/* UINT64_MAX, the empty-slot marker, is a key like any other (traces
+ * carry it: MPI_COMM_SELF's id, request ids): found, iterated, kept
+ * through growth and the deletion of its neighbours, deleted. */
+static void test_map_max_key(void **state)
+{
+    struct dg_map m = {0};
+    *dg_map_put(&m, UINT64_MAX, 0) = 7;
+    for (uint64_t k = 0; k < 100; k++)
+        *dg_map_put(&m, k, 0) = k;
+    assert_int_equal(m.n, 101);
+    assert_int_equal(*dg_map_get(&m, UINT64_MAX), 7);
+    size_t used = 0, max_seen = 0;
+    for (size_t i = 0; i < m.cap; i++)
+        if (dg_map_used(&m, i)) {
+            used++;
+            max_seen += m.keys[i] == UINT64_MAX;
+        }
+    assert_int_equal(used, 101);
+    assert_int_equal(max_seen, 1);
+    for (uint64_t k = 0; k < 100; k += 2)
+        dg_map_del(&m, k);
+    assert_int_equal(*dg_map_get(&m, UINT64_MAX), 7);
+    assert_int_equal(*dg_map_get(&m, 51), 51);
+    dg_map_del(&m, UINT64_MAX);
+    assert_null(dg_map_get(&m, UINT64_MAX));
+    assert_int_equal(m.n, 50);
+    for (uint64_t k = 1; k < 100; k += 2)
+        assert_int_equal(*dg_map_get(&m, k), k);
+    for (size_t i = 0; i < m.cap; i++)
+        assert_true(!dg_map_used(&m, i) || m.keys[i] != UINT64_MAX);
+    dg_map_free(&m);
+
+    /* ordering keys on MPI_COMM_SELF */
+    struct dg_keytab *t;
+    uint64_t last, value;
+    struct dg_key k = {DG_KEY_SEND, 0, CHT_COMM_SELF};
+    assert_int_equal(dg_keytab_create(&t), 0);
+    assert_int_equal(dg_keytab_update(t, &k, 4, 9), 0);
+    dg_keytab_query(t, &k, &last, &value);
+    assert_int_equal(last, 5);
+    assert_int_equal(value, 10);
+    dg_keytab_destroy(t);
+}
+
 static void test_map_random(void **state)
 {
     enum { NK = 6000 };
@@ -2248,12 +2351,15 @@ int main(void)
         cmocka_unit_test(test_shadow_basic),
         cmocka_unit_test(test_shadow_random),
         cmocka_unit_test(test_shadow_huge),
+        cmocka_unit_test(test_shadow_big),
         cmocka_unit_test(test_shadow_footprint),
         cmocka_unit_test(test_watch_basic),
+        cmocka_unit_test(test_watch_huge_query),
         cmocka_unit_test(test_watch_random),
         cmocka_unit_test(test_keytab_basic),
         cmocka_unit_test(test_keytab_random),
         cmocka_unit_test(test_map_wraparound),
+        cmocka_unit_test(test_map_max_key),
         cmocka_unit_test(test_map_random),
         cmocka_unit_test(test_match_hb),
         cmocka_unit_test(test_hb_collectives),

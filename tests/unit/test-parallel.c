@@ -97,6 +97,10 @@ static struct search_rank_result *rich_result(uint32_t nrec)
             s->info = j ? &info_b : NULL;
             mk_boxes(&s->iters, SEARCH_DEFAULT_MAX_BOXES, 30 + j);
         }
+        o->nleads = 2 - i;
+        o->leads = o->nleads ? calloc(o->nleads, sizeof *o->leads) : NULL;
+        for (uint32_t j = 0; j < o->nleads; j++)
+            o->leads[j] = (struct search_lead){40 + 3 * j, 123456 + j};
     }
 
     r->ngroups = 2;

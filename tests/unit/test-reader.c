@@ -653,26 +653,26 @@ static void test_repeat_damaged(void **state)
     (void)state;
     /* the period is longer than the history */
     check_bad_repeat(5, 1, 2, 2, 0, "period=5 but thread=0 has only 4 records");
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(1, 1, 0, 0, 1, "period=1 but thread=0 has only 0 records");
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(0, 1, 0, 0, 0, "period=0 outside 1..16");
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(17, 1, 0, 0, 0, "period=17 outside 1..16");
     /* counts */
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(2, 0, 2, 2, 0, "count=0 outside");
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(2, CHT_REPEAT_COUNT_MAX + 1, 2, 2, 0, "count=1048577 outside");
     /* strides that do not fit the record, or more than the period allows */
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(2, 1, 2, 1, 0, "is less than the 32 bytes it needs");
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(2, 1, 17, 17, 0, "nstrides=17, more than period=2 allows");
     /* a stride count that does not match the shape of the records repeated */
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(2, 1, 3, 3, 0, "nstrides=3 but the 2 records it repeats have 2 addresses");
-    tg_rmdir(dir), dir = tg_tmpdir();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(1, 1, 2, 2, 0, "nstrides=2 but the 1 records it repeats have 0 addresses");
 }
 
@@ -1010,16 +1010,28 @@ static void test_small_header_size(void **state)
     ASSERT_HAS(msg, "offset=12 reason=header_size=32 is less than 64");
 }
 
+/* A rank file that ends inside its file header (or is empty) is a rank cut
+ * short before its first record; a meta file so cut is an error. */
 static void test_short_file_header(void **state)
 {
     char msg[512];
+    bool cut = false;
     (void)state;
 
     simple_trace();
     tg_truncate(rank_path(dir, 0), 40);
-    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    assert_int_equal(read_rank0(msg, sizeof(msg), &cut), 0);
+    assert_true(cut);
     ASSERT_HAS(msg, "file ends inside its file header: file=");
-    ASSERT_HAS(msg, "offset=0 reason=40 of 64 bytes");
+    ASSERT_HAS(msg, "offset=0 reason=40 of 64 bytes present");
+    tg_truncate(rank_path(dir, 0), 0);
+    cut = false;
+    assert_int_equal(read_rank0(msg, sizeof(msg), &cut), 0);
+    assert_true(cut);
+    ASSERT_HAS(msg, "reason=0 of 64 bytes present");
+    tg_truncate(tg_path(dir, CHT_META_FILE), 40);
+    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    ASSERT_HAS(msg, "bad meta file: file ends inside its file header: file=");
 }
 
 static void test_truncated_mid_payload(void **state)
@@ -1406,6 +1418,8 @@ static void test_cut_meta_is_kept(void **state)
     assert_int_equal(trace_open(dir, &t, &err), 0);
     assert_string_equal(trace_program(t), "");
     assert_int_equal(trace_argc(t), 0);
+    assert_non_null(trace_meta_cut_short(t)); /* for the caller's warning */
+    ASSERT_HAS(trace_meta_cut_short(t), "commhint.meta offset=64");
     trace_close(t);
 }
 

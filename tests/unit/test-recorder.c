@@ -12,6 +12,7 @@
 #include <ftw.h>
 #include <pthread.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -829,6 +830,15 @@ static void run_child(const char *what, const char *const *env, const char *errf
             unsetenv(clear[i]);
         setenv("COMMHINT_BUFFER_KB", "64", 1);
         setenv("COMMHINT_RUNS", "0", 1); /* these tests check records byte for byte */
+        /* Under ASan (make SAN=1) the sanitizer's SIGSEGV, SIGBUS and SIGFPE
+         * handlers would be the previous actions the runtime chains to, and
+         * turn the deaths these tests check into a report and exit(1): the
+         * children die as an uninstrumented program does. */
+        const char *asan = getenv("ASAN_OPTIONS");
+        char asan_opts[1024];
+        snprintf(asan_opts, sizeof(asan_opts), "%s%shandle_segv=0:handle_sigbus=0:handle_sigfpe=0",
+                 asan ? asan : "", asan && *asan ? ":" : "");
+        setenv("ASAN_OPTIONS", asan_opts, 1);
         for (; env && *env; env++) {
             const char *eq = strchr(*env, '=');
             if (eq) {
@@ -1338,7 +1348,7 @@ static void run_pattern(const struct run_pos *pat, uint32_t period, uint32_t rep
         }
 }
 
-enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS };
+enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS, RC_OPEN };
 
 /* The op sequence of one case (seed: per thread). */
 static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
@@ -1370,12 +1380,13 @@ static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
         }
         break;
     case RC_LONG: /* beyond the largest count, twice */
+    case RC_OPEN: /* (shorter) left open: the thread then waits for the process to exit */
         memset(pat, 0, 3 * sizeof(pat[0]));
         pat[0].kind = OP_LOOP, pat[0].id = 0, pat[0].lk = CHT_LOOP_ITER;
         pat[1].kind = OP_COMP, pat[1].id = 1, pat[1].n = 2, pat[1].base[0] = 1u << 20, pat[1].stride[0] = 8;
         pat[1].base[1] = 1u << 30, pat[1].stride[1] = -8;
         pat[2].kind = OP_COMP, pat[2].id = 0, pat[2].n = 1, pat[2].base[0] = 4096, pat[2].stride[0] = 16;
-        run_pattern(pat, 3, 2 * CHT_REPEAT_COUNT_MAX / 3 + 1000, 0, &x, fn, ctx);
+        run_pattern(pat, 3, which == RC_LONG ? 2 * CHT_REPEAT_COUNT_MAX / 3 + 1000 : 5000, 0, &x, fn, ctx);
         break;
     case RC_P17: /* 17 shapes that all differ: no period of 16 or less fits */
         for (uint32_t j = 0; j < 17; j++) {
@@ -1444,6 +1455,18 @@ static void *run_thread(void *arg)
     return NULL;
 }
 
+static sem_t open_waiting;
+
+/* RC_OPEN: its records, then a wait that lasts until the process exits. */
+static void *open_thread(void *arg)
+{
+    run_gen(RC_OPEN, (uint64_t)(uintptr_t)arg, run_emit, NULL);
+    sem_post(&open_waiting);
+    for (;;)
+        pause();
+    return NULL;
+}
+
 static int runs_child(const char *what)
 {
     static struct blob b;
@@ -1462,6 +1485,16 @@ static int runs_child(const char *what)
         run_gen(RC_THREADS, 1, run_emit, NULL);
         pthread_join(th, NULL);
         return 0;
+    }
+    if (which == RC_OPEN) {
+        pthread_t th;
+        __commhint_ev1(0, (const void *)8); /* the main thread is writer thread 0 */
+        if (sem_init(&open_waiting, 0, 0) || pthread_create(&th, NULL, open_thread, (void *)(uintptr_t)2) ||
+            pthread_detach(th))
+            return 11;
+        while (sem_wait(&open_waiting) != 0)
+            ;
+        return 0; /* the other thread's run is still open at exit */
     }
     run_gen(which, 1, run_emit, NULL);
     return 0; /* the destructor finishes the trace */
@@ -1517,7 +1550,7 @@ static void runs_round_trip(int which, struct parsed *ps)
     char what[32];
     struct trace *t;
     struct trace_err err;
-    int nthreads = which == RC_THREADS ? 2 : 1;
+    int nthreads = which == RC_THREADS || which == RC_OPEN ? 2 : 1;
 
     snprintf(what, sizeof(what), "runs-%d", which);
     char *dir = path_join(child_tmp, "trace");
@@ -1538,11 +1571,12 @@ static void runs_round_trip(int which, struct parsed *ps)
         int rc;
         if (trace_cursor_open(t, 0, TRACE_CURSOR_LOOPS, &cmp.cur, &err) != 0)
             fail_msg("trace_cursor_open: %s", err.msg);
-        if (which == RC_THREADS && th == 0) { /* the event that made it thread 0 */
+        if (nthreads == 2 && th == 0) { /* the event that made it thread 0 */
             struct run_op o = {.kind = OP_COMP, .id = 0, .n = 1, .a = {8}};
             run_check(&o, &cmp);
         }
-        run_gen(which, which == RC_THREADS ? (uint64_t)th + 1 : 1, run_check, &cmp);
+        if (which != RC_OPEN || th == 1)
+            run_gen(which, nthreads == 2 ? (uint64_t)th + 1 : 1, run_check, &cmp);
         while ((rc = trace_cursor_next(cmp.cur, &ev)) == 1)
             if (ev->thread == cmp.thread)
                 fail_msg("thread=%d: an event more than written, kind=%d", th, ev->kind);
@@ -1614,6 +1648,18 @@ static void test_runs_periods(void **state)
     parsed_free(&ps);
 }
 
+/* A thread still inside a run when the process exits (a pool thread that
+ * waits for work): rt_finish has the thread end its run, so that none of
+ * its records is lost; the run is one REPEAT. */
+static void test_runs_open_at_exit(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_OPEN, &ps);
+    assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 1);
+    parsed_free(&ps);
+}
+
 static void test_runs_threads(void **state)
 {
     struct parsed ps;
@@ -1655,6 +1701,7 @@ int main(int argc, char **argv)
         C(test_runs_period17),
         C(test_runs_periods),
         C(test_runs_threads),
+        C(test_runs_open_at_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

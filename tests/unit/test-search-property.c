@@ -707,6 +707,7 @@ struct coverage {
     uint64_t traces, events;
     uint64_t overlaps, with_window, truncated, both_flags, stmts, longest;
     uint64_t groups, group_sends, multi_site_groups, box_more, box_ranges, wide_boxes;
+    uint64_t leads;
 };
 
 static void box_cover(struct coverage *cv, const struct search_boxes *b)
@@ -732,6 +733,7 @@ static void cover(struct coverage *cv, const struct search_rank_result *r)
         cv->overlaps++;
         cv->with_window += o->with_window;
         cv->truncated += o->truncated;
+        cv->leads += o->nleads;
         box_cover(cv, &o->iters);
         for (uint32_t j = 0; j < o->nstmts; j++) {
             cv->stmts++;
@@ -825,6 +827,7 @@ static void test_engines_agree(void **state)
         assert_true(cv.box_ranges > ntraces / 10);
         assert_true(cv.wide_boxes > 0);
         assert_true(cv.box_more > ntraces / 100);
+        assert_true(cv.leads > ntraces); /* leads are compared too */
     } else if (ntraces >= 100) {
         assert_true(cv.with_window > 0 && cv.truncated > 0 && cv.groups > 0 &&
                     cv.box_ranges > 0);

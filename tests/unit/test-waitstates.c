@@ -562,6 +562,116 @@ static void test_report(void **state)
         search_rank_result_free(r[k]);
 }
 
+/* An overlap result at `site` of rank r, with one related statement (at
+ * line 40) and the given leads. */
+static void add_overlap(struct search_rank_result *r, uint32_t site, uint16_t call, uint64_t saving,
+                        const struct search_lead *leads, uint32_t nleads)
+{
+    r->overlaps = realloc(r->overlaps, (r->noverlaps + 1) * sizeof *r->overlaps);
+    assert_non_null(r->overlaps);
+    struct search_overlap *o = &r->overlaps[r->noverlaps++];
+    memset(o, 0, sizeof *o);
+    o->site = site;
+    o->call = call;
+    o->info = &sites[site];
+    o->instances = o->with_window = 2;
+    o->comm_ns = o->comp_ns = o->saving_ns = saving;
+    o->nstmts = 1;
+    o->stmts = calloc(1, sizeof *o->stmts);
+    assert_non_null(o->stmts);
+    o->stmts[0] = (struct search_stmt){.site = S_BARRIER, .flags = SEARCH_STMT_BEFORE, .events = 2,
+                                       .total = 2, .time_ns = saving, .info = &sites[S_BARRIER]};
+    o->leads = malloc(nleads * sizeof *o->leads);
+    assert_non_null(o->leads);
+    memcpy(o->leads, leads, nleads * sizeof *o->leads);
+    o->nleads = nleads;
+}
+
+static const struct search_hint *hint_at(const struct search_report *rep, uint32_t line)
+{
+    for (uint32_t i = 0; i < rep->nhints; i++)
+        if (rep->hints[i].kind == SEARCH_HINT_OVERLAP && rep->hints[i].line == line)
+            return &rep->hints[i];
+    return NULL;
+}
+
+/* Overlap savings on other ranks (docs/dependence.md, "Estimated saving"):
+ * rank 1's sends at line 20 can start 10 ms and 2 ms earlier; the receive
+ * of the first waited 14 ms for it (late sender), the Wait of the second
+ * 4 ms: rank 0 waits min(14, 10) + min(4, 2) = 12 ms less.  Rank 0's
+ * receive at line 10 can start 5 ms earlier; rank 1's Ssend waited 8 ms
+ * for it (late receiver): rank 1 waits min(8, 5) = 5 ms less, and its own
+ * saving there is 1 ms more. */
+static void test_partner_saving(void **state)
+{
+    struct search_rank_result *r[2] = {new_rank(0, 0, 0), new_rank(1, 0, 0)};
+    init(r[0]);
+    init(r[1]);
+    recv(r[0], 1, S_RECV, 1, 1, 1 * MS, 20 * MS);
+    send(r[1], 1, S_SEND, CHT_MPI_SEND, 0, 1, 15 * MS, 15 * MS + 10000);
+    add(r[0], 2, S_IRECV, CHT_MPI_IRECV, DG_MSG_OTHER, 0, -1, -1, 0, 25 * MS, 25 * MS + 1000);
+    add(r[0], 3, S_WAIT, CHT_MPI_WAIT, DG_MSG_OTHER, DG_MSGF_BLOCKS, -1, -1, 0, 30 * MS, 40 * MS);
+    add(r[0], 3, S_IRECV, CHT_MPI_WAIT, DG_MSG_RECV, DG_MSGF_BLOCKS | DG_MSGF_NONBLOCKING, 1, 0, 2, 30 * MS,
+        40 * MS);
+    send(r[1], 2, S_SEND, CHT_MPI_SEND, 0, 2, 34 * MS, 34 * MS + 10000);
+    send(r[1], 3, S_SSEND, CHT_MPI_SSEND, 0, 3, 60 * MS, 70 * MS);
+    recv(r[0], 4, S_RECV, 1, 3, 68 * MS, 70 * MS);
+    fin(r[0], 5, 80 * MS);
+    fin(r[1], 4, 80 * MS);
+    add_overlap(r[1], S_SEND, CHT_MPI_SEND, 20000,
+                (struct search_lead[]){{1, 10 * MS}, {2, 2 * MS}, {99, 1 * MS}}, 3);
+    add_overlap(r[0], S_RECV, CHT_MPI_RECV, 1 * MS, (struct search_lead[]){{4, 5 * MS}}, 1);
+    struct search_report *rep = NULL;
+    assert_int_equal(search_report_build(r, 2, 2, NULL, &rep), 0);
+    assert_true(rep->clocks_aligned);
+
+    const struct search_hint *h = hint_at(rep, 20);
+    assert_non_null(h);
+    assert_int_equal(h->saving_ns, 12 * MS); /* rank 0's; rank 1 itself: 20 us */
+    assert_int_equal(h->partner_ns, 12 * MS);
+    assert_int_equal(h->nby_rank, 2);
+    assert_int_equal(h->by_rank[0].rank, 0);
+    assert_int_equal(h->by_rank[0].saving_ns, 12 * MS);
+    assert_int_equal(h->by_rank[0].partner_ns, 12 * MS);
+    assert_int_equal(h->by_rank[1].rank, 1);
+    assert_int_equal(h->by_rank[1].saving_ns, 20000);
+    assert_int_equal(h->by_rank[1].partner_ns, 0);
+    assert_string_equal(h->message, "MPI_Send can overlap with the computation at line 40 (rank 1, est. "
+                                    "saving 12 ms: 12 ms less waiting for it on other ranks)");
+
+    h = hint_at(rep, 10);
+    assert_non_null(h);
+    assert_int_equal(h->saving_ns, 5 * MS); /* rank 1's; rank 0 itself: 1 ms */
+    assert_int_equal(h->partner_ns, 5 * MS);
+    assert_int_equal(h->nby_rank, 2);
+    assert_int_equal(h->by_rank[0].saving_ns, 1 * MS);
+    assert_int_equal(h->by_rank[1].saving_ns, 5 * MS);
+    search_report_free(rep);
+    for (int k = 0; k < 2; k++)
+        search_rank_result_free(r[k]);
+}
+
+/* Without trustworthy clocks the waits are not known: the saving is the
+ * calls' own. */
+static void test_partner_saving_unaligned(void **state)
+{
+    struct search_rank_result *r[2] = {new_rank(0, 0, 0), new_rank(1, 0, 0)};
+    r[0]->log.clock[0].valid = r[0]->log.clock[1].valid = false;
+    recv(r[0], 1, S_RECV, 1, 1, 1 * MS, 20 * MS);
+    send(r[1], 1, S_SEND, CHT_MPI_SEND, 0, 1, 15 * MS, 15 * MS + 10000);
+    add_overlap(r[1], S_SEND, CHT_MPI_SEND, 20000, (struct search_lead[]){{1, 10 * MS}}, 1);
+    struct search_report *rep = NULL;
+    assert_int_equal(search_report_build(r, 2, 2, NULL, &rep), 0);
+    assert_false(rep->clocks_aligned);
+    const struct search_hint *h = hint_at(rep, 20);
+    assert_non_null(h);
+    assert_int_equal(h->saving_ns, 20000);
+    assert_int_equal(h->partner_ns, 0);
+    search_report_free(rep);
+    for (int k = 0; k < 2; k++)
+        search_rank_result_free(r[k]);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, setup)
@@ -577,6 +687,8 @@ int main(void)
         T(test_unmatched),
         T(test_merge_and_skip),
         T(test_report),
+        T(test_partner_saving),
+        T(test_partner_saving_unaligned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

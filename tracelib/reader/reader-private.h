@@ -14,6 +14,8 @@
 
 #define RD_MAX_LOOP_DEPTH 256 /* deeper loop stacks are a format error */
 #define RD_MAX_CHUNK_HEADER 4096 /* bytes; larger chunk header_size is rejected */
+#define RD_MAX_WORLD_SIZE (1 << 20) /* ranks; a larger world_size is a format error (the
+                                       analysis allocates per world rank) */
 
 /* Formats a message into err (may be NULL). */
 void rd_err(struct trace_err *err, const char *fmt, ...)

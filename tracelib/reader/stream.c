@@ -107,6 +107,9 @@ uint32_t rd_stream_record_offset(const struct trace_stream *s)
     return s->last_off;
 }
 
+static int stream_cut(struct trace_stream *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 static bool same_magic(const char m[8], const char *want)
 {
     return memcmp(m, want, 8) == 0;
@@ -164,6 +167,16 @@ int trace_stream_open(const char *path, struct trace_stream **out, struct trace_
         ret = TRACE_ERR_FORMAT;
         rd_err(err, "not a commhint trace file: file=%s offset=0 reason=bad magic", path);
         goto fail;
+    }
+    /* the start of a header (or nothing) is what a writer leaves that died,
+     * or met a full disk, at once: a stream cut short before its first chunk */
+    if ((size_t)n < sizeof(s->fh) && (!memcmp(h->magic, CHT_MAGIC_RANK, n < 8 ? (size_t)n : 8) ||
+                                      !memcmp(h->magic, CHT_MAGIC_META, n < 8 ? (size_t)n : 8))) {
+        memset((char *)&s->fh + n, 0, sizeof(s->fh) - (size_t)n);
+        stream_cut(s, "file ends inside its file header: file=%s offset=0 reason=%zd of 64 bytes "
+                   "present", path, n);
+        *out = s;
+        return 0;
     }
     if ((size_t)n < sizeof(s->fh)) {
         ret = TRACE_ERR_FORMAT;

@@ -15,6 +15,7 @@
 struct trace {
     char *dir;
     char *meta_path;
+    char *meta_cut;           /* where a cut-short meta file ends, or NULL */
     struct cht_file_header meta;
     char *program;
     char **argv;
@@ -415,6 +416,8 @@ static int read_program(struct trace *t, const struct cht_rec_program *p, char *
 
     if (p->argc > 1u << 20)
         WHY("argc=%u is implausible", p->argc);
+    if (p->world_size < 0 || p->world_size > RD_MAX_WORLD_SIZE)
+        WHY("world_size=%d is outside 0..%d", p->world_size, RD_MAX_WORLD_SIZE);
     t->build_id = malloc(p->build_id_len ? p->build_id_len : 1);
     t->argv = calloc((size_t)p->argc + 1, sizeof(*t->argv));
     if (!t->build_id || !t->argv)
@@ -468,8 +471,10 @@ int trace_open(const char *dir, struct trace **out, struct trace_err *err)
         return TRACE_ERR_NOT_TRACE;
     }
     t = calloc(1, sizeof(*t));
-    if (!t || !(t->dir = strdup(dir)) ||
-        asprintf(&t->meta_path, "%s/%s", dir, CHT_META_FILE) < 0) {
+    if (t && (t->dir = strdup(dir))) /* "t/" names its files t/rank-..., not t//rank-... */
+        for (size_t n = strlen(t->dir); n > 1 && t->dir[n - 1] == '/';)
+            t->dir[--n] = '\0';
+    if (!t || !t->dir || asprintf(&t->meta_path, "%s/%s", t->dir, CHT_META_FILE) < 0) {
         if (t)
             t->meta_path = NULL;
         ret = TRACE_ERR_NOMEM;
@@ -478,7 +483,10 @@ int trace_open(const char *dir, struct trace **out, struct trace_err *err)
     }
     if (stat(t->meta_path, &st) < 0) {
         ret = TRACE_ERR_NOT_TRACE;
-        if (errno == ENOENT && has_rank_files(dir))
+        if (errno != ENOENT) { /* e.g. a directory we may not search */
+            ret = TRACE_ERR_IO;
+            rd_err(err, "cannot open trace directory: dir=%s reason=%s", dir, strerror(errno));
+        } else if (has_rank_files(dir))
             rd_err(err, "not a commhint trace directory: dir=%s reason=no %s but rank files "
                    "are present (rank 0 did not get through MPI_Init, or the file was removed)",
                    dir, CHT_META_FILE);
@@ -491,10 +499,22 @@ int trace_open(const char *dir, struct trace **out, struct trace_err *err)
     if (ret)
         goto fail;
     t->meta = *trace_stream_header(s);
+    if (trace_stream_cut_short(s)) { /* the meta file is renamed into place whole */
+        ret = TRACE_ERR_FORMAT;
+        rd_err(err, "bad meta file: %s", trace_stream_error(s));
+        goto fail;
+    }
     if (memcmp(t->meta.magic, CHT_MAGIC_META, 8) != 0) {
         ret = TRACE_ERR_FORMAT;
         rd_err(err, "bad meta file: file=%s offset=0 reason=magic is not %s", t->meta_path,
                CHT_MAGIC_META);
+        goto fail;
+    }
+    if (t->meta.world_size < 0 || t->meta.world_size > RD_MAX_WORLD_SIZE) {
+        /* the analysis and the commands work per world rank */
+        ret = TRACE_ERR_FORMAT;
+        rd_err(err, "bad meta file: file=%s offset=36 reason=world_size=%d is outside 0..%d",
+               t->meta_path, t->meta.world_size, RD_MAX_WORLD_SIZE);
         goto fail;
     }
     t->world_size = t->meta.world_size;
@@ -526,6 +546,11 @@ int trace_open(const char *dir, struct trace **out, struct trace_err *err)
         goto fail;
     }
     /* a cut-short meta file keeps what it holds: the rank streams matter more */
+    if (trace_stream_cut_short(s) && !(t->meta_cut = strdup(trace_stream_error(s)))) {
+        ret = TRACE_ERR_NOMEM;
+        rd_err(err, "out of memory: dir=%s", dir);
+        goto fail;
+    }
     if (!t->program && !(t->program = strdup(""))) {
         ret = TRACE_ERR_NOMEM;
         rd_err(err, "out of memory: dir=%s", dir);
@@ -570,6 +595,7 @@ void trace_close(struct trace *t)
     free(t->build_id);
     free(t->program);
     free(t->meta_path);
+    free(t->meta_cut);
     free(t->dir);
     free(t);
 }
@@ -592,6 +618,11 @@ uint64_t trace_run_id(const struct trace *t)
 const struct cht_file_header *trace_meta_header(const struct trace *t)
 {
     return &t->meta;
+}
+
+const char *trace_meta_cut_short(const struct trace *t)
+{
+    return t->meta_cut;
 }
 
 const char *trace_program(const struct trace *t)

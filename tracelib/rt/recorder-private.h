@@ -23,6 +23,7 @@
 #define COMMHINT_RECORDER_PRIVATE_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStaticCCtx, ZSTD_estimateCCtxSize */
 #include <zstd.h>
 
+#include "commhint-rt.h"
 #include "rt-private.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
@@ -105,6 +107,15 @@ struct rt_tu {
  * list without locks. */
 enum rt_thread_state { RT_THREAD_FREE = 0, RT_THREAD_ACTIVE = 1 };
 
+/* At exit, rt_finish asks each other thread whose run is open to end it
+ * itself (only the owner can, from a signal handler as on a fatal signal). */
+enum rt_exit_state {
+    RT_EXIT_NONE = 0, /* not asked */
+    RT_EXIT_ASKED,    /* signal sent, no answer yet */
+    RT_EXIT_ANSWERED, /* nothing to end (or the owner was ending it already) */
+    RT_EXIT_CUT       /* run written and flushed by the owner; its later records are dropped */
+};
+
 /* Run encoding (CHT_REC_REPEAT) of one thread, owner only.  The ring holds
  * the thread's last RT_RUN_HIST history records (see trace-format.h), twice
  * the longest period: a run of period P starts only once 2P records show it,
@@ -124,12 +135,15 @@ struct rt_run {
     uint32_t busy;    /* set while run_write ends the run (a signal then leaves it) */
     uint32_t nhist;   /* valid ring entries, at most RT_RUN_HIST */
     uint32_t head;    /* ring slot the next record goes to */
-    uint32_t period;  /* 0: no run */
-    uint32_t phase;   /* position in the period of the next record */
-    uint32_t count;   /* records the run stands for so far */
+    uint32_t period;  /* 0: no run; the phase, the count (CHT_REPEAT_COUNT_MAX -
+                       * left) and the expected records are in __commhint_fast */
     uint32_t nstrides;
     uint32_t off[CHT_REPEAT_PERIOD_MAX];                        /* first stride of each position */
+    uint32_t n[CHT_REPEAT_PERIOD_MAX];                          /* addresses of each position */
+    uint64_t key[CHT_REPEAT_PERIOD_MAX];                        /* RT_RUN_KEY of each position */
     int64_t stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS]; /* bytes */
+    /* expected addresses COMMHINT_RT_FAST_ADDRS.. of each position */
+    uint64_t next_hi[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS - COMMHINT_RT_FAST_ADDRS];
     struct rt_run_ent hist[RT_RUN_HIST];
 };
 
@@ -144,6 +158,8 @@ struct rt_thread {
     uint64_t flushed;   /* RT_POS: records already written or discarded */
     uint32_t index;     /* thread index within the rank, 0 = first */
     int altstack_on;    /* our alternate signal stack is installed */
+    pthread_t tid;      /* the owner, for rt_finish's request to end its run */
+    int exit_state;     /* enum rt_exit_state, atomic */
     ZSTD_CCtx *cctx;    /* static context in the node's memory */
     unsigned char *out; /* chunk header + compressed payload */
     size_t out_cap;     /* bytes */

@@ -365,6 +365,8 @@ static struct rt_thread *rt_thread_register(void)
     rt_lock(&t->lock);
     t->index = __atomic_fetch_add(&rt_g.nthreads, 1, __ATOMIC_RELAXED);
     t->altstack_on = 0;
+    t->tid = pthread_self();
+    __atomic_store_n(&t->exit_state, RT_EXIT_NONE, __ATOMIC_RELAXED);
     if (rt_handlers_on) {
         stack_t cur;
         if (sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
@@ -403,7 +405,8 @@ static int flush_locked(struct rt_thread *t, uint64_t end, int in_signal, int fo
     if (RT_POS_BYTES(end) <= from)
         return RT_OK;
     off = __atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE);
-    if ((off & (RT_OFF_DISABLED | RT_OFF_FAILED)) || ((off & RT_OFF_FINISHED) && !force)) {
+    if ((off & (RT_OFF_DISABLED | RT_OFF_FAILED)) || ((off & RT_OFF_FINISHED) && !force) ||
+        __atomic_load_n(&t->exit_state, __ATOMIC_RELAXED) == RT_EXIT_CUT) {
         t->flushed = end;
         return RT_ERR_OFF;
     }
@@ -549,6 +552,13 @@ static inline int site_ok(uint32_t site)
 
 /* ---- runs: CHT_REC_REPEAT ------------------------------------------------------ */
 
+/* The expected next records of the calling thread's run, read and updated
+ * without a call by the code the pass inlines (commhint-rt.h). */
+COMMHINT_EXPORT __thread struct commhint_rt_fast __commhint_fast;
+
+_Static_assert(COMMHINT_RT_FAST_SLOTS == CHT_REPEAT_PERIOD_MAX, "one fast slot per position of a period");
+_Static_assert(COMMHINT_RT_FAST_ADDRS <= CHT_REPEAT_MAX_ADDRS, "the fast path compares a prefix");
+
 /* The history record `back` (1 = the latest) positions ago. */
 static inline struct rt_run_ent *run_ent(struct rt_run *r, uint32_t back)
 {
@@ -568,6 +578,35 @@ static inline __attribute__((always_inline)) void run_push(struct rt_run *r, uin
         r->nhist++;
 }
 
+/* Records the open run of the calling thread stands for so far (0 if none). */
+static inline uint32_t run_count(const struct rt_run *r)
+{
+    return r->period ? CHT_REPEAT_COUNT_MAX - __atomic_load_n(&__commhint_fast.left, __ATOMIC_RELAXED) : 0;
+}
+
+/* Expected address i (any of CHT_REPEAT_MAX_ADDRS) of position pos. */
+static inline uint64_t *run_next(struct rt_run *r, uint32_t pos, uint32_t i)
+{
+    return i < COMMHINT_RT_FAST_ADDRS ? &__commhint_fast.slot[pos].next[i]
+                                      : &r->next_hi[pos][i - COMMHINT_RT_FAST_ADDRS];
+}
+
+/* While a run lasts its records are not pushed into the history: when it
+ * ends, its last RT_RUN_HIST records are rebuilt from the expected
+ * addresses and pushed, oldest first, so the history is what a reader's is
+ * after expanding the REPEAT. */
+static void run_replay(struct rt_run *r, uint32_t period, uint32_t count)
+{
+    uint32_t m = count < RT_RUN_HIST ? count : RT_RUN_HIST, phase = __commhint_fast.phase;
+    for (uint32_t k = m; k >= 1; k--) {
+        uint32_t pos = (phase + period * RT_RUN_HIST - k) % period;
+        uint64_t back = (k - 1) / period + 1, a[CHT_REPEAT_MAX_ADDRS];
+        for (uint32_t i = 0; i < r->n[pos]; i++)
+            a[i] = *run_next(r, pos, i) - back * (uint64_t)r->stride[r->off[pos] + i];
+        run_push(r, r->key[pos], r->n[pos], a);
+    }
+}
+
 /* Room for a record that ends a run: in a signal handler only what is left
  * in the buffer (a flush there must not allocate). */
 static unsigned char *run_space(struct rt_thread *t, size_t size, int in_signal)
@@ -579,10 +618,13 @@ static unsigned char *run_space(struct rt_thread *t, size_t size, int in_signal)
 
 /* Ends the run of t (the calling thread's): writes its REPEAT record, or
  * the records themselves when they take no more room (a short run of a long
- * period).  The records stay in the history. */
+ * period).  The records enter the history.  The fast path stops first: a
+ * signal handler ending the run while inlined code was absorbing a record
+ * leaves every key 0, so that record (lost, at most one) cannot revive it. */
 static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int in_signal)
 {
     struct rt_run *r = &t->run;
+    struct commhint_rt_fast *f = &__commhint_fast;
     uint32_t was = r->busy, period, count;
     size_t rep, lit = 0;
     unsigned char *p;
@@ -590,17 +632,27 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
     r->busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     period = r->period;
-    count = r->count;
+    count = run_count(r);
+    for (uint32_t j = 0; j < COMMHINT_RT_FAST_SLOTS; j++)
+        f->slot[j].key = 0;
+    f->left = 0;
     r->period = 0;
-    r->count = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!period || !count)
         goto out;
+    /* In a signal handler the history may be half updated: always REPEAT,
+     * and empty the history instead of rebuilding it.  If the program goes
+     * on, the next run needs 2P new records first, and those the writer and
+     * a reader push alike (the reader's history holds more, never less). */
+    if (in_signal)
+        r->nhist = 0;
+    else
+        run_replay(r, period, count);
     rep = sizeof(struct cht_rec_repeat) + 8 * (size_t)r->nstrides;
     if (count <= r->nhist) {
         for (uint32_t k = 1; k <= count; k++)
             lit += sizeof(struct cht_rec_comp) + 8 * (size_t)run_ent(r, k)->n;
     }
-    /* in a signal handler the history may be half updated: always REPEAT */
     if (!in_signal && count <= r->nhist && lit <= rep) {
         for (uint32_t k = count; k >= 1; k--) {
             const struct rt_run_ent *e = run_ent(r, k);
@@ -630,6 +682,7 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
         advance(rep);
     }
 out:
+    f->phase = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     r->busy = was;
 }
@@ -637,9 +690,11 @@ out:
 /* Starts a run of the smallest period P whose last 2P history records have
  * the same shapes position by position and that the new record continues
  * with the stride its position showed; the strides are those of the last
- * period.  1 if a run started (the record then matches it). */
+ * period.  Fills the fast slots with the records expected next (the new
+ * record is the first of them).  1 if a run started. */
 static __attribute__((noinline)) int run_start(struct rt_run *r, uint64_t key, uint32_t n, const uint64_t *a)
 {
+    struct commhint_rt_fast *f = &__commhint_fast;
     for (uint32_t per = 1; 2 * per <= r->nhist; per++) {
         const struct rt_run_ent *e1 = run_ent(r, per), *e2 = run_ent(r, 2 * per);
         uint32_t i, j, s;
@@ -655,45 +710,57 @@ static __attribute__((noinline)) int run_start(struct rt_run *r, uint64_t key, u
                 break;
         if (j < per)
             continue;
+        /* count 0 before the run is visible to a signal handler */
+        f->left = CHT_REPEAT_COUNT_MAX;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         for (s = 0, j = 0; j < per; j++) {
             const struct rt_run_ent *x = run_ent(r, per - j), *y = run_ent(r, 2 * per - j);
+            struct commhint_rt_slot *sl = &f->slot[j];
             r->off[j] = s;
-            for (i = 0; i < x->n; i++)
-                r->stride[s++] = (int64_t)(x->a[i] - y->a[i]);
+            r->n[j] = x->n;
+            r->key[j] = x->key;
+            for (i = 0; i < x->n; i++) {
+                int64_t d = (int64_t)(x->a[i] - y->a[i]);
+                r->stride[s++] = d;
+                if (i < COMMHINT_RT_FAST_ADDRS)
+                    sl->stride[i] = d;
+                *run_next(r, j, i) = x->a[i] + (uint64_t)d;
+            }
+            sl->key = x->key;
         }
         r->nstrides = s;
+        f->period = per;
+        f->phase = 0;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
         r->period = per;
-        r->phase = 0;
-        r->count = 0;
         return 1;
     }
     return 0;
 }
 
 /* 1 if the record (key, n addresses a) continues the thread's run, or
- * starts one, and so needs no writing. */
+ * starts one, and so needs no writing.  The same steps as the inlined fast
+ * path, for every address. */
 static inline __attribute__((always_inline)) int run_take(struct rt_thread *t, uint64_t key, uint32_t n,
                                                           const uint64_t *a)
 {
     struct rt_run *r = &t->run;
+    struct commhint_rt_fast *f = &__commhint_fast;
     for (int tries = 0; tries < 2; tries++) {
-        const struct rt_run_ent *e;
-        const int64_t *d;
-        uint32_t i;
+        uint32_t i, pos;
         if (!r->period && !(r->nhist >= 2 && run_start(r, key, n, a)))
             return 0;
-        e = run_ent(r, r->period);
-        d = r->stride + r->off[r->phase];
-        if (e->key == key) {
+        pos = f->phase;
+        if (f->slot[pos].key == key && f->left) {
             for (i = 0; i < n; i++)
-                if (a[i] != e->a[i] + (uint64_t)d[i])
+                if (a[i] != *run_next(r, pos, i))
                     break;
             if (i == n) {
-                run_push(r, key, n, a);
-                if (++r->phase == r->period)
-                    r->phase = 0;
-                if (RT_UNLIKELY(++r->count >= CHT_REPEAT_COUNT_MAX))
-                    run_write(t, 0);
+                for (i = 0; i < n; i++)
+                    *run_next(r, pos, i) = a[i] + (uint64_t)r->stride[r->off[pos] + i];
+                f->phase = pos + 1 == r->period ? 0 : pos + 1;
+                __atomic_signal_fence(__ATOMIC_SEQ_CST);
+                f->left--;
                 return 1;
             }
         }
@@ -936,6 +1003,10 @@ static __attribute__((noinline, cold)) void loop_slow(uint32_t loop, uint16_t ki
     advance(sizeof(struct cht_rec_loop));
 }
 
+/* The addresses of a LOOP record for run_record: none, but memcpy wants a
+ * valid pointer even for 0 bytes (UBSan's nonnull check). */
+static const uint64_t rt_no_addrs[1];
+
 static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uint16_t kind)
 {
     unsigned char *p;
@@ -943,7 +1014,7 @@ static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uin
     if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)))
         return;
     if (RT_LIKELY(t != NULL) && t->run.on) {
-        run_record(t, CHT_REC_LOOP, kind, loop, 0, NULL);
+        run_record(t, CHT_REC_LOOP, kind, loop, 0, rt_no_addrs);
         return;
     }
     if (RT_LIKELY((p = fast_space(sizeof(struct cht_rec_loop))) != NULL)) {
@@ -1187,6 +1258,105 @@ void rt_mpi_finalizing(void)
 
 /* ---- the end of the process ------------------------------------------------------ */
 
+/* A thread that is still alive at exit (a detached thread, a pool worker
+ * waiting for work, an OpenMP worker) may be in the middle of a run: its
+ * records are then only in its run state, which only the thread itself can
+ * end.  rt_finish asks it with this signal (chosen far from SIGRTMIN, which
+ * programs and libraries take first) and waits at most RT_EXIT_WAIT_NS for
+ * all the answers. */
+#define RT_SIG_EXIT (SIGRTMAX - 3)
+#define RT_EXIT_WAIT_NS 1000000000u /* a loaded machine may take long to schedule them */
+
+/* In the thread rt_finish asked (si_value names its node): ends its run as
+ * the fatal-signal handler does, in a buffer emptied first so that the
+ * REPEAT record fits, and flushes it.  The run state may have been half
+ * updated where the signal came, so what the thread records afterwards is
+ * dropped (RT_EXIT_CUT); it would be anyway once rt_finish has flushed. */
+static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
+{
+    struct rt_thread *t = tls_thr;
+    int saved = errno, answer = RT_EXIT_ANSWERED;
+    (void)sig;
+    (void)uc;
+
+    if (!t || !si || si->si_code != SI_QUEUE || si->si_pid != getpid() || si->si_value.sival_ptr != t ||
+        __atomic_load_n(&t->exit_state, __ATOMIC_ACQUIRE) != RT_EXIT_ASKED)
+        goto out;
+    if (rt_lock_bounded(&t->lock) < 0)
+        goto answer;
+    if (t->state == RT_THREAD_ACTIVE && run_count(&t->run) && !t->run.busy) {
+        (void)flush_locked(t, t->pos, 1, 0);
+        t->flushed = 0;
+        __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+        run_write(t, 1);
+        (void)flush_locked(t, t->pos, 1, 0);
+        answer = RT_EXIT_CUT;
+    }
+    __atomic_store_n(&t->exit_state, answer, __ATOMIC_RELEASE);
+    rt_unlock(&t->lock);
+    goto out;
+answer:
+    __atomic_store_n(&t->exit_state, answer, __ATOMIC_RELEASE);
+out:
+    errno = saved;
+}
+
+/* Has every other thread whose run is open end it (rt_on_exit_signal), so
+ * that no records are left behind in run state at exit.  Does nothing when
+ * no run is open or when the program has its own use of RT_SIG_EXIT.  The
+ * handler stays installed: an answer that comes late must not kill the
+ * process (the default action of a real-time signal). */
+static void close_other_runs(void)
+{
+    struct rt_thread *self = tls_thr, *t;
+    struct sigaction sa, old;
+    uint64_t deadline;
+    sigset_t blocked;
+    int asked = 0;
+
+    for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t != self && __atomic_load_n(&t->state, __ATOMIC_RELAXED) == RT_THREAD_ACTIVE &&
+            __atomic_load_n(&t->run.period, __ATOMIC_RELAXED))
+            break;
+    if (!t || sigaction(RT_SIG_EXIT, NULL, &old) < 0)
+        return;
+    if ((old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != rt_on_exit_signal : old.sa_handler != SIG_DFL)
+        return;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = rt_on_exit_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(RT_SIG_EXIT, &sa, NULL) < 0)
+        return;
+    for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        if (t == self)
+            continue;
+        /* under its lock the thread cannot finish exiting: its id stays valid */
+        rt_block_signals(&blocked);
+        rt_lock(&t->lock);
+        if (t->state == RT_THREAD_ACTIVE && __atomic_load_n(&t->run.period, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&t->exit_state, RT_EXIT_ASKED, __ATOMIC_RELEASE);
+            if (pthread_sigqueue(t->tid, RT_SIG_EXIT, (union sigval){.sival_ptr = t}) == 0)
+                asked++;
+            else
+                __atomic_store_n(&t->exit_state, RT_EXIT_NONE, __ATOMIC_RELEASE);
+        }
+        rt_unlock(&t->lock);
+        rt_restore_signals(&blocked);
+    }
+    deadline = rt_now_ns() + RT_EXIT_WAIT_NS;
+    while (asked && rt_now_ns() < deadline) {
+        struct timespec ts = {0, 100000};
+        asked = 0;
+        for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next)
+            if (__atomic_load_n(&t->exit_state, __ATOMIC_ACQUIRE) == RT_EXIT_ASKED &&
+                __atomic_load_n(&t->state, __ATOMIC_RELAXED) == RT_THREAD_ACTIVE)
+                asked++;
+        if (asked)
+            nanosleep(&ts, NULL);
+    }
+}
+
 void rt_finish(int exit_status)
 {
     int saved = errno, meta = 0;
@@ -1196,6 +1366,7 @@ void rt_finish(int exit_status)
         __atomic_exchange_n(&rt_g.finishing, 1, __ATOMIC_ACQ_REL))
         goto out;
     run_close_own();
+    close_other_runs();
     rt_block_signals(&old);
     /* from here on only this flush writes: other threads' chunks stay before END */
     __atomic_fetch_or(&rt_g.off, RT_OFF_FINISHED, __ATOMIC_ACQ_REL);
@@ -1251,7 +1422,7 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
         struct rt_thread *t = tls_thr;
         /* this thread's run, unless the signal came while run_write was
          * ending it */
-        if (t && t->run.period && t->run.count && !t->run.busy)
+        if (t && run_count(&t->run) && !t->run.busy)
             run_write(t, 1);
         (void)flush_all(1, 0);
         (void)rt_stream_write_header();

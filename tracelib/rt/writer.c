@@ -85,15 +85,21 @@ int rt_mkdir_p(const char *dir)
     memcpy(tmp, dir, n + 1);
     while (n > 1 && tmp[n - 1] == '/')
         tmp[--n] = '\0';
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        (void)mkdir(tmp, 0777); /* errors show up at the last component */
-        *p = '/';
-    }
+    /* the parents only if missing: nothing is tried outside the trace
+     * directory when its parent exists */
     if (mkdir(tmp, 0777) == 0)
         return 0;
+    if (errno == ENOENT) {
+        for (char *p = tmp + 1; *p; p++) {
+            if (*p != '/')
+                continue;
+            *p = '\0';
+            (void)mkdir(tmp, 0777); /* errors show up at the last component */
+            *p = '/';
+        }
+        if (mkdir(tmp, 0777) == 0)
+            return 0;
+    }
     if (errno != EEXIST)
         return -errno;
     if (stat(tmp, &st) < 0)

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The case studies (docs/case-studies.md): each example and its improved
+# version examples/<name>_after.c, written by applying commhint's hints.
+# For every pair:
+#  - both print the same result, traced (instrumented -O2, default sizes)
+#    and plain for other sizes, edge cases included;
+#  - the original gets the hints that were applied, at the lines that were
+#    changed (so this test fails if the tool stops finding them);
+#  - the improved version gets no hint of that kind at the lines that
+#    replace them (nonblocking calls and their waits, merged messages, real
+#    collectives), and its trace has those calls (so a version that is not
+#    traced cannot pass).
+source "$(dirname "$0")/lib.sh"
+
+flat() { python3 tests/e2e/hints-flat.py; }
+
+# hints_of DIR: one flat line per hint: "<kind> <call> <file>:<line> ...".
+hints_of() {
+    "$CH" hints "$1" --format=json --stable 2>"$WORK/hints.err" | flat 2>&1 || echo "ERROR $(cat "$WORK/hints.err")"
+}
+
+# lines FILE ERE: the line numbers of FILE matching ERE, as "l1|l2|..."
+lines() { grep -nE -- "$2" "$1" | cut -d: -f1 | paste -sd'|'; }
+
+# calls_of DIR: "MPI_X:n ..." from commhint info
+calls_of() { "$CH" info "$1" --format=json | grep -o '"mpi_calls":{[^}]*}'; }
+
+# pair NAME ARGS...: traces NAME and NAME_after (-O2, default sizes) into
+# $WORK/NAME and $WORK/NAME_after, checks that they print the same, then
+# compares plain builds for each extra argument set ("a b" words).
+pair() {
+    local ex=$1; shift
+    local b=$B/examples/O2/$ex a=$B/examples/O2/${ex}_after
+    [ -x "$b" ] && [ -x "$a" ] || { not_ok "$ex: instrumented binaries exist" "$b" "$a"; return 1; }
+    trace_run "$WORK/$ex" "$NP" "$b"
+    expect_eq "$ex: traced run exits 0" "$?" 0
+    trace_run "$WORK/${ex}_after" "$NP" "$a"
+    expect_eq "${ex}_after: traced run exits 0" "$?" 0
+    expect_eq "${ex}_after: same output as $ex (traced, default sizes)" "$(sed '$d' "$WORK/${ex}_after.out")" \
+        "$(sed '$d' "$WORK/$ex.out")"
+    local x
+    for x in "$ex" "${ex}_after"; do
+        if ! out=$(mpicc -std=c11 -O2 -o "$WORK/plain-$x" "examples/$x.c" -lm 2>&1); then
+            not_ok "$x: plain build" "$out"; return 1
+        fi
+    done
+    for args in "$@"; do
+        # shellcheck disable=SC2086
+        want=$(mpiexec -n "$NP" "$WORK/plain-$ex" $args 2>&1)
+        # shellcheck disable=SC2086
+        got=$(mpiexec -n "$NP" "$WORK/plain-${ex}_after" $args 2>&1)
+        expect_eq "${ex}_after: same output as $ex for args $args" "$got" "$want"
+    done
+}
+
+# ---- jacobi: overlap of the halo exchange ------------------------------------------
+J=examples/jacobi.c JA=examples/jacobi_after.c
+pair jacobi "6 5 1" "10 7 3" "33 20 4"
+h=$(hints_of "$WORK/jacobi"); ha=$(hints_of "$WORK/jacobi_after")
+expect_match "jacobi: the halo receives can overlap (the hint applied)" "$h" \
+    "^overlap MPI_Recv [^ ]*jacobi.c:($(lines "$J" 'MPI_Recv\(')) "
+expect_match "jacobi: the halo sends can overlap (the hint applied)" "$h" \
+    "^overlap MPI_Send [^ ]*jacobi.c:($(lines "$J" 'MPI_Send\(')) "
+expect_no_match "jacobi_after: no overlap hint at the nonblocking exchange or its waits" "$ha" \
+    "^overlap [^ ]+ [^ ]*jacobi_after.c:($(lines "$JA" 'MPI_(Isend|Irecv|Waitall)\(')) "
+expect_match "jacobi_after: the trace has the nonblocking calls" "$(calls_of "$WORK/jacobi_after")" \
+    '"MPI_Isend":[1-9].*"MPI_Irecv":[1-9].*"MPI_Waitall":[1-9]|"MPI_Irecv":[1-9].*"MPI_Isend":[1-9]'
+
+# ---- gauss: look-ahead (overlap of the pivot rows) -----------------------------------
+G=examples/gauss.c GA=examples/gauss_after.c
+pair gauss "1" "5" "37"
+h=$(hints_of "$WORK/gauss"); ha=$(hints_of "$WORK/gauss_after")
+expect_match "gauss: the pivot row's receive can overlap (the hint applied)" "$h" \
+    "^overlap MPI_Recv [^ ]*gauss.c:$(lines "$G" 'MPI_Recv\(&pivot\[k\]') "
+expect_match "gauss: the pivot row's sends can overlap (the hint applied)" "$h" \
+    "^overlap MPI_Send [^ ]*gauss.c:$(lines "$G" 'MPI_Send\(&prow\[k\]') "
+# (the MPI_Waitall of the sends before back substitution is left out: on
+# the owner of row n-1 it can still wait one statement later, x[n-1],
+# computed from a row that was never sent, which is right and negligible)
+expect_no_match "gauss_after: no overlap hint at the pivot row's Isend, Irecv or Wait" "$ha" \
+    "^overlap [^ ]+ [^ ]*gauss_after.c:($(lines "$GA" 'MPI_(Isend\(&prow|Irecv\(&pbuf|Wait\(&rreq)')) "
+expect_match "gauss_after: the trace has the nonblocking calls" "$(calls_of "$WORK/gauss_after")" \
+    '"MPI_Wait":[1-9]'
+expect_match "gauss_after: and the sends start early" "$(calls_of "$WORK/gauss_after")" '"MPI_Isend":[1-9]'
+
+# ---- master_worker: real collectives ---------------------------------------------------
+M=examples/master_worker.c MA=examples/master_worker_after.c
+pair master_worker "12 3" "400 7"
+h=$(hints_of "$WORK/master_worker"); ha=$(hints_of "$WORK/master_worker_after")
+for c in MPI_Bcast MPI_Scatter MPI_Gather MPI_Reduce; do
+    got=$("$CH" hints "$WORK/master_worker" --format=json --stable --kind=collective 2>/dev/null |
+        python3 -c 'import json,sys; print(sorted({h["collective"] for h in json.load(sys.stdin)["hints"]}))')
+    expect_match "master_worker: a hand-written $c (the hint applied)" "$got" "'$c'"
+done
+expect_match "master_worker: the two sends to one rank can be one message" "$h" \
+    "^aggregate MPI_Send [^ ]*master_worker.c:$(lines "$M" 'MPI_Send\(params') "
+expect_no_match "master_worker_after: no collective hint" "$ha" "^collective "
+expect_no_match "master_worker_after: no aggregation hint" "$ha" "^aggregate "
+expect_match "master_worker_after: the trace has the collectives" "$(calls_of "$WORK/master_worker_after")" \
+    '"MPI_Bcast":[1-9]'
+for c in MPI_Scatter MPI_Gather MPI_Reduce; do
+    expect_match "master_worker_after: and $c" "$(calls_of "$WORK/master_worker_after")" "\"$c\":[1-9]"
+done
+
+# ---- small_sends: one message per step, overlapped; one Gatherv ----------------------
+S=examples/small_sends.c SA=examples/small_sends_after.c
+pair small_sends "9 3" "1001 13"
+h=$(hints_of "$WORK/small_sends"); ha=$(hints_of "$WORK/small_sends_after")
+expect_match "small_sends: the five sends can be one message (the hint applied)" "$h" \
+    "^aggregate MPI_Send [^ ]*small_sends.c:($(lines "$S" 'MPI_Send\(')) "
+expect_match "small_sends: the receives can overlap (the hint applied)" "$h" \
+    "^overlap MPI_Recv [^ ]*small_sends.c:($(lines "$S" 'MPI_Recv\(')) "
+expect_match "small_sends: the four MPI_Gatherv can be one (the hint applied)" "$h" \
+    "^collective MPI_Gatherv [^ ]*small_sends.c:$(lines "$S" 'MPI_Gatherv\(') "
+expect_no_match "small_sends_after: no aggregation hint" "$ha" "^aggregate "
+expect_no_match "small_sends_after: no overlap hint at the nonblocking exchange or its wait" "$ha" \
+    "^overlap [^ ]+ [^ ]*small_sends_after.c:($(lines "$SA" 'MPI_(Isend|Irecv|Waitall)\(')) "
+expect_no_match "small_sends_after: no collective hint" "$ha" "^collective "
+calls=$(calls_of "$WORK/small_sends_after")
+expect_match "small_sends_after: the trace has one send per step" "$calls" '"MPI_Isend":200[,}]'
+expect_match "small_sends_after: and one MPI_Gatherv per rank" "$calls" '"MPI_Gatherv":4[,}]'
