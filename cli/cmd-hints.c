@@ -54,6 +54,8 @@ static void hints_help(void)
            "  --engine=ENGINE    streaming (default) or reference (the paper's algorithms, the\n"
            "                     whole rank in memory: slow, for checking)\n"
            "  --horizon=N        events a window may reach from its call (default %u)\n"
+           "  --expand-runs      analyse the repeated stretches of the trace event by event,\n"
+           "                     not as whole runs (same results, slower: for checking)\n"
            "  --stable           leave out times and absolute paths and order the hints by\n"
            "                     location (for comparisons)\n"
            "  --waits            also print the wait states of every MPI call site: late\n"
@@ -830,6 +832,7 @@ int cmd_hints(int argc, char **argv)
         {"min-saving", required_argument, NULL, 'm'},
         {"engine", required_argument, NULL, 'e'},
         {"horizon", required_argument, NULL, 'H'},
+        {"expand-runs", no_argument, NULL, 'R'},
         {"stable", no_argument, NULL, 's'},
         {"waits", no_argument, NULL, 'W'},
         {"explain", no_argument, NULL, 'X'},
@@ -887,6 +890,7 @@ int cmd_hints(int argc, char **argv)
                                        optarg);
             o.search.horizon = v;
             break;
+        case 'R': o.search.expand_runs = true; break;
         case 's': o.stable = true; break;
         case 'W': o.waits = true; break;
         case 'X': o.explain = true; break;

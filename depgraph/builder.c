@@ -18,6 +18,7 @@ struct request {
 
 struct dg_builder {
     struct dg_event ev;
+    struct dg_run run;
     struct dg_range *ranges;
     uint32_t nranges, cranges;
     struct dg_key *keys;
@@ -331,4 +332,79 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
     e->keys = b->keys;
     *out = e;
     return 1;
+}
+
+/* ---- runs --------------------------------------------------------------------------- */
+
+/* Whether range r moved by stride s over reps repetitions stays inside the
+ * address space (no wrap around), so its bytes are those of each event. */
+static bool run_range_fits(const struct trace_range *r, int64_t s, uint64_t reps)
+{
+    if (!r->len)
+        return true; /* never conflicts, never recorded */
+    __int128 a = (__int128)r->addr, last = a + (__int128)(reps - 1) * s;
+    __int128 lo = a < last ? a : last, hi = a < last ? last : a;
+    return lo >= 0 && hi + (__int128)r->len <= ((__int128)1 << 64);
+}
+
+int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
+                           const struct dg_run **out)
+{
+    *out = NULL;
+    if (!r->reps || !r->period || r->period > DG_RUN_PERIOD_MAX)
+        return 0;
+    struct dg_run *d = &b->run;
+    d->first = r->first;
+    d->reps = r->reps;
+    d->period = r->period;
+    d->granular = true;
+    for (uint32_t p = 0; p < r->period; p++) {
+        const struct trace_event *tev = &r->ph[p].ev;
+        if (tev->kind != TRACE_EV_COMP || tev->nranges > DG_RUN_MAX_ADDRS)
+            return 0;
+        for (uint32_t k = 0; k < tev->nranges; k++) {
+            const struct trace_range *x = &tev->ranges[k];
+            int64_t st = r->ph[p].stride[k];
+            if (!run_range_fits(x, st, r->reps))
+                return 0;
+            if (x->len && (x->addr % 4 || x->len % 4 || x->len > 4096 || (uint64_t)st % 4))
+                d->granular = false;
+        }
+        struct dg_event *e = &d->ph[p].ev;
+        memset(e, 0, sizeof *e);
+        e->index = tev->index;
+        e->site = tev->site;
+        e->site_flags = tev->site_info ? tev->site_info->flags : 0;
+        e->site_op = tev->site_info ? tev->site_info->op : 0;
+        e->depth = tev->depth;
+        e->iters = tev->iters;
+        e->peer = CHT_RANK_NONE;
+        e->kind = DG_COMP;
+        e->role = DG_ROLE_NONE;
+        e->nranges = tev->nranges;
+        e->ranges = (const struct dg_range *)tev->ranges;
+        d->ph[p].stride = r->ph[p].stride;
+        d->ph[p].diter = r->ph[p].diter;
+    }
+    *out = d;
+    return 1;
+}
+
+void dg_run_event(const struct dg_run *r, uint64_t t, struct dg_event *ev,
+                  struct dg_range *ranges, struct trace_iter *iters)
+{
+    uint64_t j = t / r->period;
+    const struct dg_run_phase *ph = &r->ph[t % r->period];
+    *ev = ph->ev;
+    ev->index = r->first + t;
+    for (uint32_t k = 0; k < ev->nranges; k++) {
+        ranges[k] = ev->ranges[k];
+        ranges[k].addr += j * (uint64_t)ph->stride[k];
+    }
+    for (uint32_t k = 0; k < ev->depth; k++) {
+        iters[k] = ev->iters[k];
+        iters[k].iter += j * ph->diter[k];
+    }
+    ev->ranges = ranges;
+    ev->iters = iters;
 }

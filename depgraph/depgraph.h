@@ -147,6 +147,42 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *ev,
 /* Requests started and not completed so far. */
 size_t dg_builder_open_requests(const struct dg_builder *b);
 
+/* ---- runs ----------------------------------------------------------------------- */
+
+/* A run of computation events (a trace_run in the event model): reps *
+ * period events from index first; event t is ph[t % period].ev with index
+ * first + t, range k's address advanced by j * stride[k] and level l's
+ * iteration by j * diter[l], where j = t / period.  The engine, the shadow
+ * memory and the watch sets handle a run as a whole where they can. */
+#define DG_RUN_PERIOD_MAX 16
+#define DG_RUN_MAX_ADDRS 8
+
+struct dg_run_phase {
+    struct dg_event ev;      /* repetition 0 */
+    const int64_t *stride;   /* ev.nranges entries, bytes per repetition */
+    const uint64_t *diter;   /* ev.depth entries, iterations per repetition */
+};
+
+struct dg_run {
+    uint64_t first, reps;
+    uint32_t period;         /* 1 .. DG_RUN_PERIOD_MAX */
+    bool granular;           /* every range starts, ends and moves on 4-byte
+                                boundaries and is at most 4 KiB long */
+    struct dg_run_phase ph[DG_RUN_PERIOD_MAX];
+};
+
+/* Converts a reader's run: 1 with *out set (borrowed like events), 0 if the
+ * run must be expanded instead (an address would wrap around, or a range
+ * has the unknown length 0 somewhere it could matter), negative on error. */
+int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
+                           const struct dg_run **out);
+
+/* Event t of a run into *ev, with its ranges in `ranges` (room for
+ * DG_RUN_MAX_ADDRS) and its iteration vector in `iters` (room for the
+ * phase's depth, at most TRACE_MAX_LOOP_DEPTH). */
+void dg_run_event(const struct dg_run *r, uint64_t t, struct dg_event *ev,
+                  struct dg_range *ranges, struct trace_iter *iters);
+
 /* ---- shadow memory ---------------------------------------------------------- */
 
 /* Last writer and last reader (event index + 1; 0 = never) of every byte
@@ -163,6 +199,11 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
  * depends on: for a read, the last writer of any byte of r; for a write,
  * the last writer or reader. */
 uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_range *r);
+
+/* Records events t0 .. t1-1 of a run, as dg_shadow_update of each in order
+ * would (only their writes if writes_only). */
+int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
+                         bool writes_only);
 
 /* Bytes of memory the shadow holds. */
 size_t dg_shadow_footprint(const struct dg_shadow *s);
@@ -190,6 +231,11 @@ void dg_watch_remove(struct dg_watch *w, uint64_t owner);
  * how many and points *owners at them (borrowed until the next call). */
 size_t dg_watch_conflicts(struct dg_watch *w, const struct dg_event *e,
                           const uint64_t **owners);
+
+/* The first event t in t0 .. t1-1 of a run that conflicts with some owner
+ * (dg_watch_conflicts would return any), or t1 if none does. */
+uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r,
+                                     uint64_t t0, uint64_t t1);
 
 /* Owners registered. */
 size_t dg_watch_owners(const struct dg_watch *w);
@@ -356,6 +402,8 @@ void dg_logger_destroy(struct dg_logger *l);
 /* Every event of the rank, in order: the trace event and its dg_event (as
  * built by dg_builder_convert; ev may be NULL for events it skipped). */
 int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev);
+/* The same for every event of a run. */
+int dg_logger_feed_run(struct dg_logger *l, const struct dg_run *r);
 /* Hands the log over (the logger keeps nothing); clocks and cut_short are
  * the caller's to set. */
 int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out);

@@ -350,6 +350,31 @@ int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const str
     return 0;
 }
 
+int dg_logger_feed_run(struct dg_logger *l, const struct dg_run *r)
+{
+    const uint64_t n = r->reps * r->period;
+    static const struct trace_event comp = {.kind = TRACE_EV_COMP};
+    struct dg_event ev;
+    struct dg_range ranges[DG_RUN_MAX_ADDRS];
+    static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
+    uint64_t t = 0;
+    while (t < n) {
+        /* the events before the next one that reads an unread buffer only
+         * update what was written */
+        uint64_t x = dg_watch_owners(l->unread) ? dg_watch_first_conflict_run(l->unread, r, t, n) : n;
+        int rc = dg_shadow_update_run(l->written, r, t, x, true);
+        if (rc < 0)
+            return rc;
+        if (x == n)
+            break;
+        dg_run_event(r, x, &ev, ranges, iters);
+        if ((rc = dg_logger_feed(l, &comp, &ev)) < 0)
+            return rc;
+        t = x + 1;
+    }
+    return 0;
+}
+
 int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out)
 {
     *out = l->log;

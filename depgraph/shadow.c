@@ -254,6 +254,127 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
     return 0;
 }
 
+/* ---- runs ----------------------------------------------------------------------------- */
+
+/* Stores v into the whole granules [g0, g1) of page p for kind k, unless
+ * they hold more already.  Within a run, accesses of different phases and
+ * ranges are stored phase by phase, not in event order, and the largest
+ * index is the one the event order leaves. */
+static inline void granules_max(struct shadow_page *p, int k, unsigned g0, unsigned g1, uint64_t v)
+{
+    uint64_t *dst = p->v[k];
+    for (unsigned g = g0; g < g1; g++) {
+        if (dst[g] < v)
+            dst[g] = v;
+        p->split[k][g / 64] &= ~(1ull << (g % 64));
+    }
+}
+
+/* A granular access [a, a + len) (4-byte aligned, whole granules) that may
+ * straddle pages. */
+static int access_max(struct dg_shadow *s, int k, uint64_t a, uint64_t len, uint64_t v)
+{
+    uint64_t end = a + len;
+    while (a < end) {
+        uint64_t pno = a >> PAGE_SHIFT;
+        uint64_t pend = (pno + 1) << PAGE_SHIFT;
+        uint64_t stop = end < pend || pend == 0 ? end : pend;
+        struct shadow_page *p = page_make(s, pno);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        unsigned lo = (unsigned)(a & (PAGE_SIZE - 1));
+        granules_max(p, k, lo / GRAN, (lo + (unsigned)(stop - a)) / GRAN, v);
+        a = stop;
+    }
+    return 0;
+}
+
+int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
+                         bool writes_only)
+{
+    const uint64_t P = r->period;
+    if (t0 >= t1)
+        return 0;
+    if (!r->granular) { /* bytes of partial granules: in event order */
+        for (uint64_t t = t0; t < t1; t++) {
+            const struct dg_run_phase *ph = &r->ph[t % P];
+            uint64_t j = t / P;
+            for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+                struct dg_range x = ph->ev.ranges[k];
+                if (writes_only && !x.write)
+                    continue;
+                x.addr += j * (uint64_t)ph->stride[k];
+                int rc = dg_shadow_update(s, &x, r->first + t);
+                if (rc < 0)
+                    return rc;
+            }
+        }
+        return 0;
+    }
+    for (uint64_t p = 0; p < P && p < t1; p++) {
+        /* the repetitions jl .. jh of phase p lie in [t0, t1) */
+        uint64_t jl = t0 <= p ? 0 : (t0 - p + P - 1) / P;
+        if (t1 - 1 < p)
+            continue;
+        uint64_t jh = (t1 - 1 - p) / P;
+        if (jl > jh)
+            continue;
+        const struct dg_run_phase *ph = &r->ph[p];
+        for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+            const struct dg_range *x = &ph->ev.ranges[k];
+            if (!x->len || (writes_only && !x->write))
+                continue;
+            int kind = x->write ? 0 : 1;
+            int64_t st = ph->stride[k];
+            uint64_t a = x->addr + jl * (uint64_t)st, v = r->first + jl * P + p + 1;
+            uint64_t n = jh - jl + 1;
+            int rc;
+            if (st == 0) { /* the same bytes each time: the last one stays */
+                if ((rc = access_max(s, kind, a, x->len, v + (n - 1) * P)) < 0)
+                    return rc;
+                continue;
+            }
+            unsigned ng = (unsigned)(x->len / GRAN);
+            while (n) {
+                unsigned off = (unsigned)(a & (PAGE_SIZE - 1));
+                if (off + x->len > PAGE_SIZE) { /* this one straddles two pages */
+                    if ((rc = access_max(s, kind, a, x->len, v)) < 0)
+                        return rc;
+                    a += (uint64_t)st, v += P, n--;
+                    continue;
+                }
+                /* the accesses that stay in this page, as a tight loop */
+                uint64_t m = st > 0 ? (PAGE_SIZE - off - x->len) / (uint64_t)st + 1
+                                    : off / (uint64_t)(-st) + 1;
+                if (m > n)
+                    m = n;
+                struct shadow_page *pg = page_make(s, a >> PAGE_SHIFT);
+                if (!pg)
+                    return TRACE_ERR_NOMEM;
+                int64_t gstep = st / (int64_t)GRAN;
+                int64_t g = off / GRAN;
+                if (ng == 1 || ng == 2) {
+                    uint64_t *dst = pg->v[kind];
+                    for (uint64_t i = 0; i < m; i++, g += gstep, v += P) {
+                        for (unsigned q = 0; q < ng; q++) {
+                            unsigned gg = (unsigned)g + q;
+                            if (dst[gg] < v)
+                                dst[gg] = v;
+                            pg->split[kind][gg / 64] &= ~(1ull << (gg % 64));
+                        }
+                    }
+                } else {
+                    for (uint64_t i = 0; i < m; i++, g += gstep, v += P)
+                        granules_max(pg, kind, (unsigned)g, (unsigned)g + ng, v);
+                }
+                a += m * (uint64_t)st;
+                n -= m;
+            }
+        }
+    }
+    return 0;
+}
+
 /* The last conflicting value in bytes [lo, hi) of one page. */
 static uint64_t page_conflict(const struct shadow_page *p, unsigned lo, unsigned hi, bool write)
 {

@@ -358,3 +358,120 @@ size_t dg_watch_owners(const struct dg_watch *w)
 {
     return w->owners.n;
 }
+
+/* ---- runs ---------------------------------------------------------------------------- */
+
+#define NO_J UINT64_MAX
+
+/* The first j in jl .. jh at which the access [a + j*st, + len) meets the
+ * bytes [lo, hi), or NO_J (all in 128 bits: the run's addresses do not wrap). */
+static uint64_t first_meet(uint64_t a, int64_t st, uint64_t len, uint64_t lo, uint64_t hi,
+                           uint64_t jl, uint64_t jh)
+{
+    __int128 A = (__int128)a + (__int128)jl * st, LO = lo, HI = hi, L = len, need;
+    uint64_t n = jh - jl, j;
+    if (st == 0)
+        return A < HI && A + L > LO ? jl : NO_J;
+    if (st > 0)
+        need = LO - L - A; /* j * st > need */
+    else
+        need = A - HI;     /* j * -st > need */
+    if (need < 0) {
+        j = 0;
+    } else {
+        __int128 q = need / (st > 0 ? (__int128)st : -(__int128)st);
+        if (q >= (__int128)n)
+            return NO_J;
+        j = (uint64_t)q + 1;
+    }
+    if (j > n)
+        return NO_J;
+    __int128 x = A + (__int128)j * st;
+    return x < HI && x + L > LO ? jl + j : NO_J;
+}
+
+/* Whether an access conflicts with any registered range. */
+static bool range_conflicts_any(struct dg_watch *w, const struct dg_range *r)
+{
+    for (uint32_t j = 0; j < w->nbig; j++)
+        if (range_hits(&w->items[w->big[j]], r))
+            return true;
+    if (!w->pages.n)
+        return false;
+    uint64_t p0, p1;
+    range_pages(r, &p0, &p1);
+    for (uint64_t p = p0; p <= p1; p++) {
+        const struct bucket *b;
+        if (p == w->cache_page) {
+            b = w->cache_bucket;
+        } else {
+            const uint64_t *slot = dg_map_get(&w->pages, p);
+            b = slot ? (const struct bucket *)(uintptr_t)*slot : NULL;
+            w->cache_page = p;
+            w->cache_bucket = b;
+        }
+        if (!b)
+            continue;
+        for (uint32_t j = 0; j < b->n; j++)
+            if (range_hits(&w->items[b->id[j]], r))
+                return true;
+    }
+    return false;
+}
+
+uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r, uint64_t t0,
+                                     uint64_t t1)
+{
+    const uint64_t P = r->period;
+    if (t0 >= t1 || !w->owners.n)
+        return t1;
+    if (w->fence_owners.n)
+        return t0; /* a fence conflicts with every event */
+    if (!w->nranges)
+        return t1; /* keys only: computation carries none */
+    if ((uint64_t)w->nranges * P > 4 * (t1 - t0)) {
+        /* few events for many ranges: look each event's accesses up */
+        for (uint64_t t = t0; t < t1; t++) {
+            const struct dg_run_phase *ph = &r->ph[t % P];
+            uint64_t j = t / P;
+            for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+                struct dg_range x = ph->ev.ranges[k];
+                if (!x.len)
+                    continue;
+                x.addr += j * (uint64_t)ph->stride[k];
+                if (range_conflicts_any(w, &x))
+                    return t;
+            }
+        }
+        return t1;
+    }
+    /* where each strided access first meets each registered range */
+    uint64_t best = t1;
+    for (uint64_t p = 0; p < P && p < best; p++) {
+        /* its repetitions jl .. jh lie in [t0, best) */
+        uint64_t jl = t0 <= p ? 0 : (t0 - p + P - 1) / P;
+        uint64_t jh = (best - 1 - p) / P;
+        if (jl > jh)
+            continue;
+        const struct dg_run_phase *ph = &r->ph[p];
+        for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+            const struct dg_range *x = &ph->ev.ranges[k];
+            if (!x->len)
+                continue;
+            for (uint32_t i = 0; i < w->nitems; i++) {
+                const struct item *it = &w->items[i];
+                if (!it->alive || it->is_key || !(it->r.write || x->write))
+                    continue;
+                uint64_t j = first_meet(x->addr, ph->stride[k], x->len, it->r.addr,
+                                        it->r.addr + it->r.len, jl, jh);
+                if (j != NO_J && j * P + p < best) {
+                    best = j * P + p;
+                    if (best == t0)
+                        return best;
+                    jh = j; /* only an earlier repetition can do better */
+                }
+            }
+        }
+    }
+    return best;
+}

@@ -32,6 +32,22 @@ int search_engine_feed(struct search_engine *e, const struct dg_event *ev)
     return e->ops->feed(e->state, ev);
 }
 
+int search_engine_feed_run(struct search_engine *e, const struct dg_run *r)
+{
+    if (e->ops->feed_run)
+        return e->ops->feed_run(e->state, r);
+    struct dg_event ev;
+    struct dg_range ranges[DG_RUN_MAX_ADDRS];
+    static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
+    for (uint64_t t = 0, n = r->reps * r->period; t < n; t++) {
+        dg_run_event(r, t, &ev, ranges, iters);
+        int rc = e->ops->feed(e->state, &ev);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int search_engine_finish(struct search_engine *e, struct search_rank_result **out)
 {
     int rc = e->ops->finish(e->state, out);
@@ -126,6 +142,37 @@ static int resolve(struct trace_cursor *c, struct search_rank_result *r)
     return 0;
 }
 
+/* A run from the reader: to the engine and the logger as a whole, or event
+ * by event where the builder cannot make one of it. */
+static int analyse_run(struct dg_builder *b, struct search_engine *e, struct dg_logger *lg,
+                       const struct trace_run *run, uint64_t *n)
+{
+    const struct dg_run *dr;
+    int rc = dg_builder_convert_run(b, run, &dr);
+    if (rc < 0)
+        return rc;
+    *n += run->reps * run->period;
+    if (rc > 0) {
+        rc = search_engine_feed_run(e, dr);
+        return rc < 0 ? rc : dg_logger_feed_run(lg, dr);
+    }
+    struct trace_event tev;
+    struct trace_range ranges[CHT_REPEAT_MAX_ADDRS];
+    static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
+    for (uint64_t t = 0; t < run->reps * run->period; t++) {
+        const struct dg_event *ev;
+        trace_run_event(run, t, &tev, ranges, iters);
+        rc = dg_builder_convert(b, &tev, &ev);
+        if (rc > 0)
+            rc = search_engine_feed(e, ev);
+        if (rc >= 0)
+            rc = dg_logger_feed(lg, &tev, ev);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
                     search_progress_fn progress, void *ctx, struct search_rank_result **out,
                     struct trace_err *err)
@@ -136,7 +183,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
     struct dg_logger *lg = NULL;
     struct search_rank_result *r = NULL;
     *out = NULL;
-    int rc = trace_cursor_open(t, rank, 0, &c, err);
+    int rc = trace_cursor_open(t, rank, o && o->expand_runs ? 0 : TRACE_CURSOR_RUNS, &c, err);
     if (rc < 0)
         return rc;
     uint64_t total = 0;
@@ -156,23 +203,37 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
         goto out;
     }
     const struct trace_event *tev;
-    uint64_t n = 0;
-    while ((rc = trace_cursor_next(c, &tev)) > 0) {
-        const struct dg_event *ev;
-        rc = dg_builder_convert(b, tev, &ev);
-        if (rc > 0)
-            rc = search_engine_feed(e, ev);
-        if (rc >= 0 && (tev->kind == TRACE_EV_COMP || tev->kind == TRACE_EV_MPI))
-            rc = dg_logger_feed(lg, tev, ev);
-        if (rc < 0) {
-            snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d event=%llu reason=%s",
-                     rank, (unsigned long long)tev->index, trace_status_str(rc));
-            goto out;
+    const struct trace_run *run;
+    uint64_t n = 0, next_progress = 0x10000;
+    while ((rc = trace_cursor_next_run(c, &tev, &run)) > 0) {
+        if (run) {
+            rc = analyse_run(b, e, lg, run, &n);
+            if (rc < 0) {
+                snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d events=%llu..%llu "
+                         "reason=%s", rank, (unsigned long long)run->first,
+                         (unsigned long long)(run->first + run->reps * run->period - 1),
+                         trace_status_str(rc));
+                goto out;
+            }
+        } else {
+            const struct dg_event *ev;
+            rc = dg_builder_convert(b, tev, &ev);
+            if (rc > 0)
+                rc = search_engine_feed(e, ev);
+            if (rc >= 0 && (tev->kind == TRACE_EV_COMP || tev->kind == TRACE_EV_MPI))
+                rc = dg_logger_feed(lg, tev, ev);
+            if (rc < 0) {
+                snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d event=%llu reason=%s",
+                         rank, (unsigned long long)tev->index, trace_status_str(rc));
+                goto out;
+            }
+            n++;
         }
-        if (progress && (++n & 0xffff) == 0) {
+        if (progress && n >= next_progress) {
             struct trace_cursor_stats st;
             trace_cursor_stats(c, &st);
             progress(ctx, st.bytes_stored, total);
+            next_progress = n + 0x10000;
         }
     }
     if (rc < 0) {

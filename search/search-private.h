@@ -8,6 +8,8 @@
 /* An engine: search_engine_create picks one by search_opts.engine. */
 struct search_engine_ops {
     int (*feed)(void *state, const struct dg_event *ev);
+    /* A run of computation events at once; NULL: fed event by event. */
+    int (*feed_run)(void *state, const struct dg_run *r);
     /* Hands over the result; the state is freed whether or not it succeeds. */
     int (*finish)(void *state, struct search_rank_result **out);
     void (*destroy)(void *state);

@@ -49,6 +49,8 @@ struct search_opts {
     int engine;          /* enum search_engine_kind */
     uint64_t horizon;    /* events a window may reach from its call; 0 = default */
     unsigned max_boxes;  /* iteration boxes kept per list; 0 = default */
+    bool expand_runs;    /* hand runs to the engine event by event (the
+                            results are the same: for checking and measuring) */
 };
 
 /* ---- iteration-vector boxes ------------------------------------------------ */
@@ -213,6 +215,8 @@ struct search_engine;
 int search_engine_create(const struct search_opts *o, int rank, struct search_engine **out);
 /* Feeds the rank's next event (indices consecutive from 0). */
 int search_engine_feed(struct search_engine *e, const struct dg_event *ev);
+/* Feeds a run of computation events (first index: the one expected next). */
+int search_engine_feed_run(struct search_engine *e, const struct dg_run *r);
 /* Ends the rank and hands over its result; destroys the engine. */
 int search_engine_finish(struct search_engine *e, struct search_rank_result **out);
 /* Frees an engine that is not finished. */

@@ -823,10 +823,10 @@ static int aggregate_send(struct stream *s, const struct dg_event *e, uint64_t a
 
 #define SITE_DENSE (1u << 22)
 
-static int site_count(struct stream *s, uint32_t site)
+static int site_count_n(struct stream *s, uint32_t site, uint64_t n)
 {
     if (site < s->nsite_total) {
-        s->site_total[site]++;
+        s->site_total[site] += n;
         return 0;
     }
     if (site < SITE_DENSE) {
@@ -839,14 +839,19 @@ static int site_count(struct stream *s, uint32_t site)
         memset(p + s->nsite_total, 0, (nc - s->nsite_total) * sizeof *p);
         s->site_total = p;
         s->nsite_total = nc;
-        s->site_total[site]++;
+        s->site_total[site] += n;
         return 0;
     }
     uint64_t *t = dg_map_put(&s->site_total_big, site, 0);
     if (!t)
         return TRACE_ERR_NOMEM;
-    ++*t;
+    *t += n;
     return 0;
+}
+
+static int site_count(struct stream *s, uint32_t site)
+{
+    return site_count_n(s, site, 1);
 }
 
 static uint64_t site_total(const struct stream *s, uint32_t site)
@@ -898,6 +903,24 @@ static int stream_flush(struct stream *s, uint64_t f)
     return 0;
 }
 
+/* Closes the forward windows that reach the horizon before event i; then
+ * the oldest window in the FIFO, if any, is open and reaches i. */
+static int close_horizon(struct stream *s, uint64_t i)
+{
+    while (s->fw_n) {
+        uint64_t c = s->fw_fifo[s->fw_head];
+        uint64_t *p = dg_map_get(&s->open_fw, c);
+        if (p && c + s->H + 1 > i)
+            break;
+        s->fw_head = (s->fw_head + 1) % s->fw_cap;
+        s->fw_n--;
+        int rc;
+        if (p && (rc = fw_close(s, (struct inst *)(uintptr_t)*p, c + s->H, true)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int stream_feed(void *state, const struct dg_event *e)
 {
     struct stream *s = state;
@@ -908,16 +931,8 @@ static int stream_feed(void *state, const struct dg_event *e)
     s->next = i + 1;
 
     /* 1. forward windows that reach the horizon end before this event */
-    while (s->fw_n) {
-        uint64_t c = s->fw_fifo[s->fw_head];
-        uint64_t *p = dg_map_get(&s->open_fw, c);
-        if (p && c + s->H + 1 > i)
-            break;
-        s->fw_head = (s->fw_head + 1) % s->fw_cap;
-        s->fw_n--;
-        if (p && (rc = fw_close(s, (struct inst *)(uintptr_t)*p, c + s->H, true)) < 0)
-            return rc;
-    }
+    if ((rc = close_horizon(s, i)) < 0)
+        return rc;
 
     /* 2. an MPI event ends the gap before it */
     if (e->kind == DG_MPI) {
@@ -1104,6 +1119,149 @@ lead_nomem:
     return TRACE_ERR_NOMEM;
 }
 
+
+/* ---- runs ----------------------------------------------------------------------------------- */
+
+/* The context (innermost levels of the iteration vector) of event t of a run. */
+static void run_ctx(const struct dg_run *r, uint64_t t, struct ctx *c)
+{
+    const struct dg_run_phase *ph = &r->ph[t % r->period];
+    uint64_t j = t / r->period;
+    uint32_t d = ph->ev.depth, keep = d < SEARCH_BOX_DEPTH ? d : SEARCH_BOX_DEPTH;
+    c->depth = keep;
+    for (uint32_t l = 0; l < keep; l++) {
+        c->it[l] = ph->ev.iters[d - keep + l];
+        c->it[l].iter += j * ph->diter[d - keep + l];
+    }
+}
+
+static bool ctx_same(const struct ctx *a, const struct ctx *b)
+{
+    if (a->depth != b->depth)
+        return false;
+    for (uint32_t l = a->depth; l-- > 0;)
+        if (a->it[l].iter != b->it[l].iter || a->it[l].loop != b->it[l].loop)
+            return false;
+    return true;
+}
+
+/* Whether phase p's context equals that of the event before it in every
+ * repetition (p > 0: phase p - 1 of the same repetition; p = 0: the last
+ * phase of the repetition before). */
+static bool run_ctx_as_before(const struct dg_run *r, uint32_t p)
+{
+    const struct dg_run_phase *a = &r->ph[p], *b = &r->ph[p ? p - 1 : r->period - 1];
+    uint32_t da = a->ev.depth, db = b->ev.depth;
+    uint32_t ka = da < SEARCH_BOX_DEPTH ? da : SEARCH_BOX_DEPTH;
+    uint32_t kb = db < SEARCH_BOX_DEPTH ? db : SEARCH_BOX_DEPTH;
+    if (ka != kb)
+        return false;
+    for (uint32_t l = 0; l < ka; l++) {
+        const struct trace_iter *x = &a->ev.iters[da - ka + l], *y = &b->ev.iters[db - kb + l];
+        uint64_t dx = a->diter[da - ka + l], dy = b->diter[db - kb + l];
+        /* p > 0: x + j dx = y + j dy for all j; p = 0: x + j dx = y + (j-1) dy for j >= 1 */
+        if (x->loop != y->loop || dx != dy || x->iter != (p ? y->iter : y->iter - dy))
+            return false;
+    }
+    return true;
+}
+
+/* Events t0 .. t1-1 of a run, none of which conflicts with a watched
+ * window or group, and none at which a window reaches its horizon or a
+ * batch ends: what stream_feed does for each of them, at once. */
+static int run_bulk(struct stream *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
+                    const bool *as_before)
+{
+    const uint32_t P = r->period;
+    uint64_t n = t1 - t0, i0 = r->first + t0, last = r->first + t1 - 1;
+    int rc;
+    s->comp_events += n;
+    if ((rc = dg_shadow_update_run(s->shadow, r, t0, t1, false)) < 0)
+        return rc;
+    if (!s->gap_open && (rc = gap_push(s, i0)) < 0)
+        return rc;
+    uint64_t gid = s->first_gap + s->ngaps - 1;
+    gap_get(s, gid)->n += n;
+    for (uint32_t p = 0; p < P; p++) {
+        /* events of phase p in [t0, t1) */
+        uint64_t k = (t1 + P - 1 - p) / P - (t0 + P - 1 - p) / P;
+        if (k && (rc = site_count_n(s, r->ph[p].ev.site, k)) < 0)
+            return rc;
+    }
+    while (s->rcap <= last && s->rcap < s->rmax)
+        if ((rc = ring_reserve((void **)&s->ring, &s->rcap, s->rmax, last, sizeof *s->ring)) < 0)
+            return rc;
+    uint32_t p = (uint32_t)(t0 % P);
+    for (uint64_t t = t0; t < t1; t++) {
+        const struct dg_event *e = &r->ph[p].ev;
+        bool fresh;
+        if (t == t0 || !as_before[p]) {
+            struct ctx c;
+            run_ctx(r, t, &c);
+            fresh = !s->nctx || !ctx_same(ctx_get(s, s->nctx - 1), &c);
+            if (fresh) {
+                if ((rc = ring_reserve((void **)&s->ctxs, &s->ccap, s->cmax, s->nctx,
+                                       sizeof *s->ctxs)) < 0)
+                    return rc;
+                s->ctxs[s->nctx % s->ccap] = c;
+                s->nctx++;
+            }
+        }
+        struct ring_ev *x = ring_get(s, r->first + t);
+        x->site = e->site;
+        x->site_flags = e->site_flags;
+        x->kind = DG_COMP;
+        x->ctx = s->nctx - 1;
+        x->gap = gid;
+        if (++p == P)
+            p = 0;
+    }
+    s->next = last + 1;
+    return 0;
+}
+
+static int stream_feed_run(void *state, const struct dg_run *r)
+{
+    struct stream *s = state;
+    const uint64_t n = r->reps * r->period;
+    bool as_before[DG_RUN_PERIOD_MAX];
+    struct dg_event ev;
+    struct dg_range ranges[DG_RUN_MAX_ADDRS];
+    static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
+    int rc;
+    if (r->first != s->next)
+        return TRACE_ERR_ARG;
+    for (uint32_t p = 0; p < r->period; p++)
+        as_before[p] = run_ctx_as_before(r, p);
+    for (uint64_t t = 0; t < n;) {
+        uint64_t i = r->first + t;
+        if ((rc = close_horizon(s, i)) < 0)
+            return rc;
+        /* the stretch ends at the end of the run, of the batch, or where the
+         * oldest open window reaches its horizon */
+        uint64_t end = min64(n, (i / BATCH + 1) * BATCH - r->first);
+        if (s->fw_n)
+            end = min64(end, s->fw_fifo[s->fw_head] + s->H + 1 - r->first);
+        /* or before the first event that closes a window or a group */
+        uint64_t x = dg_watch_first_conflict_run(s->fw_watch, r, t, end);
+        x = dg_watch_first_conflict_run(s->agg_watch, r, t, x);
+        if (x > t) {
+            if ((rc = run_bulk(s, r, t, x, as_before)) < 0)
+                return rc;
+            if (s->next % BATCH == 0 && s->next > s->H && (rc = stream_flush(s, s->next - s->H)) < 0)
+                return rc;
+            t = x;
+        }
+        if (x < end) {
+            dg_run_event(r, x, &ev, ranges, iters);
+            if ((rc = stream_feed(s, &ev)) < 0)
+                return rc;
+            t = x + 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- results ------------------------------------------------------------------------------- */
 
 static int cmp_overlap(const void *a, const void *b)
@@ -1279,7 +1437,8 @@ out:
     return rc;
 }
 
-static const struct search_engine_ops stream_ops = {stream_feed, stream_finish, stream_destroy};
+static const struct search_engine_ops stream_ops = {stream_feed, stream_feed_run, stream_finish,
+                                                    stream_destroy};
 
 int search_stream_create(const struct search_opts *o, int rank, void **state,
                          const struct search_engine_ops **ops)

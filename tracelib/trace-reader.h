@@ -211,8 +211,42 @@ struct trace_event {
 struct trace_cursor;
 
 enum trace_cursor_flag {
-    TRACE_CURSOR_LOOPS = 1u << 0 /* also return TRACE_EV_LOOP events */
+    TRACE_CURSOR_LOOPS = 1u << 0, /* also return TRACE_EV_LOOP events */
+    TRACE_CURSOR_RUNS = 1u << 1   /* trace_cursor_next_run may return runs
+                                     (not with TRACE_CURSOR_LOOPS) */
 };
+
+/* The deepest loop stack a cursor accepts (deeper is a format error). */
+#define TRACE_MAX_LOOP_DEPTH 256
+
+/* A run: computation events that repeat with constant strides, as a
+ * CHT_REC_REPEAT stands for them, handed over without expanding them.
+ * It holds reps * period events, indices first .. first + reps*period - 1;
+ * event t is phase p = t % period of repetition j = t / period, that is
+ * ph[p].ev with index first + t, the address of range k advanced by
+ * j * ph[p].stride[k] bytes (modulo 2^64) and the iteration count of level
+ * l by j * ph[p].diter[l].  A reader returns a run only where that is
+ * exactly what expanding the REPEAT gives: the loop records between the
+ * events change the iteration vector by the same amount every repetition. */
+struct trace_run_phase {
+    struct trace_event ev;   /* the phase's event in repetition 0 (TRACE_EV_COMP) */
+    const int64_t *stride;   /* ev.nranges entries */
+    const uint64_t *diter;   /* ev.depth entries */
+};
+
+struct trace_run {
+    uint64_t first;          /* index of its first event */
+    uint64_t reps;           /* repetitions, at least 1 */
+    uint32_t period;         /* events per repetition, 1 .. CHT_REPEAT_PERIOD_MAX */
+    const struct trace_run_phase *ph; /* period entries */
+};
+
+/* Event t (0 <= t < reps * period) of a run, written to *ev with its
+ * ranges in `ranges` (room for ph[p].ev.nranges, at most
+ * CHT_REPEAT_MAX_ADDRS) and its iteration vector in `iters` (room for
+ * ph[p].ev.depth, at most TRACE_MAX_LOOP_DEPTH). */
+void trace_run_event(const struct trace_run *r, uint64_t t, struct trace_event *ev,
+                     struct trace_range *ranges, struct trace_iter *iters);
 
 /* Opens a streaming cursor over one rank's events.  TRACE_ERR_NOT_FOUND if
  * the rank has no stream file; TRACE_ERR_MISMATCH if its run id differs from
@@ -225,6 +259,16 @@ void trace_cursor_close(struct trace_cursor *c);
  * negative on malformed input (message in trace_cursor_error). */
 int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev);
 const char *trace_cursor_error(const struct trace_cursor *c);
+
+/* Like trace_cursor_next, but with TRACE_CURSOR_RUNS a repeating stretch
+ * of computation events may come as one run: 2 with *run set (borrowed
+ * until the next call) and *ev NULL; 1 with *ev set and *run NULL for an
+ * event; 0 at the end; negative on malformed input.  Which stretches come
+ * as runs is the reader's choice (the first repetition of a REPEAT record
+ * and its last partial one come as events); the events are the same
+ * either way. */
+int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
+                          const struct trace_run **run);
 
 /* After the end: true if the stream had no clean end (the rank died or was
  * killed); trace_cursor_error then says where it was cut. */

@@ -1541,6 +1541,78 @@ static void run_check(const struct run_op *o, void *vctx)
     c->ops++;
 }
 
+static uint64_t runs_seen; /* runs the last round trip's trace came in */
+
+/* Reads rank 0 twice, expanded and with runs (TRACE_CURSOR_RUNS, each run
+ * expanded with trace_run_event), and checks that the events and the final
+ * statistics are the same; returns the number of runs seen. */
+static uint64_t runs_cursor_same(struct trace *t)
+{
+    struct trace_cursor *a, *b;
+    struct trace_err err;
+    const struct trace_event *ea, *eb;
+    const struct trace_run *run = NULL;
+    struct trace_event mat;
+    struct trace_range rg[CHT_REPEAT_MAX_ADDRS];
+    static struct trace_iter it[TRACE_MAX_LOOP_DEPTH];
+    uint64_t t_in = 0, nruns = 0, n = 0;
+    int ra, rb = 0;
+
+    if (trace_cursor_open(t, 0, 0, &a, &err) != 0 ||
+        trace_cursor_open(t, 0, TRACE_CURSOR_RUNS, &b, &err) != 0)
+        fail_msg("trace_cursor_open: %s", err.msg);
+    for (;;) {
+        ra = trace_cursor_next(a, &ea);
+        if (run && t_in < run->reps * run->period) {
+            trace_run_event(run, t_in++, &mat, rg, it);
+            eb = &mat;
+            rb = 1;
+        } else {
+            run = NULL;
+            rb = trace_cursor_next_run(b, &eb, &run);
+            if (rb == 2) {
+                nruns++;
+                t_in = 0;
+                trace_run_event(run, t_in++, &mat, rg, it);
+                eb = &mat;
+                rb = 1;
+            }
+        }
+        if (ra != rb)
+            fail_msg("event %" PRIu64 ": expanded cursor returned %d, with runs %d", n, ra, rb);
+        if (ra != 1)
+            break;
+        if (ea->kind != eb->kind || ea->index != eb->index || ea->thread != eb->thread ||
+            ea->site != eb->site || ea->site_info != eb->site_info || ea->depth != eb->depth ||
+            ea->nranges != eb->nranges)
+            fail_msg("event %" PRIu64 ": differs with runs (kind %d/%d index %" PRIu64 "/%" PRIu64
+                     " site %u/%u depth %u/%u)", n, ea->kind, eb->kind, ea->index, eb->index, ea->site,
+                     eb->site, ea->depth, eb->depth);
+        for (uint32_t k = 0; k < ea->nranges; k++)
+            if (ea->ranges[k].addr != eb->ranges[k].addr || ea->ranges[k].len != eb->ranges[k].len ||
+                ea->ranges[k].write != eb->ranges[k].write)
+                fail_msg("event %" PRIu64 " range %u differs with runs", n, k);
+        for (uint32_t k = 0; k < ea->depth; k++)
+            if (ea->iters[k].loop != eb->iters[k].loop || ea->iters[k].iter != eb->iters[k].iter)
+                fail_msg("event %" PRIu64 " level %u: loop %u iter %" PRIu64 " expanded, loop %u iter %"
+                         PRIu64 " with runs", n, k, ea->iters[k].loop, ea->iters[k].iter,
+                         eb->iters[k].loop, eb->iters[k].iter);
+        n++;
+    }
+    assert_int_equal(ra, 0);
+    struct trace_cursor_stats sa, sb;
+    trace_cursor_stats(a, &sa);
+    trace_cursor_stats(b, &sb);
+    assert_int_equal(sa.records, sb.records);
+    assert_int_equal(sa.comp_events, sb.comp_events);
+    assert_int_equal(sa.mpi_events, sb.mpi_events);
+    assert_int_equal(sa.loop_records, sb.loop_records);
+    assert_int_equal(sa.accesses, sb.accesses);
+    trace_cursor_close(a);
+    trace_cursor_close(b);
+    return nruns;
+}
+
 /* Runs case `which` in a child with runs on, reads it back with the reader
  * and compares it with the generator, thread by thread; returns the parsed
  * rank stream (caller frees). */
@@ -1584,6 +1656,7 @@ static void runs_round_trip(int which, struct parsed *ps)
         assert_false(trace_cursor_cut_short(cmp.cur));
         trace_cursor_close(cmp.cur);
     }
+    runs_seen = runs_cursor_same(t);
     trace_close(t);
     char *path = path_join(dir, "rank-00000.chtr");
     parse_file(path, CHT_MAGIC_RANK, ps, 0);
@@ -1600,6 +1673,7 @@ static void test_runs_mixed(void **state)
     (void)state;
     runs_round_trip(RC_MIXED, &ps);
     assert_true(count_recs(&ps, CHT_REC_REPEAT) > 50);
+    assert_true(runs_seen > 20);
     parsed_free(&ps);
 }
 
@@ -1610,6 +1684,7 @@ static void test_runs_long(void **state)
     runs_round_trip(RC_LONG, &ps);
     /* 2 * COUNT_MAX + 3000 records: the first 6 written, three REPEATs */
     assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 3);
+    assert_int_equal(runs_seen, 3);
     const struct rec *r = find_rec(&ps, CHT_REC_REPEAT, 0);
     struct cht_rec_repeat x;
     memcpy(&x, r->p, sizeof(x));
@@ -1645,6 +1720,7 @@ static void test_runs_periods(void **state)
         if (ps.recs[i].h.type == CHT_REC_REPEAT)
             seen |= 1u << ps.recs[i].h.aux;
     assert_int_equal(seen, 0x1fffeu); /* periods 1 to 16 */
+    assert_true(runs_seen >= 16);
     parsed_free(&ps);
 }
 
@@ -1666,6 +1742,7 @@ static void test_runs_threads(void **state)
     (void)state;
     runs_round_trip(RC_THREADS, &ps);
     assert_true(count_recs(&ps, CHT_REC_REPEAT) > 50);
+    assert_true(runs_seen > 20);
     parsed_free(&ps);
 }
 

@@ -848,6 +848,143 @@ static void test_engines_agree_long(void **state)
     }
 }
 
+
+/* ---- runs: the streaming engine on whole runs against the same events one
+ * by one ------------------------------------------------------------------------------- */
+
+struct run_store {
+    struct dg_run r;
+    struct dg_range rg[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    int64_t st[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    struct trace_iter it[DG_RUN_PERIOD_MAX][MAXD];
+    uint64_t di[DG_RUN_PERIOD_MAX][MAXD];
+};
+
+/* A random run from index first over an address space of `space` bytes:
+ * aligned ints and doubles sweeping with small strides (granular), or now
+ * and then odd lengths and strides; iteration vectors that advance at the
+ * innermost level, at an outer one, or not at all. */
+static void gen_run(struct run_store *s, uint64_t first, uint64_t space)
+{
+    struct dg_run *r = &s->r;
+    static const int64_t strides[] = {8, 8, 8, 4, -8, 0, 16, -4, 24};
+    bool odd = chance(15);
+    uint32_t depth = (uint32_t)between(0, MAXD);
+    uint64_t it0 = between(1, 50);
+
+    memset(r, 0, sizeof(*r));
+    r->first = first;
+    r->period = (uint32_t)between(1, 4);
+    r->reps = chance(20) ? between(1, 20) : chance(10) ? between(1000, 5000) : between(20, 400);
+    r->granular = !odd;
+    for (uint32_t p = 0; p < r->period; p++) {
+        struct dg_event *e = &r->ph[p].ev;
+        uint32_t nr = (uint32_t)between(0, 3);
+        e->index = first + p;
+        e->kind = DG_COMP;
+        e->site = (uint32_t)between(1, 8);
+        e->site_flags = e->site % 3 == 0 ? CHT_SITEF_CONDITIONAL : 0;
+        e->peer = CHT_RANK_NONE;
+        for (uint32_t k = 0; k < nr; k++) {
+            struct dg_range *x = &s->rg[p][k];
+            int64_t st = strides[between(0, sizeof(strides) / sizeof(strides[0]) - 1)];
+            x->len = chance(50) ? 8 : 4;
+            x->addr = (BASE + between(0, space - 1)) & ~(uint64_t)3;
+            x->write = chance(40);
+            if (odd) {
+                x->len = between(1, 9);
+                x->addr = BASE + between(0, space - 1);
+                st = (int64_t)between(0, 12) - 6;
+            }
+            if (st < 0 && x->addr < (uint64_t)(-st) * r->reps + BASE)
+                st = -st; /* stay in the address space */
+            s->st[p][k] = st;
+        }
+        e->nranges = nr;
+        e->ranges = s->rg[p];
+        e->depth = depth;
+        for (uint32_t l = 0; l < depth; l++) {
+            s->it[p][l] = (struct trace_iter){.loop = 20 + l, .iter = l + 1 == depth ? it0 + p / 2 : it0};
+            s->di[p][l] = l + 1 == depth ? 1 : 0;
+        }
+        if (depth && chance(20)) /* the vector stays */
+            for (uint32_t l = 0; l < depth; l++)
+                s->di[p][l] = 0;
+        e->iters = s->it[p];
+        r->ph[p].stride = s->st[p];
+        r->ph[p].diter = s->di[p];
+    }
+    if (depth >= 2 && chance(30)) /* an outer level moves instead */
+        for (uint32_t p = 0; p < r->period; p++)
+            s->di[p][depth - 1] = 0, s->di[p][0] = 1;
+}
+
+/* Feeds t's events with runs inserted before some of them, to one engine
+ * as runs and to another event by event; the results must be identical. */
+static void runs_case(struct trace_case *t, uint64_t seed, uint64_t *nruns, uint64_t *nevents)
+{
+    struct search_opts o = {.engine = SEARCH_ENGINE_STREAMING, .horizon = t->horizon,
+                            .max_boxes = t->max_boxes};
+    struct search_engine *a = NULL, *b = NULL;
+    struct search_rank_result *ra = NULL, *rb = NULL;
+    static struct run_store rs;
+    struct dg_event ev;
+    struct dg_range rg[DG_RUN_MAX_ADDRS];
+    struct trace_iter it[MAXD];
+    uint64_t next = 0, space = 64;
+    char why[512];
+
+    for (size_t i = 0; i < t->n; i++)
+        for (uint32_t k = 0; k < t->ev[i].nranges; k++)
+            if (t->ev[i].ranges[k].addr - BASE + 8 > space)
+                space = t->ev[i].ranges[k].addr - BASE + 8;
+    assert_int_equal(search_engine_create(&o, 3, &a), 0);
+    assert_int_equal(search_engine_create(&o, 3, &b), 0);
+    for (size_t i = 0; i <= t->n; i++) {
+        if (chance(i == t->n ? 50 : 4)) {
+            gen_run(&rs, next, space);
+            assert_int_equal(search_engine_feed_run(a, &rs.r), 0);
+            for (uint64_t u = 0; u < rs.r.reps * rs.r.period; u++) {
+                dg_run_event(&rs.r, u, &ev, rg, it);
+                assert_int_equal(search_engine_feed(b, &ev), 0);
+            }
+            next += rs.r.reps * rs.r.period;
+            *nevents += rs.r.reps * rs.r.period;
+            ++*nruns;
+        }
+        if (i == t->n)
+            break;
+        ev = t->ev[i];
+        ev.index = next++;
+        assert_int_equal(search_engine_feed(a, &ev), 0);
+        assert_int_equal(search_engine_feed(b, &ev), 0);
+    }
+    assert_int_equal(search_engine_finish(a, &ra), 0);
+    assert_int_equal(search_engine_finish(b, &rb), 0);
+    if (!search_rank_result_equal(ra, rb, why, sizeof(why)))
+        fail_msg("runs and their events give different results: seed=%" PRIu64 " horizon=%" PRIu64
+                 ": %s (runs != events)", seed, t->horizon, why);
+    search_rank_result_free(ra);
+    search_rank_result_free(rb);
+}
+
+static void test_runs_agree(void **state)
+{
+    static struct trace_case t;
+    uint64_t n = env_u64("COMMHINT_PROPERTY_RUNS", 600), first = env_u64("COMMHINT_PROPERTY_SEED", 1);
+    uint64_t nruns = 0, nevents = 0;
+    (void)state;
+    for (uint64_t seed = first; seed < first + n; seed++) {
+        generate(&t, seed, seed % 8 == 0);
+        fix_pointers(&t);
+        runs_case(&t, seed, &nruns, &nevents);
+    }
+    fprintf(stderr, "# %" PRIu64 " traces with %" PRIu64 " runs of %" PRIu64 " events in all\n", n,
+            nruns, nevents);
+    tc_free(&t);
+    assert_true(nruns > n / 2);
+}
+
 /* The generator is deterministic: the same seed gives the same events. */
 static void test_generator_deterministic(void **state)
 {
@@ -874,6 +1011,7 @@ int main(void)
         cmocka_unit_test(test_generator_deterministic),
         cmocka_unit_test(test_engines_agree),
         cmocka_unit_test(test_engines_agree_long),
+        cmocka_unit_test(test_runs_agree),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

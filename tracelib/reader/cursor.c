@@ -65,6 +65,19 @@ struct trace_cursor {
     uint32_t rep_off[CHT_REPEAT_PERIOD_MAX];
     int64_t rep_stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS];
     struct rd_hent rep_rec;   /* the record last produced */
+    uint32_t rep_count;       /* records the REPEAT stands for */
+    bool rep_norun;           /* no run is to be made of it (any more) */
+
+    /* the run last returned (TRACE_CURSOR_RUNS) */
+    struct trace_run run;
+    struct trace_run_phase run_ph[CHT_REPEAT_PERIOD_MAX];
+    struct trace_range run_ranges[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS];
+    int64_t run_stride[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS];
+    uint32_t run_depth[2][CHT_REPEAT_PERIOD_MAX];
+    struct trace_iter *run_iters; /* [2][PERIOD_MAX][RD_MAX_LOOP_DEPTH]: two repetitions */
+    uint64_t *run_diter;          /* [PERIOD_MAX][RD_MAX_LOOP_DEPTH] */
+    struct trace_iter *run_sim;   /* [RD_MAX_LOOP_DEPTH]: a loop stack to simulate on */
+    uint64_t *run_dend;           /* [RD_MAX_LOOP_DEPTH]: the stack's change per repetition */
     bool finished;
     bool cut_short;
     int status;
@@ -160,6 +173,10 @@ void trace_cursor_close(struct trace_cursor *c)
     free(c->mods);
     free(c->ranges);
     free(c->complete);
+    free(c->run_iters);
+    free(c->run_diter);
+    free(c->run_sim);
+    free(c->run_dend);
     free(c);
 }
 
@@ -370,45 +387,53 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
 }
 
 /* Applies a loop record to the thread's stack. */
-static int apply_loop(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+/* Applies a LOOP record to a loop stack: 0, -1 if it would nest deeper than
+ * RD_MAX_LOOP_DEPTH, -2 for an unknown kind. */
+static int loop_op(struct trace_iter *stack, uint32_t *depth, const struct cht_rec *rec)
 {
     const struct cht_rec_loop *l = (const void *)rec;
     uint32_t i;
 
     switch (rec->aux) {
     case CHT_LOOP_ENTER:
-        if (th->depth >= RD_MAX_LOOP_DEPTH)
-            return rec_error(c, "loop nesting deeper than %d in thread=%u", RD_MAX_LOOP_DEPTH,
-                             th->thread);
-        th->stack[th->depth].loop = l->loop;
-        th->stack[th->depth].reserved = 0;
-        th->stack[th->depth].iter = 0;
-        th->depth++;
+        if (*depth >= RD_MAX_LOOP_DEPTH)
+            return -1;
+        stack[*depth] = (struct trace_iter){l->loop, 0, 0};
+        ++*depth;
         return 0;
     case CHT_LOOP_ITER:
-        for (i = th->depth; i-- > 0;)
-            if (th->stack[i].loop == l->loop) {
-                th->stack[i].iter++;
+        for (i = *depth; i-- > 0;)
+            if (stack[i].loop == l->loop) {
+                stack[i].iter++;
                 return 0;
             }
         /* not entered (the stream started inside it): tolerate */
-        if (th->depth >= RD_MAX_LOOP_DEPTH)
-            return rec_error(c, "loop nesting deeper than %d in thread=%u", RD_MAX_LOOP_DEPTH,
-                             th->thread);
-        th->stack[th->depth].loop = l->loop;
-        th->stack[th->depth].reserved = 0;
-        th->stack[th->depth].iter = 1;
-        th->depth++;
+        if (*depth >= RD_MAX_LOOP_DEPTH)
+            return -1;
+        stack[*depth] = (struct trace_iter){l->loop, 0, 1};
+        ++*depth;
         return 0;
     case CHT_LOOP_EXIT:
-        for (i = th->depth; i-- > 0;)
-            if (th->stack[i].loop == l->loop) {
-                th->depth = i;
+        for (i = *depth; i-- > 0;)
+            if (stack[i].loop == l->loop) {
+                *depth = i;
                 break;
             }
         return 0;
     }
-    return rec_error(c, "loop record has kind aux=%u", rec->aux);
+    return -2;
+}
+
+static int apply_loop(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+{
+    int ret = loop_op(th->stack, &th->depth, rec);
+
+    if (ret == -1)
+        return rec_error(c, "loop nesting deeper than %d in thread=%u", RD_MAX_LOOP_DEPTH,
+                         th->thread);
+    if (ret == -2)
+        return rec_error(c, "loop record has kind aux=%u", rec->aux);
+    return 0;
 }
 
 static int add_module(struct trace_cursor *c, const struct cht_rec *rec)
@@ -504,6 +529,8 @@ static int repeat_start(struct trace_cursor *c, struct rd_thread *th, const stru
                          "%u addresses", r->nstrides, period, s);
     memcpy(c->rep_stride, r + 1, 8 * (size_t)s); /* the stream checked the size */
     c->rep_left = r->count;
+    c->rep_count = r->count;
+    c->rep_norun = false;
     c->rep_period = period;
     c->rep_phase = 0;
     c->rep_thread = (size_t)(th - c->threads);
@@ -530,6 +557,166 @@ static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_threa
     return (const void *)c->rep_rec.w;
 }
 
+/* A REPEAT as a run: after its first repetition has been expanded (so the
+ * period's records are the last P of the history, and the loop stack is the
+ * one the second repetition starts from), its remaining whole repetitions
+ * become one run if the loop records of a repetition leave the shape of
+ * the loop stack (depth and loops) as they found it.  Then every later
+ * repetition applies the same operations to the same shape: levels that
+ * stay get the same number of ITERs each time, levels pushed inside start
+ * afresh, so each event's iteration vector grows linearly from the second
+ * repetition on (the first one may differ: what it finds on the stack was
+ * left by other code, which is why it is expanded).  Simulating the second
+ * and third repetitions on a copy gives the start and the slope.  Leaves
+ * the cursor as expanding the run would: index, statistics, loop stack and
+ * history.  1 with c->run set, 0 if not (then the REPEAT is expanded),
+ * negative if out of memory. */
+#define RUN_MIN_EVENTS 8
+
+static int run_start(struct trace_cursor *c, struct rd_thread *th)
+{
+    uint32_t P = c->rep_period, R = c->rep_left / P, pc = 0, pos, q, k, e, depth;
+    uint32_t comp_pos[CHT_REPEAT_PERIOD_MAX];
+    struct rd_hent base[CHT_REPEAT_PERIOD_MAX];
+    uint64_t naddr = 0;
+
+    c->rep_norun = true;
+    if (R < 1)
+        return 0;
+    for (pos = 0; pos < P; pos++) {
+        base[pos] = *hist_ent(th, P - pos);
+        if (((const struct cht_rec *)base[pos].w)->type == CHT_REC_COMP) {
+            comp_pos[pc++] = pos;
+            naddr += ((const struct cht_rec *)base[pos].w)->aux;
+        }
+    }
+    if (!pc || (uint64_t)R * pc < RUN_MIN_EVENTS)
+        return 0;
+    if (!c->run_iters) {
+        c->run_iters = malloc(2 * CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_iters));
+        c->run_diter = malloc(CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_diter));
+        c->run_sim = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_sim));
+        c->run_dend = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_dend));
+        if (!c->run_iters || !c->run_diter || !c->run_sim || !c->run_dend)
+            return nomem(c);
+    }
+    /* repetitions 1 and 2 on a copy of the stack */
+    depth = th->depth;
+    memcpy(c->run_sim, th->stack, depth * sizeof(*c->run_sim));
+    for (q = 0; q < 2; q++) {
+        for (pos = 0, e = 0; pos < P; pos++) {
+            const struct cht_rec *h = (const void *)base[pos].w;
+            if (h->type == CHT_REC_LOOP) {
+                if (loop_op(c->run_sim, &depth, h) < 0)
+                    return 0; /* expanding reports it */
+                continue;
+            }
+            memcpy(c->run_iters + ((size_t)q * CHT_REPEAT_PERIOD_MAX + e) * RD_MAX_LOOP_DEPTH,
+                   c->run_sim, depth * sizeof(*c->run_sim));
+            c->run_depth[q][e++] = depth;
+        }
+        if (q == 0) {
+            if (depth != th->depth)
+                return 0;
+            for (k = 0; k < depth; k++) {
+                if (c->run_sim[k].loop != th->stack[k].loop)
+                    return 0;
+                c->run_dend[k] = c->run_sim[k].iter - th->stack[k].iter;
+            }
+        }
+    }
+    /* the events of repetition 1, and their slopes */
+    for (e = 0; e < pc; e++) {
+        const struct cht_rec_comp *rc = (const void *)base[comp_pos[e]].w;
+        const uint64_t *addr = (const uint64_t *)(rc + 1);
+        const int64_t *d = c->rep_stride + c->rep_off[comp_pos[e]];
+        struct trace_run_phase *ph = &c->run_ph[e];
+        struct trace_event *ev = &ph->ev;
+        const struct trace_iter *v1 = c->run_iters + (size_t)e * RD_MAX_LOOP_DEPTH;
+        const struct trace_iter *v2 = v1 + (size_t)CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH;
+        uint64_t *diter = c->run_diter + (size_t)e * RD_MAX_LOOP_DEPTH;
+        const struct trace_site_info *si = rd_rank_site(c->r, rc->site);
+        uint32_t n = rc->h.aux;
+
+        if (si && si->naccess != n)
+            return 0; /* expanding reports it */
+        memset(ev, 0, sizeof(*ev));
+        ev->kind = TRACE_EV_COMP;
+        ev->rank = c->rank;
+        ev->thread = th->thread;
+        ev->index = c->index + e;
+        ev->site = rc->site;
+        ev->site_info = si;
+        for (k = 0; k < n; k++) {
+            c->run_ranges[e][k].addr = addr[k] + (uint64_t)d[k];
+            c->run_ranges[e][k].len = si ? si->access[k].size : 0;
+            c->run_ranges[e][k].write = si ? (si->access[k].flags & CHT_ACCESS_WRITE) != 0 : false;
+            c->run_stride[e][k] = d[k];
+        }
+        ev->nranges = n;
+        ev->ranges = c->run_ranges[e];
+        ev->depth = c->run_depth[0][e];
+        ev->iters = v1;
+        for (k = 0; k < ev->depth; k++)
+            diter[k] = v2[k].iter - v1[k].iter;
+        ph->stride = c->run_stride[e];
+        ph->diter = diter;
+    }
+    c->run.first = c->index;
+    c->run.reps = R;
+    c->run.period = pc;
+    c->run.ph = c->run_ph;
+
+    /* the cursor as after expanding it */
+    c->index += (uint64_t)R * pc;
+    c->st.records += (uint64_t)R * P;
+    c->st.comp_events += (uint64_t)R * pc;
+    c->st.accesses += (uint64_t)R * naddr;
+    c->st.loop_records += (uint64_t)R * (P - pc);
+    for (k = 0; k < th->depth; k++)
+        th->stack[k].iter += (uint64_t)R * c->run_dend[k];
+    {
+        /* the history's last records: record r of the run (r from 0) is
+         * base[r % P] advanced by (r / P + 1) strides */
+        uint64_t total = (uint64_t)R * P, r;
+        uint64_t from = total > CHT_REPEAT_PERIOD_MAX ? total - CHT_REPEAT_PERIOD_MAX : 0;
+        for (r = from; r < total; r++) {
+            struct rd_hent *h = &th->hist[th->head];
+            uint32_t at = (uint32_t)(r % P), n = hent_naddr(&base[at]);
+            const int64_t *d = c->rep_stride + c->rep_off[at];
+            *h = base[at];
+            for (k = 0; k < n; k++)
+                h->w[2 + k] += (r / P + 1) * (uint64_t)d[k];
+            th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
+            if (th->nhist < CHT_REPEAT_PERIOD_MAX)
+                th->nhist++;
+        }
+    }
+    c->rep_left -= R * P;
+    return 1;
+}
+
+void trace_run_event(const struct trace_run *r, uint64_t t, struct trace_event *ev,
+                     struct trace_range *ranges, struct trace_iter *iters)
+{
+    uint64_t j = t / r->period;
+    const struct trace_run_phase *ph = &r->ph[t % r->period];
+    uint32_t k;
+
+    *ev = ph->ev;
+    ev->index = r->first + t;
+    for (k = 0; k < ev->nranges; k++) {
+        ranges[k] = ev->ranges[k];
+        ranges[k].addr += j * (uint64_t)ph->stride[k];
+    }
+    for (k = 0; k < ev->depth; k++) {
+        iters[k] = ev->iters[k];
+        iters[k].iter += j * ph->diter[k];
+    }
+    ev->ranges = ranges;
+    ev->iters = iters;
+}
+
 static int finish(struct trace_cursor *c)
 {
     c->finished = true;
@@ -547,12 +734,20 @@ static int finish(struct trace_cursor *c)
 
 int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev)
 {
+    return trace_cursor_next_run(c, ev, NULL);
+}
+
+int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
+                          const struct trace_run **run)
+{
     const struct cht_rec *rec;
     struct rd_thread *th;
     char why[256];
     int ret;
 
     *ev = NULL;
+    if (run)
+        *run = NULL;
     if (c->status)
         return c->status;
     if (c->finished)
@@ -560,6 +755,17 @@ int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev)
     for (;;) {
         if (c->rep_left) {
             th = &c->threads[c->rep_thread];
+            if (run && !c->rep_norun && c->rep_phase == 0 &&
+                (c->flags & (TRACE_CURSOR_RUNS | TRACE_CURSOR_LOOPS)) == TRACE_CURSOR_RUNS &&
+                c->rep_count - c->rep_left >= c->rep_period) {
+                ret = run_start(c, th);
+                if (ret < 0)
+                    return ret;
+                if (ret > 0) {
+                    *run = &c->run;
+                    return 2;
+                }
+            }
             rec = repeat_next(c, th);
         } else {
             ret = trace_stream_next(c->s, &rec);
