@@ -31,6 +31,7 @@ struct byte_table {
 struct shadow_page {
     uint64_t v[2][NGRAN];          /* [0] writer, [1] reader of each granule */
     uint64_t split[2][NGRAN / 64]; /* granules whose bytes differ */
+    bool any_split[2];             /* a split bit was ever set */
     struct byte_table *bytes;
 };
 
@@ -132,6 +133,7 @@ static int granule_set_part(struct dg_shadow *s, struct shadow_page *p, int k, u
         for (unsigned i = g0; i < g0 + GRAN; i++)
             b[i] = p->v[k][g];
         p->split[k][g / 64] |= 1ull << (g % 64);
+        p->any_split[k] = true;
     }
     for (unsigned i = lo; i < hi; i++)
         b[i] = v;
@@ -256,121 +258,53 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
 
 /* ---- runs ----------------------------------------------------------------------------- */
 
-/* Stores v into the whole granules [g0, g1) of page p for kind k, unless
- * they hold more already.  Within a run, accesses of different phases and
- * ranges are stored phase by phase, not in event order, and the largest
- * index is the one the event order leaves. */
-static inline void granules_max(struct shadow_page *p, int k, unsigned g0, unsigned g1, uint64_t v)
-{
-    uint64_t *dst = p->v[k];
-    for (unsigned g = g0; g < g1; g++) {
-        if (dst[g] < v)
-            dst[g] = v;
-        p->split[k][g / 64] &= ~(1ull << (g % 64));
-    }
-}
-
-/* A granular access [a, a + len) (4-byte aligned, whole granules) that may
- * straddle pages. */
-static int access_max(struct dg_shadow *s, int k, uint64_t a, uint64_t len, uint64_t v)
-{
-    uint64_t end = a + len;
-    while (a < end) {
-        uint64_t pno = a >> PAGE_SHIFT;
-        uint64_t pend = (pno + 1) << PAGE_SHIFT;
-        uint64_t stop = end < pend || pend == 0 ? end : pend;
-        struct shadow_page *p = page_make(s, pno);
-        if (!p)
-            return TRACE_ERR_NOMEM;
-        unsigned lo = (unsigned)(a & (PAGE_SIZE - 1));
-        granules_max(p, k, lo / GRAN, (lo + (unsigned)(stop - a)) / GRAN, v);
-        a = stop;
-    }
-    return 0;
-}
-
 int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
                          bool writes_only)
 {
-    const uint64_t P = r->period;
-    if (t0 >= t1)
-        return 0;
-    if (!r->granular) { /* bytes of partial granules: in event order */
-        for (uint64_t t = t0; t < t1; t++) {
-            const struct dg_run_phase *ph = &r->ph[t % P];
-            uint64_t j = t / P;
-            for (uint32_t k = 0; k < ph->ev.nranges; k++) {
-                struct dg_range x = ph->ev.ranges[k];
-                if (writes_only && !x.write)
-                    continue;
-                x.addr += j * (uint64_t)ph->stride[k];
+    const uint32_t P = r->period;
+    uint32_t p = (uint32_t)(t0 % P);
+    uint64_t j = t0 / P;
+    /* per access of the period, the page it was in last time */
+    uint64_t pno_of[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    struct shadow_page *page_of[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    memset(pno_of, 0xff, sizeof pno_of);
+    /* In event order, as dg_shadow_update would store them; whole granules
+     * (a granular run) are stored right here, a page lookup only when an
+     * access leaves the page it was in. */
+    for (uint64_t t = t0; t < t1; t++) {
+        const struct dg_run_phase *ph = &r->ph[p];
+        uint64_t v = r->first + t + 1;
+        for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+            struct dg_range x = ph->ev.ranges[k];
+            if (!x.len || (writes_only && !x.write))
+                continue;
+            x.addr += j * (uint64_t)ph->stride[k];
+            unsigned off = (unsigned)(x.addr & (PAGE_SIZE - 1));
+            if (!r->granular || off + x.len > PAGE_SIZE) {
                 int rc = dg_shadow_update(s, &x, r->first + t);
                 if (rc < 0)
                     return rc;
-            }
-        }
-        return 0;
-    }
-    for (uint64_t p = 0; p < P && p < t1; p++) {
-        /* the repetitions jl .. jh of phase p lie in [t0, t1) */
-        uint64_t jl = t0 <= p ? 0 : (t0 - p + P - 1) / P;
-        if (t1 - 1 < p)
-            continue;
-        uint64_t jh = (t1 - 1 - p) / P;
-        if (jl > jh)
-            continue;
-        const struct dg_run_phase *ph = &r->ph[p];
-        for (uint32_t k = 0; k < ph->ev.nranges; k++) {
-            const struct dg_range *x = &ph->ev.ranges[k];
-            if (!x->len || (writes_only && !x->write))
-                continue;
-            int kind = x->write ? 0 : 1;
-            int64_t st = ph->stride[k];
-            uint64_t a = x->addr + jl * (uint64_t)st, v = r->first + jl * P + p + 1;
-            uint64_t n = jh - jl + 1;
-            int rc;
-            if (st == 0) { /* the same bytes each time: the last one stays */
-                if ((rc = access_max(s, kind, a, x->len, v + (n - 1) * P)) < 0)
-                    return rc;
                 continue;
             }
-            unsigned ng = (unsigned)(x->len / GRAN);
-            while (n) {
-                unsigned off = (unsigned)(a & (PAGE_SIZE - 1));
-                if (off + x->len > PAGE_SIZE) { /* this one straddles two pages */
-                    if ((rc = access_max(s, kind, a, x->len, v)) < 0)
-                        return rc;
-                    a += (uint64_t)st, v += P, n--;
-                    continue;
-                }
-                /* the accesses that stay in this page, as a tight loop */
-                uint64_t m = st > 0 ? (PAGE_SIZE - off - x->len) / (uint64_t)st + 1
-                                    : off / (uint64_t)(-st) + 1;
-                if (m > n)
-                    m = n;
-                struct shadow_page *pg = page_make(s, a >> PAGE_SHIFT);
-                if (!pg)
+            uint64_t pno = x.addr >> PAGE_SHIFT;
+            struct shadow_page *pg = page_of[p][k];
+            if (pno != pno_of[p][k]) {
+                if (!(pg = page_make(s, pno)))
                     return TRACE_ERR_NOMEM;
-                int64_t gstep = st / (int64_t)GRAN;
-                int64_t g = off / GRAN;
-                if (ng == 1 || ng == 2) {
-                    uint64_t *dst = pg->v[kind];
-                    for (uint64_t i = 0; i < m; i++, g += gstep, v += P) {
-                        for (unsigned q = 0; q < ng; q++) {
-                            unsigned gg = (unsigned)g + q;
-                            if (dst[gg] < v)
-                                dst[gg] = v;
-                            pg->split[kind][gg / 64] &= ~(1ull << (gg % 64));
-                        }
-                    }
-                } else {
-                    for (uint64_t i = 0; i < m; i++, g += gstep, v += P)
-                        granules_max(pg, kind, (unsigned)g, (unsigned)g + ng, v);
-                }
-                a += m * (uint64_t)st;
-                n -= m;
+                pno_of[p][k] = pno;
+                page_of[p][k] = pg;
             }
+            int kind = x.write ? 0 : 1;
+            unsigned g = off / GRAN, g1 = g + (unsigned)(x.len / GRAN);
+            uint64_t *dst = pg->v[kind];
+            for (unsigned q = g; q < g1; q++)
+                dst[q] = v;
+            if (pg->any_split[kind])
+                for (unsigned q = g; q < g1; q++)
+                    pg->split[kind][q / 64] &= ~(1ull << (q % 64));
         }
+        if (++p == P)
+            p = 0, j++;
     }
     return 0;
 }

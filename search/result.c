@@ -75,6 +75,14 @@ int search_boxes_add(struct search_boxes *b, uint32_t depth, const struct trace_
                    last->dim[k].hi == iters[k].iter;
         if (next) {
             last->dim[in].hi = iters[in].iter;
+            /* the last box can only now continue the one before it if
+             * their innermost ranges are equal or adjacent */
+            if (b->n >= 2) {
+                const struct search_box *prev = &b->box[b->n - 2];
+                if (prev->depth == depth && prev->dim[in].hi + 1 != last->dim[in].lo &&
+                    (prev->dim[in].lo != last->dim[in].lo || prev->dim[in].hi != last->dim[in].hi))
+                    return 0;
+            }
             while (b->n >= 2) {
                 struct search_box *prev = &b->box[b->n - 2];
                 last = &b->box[b->n - 1];

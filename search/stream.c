@@ -52,6 +52,7 @@ struct ring_ev {
     uint64_t ctx;   /* context sequence number */
     uint64_t gap;   /* computation events: gap id; MPI events: t_enter (ns) */
     uint8_t kind;
+    uint32_t rep;   /* run events: the context plus rep times its slope (ctx_d) */
 };
 
 struct gap {
@@ -135,6 +136,8 @@ struct stream {
     uint64_t rcap, rmax;
     struct ctx *ctxs;
     uint64_t ccap, cmax, nctx; /* nctx: contexts made so far */
+    uint64_t (*ctx_d)[SEARCH_BOX_DEPTH]; /* slopes of run contexts, beside ctxs (ccap) */
+    uint64_t ctx_d_cap;
 
     /* gaps: a deque of ids first_gap .. first_gap+ngaps-1 */
     struct gap *gaps;
@@ -468,7 +471,17 @@ static int attribute(struct stream *s, struct csite *c, uint64_t lo, uint64_t hi
         a->s.events++;
         a->s.flags |= flags;
         const struct ctx *x = ctx_get(s, r->ctx);
-        if (search_boxes_add(&a->s.iters, x->depth, x->it, s->max_boxes) < 0)
+        const struct trace_iter *it = x->it;
+        struct trace_iter moved[SEARCH_BOX_DEPTH];
+        if (r->rep) { /* a run's event: its context moved by rep slopes */
+            const uint64_t *d = s->ctx_d[r->ctx % s->ccap];
+            for (uint32_t l = 0; l < x->depth; l++) {
+                moved[l] = x->it[l];
+                moved[l].iter += r->rep * d[l];
+            }
+            it = moved;
+        }
+        if (search_boxes_add(&a->s.iters, x->depth, it, s->max_boxes) < 0)
             return TRACE_ERR_NOMEM;
         if (a->pend_gap != r->gap) {
             /* a later gap: the pending one is complete (attribution runs in
@@ -1098,6 +1111,7 @@ static int stream_feed(void *state, const struct dg_event *e)
     r->site_flags = e->site_flags;
     r->kind = e->kind;
     r->ctx = s->nctx - 1;
+    r->rep = 0;
     if (e->kind == DG_COMP) {
         if (!s->gap_open && (rc = gap_push(s, i)) < 0)
             return rc;
@@ -1133,16 +1147,6 @@ static void run_ctx(const struct dg_run *r, uint64_t t, struct ctx *c)
         c->it[l] = ph->ev.iters[d - keep + l];
         c->it[l].iter += j * ph->diter[d - keep + l];
     }
-}
-
-static bool ctx_same(const struct ctx *a, const struct ctx *b)
-{
-    if (a->depth != b->depth)
-        return false;
-    for (uint32_t l = a->depth; l-- > 0;)
-        if (a->it[l].iter != b->it[l].iter || a->it[l].loop != b->it[l].loop)
-            return false;
-    return true;
 }
 
 /* Whether phase p's context equals that of the event before it in every
@@ -1191,30 +1195,48 @@ static int run_bulk(struct stream *s, const struct dg_run *r, uint64_t t0, uint6
     while (s->rcap <= last && s->rcap < s->rmax)
         if ((rc = ring_reserve((void **)&s->ring, &s->rcap, s->rmax, last, sizeof *s->ring)) < 0)
             return rc;
+    /* one context per phase, from repetition j0 on, with its slope: event
+     * t of phase p has context seq[p] moved by (t / P - j0) slopes */
+    uint64_t j0 = t0 / P, seq[DG_RUN_PERIOD_MAX];
+    bool made[DG_RUN_PERIOD_MAX];
+    for (uint32_t p = 0; p < P; p++) {
+        /* only for phases with events here: at most one context per event */
+        made[p] = (t1 + P - 1 - p) / P > (t0 + P - 1 - p) / P;
+        if (!made[p])
+            continue;
+        if (p && made[p - 1] && as_before[p]) {
+            seq[p] = seq[p - 1]; /* the same context in every repetition */
+            continue;
+        }
+        if ((rc = ring_reserve((void **)&s->ctxs, &s->ccap, s->cmax, s->nctx, sizeof *s->ctxs)) < 0)
+            return rc;
+        if (s->ctx_d_cap != s->ccap) {
+            void *q = realloc(s->ctx_d, s->ccap * sizeof *s->ctx_d);
+            if (!q)
+                return TRACE_ERR_NOMEM;
+            s->ctx_d = q;
+            s->ctx_d_cap = s->ccap;
+        }
+        struct ctx *c = &s->ctxs[s->nctx % s->ccap];
+        const struct dg_run_phase *ph = &r->ph[p];
+        run_ctx(r, j0 * P + p, c);
+        for (uint32_t l = 0; l < c->depth; l++)
+            s->ctx_d[s->nctx % s->ccap][l] = ph->diter[ph->ev.depth - c->depth + l];
+        seq[p] = s->nctx++;
+    }
     uint32_t p = (uint32_t)(t0 % P);
+    uint64_t rep = 0;
     for (uint64_t t = t0; t < t1; t++) {
         const struct dg_event *e = &r->ph[p].ev;
-        bool fresh;
-        if (t == t0 || !as_before[p]) {
-            struct ctx c;
-            run_ctx(r, t, &c);
-            fresh = !s->nctx || !ctx_same(ctx_get(s, s->nctx - 1), &c);
-            if (fresh) {
-                if ((rc = ring_reserve((void **)&s->ctxs, &s->ccap, s->cmax, s->nctx,
-                                       sizeof *s->ctxs)) < 0)
-                    return rc;
-                s->ctxs[s->nctx % s->ccap] = c;
-                s->nctx++;
-            }
-        }
         struct ring_ev *x = ring_get(s, r->first + t);
         x->site = e->site;
         x->site_flags = e->site_flags;
         x->kind = DG_COMP;
-        x->ctx = s->nctx - 1;
+        x->ctx = seq[p];
+        x->rep = (uint32_t)rep;
         x->gap = gid;
         if (++p == P)
-            p = 0;
+            p = 0, rep++;
     }
     s->next = last + 1;
     return 0;
@@ -1290,6 +1312,7 @@ static void stream_destroy(void *state)
     dg_watch_destroy(s->agg_watch);
     free(s->ring);
     free(s->ctxs);
+    free(s->ctx_d);
     free(s->gaps);
     for (size_t i = 0; i < s->ncs; i++) {
         struct csite *c = &s->cs[i];
