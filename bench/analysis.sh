@@ -40,12 +40,14 @@ rate() { echo "$1 / $2 / 1000000" | bc -l | xargs printf '%.1f'; }
 echo "# Analysis speed and memory"
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, one analysis thread. Traces of bench/stencil.c on"
-echo "2 ranks (-O2). *read* = \`commhint info\` (decompress and decode every event);"
-echo "*hints* = \`commhint hints\` (streaming engine); *reference* = \`--engine=reference\`."
+echo "2 ranks (-O2). *read* = \`commhint info\` (decompress and decode every event, runs"
+echo "expanded); *hints* = \`commhint hints\` (streaming engine, runs handed over whole);"
+echo "*expanded* = \`hints --expand-runs\` (the same engine event by event);"
+echo "*reference* = \`--engine=reference\`."
 echo "Rates are million events per second of wall time; memory is the peak resident set."
 echo
-echo "| events | trace MB | read Mev/s | read MB | hints Mev/s | hints MB | hints/read time | reference Mev/s | reference MB |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| events | trace MB | read Mev/s | read MB | hints Mev/s | hints MB | hints/read time | expanded Mev/s | expanded/hints time | reference Mev/s | reference MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 # events of one sweep of n points (on both ranks), from two short runs
 n=100000
 count() {
@@ -75,14 +77,16 @@ for ev in $EVENTS; do
     mb=$(du -sm "$tmp/tr" | cut -f1)
     read -r rt rm <<<"$(measure "$CH" info "$tmp/tr")"
     read -r ht hm <<<"$(measure "$CH" hints "$tmp/tr")"
+    read -r xt xm <<<"$(measure "$CH" hints "$tmp/tr" --expand-runs)"
     ref="-"; refm="-"
     if [ "$events" -le "$REF_MAX" ]; then
         read -r ft fm <<<"$(measure "$CH" hints "$tmp/tr" --engine=reference)"
         ref=$(rate "$events" "$ft"); refm=$((fm / 1024))
     fi
-    printf '| %s | %s | %s | %d | %s | %d | %.2f | %s | %s |\n' "$events" "$mb" \
+    printf '| %s | %s | %s | %d | %s | %d | %.2f | %s | %.2f | %s | %s |\n' "$events" "$mb" \
         "$(rate "$events" "$rt")" $((rm / 1024)) "$(rate "$events" "$ht")" $((hm / 1024)) \
-        "$(echo "$ht / $rt" | bc -l)" "$ref" "$refm"
+        "$(echo "$ht / $rt" | bc -l)" "$(rate "$events" "$xt")" "$(echo "$xt / $ht" | bc -l)" \
+        "$ref" "$refm"
 done
 if [ -n "$skipped" ]; then
     echo

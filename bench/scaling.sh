@@ -130,8 +130,8 @@ gnuplot "$tmp/scaling.gp"
 # analysis.png from the table of bench/analysis.sh
 if [ -f "$out/analysis.md" ]; then
     awk -F'|' '$2 ~ /^ *[0-9]+ *$/ {
-        for (i = 2; i <= 10; i++) { gsub(/ /, "", $i); if ($i == "-" || $i == "—") $i = "NaN" }
-        print $2, $4, $5, $6, $7, $9, $10 }' "$out/analysis.md" >"$tmp/analysis.dat"
+        for (i = 2; i <= 12; i++) { gsub(/ /, "", $i); if ($i == "-" || $i == "—") $i = "NaN" }
+        print $2, $4, $5, $6, $7, $11, $12, $9 }' "$out/analysis.md" >"$tmp/analysis.dat"
     # room above the highest point for the key (log scale)
     ymax=$(awk '{ for (i = 3; i <= 7; i += 2) if ($i != "NaN" && $i > m) m = $i } END { print (m > 0 ? m : 1) * 50 }' "$tmp/analysis.dat")
     xr=$(awk 'NR == 1 || $1 < lo { lo = $1 } $1 > hi { hi = $1 } END { print lo / 2 ":" hi * 2 }' "$tmp/analysis.dat")
@@ -141,7 +141,8 @@ set multiplot layout 1,2 title 'commhint hints on traces of bench/stencil.c (2 r
 set logscale x; set xrange [$xr]; set format x '10^{%L}'; set xlabel 'events in the trace'; set grid; set key top left opaque; set offsets 0, 0, graph 0.35, 0
 set title 'Rate'; set ylabel 'million events per second'; set yrange [0:*]
 plot '$tmp/analysis.dat' using 1:2 with linespoints pt 7 title 'read and decompress (commhint info)', \
-     '' using 1:4 with linespoints pt 7 title 'hints (streaming engine)', \
+     '' using 1:4 with linespoints pt 7 title 'hints (streaming engine on runs)', \
+     '' using 1:8 with linespoints pt 7 title 'hints --expand-runs', \
      '' using 1:6 with linespoints pt 7 title 'hints --engine=reference'
 set title 'Peak memory'; set ylabel 'MB (peak resident set)'; set logscale y; set offsets 0, 0, 0, 0; set yrange [1:$ymax]
 plot '$tmp/analysis.dat' using 1:3 with linespoints pt 7 title 'read and decompress', \

@@ -4,7 +4,9 @@
 # events (dump --stable) and the same hints.  On the regular Jacobi sweeps
 # the trace with runs is several times smaller; on the others (short loops,
 # many MPI calls, so zstd already finds the repetition) it is at most 10%
-# larger (compressed sizes vary with where chunks end).
+# larger (compressed sizes vary with where chunks end).  The analysis of the
+# trace with runs, which hands them to the engine whole, gives the same JSON
+# as with --expand-runs (every event on its own), times included.
 source "$(dirname "$0")/lib.sh"
 
 # bytes of the rank streams of a trace directory
@@ -38,6 +40,15 @@ for src in examples/*.c; do
             ok "$ex $O: hints --format=json --stable identical with and without runs"
         else
             not_ok "$ex $O: hints --format=json --stable identical with and without runs" "$(diff "$off.hints" "$on.hints" | head -10)"
+        fi
+        # the engine on whole runs against the same trace event by event:
+        # identical to the last nanosecond
+        "$CH" hints "$on" --format=json >"$on.whole" 2>/dev/null
+        "$CH" hints "$on" --format=json --expand-runs >"$on.expanded" 2>/dev/null
+        if [ -s "$on.whole" ] && cmp -s "$on.whole" "$on.expanded"; then
+            ok "$ex $O: hints --format=json on whole runs identical to --expand-runs"
+        else
+            not_ok "$ex $O: hints --format=json on whole runs identical to --expand-runs" "$(diff "$on.whole" "$on.expanded" | head -10)"
         fi
         a=$(stream_bytes "$off"); b=$(stream_bytes "$on")
         echo "# $ex $O: rank streams $a bytes without runs, $b bytes with runs"
