@@ -298,15 +298,11 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     return rc;
 }
 
-int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
-                       const struct dg_event **out)
+/* What every event takes from its trace event; a computation event is
+ * then complete (its ranges are the trace event's: same layout). */
+static void convert_common(struct dg_event *e, const struct trace_event *tev)
 {
-    *out = NULL;
-    if (tev->kind != TRACE_EV_COMP && tev->kind != TRACE_EV_MPI)
-        return 0;
-    struct dg_event *e = &b->ev;
     memset(e, 0, sizeof *e);
-    b->nranges = b->nkeys = 0;
     e->index = tev->index;
     e->site = tev->site;
     e->site_flags = tev->site_info ? tev->site_info->flags : 0;
@@ -319,6 +315,19 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
         e->role = DG_ROLE_NONE;
         e->nranges = tev->nranges;
         e->ranges = (const struct dg_range *)tev->ranges;
+    }
+}
+
+int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
+                       const struct dg_event **out)
+{
+    *out = NULL;
+    if (tev->kind != TRACE_EV_COMP && tev->kind != TRACE_EV_MPI)
+        return 0;
+    struct dg_event *e = &b->ev;
+    b->nranges = b->nkeys = 0;
+    convert_common(e, tev);
+    if (tev->kind == TRACE_EV_COMP) {
         *out = e;
         return 1;
     }
@@ -370,19 +379,7 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
             if (x->len && (x->addr % 4 || x->len % 4 || x->len > 4096 || (uint64_t)st % 4))
                 d->granular = false;
         }
-        struct dg_event *e = &d->ph[p].ev;
-        memset(e, 0, sizeof *e);
-        e->index = tev->index;
-        e->site = tev->site;
-        e->site_flags = tev->site_info ? tev->site_info->flags : 0;
-        e->site_op = tev->site_info ? tev->site_info->op : 0;
-        e->depth = tev->depth;
-        e->iters = tev->iters;
-        e->peer = CHT_RANK_NONE;
-        e->kind = DG_COMP;
-        e->role = DG_ROLE_NONE;
-        e->nranges = tev->nranges;
-        e->ranges = (const struct dg_range *)tev->ranges;
+        convert_common(&d->ph[p].ev, tev);
         d->ph[p].stride = r->ph[p].stride;
         d->ph[p].diter = r->ph[p].diter;
     }

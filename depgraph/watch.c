@@ -266,10 +266,65 @@ static int emit(struct dg_watch *w, uint64_t owner)
     return 0;
 }
 
+/* The bucket of a page (NULL: none), through a one-page cache. */
+static const struct bucket *page_bucket(struct dg_watch *w, uint64_t p)
+{
+    if (p != w->cache_page) {
+        const uint64_t *slot = dg_map_get(&w->pages, p);
+        w->cache_page = p;
+        w->cache_bucket = slot ? (const struct bucket *)(uintptr_t)*slot : NULL;
+    }
+    return w->cache_bucket;
+}
+
 static bool range_hits(const struct item *it, const struct dg_range *r)
 {
     return (it->r.write || r->write) && it->r.addr < r->addr + r->len &&
            r->addr < it->r.addr + it->r.len;
+}
+
+/* The registered ranges an access r conflicts with: with all, emits the
+ * owner of each and returns whether there was any; else returns at the
+ * first one. */
+static bool range_visit(struct dg_watch *w, const struct dg_range *r, bool all)
+{
+    bool any = false;
+    if (!r->len || r->addr + r->len < r->addr)
+        return false;
+    for (uint32_t j = 0; j < w->nbig; j++) {
+        if (range_hits(&w->items[w->big[j]], r)) {
+            if (!all)
+                return true;
+            any = true;
+            emit(w, w->items[w->big[j]].owner);
+        }
+    }
+    if (w->pages.n == 0)
+        return any;
+    uint64_t p0, p1;
+    range_pages(r, &p0, &p1);
+    bool scan = p1 - p0 >= w->pages.cap;
+    /* more pages than the index has slots (a huge range, up to 2^52 pages):
+     * scan the index instead of the range */
+    for (uint64_t k = scan ? 0 : p0; scan ? k < w->pages.cap : k <= p1; k++) {
+        const struct bucket *b;
+        if (scan) {
+            if (!dg_map_used(&w->pages, k) || w->pages.keys[k] < p0 || w->pages.keys[k] > p1)
+                continue;
+            b = (const struct bucket *)(uintptr_t)w->pages.vals[k];
+        } else if (!(b = page_bucket(w, k))) {
+            continue;
+        }
+        for (uint32_t j = 0; j < b->n; j++) {
+            if (range_hits(&w->items[b->id[j]], r)) {
+                if (!all)
+                    return true;
+                any = true;
+                emit(w, w->items[b->id[j]].owner);
+            }
+        }
+    }
+    return any;
 }
 
 size_t dg_watch_conflicts(struct dg_watch *w, const struct dg_event *e, const uint64_t **owners)
@@ -293,49 +348,9 @@ size_t dg_watch_conflicts(struct dg_watch *w, const struct dg_event *e, const ui
     for (size_t i = 0; i < w->fence_owners.cap; i++)
         if (dg_map_used(&w->fence_owners, i))
             emit(w, w->fence_owners.keys[i]);
-    if (w->nranges) {
-        for (uint32_t i = 0; i < e->nranges; i++) {
-            const struct dg_range *r = &e->ranges[i];
-            if (!r->len || r->addr + r->len < r->addr)
-                continue;
-            for (uint32_t j = 0; j < w->nbig; j++)
-                if (range_hits(&w->items[w->big[j]], r))
-                    emit(w, w->items[w->big[j]].owner);
-            if (w->pages.n == 0)
-                continue;
-            uint64_t p0, p1;
-            range_pages(r, &p0, &p1);
-            if (p1 - p0 >= w->pages.cap) {
-                /* more pages than the index has slots (a huge range, up to
-                 * 2^52 pages): scan the index instead of the range */
-                for (size_t s = 0; s < w->pages.cap; s++) {
-                    if (!dg_map_used(&w->pages, s) || w->pages.keys[s] < p0 || w->pages.keys[s] > p1)
-                        continue;
-                    const struct bucket *b = (const struct bucket *)(uintptr_t)w->pages.vals[s];
-                    for (uint32_t j = 0; j < b->n; j++)
-                        if (range_hits(&w->items[b->id[j]], r))
-                            emit(w, w->items[b->id[j]].owner);
-                }
-                continue;
-            }
-            for (uint64_t p = p0; p <= p1; p++) {
-                const struct bucket *b;
-                if (p == w->cache_page) {
-                    b = w->cache_bucket;
-                } else {
-                    const uint64_t *slot = dg_map_get(&w->pages, p);
-                    b = slot ? (const struct bucket *)(uintptr_t)*slot : NULL;
-                    w->cache_page = p;
-                    w->cache_bucket = b;
-                }
-                if (!b)
-                    continue;
-                for (uint32_t j = 0; j < b->n; j++)
-                    if (range_hits(&w->items[b->id[j]], r))
-                        emit(w, w->items[b->id[j]].owner);
-            }
-        }
-    }
+    if (w->nranges)
+        for (uint32_t i = 0; i < e->nranges; i++)
+            range_visit(w, &e->ranges[i], true);
     if (w->nkeys && e->nkeys) {
         bool mov = dg_is_movable_send(e);
         for (uint32_t j = 0; j < w->nkeys; j++) {
@@ -390,35 +405,6 @@ static uint64_t first_meet(uint64_t a, int64_t st, uint64_t len, uint64_t lo, ui
     return x < HI && x + L > LO ? jl + j : NO_J;
 }
 
-/* Whether an access conflicts with any registered range. */
-static bool range_conflicts_any(struct dg_watch *w, const struct dg_range *r)
-{
-    for (uint32_t j = 0; j < w->nbig; j++)
-        if (range_hits(&w->items[w->big[j]], r))
-            return true;
-    if (!w->pages.n)
-        return false;
-    uint64_t p0, p1;
-    range_pages(r, &p0, &p1);
-    for (uint64_t p = p0; p <= p1; p++) {
-        const struct bucket *b;
-        if (p == w->cache_page) {
-            b = w->cache_bucket;
-        } else {
-            const uint64_t *slot = dg_map_get(&w->pages, p);
-            b = slot ? (const struct bucket *)(uintptr_t)*slot : NULL;
-            w->cache_page = p;
-            w->cache_bucket = b;
-        }
-        if (!b)
-            continue;
-        for (uint32_t j = 0; j < b->n; j++)
-            if (range_hits(&w->items[b->id[j]], r))
-                return true;
-    }
-    return false;
-}
-
 uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r, uint64_t t0,
                                      uint64_t t1)
 {
@@ -436,10 +422,8 @@ uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r,
             uint64_t j = t / P;
             for (uint32_t k = 0; k < ph->ev.nranges; k++) {
                 struct dg_range x = ph->ev.ranges[k];
-                if (!x.len)
-                    continue;
                 x.addr += j * (uint64_t)ph->stride[k];
-                if (range_conflicts_any(w, &x))
+                if (range_visit(w, &x, false))
                     return t;
             }
         }

@@ -1670,6 +1670,42 @@ static void test_watch_huge_query(void **state)
     dg_watch_destroy(w);
 }
 
+/* The first conflict of a run: arithmetic (a long stretch) and by lookups
+ * (a short one) agree, also for a range of more pages than the index
+ * holds, which neither may walk page by page. */
+static void test_watch_run_first_conflict(void **state)
+{
+    struct dg_watch *w = NULL;
+    struct tev c;
+    (void)state;
+    assert_int_equal(dg_watch_create(&w), 0);
+    tev_init(&c, DG_COMP, DG_ROLE_NONE);
+    tev_range(&c, 0x100000, 16, true); /* a written buffer, 1 MiB up */
+    assert_int_equal(dg_watch_add(w, 7, &c.e, false), 0);
+
+    struct dg_run r;
+    struct dg_range rg[2] = {{0x1000, 8, false}, {0x10, 1ull << 44, false}};
+    int64_t st[2] = {8, 0};
+    memset(&r, 0, sizeof r);
+    r.first = 100;
+    r.reps = 1u << 20;
+    r.period = 1;
+    r.ph[0].ev.kind = DG_COMP;
+    r.ph[0].ev.nranges = 1;
+    r.ph[0].ev.ranges = rg;
+    r.ph[0].stride = st;
+    /* 0x1000 + 8 j meets [0x100000, 0x100010) first at j = (0x100000 - 0x1000 - 8) / 8 + 1 */
+    uint64_t want = (0x100000 - 0x1000 - 8) / 8 + 1;
+    assert_int_equal(dg_watch_first_conflict_run(w, &r, 0, r.reps), want);
+    assert_int_equal(dg_watch_first_conflict_run(w, &r, want - 2, want + 1), want); /* lookups */
+    assert_int_equal(dg_watch_first_conflict_run(w, &r, want + 2, r.reps), r.reps); /* past it */
+    /* a huge read that covers the buffer from the start: the first event */
+    r.ph[0].ev.nranges = 2;
+    assert_int_equal(dg_watch_first_conflict_run(w, &r, 0, r.reps), 0);
+    assert_int_equal(dg_watch_first_conflict_run(w, &r, 5, 7), 5);
+    dg_watch_destroy(w);
+}
+
 /* Hand-made: skip_channel_sends, big ranges, owners with several events,
  * removal, fences both ways. */
 static void test_watch_basic(void **state)
@@ -2355,6 +2391,7 @@ int main(void)
         cmocka_unit_test(test_shadow_footprint),
         cmocka_unit_test(test_watch_basic),
         cmocka_unit_test(test_watch_huge_query),
+        cmocka_unit_test(test_watch_run_first_conflict),
         cmocka_unit_test(test_watch_random),
         cmocka_unit_test(test_keytab_basic),
         cmocka_unit_test(test_keytab_random),
