@@ -45,14 +45,33 @@ SANFLAGS := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-poin
 # DWARF 4: valgrind 3.19 (Debian 12) cannot read clang 16's default DWARF 5
 # (tests/e2e/valgrind.sh runs the analysis under memcheck).
 CFLAGS ?= -O2 -g -gdwarf-4
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Itracelib -Idepgraph -Isearch
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP
+
+# Each component compiles with the include paths of what it may use, so
+# layering is enforced by the compiler (docs/architecture.md):
+#   tracelib/      the trace format and the reader          -Itracelib
+#   depgraph/      dependences, on the reader               + -Idepgraph
+#   search/        the analysis, on depgraph                + -Isearch
+#   cli/, gui/     front ends: the analysis' public header  -Itracelib -Isearch
+INC_TRACELIB := -Itracelib
+INC_DEPGRAPH := $(INC_TRACELIB) -Idepgraph
+INC_SEARCH   := $(INC_DEPGRAPH) -Isearch
+INC_FRONT    := $(INC_TRACELIB) -Idepgraph -Isearch
+
+# Objects are rebuilt when the flags that shape them change (SAN=1 after a
+# plain build in the same O=, another LLVM_VERSION or CFLAGS): the stamp is
+# rewritten only when its text changes, and every object depends on it.
+FLAGS_STAMP := $(OBJ)/flags.stamp
+FLAGS_NOW := $(subst ',,$(CC) $(CXX) $(CFLAGS) $(SANFLAGS) $(LLVM_VERSION) $(LLVM_CONFIG) $(PREFIX))
+$(shell mkdir -p $(OBJ) && { [ -f $(FLAGS_STAMP) ] && [ "$$(cat $(FLAGS_STAMP))" = '$(FLAGS_NOW)' ] || \
+  printf '%s\n' '$(FLAGS_NOW)' >$(FLAGS_STAMP); })
 
 # ---- the Clang pass ------------------------------------------------------
 PASS_SRC := $(wildcard clang_pass/*.cpp)
 PASS_OBJ := $(PASS_SRC:%.cpp=$(OBJ)/%.o)
 PASS_SO  := $(B)/lib/commhint-pass.so
 PASS_CXXFLAGS = $(shell $(LLVM_CONFIG) --cxxflags) -fPIC -O2 -g -Wall -Wextra \
-	-Wno-unused-parameter -MMD -MP -Itracelib
+	-Wno-unused-parameter -MMD -MP $(INC_TRACELIB)
 
 # ---- the trace runtime (linked into traced programs) -----------------------
 RT_SRC := $(wildcard tracelib/rt/*.c)
@@ -62,14 +81,21 @@ RT_A   := $(B)/lib/libcommhint.a
 RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec $(MPI_CFLAGS)
 RT_LIBS := -lzstd $(MPI_LIBS) -lpthread
 
-# ---- the analysis library (reader, later depgraph and search) --------------
-ANA_SRC := $(wildcard tracelib/reader/*.c depgraph/*.c search/*.c)
+# ---- the analysis library: the reader, depgraph/ and search/ ----------------
+# search/parallel/driver.c is the MPI driver of `hints --parallel`: a
+# library of its own that only the command line links (with MPICH), so the
+# viewer, the benchmarks and the fuzzers do not link MPI.
+PAR_SRC := search/parallel/driver.c
+PAR_OBJ := $(PAR_SRC:%.c=$(OBJ)/%.o)
+PAR_A   := $(B)/lib/libcommhint-parallel.a
+ANA_SRC := $(filter-out $(PAR_SRC),$(wildcard tracelib/reader/*.c depgraph/*.c search/*.c search/*/*.c))
 ANA_OBJ := $(ANA_SRC:%.c=$(OBJ)/%.o)
 ANA_A   := $(B)/lib/libcommhint-analysis.a
 ANA_LIBS := -lzstd -ldwarf -lelf -lz -lm
-# search/parallel.c (hints --parallel) calls MPI: the analysis links MPICH
-# itself (not the trace runtime), and only that file needs its headers.
-$(OBJ)/search/parallel.o: ALL_CFLAGS += $(MPI_CFLAGS)
+$(OBJ)/tracelib/reader/%.o: INC := $(INC_TRACELIB)
+$(OBJ)/depgraph/%.o: INC := $(INC_DEPGRAPH)
+$(OBJ)/search/%.o: INC := $(INC_SEARCH)
+$(PAR_OBJ): ALL_CFLAGS += $(MPI_CFLAGS)
 
 # ---- the command line ------------------------------------------------------
 CLI_SRC := $(wildcard cli/*.c)
@@ -126,7 +152,7 @@ deps:
 	  { echo "make deps: apt-get install failed for:$$missing" >&2; exit 1; }; \
 	fi
 
-$(OBJ)/clang_pass/%.o: clang_pass/%.cpp
+$(OBJ)/clang_pass/%.o: clang_pass/%.cpp $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call msg,CXX,$<)$(CXX) $(PASS_CXXFLAGS) -c $< -o $@
 
@@ -134,9 +160,9 @@ $(PASS_SO): $(PASS_OBJ)
 	@mkdir -p $(dir $@)
 	$(call msg,LD,$@)$(CXX) -shared -o $@ $^ $(shell $(LLVM_CONFIG) --ldflags) -Wl,-z,nodelete
 
-$(OBJ)/tracelib/rt/%.o: tracelib/rt/%.c
+$(OBJ)/tracelib/rt/%.o: tracelib/rt/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) -c $< -o $@
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) $(RT_CFLAGS) -c $< -o $@
 
 $(RT_SO): $(RT_OBJ)
 	@mkdir -p $(dir $@)
@@ -149,9 +175,9 @@ RT_SAN_OBJ := $(RT_SRC:%.c=$(OBJ)/san-rt/%.o)
 RT_SAN_A := $(B)/lib/libcommhint-san.a
 UNIT_RT_A := $(if $(SAN),$(RT_SAN_A),$(RT_A))
 
-$(OBJ)/san-rt/tracelib/rt/%.o: tracelib/rt/%.c
+$(OBJ)/san-rt/tracelib/rt/%.o: tracelib/rt/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC-SAN,$<)$(CC) $(ALL_CFLAGS) $(RT_CFLAGS) $(SANFLAGS) -c $< -o $@
+	$(call msg,CC-SAN,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) $(RT_CFLAGS) $(SANFLAGS) -c $< -o $@
 
 $(RT_SAN_A): $(RT_SAN_OBJ)
 	@mkdir -p $(dir $@)
@@ -161,21 +187,25 @@ $(RT_A): $(RT_OBJ)
 	@mkdir -p $(dir $@)
 	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(OBJ)/%.o: %.c
+$(OBJ)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) -c $< -o $@
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC) $(SANFLAGS) -c $< -o $@
 
-$(OBJ)/cli/%.o: cli/%.c
+$(OBJ)/cli/%.o: cli/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(CLI_CFLAGS) -c $< -o $@
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_FRONT) -Isearch/parallel $(SANFLAGS) $(CLI_CFLAGS) -c $< -o $@
 
 $(ANA_A): $(ANA_OBJ)
 	@mkdir -p $(dir $@)
 	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
 
-$(CLI_BIN): $(CLI_OBJ) $(ANA_A)
+$(PAR_A): $(PAR_OBJ)
 	@mkdir -p $(dir $@)
-	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(ANA_A) $(ANA_LIBS) $(MPI_LIBS)
+	$(call msg,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(CLI_BIN): $(CLI_OBJ) $(PAR_A) $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(PAR_A) $(ANA_A) $(ANA_LIBS) $(MPI_LIBS)
 
 # ---- the viewer ---------------------------------------------------------------
 # The widget templates (gui/ui/*.ui) are compiled into the program.
@@ -184,14 +214,14 @@ $(GUI_RES_C): $(GUI_RES_XML) $(wildcard gui/ui/*)
 	$(call msg,GEN,$@)$(GLIB_COMPILE_RESOURCES) --sourcedir=gui --generate-source --c-name commhint \
 	  --target=$@ $<
 
-$(OBJ)/gui/resources.o: $(GUI_RES_C)
+$(OBJ)/gui/resources.o: $(GUI_RES_C) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(GUI_CFLAGS) -c $< -o $@
 
 # The models are built without the GTK flags, so that they cannot use GTK.
-$(OBJ)/gui/%.o: gui/%.c
+$(OBJ)/gui/%.o: gui/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) -Igui $(if $(filter $@,$(GUIMODEL_OBJ)),,$(GUI_CFLAGS)) \
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_FRONT) $(SANFLAGS) -Igui $(if $(filter $@,$(GUIMODEL_OBJ)),,$(GUI_CFLAGS)) \
 	  -c $< -o $@
 
 $(GUIMODEL_A): $(GUIMODEL_OBJ)
@@ -200,14 +230,25 @@ $(GUIMODEL_A): $(GUIMODEL_OBJ)
 
 $(GUI_BIN): $(GUI_OBJ) $(GUIMODEL_A) $(ANA_A)
 	@mkdir -p $(dir $@)
-	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(GUI_OBJ) $(GUIMODEL_A) $(ANA_A) $(GUI_LIBS) $(ANA_LIBS) $(MPI_LIBS)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(GUI_OBJ) $(GUIMODEL_A) $(ANA_A) $(GUI_LIBS) $(ANA_LIBS)
 
 # Unit tests link the view models too (tests/unit/test-gui-models.c and the
-# timeline's), which need no display.
-$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(GUIMODEL_A) $(ANA_A) $(UNIT_RT_A)
+# timeline's), which need no display, and the parallel driver
+# (tests/unit/test-parallel.c).  They see every component's internals
+# (white-box tests), and are compiled to objects with dependency files, so
+# that editing a header they use rebuilds them (a static pattern rule: its
+# objects are kept, not intermediate).
+UNIT_CFLAGS = $(ALL_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS) $(INC_SEARCH) -Isearch/parallel -Itests/unit -Igui
+UNIT_HELPER_OBJ := $(UNIT_HELPERS:%.c=$(OBJ)/%.o)
+
+$(OBJ)/tests/unit/%.o: tests/unit/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(MPI_CFLAGS) -Itests/unit -Igui -o $@ $< $(UNIT_HELPERS) \
-	  $(GUIMODEL_A) $(ANA_A) $(UNIT_RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
+	$(call msg,CC,$<)$(CC) $(UNIT_CFLAGS) -c $< -o $@
+
+$(UNIT_BIN): $(B)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJ) $(GUIMODEL_A) $(PAR_A) $(ANA_A) $(UNIT_RT_A)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) \
+	  $(GUIMODEL_A) $(PAR_A) $(ANA_A) $(UNIT_RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
 
 # pkg-config file for the build tree; `make install` writes one for PREFIX.
 pc_lines = 'prefix=$(1)' 'libdir=$${prefix}/lib' 'plugin=$${libdir}/commhint-pass.so' '' \
@@ -271,7 +312,7 @@ bench: all examples $(B)/bench/compress-chunks
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
 
 # ---- fuzzing (make fuzz, fuzz-build, fuzz-seeds) ----------------------------
 include tests/fuzz/fuzz.mk
@@ -282,7 +323,7 @@ install: all
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint
 	install -m 755 $(GUI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint-gui
 	install -m 755 $(PASS_SO) $(RT_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(RT_A) $(ANA_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(RT_A) $(ANA_A) $(PAR_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 tracelib/trace-format.h tracelib/trace-reader.h $(DESTDIR)$(PREFIX)/include/commhint/
 	printf '%s\n' $(call pc_lines,$(PREFIX)) >$(DESTDIR)$(PREFIX)/lib/pkgconfig/commhint.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/commhint.pc

@@ -21,7 +21,7 @@
  *     (their REALTIME - MONOTONIC offsets differ by more than 1 ms), each
  *     rank's times are mapped to CLOCK_REALTIME through its samples at
  *     MPI_Init and MPI_Finalize (linear in between), as the wait-state
- *     analysis does (search/waitstates.c);
+ *     analysis does (search/xrank/waitstates.c);
  *   - a Sendrecv with both peers MPI_PROC_NULL leaves no record in the MPI
  *     log and cannot be exported: the calls missing are counted per rank
  *     and reported on stderr and in otherData. */

@@ -15,10 +15,10 @@ struct search_engine_ops {
     void (*destroy)(void *state);
 };
 
-/* search/stream.c: the streaming engine. */
+/* search/rank/streaming.c: the streaming engine. */
 int search_stream_create(const struct search_opts *o, int rank, void **state,
                          const struct search_engine_ops **ops);
-/* search/reference.c: the reference engine. */
+/* search/rank/reference.c: the reference engine. */
 int search_reference_create(const struct search_opts *o, int rank, void **state,
                             const struct search_engine_ops **ops);
 
@@ -68,7 +68,7 @@ static inline uint64_t search_call_ns(const struct dg_event *e)
     return e->t_exit > e->t_enter && e->t_enter ? e->t_exit - e->t_enter : 0;
 }
 
-/* ---- growing strings (search/text.c) ------------------------------------------------ */
+/* ---- growing strings (search/report/text.c) ------------------------------------------------ */
 
 struct search_text {
     char *s;
@@ -101,20 +101,20 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
                        struct search_xrank **out);
 void search_xrank_destroy(struct search_xrank *x);
 
-/* search/waitstates.c: fills rep->waits, clocks_aligned, imbalance,
+/* search/xrank/waitstates.c: fills rep->waits, clocks_aligned, imbalance,
  * comp_mean_ns and comp_max_ns. */
 int search_waitstates(const struct search_xrank *x, struct search_report *rep);
 
-/* search/collectives.c: collective candidates as hints (kind
+/* search/xrank/collectives.c: collective candidates as hints (kind
  * SEARCH_HINT_COLLECTIVE, message set, owned by the caller: free each with
  * search_hint_clear). */
 int search_collectives(const struct search_xrank *x, struct search_hint **out, uint32_t *n);
 
-/* search/collectives.c: the message of a collective hint (malloc'ed;
+/* search/xrank/collectives.c: the message of a collective hint (malloc'ed;
  * without times when with_times is false). */
 char *search_collective_message(const struct search_hint *h, bool with_times);
 
-/* search/deadlock.c: whether the group `g` of world rank r is unsafe (some
+/* search/xrank/deadlock.c: whether the group `g` of world rank r is unsafe (some
  * dynamic instance delays a send past a blocking call that waits for
  * something that happens after the delayed message is received); if so,
  * *why (malloc'ed) tells the chain of messages. */

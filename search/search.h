@@ -385,7 +385,7 @@ bool search_parse_duration(const char *s, uint64_t *out);
  * be compared across runs. */
 char *search_hint_message(const struct search_hint *h, bool with_times);
 
-/* ---- parallel analysis (search/parallel.c) --------------------------------------- */
+/* ---- parallel analysis (search/parallel/: pack.c, and driver.c with MPI) ---------------- */
 
 /* The ranks of a trace analysed by the P processes of an MPI job (mpiexec
  * -n P), each rank by one process, the results gathered on process 0.

@@ -1,5 +1,5 @@
 /* fuzz-unpack.c - libFuzzer harness for the wire format of `commhint hints
- * --parallel` (search_rank_result_unpack, search/parallel.c): the input is
+ * --parallel` (search_rank_result_unpack, search/parallel/pack.c): the input is
  * one packed rank result as another analysis process sends it.  Unpacking
  * must check every count and length against the bytes left; what unpacks
  * must pack again and unpack to the same bytes.

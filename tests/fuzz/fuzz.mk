@@ -24,29 +24,27 @@ FUZZ_HARNESSES := reader hints unpack
 FUZZ_DIR := $(B)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -MMD -MP -Itracelib -Idepgraph -Isearch \
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -MMD -MP $(INC_SEARCH) -Isearch/parallel \
 	-Itests/fuzz $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_ANA_OBJ := $(ANA_SRC:%.c=$(FUZZ_OBJ)/%.o)
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz-%)
 FUZZ_PACK := $(FUZZ_DIR)/fuzz-pack
 
-$(FUZZ_OBJ)/search/parallel.o: FUZZ_CFLAGS += $(MPI_CFLAGS)
-
-$(FUZZ_OBJ)/%.o: %.c
+$(FUZZ_OBJ)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call msg,CC-FUZZ,$<)$(CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 # (a static pattern rule: its objects are kept, not intermediate)
 $(FUZZ_BINS): $(FUZZ_DIR)/fuzz-%: $(FUZZ_OBJ)/tests/fuzz/fuzz-%.o $(FUZZ_OBJ)/tests/fuzz/fuzz-common.o $(FUZZ_ANA_OBJ)
 	@mkdir -p $(dir $@)
-	$(call msg,LD,$@)$(CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(ANA_LIBS) $(MPI_LIBS)
+	$(call msg,LD,$@)$(CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(ANA_LIBS)
 
 # The seed and crash tool: a normal build (no fuzzer; the sanitizers only
 # with SAN=1, since it links $(ANA_A)).
 $(FUZZ_PACK): tests/fuzz/fuzz-pack.c tests/fuzz/fuzz-common.c tests/fuzz/fuzz-common.h $(ANA_A)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -Itracelib -Idepgraph -Isearch \
-	  -Itests/fuzz -o $@ tests/fuzz/fuzz-pack.c tests/fuzz/fuzz-common.c $(ANA_A) $(ANA_LIBS) $(MPI_LIBS)
+	$(call msg,CC,$<)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) $(INC_SEARCH) -Isearch/parallel \
+	  -Itests/fuzz -o $@ tests/fuzz/fuzz-pack.c tests/fuzz/fuzz-common.c $(ANA_A) $(ANA_LIBS)
 
 fuzz-build: $(FUZZ_BINS) $(FUZZ_PACK)
 

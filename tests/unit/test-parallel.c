@@ -1,5 +1,5 @@
 /* test-parallel.c - unit tests of the packed form in which `commhint hints
- * --parallel` moves per-rank results between processes (search/parallel.c):
+ * --parallel` moves per-rank results between processes (search/parallel/pack.c and driver.c):
  * a round trip of a fabricated result that fills every field (overlaps
  * with statements and boxes, groups, checks, the MPI log and its clocks,
  * site infos), and the rejection of every truncated prefix, of trailing

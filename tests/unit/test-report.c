@@ -1,4 +1,4 @@
-/* test-report.c - unit tests of search_report_build (search/report.c):
+/* test-report.c - unit tests of search_report_build (search/report/report.c):
  * per-rank results fabricated by hand, with fabricated site infos, merged
  * into hints: merging by location across ranks, the ranks lists, the
  * max/sum rules, flags, ranking, filters, message texts, and freeing (the

@@ -1,5 +1,5 @@
-/* test-search-property.c - the streaming engine (search/stream.c) and the
- * reference engine (search/reference.c) must give identical results
+/* test-search-property.c - the streaming engine (search/rank/streaming.c) and the
+ * reference engine (search/rank/reference.c) must give identical results
  * (search_rank_result_equal) on any event sequence.
  *
  * A seeded generator makes thousands of small random ranks: computation

@@ -1,5 +1,5 @@
 /* test-search-reference.c - unit tests of the reference engine
- * (search/reference.c) and the shared result helpers (search/result.c):
+ * (search/rank/reference.c) and the shared result helpers (search/rank/result.c):
  * hand-made event sequences whose results are computed by hand from
  * docs/dependence.md, so that the definition itself is pinned down (the
  * property test then holds the streaming engine to the reference).

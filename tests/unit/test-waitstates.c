@@ -1,4 +1,4 @@
-/* test-waitstates.c - unit tests of search_waitstates (search/waitstates.c,
+/* test-waitstates.c - unit tests of search_waitstates (search/xrank/waitstates.c,
  * docs/waitstates.md): MPI logs made by hand with known times, matched by
  * depgraph's dg_match through search_xrank_build, give the expected late
  * sender, late receiver and wait-at-collective times per call site, the

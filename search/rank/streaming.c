@@ -1,6 +1,6 @@
-/* stream.c - the streaming engine: overlap windows and message aggregation
+/* streaming.c - the streaming engine: overlap windows and message aggregation
  * in one pass over a rank's events (docs/dependence.md defines what it
- * computes; search/reference.c computes the same literally).
+ * computes; search/rank/reference.c computes the same literally).
  *
  * What it keeps, instead of the trace:
  *   - shadow memory and the ordering-key table: the last event each byte

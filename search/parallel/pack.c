@@ -1,11 +1,6 @@
-/* parallel.c - `commhint hints --parallel`: the ranks of a trace analysed by
- * the processes of an MPI job (mpiexec -n P), each rank by one process, and
- * the results gathered on process 0, which merges them as a serial run does.
- *
- * MPI is the distributed engine here, as in Scalasca's parallel replay: the
- * per-rank analysis needs nothing from other ranks, so the only exchange is
- * the gather of the results at the end (what cross-rank matching needs:
- * the MPI logs, the aggregation checks, the rest of each result).
+/* pack.c - rank results as bytes, for `commhint hints --parallel` (the
+ * MPI driver is search/parallel/driver.c; this file needs no MPI, so the
+ * viewer and the fuzzers link it without MPICH).
  *
  * A result travels as a byte buffer (search_rank_result_pack): versioned,
  * little-endian, every array preceded by its count, and unpacked by a reader
@@ -15,32 +10,15 @@
  * cursor on the rank, reading the rank's stream only until every flagged
  * site is known (the TU records that map a rank's site ids come with its
  * stream, usually in the first chunk).  Loop lines in iteration boxes are
- * plain numbers and travel with the boxes.
- *
- * The exchange: process 0 decides which process analyses which rank and
- * broadcasts it; each process analyses its ranks; the sizes of what each
- * sends are gathered; then process 0 asks each process in turn for its
- * bundle and receives it in chunks of at most 64 MiB (MPI counts are int).
- * A bundle: u32 magic "CHPB", u16 version, u16 0, i32 status, u32 items;
- * with a negative status a message (u32 length, bytes) and no items; else
- * each item is u32 kind, i32 rank, then for a result a u64 length and the
- * packed result, for a failure an i32 status and a message.
- *
- * Failures: a rank that cannot be analysed travels as a failure item (its
- * status and message) and process 0 reports it as the serial run does; a
- * process that fails as a whole (out of memory while packing) still takes
- * part in every collective call and sends a bundle whose status says so.
- * MPI errors themselves are fatal (MPI's default handler ends the job), so
- * nothing waits forever.
+ * plain numbers and travel with the boxes.  The bundles a process sends
+ * are described in pack.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
-#include <mpi.h>
+#include "pack.h"
 
 #include "search-private.h"
 
@@ -50,20 +28,20 @@
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
 _Static_assert(sizeof(struct search_rank_result) == 216,
-               "search_rank_result changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_window) == 24, "search_window changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_group) == 72, "search_group changed: update search/parallel.c");
+               "search_rank_result changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_window) == 24, "search_window changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_group) == 72, "search_group changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_group_check) == 32,
-               "search_group_check changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel.c");
-_Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel.c");
-_Static_assert(sizeof(struct dg_mpilog) == 80, "dg_mpilog changed: update search/parallel.c");
-_Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel.c");
-_Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update search/parallel.c");
+               "search_group_check changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_mpilog) == 80, "dg_mpilog changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update search/parallel/pack.c");
 #endif
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
@@ -81,18 +59,8 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 #define SITEINFO_BYTES 5u
 #define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 9 + 4 + 1 + 1 + 2 + 4 + 8 + 8)
 
-/* Sent in pieces of at most this many bytes (MPI counts are int). */
-#define CHUNK_BYTES (64u << 20)
-#define TAG_GO 17
-#define TAG_CHUNK 18
 
 /* ---- writing ------------------------------------------------------------------------ */
-
-struct pk_buf {
-    uint8_t *p;
-    size_t len, cap;
-    bool nomem;
-};
 
 static bool pk_reserve(struct pk_buf *b, size_t n)
 {
@@ -791,159 +759,7 @@ out:
     return rc;
 }
 
-/* ---- the MPI side -------------------------------------------------------------------- */
-
-static MPI_Comm par_comm = MPI_COMM_NULL;
-static bool par_inited_mpi;
-
-/* Waits for a request that may take long (a process waiting for another
- * one to finish its ranks) without MPI's busy polling, which would take
- * a core from the processes still working when there are more processes
- * than cores: tests, then sleeps, 1 us doubling up to 1 ms.  Only for
- * waits where nothing large moves (the transfers themselves poll). */
-static void wait_gently(MPI_Request *req)
-{
-    long ns = 1000;
-    for (;;) {
-        int done = 0;
-        MPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        struct timespec ts = {0, ns};
-        nanosleep(&ts, NULL);
-        if (ns < 1000000)
-            ns *= 2;
-    }
-}
-
-int search_parallel_begin(int *argc, char ***argv, int *proc, int *nprocs, struct trace_err *err)
-{
-    int inited = 0, finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) {
-        snprintf(err->msg, sizeof err->msg,
-                 "cannot start the parallel analysis: reason=MPI already finalized");
-        return TRACE_ERR_ARG;
-    }
-    MPI_Initialized(&inited);
-    if (!inited) {
-        if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-            snprintf(err->msg, sizeof err->msg, "cannot start the parallel analysis: reason=MPI_Init failed");
-            return TRACE_ERR_IO;
-        }
-        par_inited_mpi = true;
-    }
-    if (par_comm == MPI_COMM_NULL)
-        MPI_Comm_dup(MPI_COMM_WORLD, &par_comm);
-    MPI_Comm_rank(par_comm, proc);
-    MPI_Comm_size(par_comm, nprocs);
-    return 0;
-}
-
-void search_parallel_end(void)
-{
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized)
-        return;
-    if (par_comm != MPI_COMM_NULL) {
-        /* the processes that finish first wait here for process 0, which
-         * builds and prints the report, without taking a core from it */
-        MPI_Request req;
-        MPI_Ibarrier(par_comm, &req);
-        wait_gently(&req);
-        MPI_Comm_free(&par_comm);
-    }
-    par_comm = MPI_COMM_NULL;
-    if (par_inited_mpi)
-        MPI_Finalize();
-    par_inited_mpi = false;
-}
-
-bool search_parallel_agree(bool ok, bool *root_ok)
-{
-    int proc = 0, in[2], all[2];
-    if (par_comm == MPI_COMM_NULL) {
-        if (root_ok)
-            *root_ok = ok;
-        return ok;
-    }
-    MPI_Comm_rank(par_comm, &proc);
-    in[0] = ok ? 1 : 0;
-    in[1] = proc == 0 ? in[0] : 1;
-    MPI_Allreduce(in, all, 2, MPI_INT, MPI_MIN, par_comm);
-    if (root_ok)
-        *root_ok = all[1] == 1;
-    return all[0] == 1;
-}
-
-/* Which process analyses which rank: greedy by stream file size, largest
- * first (ties: lowest rank), each to the least loaded process (ties: lowest
- * process).  -1 for ranks without a stream file. */
-struct rank_size {
-    int rank;
-    uint64_t bytes;
-};
-
-static int cmp_size_desc(const void *a, const void *b)
-{
-    const struct rank_size *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
-static int assign_ranks(struct trace *t, int nprocs, int *owner)
-{
-    int world = trace_world_size(t), n = 0;
-    struct rank_size *rs = calloc(world > 0 ? (size_t)world : 1, sizeof *rs);
-    uint64_t *load = calloc((size_t)nprocs, sizeof *load);
-    if (!rs || !load) {
-        free(rs);
-        free(load);
-        return TRACE_ERR_NOMEM;
-    }
-    for (int r = 0; r < world; r++) {
-        owner[r] = -1;
-        if (!trace_has_rank(t, r))
-            continue;
-        struct stat sb;
-        rs[n].rank = r;
-        rs[n].bytes = stat(trace_rank_path(t, r), &sb) == 0 ? (uint64_t)sb.st_size : 0;
-        n++;
-    }
-    qsort(rs, (size_t)n, sizeof *rs, cmp_size_desc);
-    for (int i = 0; i < n; i++) {
-        int best = 0;
-        for (int p = 1; p < nprocs; p++)
-            if (load[p] < load[best])
-                best = p;
-        owner[rs[i].rank] = best;
-        load[best] += rs[i].bytes + 1; /* + 1: empty files still spread */
-    }
-    free(rs);
-    free(load);
-    return 0;
-}
-
-/* Progress over this process's share of the bytes. */
-struct share_progress {
-    search_progress_fn fn;
-    void *ctx;
-    uint64_t done_before, total;
-};
-
-static void share_progress_cb(void *ctx, uint64_t done, uint64_t total)
-{
-    struct share_progress *s = ctx;
-    s->fn(s->ctx, s->done_before + (done < total ? done : total), s->total);
-}
-
-static uint64_t file_bytes(const char *path)
-{
-    struct stat sb;
-    return path && stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-}
+/* ---- bundles ------------------------------------------------------------------------ */
 
 /* Bundle items. */
 enum { ITEM_RESULT = 1, ITEM_FAILURE = 2 };
@@ -980,15 +796,8 @@ static void pk_bundle_header(struct pk_buf *b, int32_t status, uint32_t nitems)
     pk_u32(b, nitems);
 }
 
-/* What process 0 collects. */
-struct collected {
-    struct search_rank_result **res;
-    int nres, capres;
-    struct search_rank_failure *fail;
-    int nfail, capfail;
-};
 
-static int add_result(struct collected *c, struct search_rank_result *r)
+int search_collected_add_result(struct search_collected *c, struct search_rank_result *r)
 {
     if (c->nres == c->capres) {
         int cap = c->capres ? 2 * c->capres : 16;
@@ -1002,7 +811,7 @@ static int add_result(struct collected *c, struct search_rank_result *r)
     return 0;
 }
 
-static int add_failure(struct collected *c, int rank, int status, const char *msg)
+int search_collected_add_failure(struct search_collected *c, int rank, int status, const char *msg)
 {
     if (c->nfail == c->capfail) {
         int cap = c->capfail ? 2 * c->capfail : 8;
@@ -1021,8 +830,8 @@ static int add_failure(struct collected *c, int rank, int status, const char *ms
 }
 
 /* Unpacks the bundle of process src into c and resolves its sites. */
-static int unpack_bundle(struct trace *t, int src, const uint8_t *p, size_t len, const int *owner, int world,
-                         struct collected *c, struct trace_err *err)
+int search_bundle_unpack(struct trace *t, int src, const uint8_t *p, size_t len, const int *owner, int world,
+                         struct search_collected *c, struct trace_err *err)
 {
     struct pk_rd rd = {.p = p, .len = len};
     struct pk_rd *r = &rd;
@@ -1063,7 +872,7 @@ static int unpack_bundle(struct trace *t, int src, const uint8_t *p, size_t len,
             rd_msg(r, msg, sizeof msg);
             if (r->bad)
                 break;
-            if ((rc = add_failure(c, rank, st < 0 ? st : TRACE_ERR_FORMAT, msg)) < 0)
+            if ((rc = search_collected_add_failure(c, rank, st < 0 ? st : TRACE_ERR_FORMAT, msg)) < 0)
                 goto nomem;
         } else if (kind == ITEM_RESULT) {
             uint64_t n = rd_u64(r);
@@ -1090,7 +899,7 @@ static int unpack_bundle(struct trace *t, int src, const uint8_t *p, size_t len,
                 search_rank_result_free(res);
                 return rc;
             }
-            if ((rc = add_result(c, res)) < 0) {
+            if ((rc = search_collected_add_result(c, res)) < 0) {
                 search_rank_result_free(res);
                 goto nomem;
             }
@@ -1124,218 +933,69 @@ static int cmp_failure_rank(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Sends len bytes to process 0 in chunks, once process 0 says it is ready
- * to receive them (until then the process waits gently). */
-static void send_bytes(const uint8_t *p, uint64_t len)
+
+void search_collected_sort(struct search_collected *c)
 {
-    MPI_Request req;
-    int go = 0;
-    MPI_Irecv(&go, 1, MPI_INT, 0, TAG_GO, par_comm, &req);
-    wait_gently(&req);
-    for (uint64_t off = 0; off < len;) {
-        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
-        MPI_Send(p + off, (int)n, MPI_BYTE, 0, TAG_CHUNK, par_comm);
-        off += n;
-    }
+    if (c->nres)
+        qsort(c->res, (size_t)c->nres, sizeof *c->res, cmp_result_rank);
+    if (c->nfail)
+        qsort(c->fail, (size_t)c->nfail, sizeof *c->fail, cmp_failure_rank);
 }
 
-/* Receives len bytes from src in chunks into p, or into a scratch chunk
- * (discarded) when p is NULL: every chunk a process sends is received. */
-static int recv_bytes(int src, uint8_t *p, uint64_t len)
+void search_collected_free(struct search_collected *c)
 {
-    uint8_t *scratch = NULL;
-    int go = 1;
-    MPI_Send(&go, 1, MPI_INT, src, TAG_GO, par_comm);
-    if (!p && len) {
-        scratch = malloc(len < CHUNK_BYTES ? (size_t)len : CHUNK_BYTES);
-        if (!scratch) {
-            /* cannot even drain the messages: end the job rather than hang */
-            fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
-            MPI_Abort(par_comm, 1);
-        }
-    }
-    for (uint64_t off = 0; off < len;) {
-        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
-        MPI_Recv(p ? p + off : scratch, (int)n, MPI_BYTE, src, TAG_CHUNK, par_comm, MPI_STATUS_IGNORE);
-        off += n;
-    }
-    free(scratch);
-    return 0;
+    for (int k = 0; k < c->nres; k++)
+        search_rank_result_free(c->res[k]);
+    free(c->res);
+    free(c->fail);
+    memset(c, 0, sizeof *c);
 }
 
-int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
-                        struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
-                        int *nfailed, struct trace_err *err)
+void search_bundle_begin(struct pk_buf *b)
 {
-    int proc, nprocs, world, rc = 0, local_rc = 0;
-    int *owner = NULL;
-    uint64_t *sizes = NULL;
-    struct pk_buf b = {0};
-    struct collected col = {0};
-    char local_msg[sizeof err->msg] = "";
+    pk_bundle_header(b, 0, 0);
+}
 
-    *out = NULL;
-    *n = 0;
-    if (failed)
-        *failed = NULL;
-    if (nfailed)
-        *nfailed = 0;
-    err->msg[0] = '\0';
-    if (par_comm == MPI_COMM_NULL || !t) {
-        snprintf(err->msg, sizeof err->msg,
-                 "parallel analysis not started: call search_parallel_begin first");
-        return TRACE_ERR_ARG;
-    }
-    MPI_Comm_rank(par_comm, &proc);
-    MPI_Comm_size(par_comm, &nprocs);
-    world = trace_world_size(t);
+void search_bundle_add_result(struct pk_buf *b, int rank, const struct search_rank_result *r)
+{
+    pk_u32(b, ITEM_RESULT);
+    pk_i32(b, rank);
+    size_t at = b->len;
+    pk_u64(b, 0);
+    pack_result(b, r);
+    pk_patch_u64(b, at, b->len - at - 8);
+}
 
-    /* 1. the assignment, computed by process 0 (the same file sizes
-     *    everywhere are not taken for granted) */
-    owner = malloc((world > 0 ? (size_t)world : 1) * sizeof *owner);
-    int have = owner ? 1 : 0, all_have;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, par_comm);
-    if (!all_have) {
-        free(owner);
-        snprintf(err->msg, sizeof err->msg, "out of memory: process=%d", proc);
-        return TRACE_ERR_NOMEM;
-    }
-    if (proc == 0 && assign_ranks(t, nprocs, owner) < 0) {
-        for (int r = 0; r < world; r++)
-            owner[r] = -1;
-        local_rc = TRACE_ERR_NOMEM;
-        snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
-    }
-    MPI_Bcast(owner, world, MPI_INT, 0, par_comm);
+void search_bundle_add_failure(struct pk_buf *b, int rank, int status, const char *msg)
+{
+    pk_u32(b, ITEM_FAILURE);
+    pk_i32(b, rank);
+    pk_i32(b, status);
+    pk_msg(b, msg);
+}
 
-    /* 2. this process's ranks */
-    struct share_progress sp = {.fn = progress, .ctx = ctx};
-    uint32_t nitems = 0;
-    for (int r = 0; r < world; r++)
-        if (owner[r] == proc)
-            sp.total += file_bytes(trace_rank_path(t, r));
-    if (proc != 0)
-        pk_bundle_header(&b, 0, 0); /* nitems patched below */
-    for (int r = 0; r < world && !local_rc; r++) {
-        if (owner[r] != proc)
-            continue;
-        struct trace_err rerr;
-        struct search_rank_result *res = NULL;
-        rerr.msg[0] = '\0';
-        int rrc = search_run_rank(t, r, o, progress ? share_progress_cb : NULL, &sp, &res, &rerr);
-        sp.done_before += file_bytes(trace_rank_path(t, r));
-        if (proc == 0) {
-            /* kept as is: nothing to send */
-            int arc = rrc < 0 ? add_failure(&col, r, rrc, rerr.msg) : add_result(&col, res);
-            if (arc < 0) {
-                search_rank_result_free(res);
-                local_rc = arc;
-                snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
-            }
-            continue;
-        }
-        pk_u32(&b, rrc < 0 ? ITEM_FAILURE : ITEM_RESULT);
-        pk_i32(&b, r);
-        if (rrc < 0) {
-            pk_i32(&b, rrc);
-            pk_msg(&b, rerr.msg);
-        } else {
-            size_t at = b.len;
-            pk_u64(&b, 0);
-            pack_result(&b, res);
-            pk_patch_u64(&b, at, b.len - at - 8);
-            search_rank_result_free(res);
-        }
-        nitems++;
-        if (b.nomem) {
-            local_rc = TRACE_ERR_NOMEM;
-            snprintf(local_msg, sizeof local_msg,
-                     "out of memory while packing the results: process=%d rank=%d", proc, r);
-        }
-    }
-    bool static_bundle = false;
-    if (proc != 0 && b.nomem && !local_rc) {
-        local_rc = TRACE_ERR_NOMEM;
-        snprintf(local_msg, sizeof local_msg, "out of memory while packing the results: process=%d", proc);
-    }
-    if (proc != 0) {
-        if (local_rc < 0) {
-            free(b.p);
-            memset(&b, 0, sizeof b);
-            pk_bundle_header(&b, local_rc, 0);
-            pk_msg(&b, local_msg);
-            if (b.nomem) {
-                /* the status alone, in 20 static bytes */
-                static uint8_t tiny[20];
-                free(b.p);
-                b = (struct pk_buf){.p = tiny, .cap = sizeof tiny};
-                pk_bundle_header(&b, local_rc, 0);
-                pk_u32(&b, 0);
-                static_bundle = true;
-            }
-        } else {
-            /* the item count: bytes 12..15 of the header */
-            for (unsigned i = 0; i < 4; i++)
-                b.p[12 + i] = (uint8_t)(nitems >> (8 * i));
-        }
-    }
+void search_bundle_set_items(struct pk_buf *b, uint32_t nitems)
+{
+    /* the item count: bytes 12..15 of the header */
+    if (b->nomem || b->len < 16)
+        return;
+    for (unsigned i = 0; i < 4; i++)
+        b->p[12 + i] = (uint8_t)(nitems >> (8 * i));
+}
 
-    /* 3. the gather: sizes, then bytes (every process takes part) */
-    uint64_t mine = proc == 0 ? 0 : (uint64_t)b.len;
-    if (proc == 0 && !(sizes = calloc((size_t)nprocs, sizeof *sizes))) {
-        fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
-        MPI_Abort(par_comm, 1);
-    }
-    MPI_Request req;
-    MPI_Igather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, 0, par_comm, &req);
-    wait_gently(&req);
-    if (proc != 0) {
-        send_bytes(b.p, mine);
-        if (!static_bundle)
-            free(b.p);
-        free(owner);
-        if (local_rc < 0)
-            snprintf(err->msg, sizeof err->msg, "%s", local_msg);
-        return local_rc;
-    }
-
-    rc = local_rc;
-    if (rc < 0)
-        snprintf(err->msg, sizeof err->msg, "%s", local_msg);
-    for (int src = 1; src < nprocs; src++) {
-        uint8_t *p = NULL;
-        if (rc == 0)
-            p = malloc(sizes[src] ? (size_t)sizes[src] : 1);
-        if (!p && rc == 0) {
-            rc = TRACE_ERR_NOMEM;
-            snprintf(err->msg, sizeof err->msg, "out of memory for the results of process %d: bytes=%" PRIu64,
-                     src, sizes[src]);
-        }
-        recv_bytes(src, p, sizes[src]);
-        if (p && rc == 0)
-            rc = unpack_bundle(t, src, p, (size_t)sizes[src], owner, world, &col, err);
-        free(p);
-    }
-    free(sizes);
-    free(owner);
-    if (rc < 0) {
-        for (int k = 0; k < col.nres; k++)
-            search_rank_result_free(col.res[k]);
-        free(col.res);
-        free(col.fail);
-        return rc;
-    }
-    if (col.nres)
-        qsort(col.res, (size_t)col.nres, sizeof *col.res, cmp_result_rank);
-    if (col.nfail)
-        qsort(col.fail, (size_t)col.nfail, sizeof *col.fail, cmp_failure_rank);
-    *out = col.res;
-    *n = col.nres;
-    if (failed) {
-        *failed = col.fail;
-        *nfailed = col.nfail;
-    } else {
-        free(col.fail);
-    }
-    return 0;
+bool search_bundle_failed(struct pk_buf *b, int status, const char *msg)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+    pk_bundle_header(b, status, 0);
+    pk_msg(b, msg);
+    if (!b->nomem)
+        return false;
+    /* the status alone, in 20 static bytes */
+    static uint8_t tiny[20];
+    free(b->p);
+    *b = (struct pk_buf){.p = tiny, .cap = sizeof tiny};
+    pk_bundle_header(b, status, 0);
+    pk_u32(b, 0);
+    return true;
 }

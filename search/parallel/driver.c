@@ -1,0 +1,384 @@
+/* driver.c - `commhint hints --parallel`: the ranks of a trace analysed by
+ * the processes of an MPI job (mpiexec -n P), each rank by one process, and
+ * the results gathered on process 0, which merges them as a serial run does.
+ *
+ * MPI is the distributed engine here, as in Scalasca's parallel replay: the
+ * per-rank analysis needs nothing from other ranks, so the only exchange is
+ * the gather of the results at the end (what cross-rank matching needs:
+ * the MPI logs, the aggregation checks, the rest of each result).
+ *
+ * Results travel as bundles of packed results (pack.c, pack.h); this file
+ * is the only one of commhint that calls MPI, and it is a library of its
+ * own (libcommhint-parallel.a) that only the command line links.
+ *
+ * The exchange: process 0 decides which process analyses which rank and
+ * broadcasts it; each process analyses its ranks; the sizes of what each
+ * sends are gathered; then process 0 asks each process in turn for its
+ * bundle and receives it in chunks of at most 64 MiB (MPI counts are int).
+ *
+ * Failures: a rank that cannot be analysed travels as a failure item (its
+ * status and message) and process 0 reports it as the serial run does; a
+ * process that fails as a whole (out of memory while packing) still takes
+ * part in every collective call and sends a bundle whose status says so.
+ * MPI errors themselves are fatal (MPI's default handler ends the job), so
+ * nothing waits forever.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "pack.h"
+
+/* Sent in pieces of at most this many bytes (MPI counts are int). */
+#define CHUNK_BYTES (64u << 20)
+#define TAG_GO 17
+#define TAG_CHUNK 18
+
+/* ---- the MPI side -------------------------------------------------------------------- */
+
+static MPI_Comm par_comm = MPI_COMM_NULL;
+static bool par_inited_mpi;
+
+/* Waits for a request that may take long (a process waiting for another
+ * one to finish its ranks) without MPI's busy polling, which would take
+ * a core from the processes still working when there are more processes
+ * than cores: tests, then sleeps, 1 us doubling up to 1 ms.  Only for
+ * waits where nothing large moves (the transfers themselves poll). */
+static void wait_gently(MPI_Request *req)
+{
+    long ns = 1000;
+    for (;;) {
+        int done = 0;
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
+        if (ns < 1000000)
+            ns *= 2;
+    }
+}
+
+int search_parallel_begin(int *argc, char ***argv, int *proc, int *nprocs, struct trace_err *err)
+{
+    int inited = 0, finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) {
+        snprintf(err->msg, sizeof err->msg,
+                 "cannot start the parallel analysis: reason=MPI already finalized");
+        return TRACE_ERR_ARG;
+    }
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+            snprintf(err->msg, sizeof err->msg, "cannot start the parallel analysis: reason=MPI_Init failed");
+            return TRACE_ERR_IO;
+        }
+        par_inited_mpi = true;
+    }
+    if (par_comm == MPI_COMM_NULL)
+        MPI_Comm_dup(MPI_COMM_WORLD, &par_comm);
+    MPI_Comm_rank(par_comm, proc);
+    MPI_Comm_size(par_comm, nprocs);
+    return 0;
+}
+
+void search_parallel_end(void)
+{
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized)
+        return;
+    if (par_comm != MPI_COMM_NULL) {
+        /* the processes that finish first wait here for process 0, which
+         * builds and prints the report, without taking a core from it */
+        MPI_Request req;
+        MPI_Ibarrier(par_comm, &req);
+        wait_gently(&req);
+        MPI_Comm_free(&par_comm);
+    }
+    par_comm = MPI_COMM_NULL;
+    if (par_inited_mpi)
+        MPI_Finalize();
+    par_inited_mpi = false;
+}
+
+bool search_parallel_agree(bool ok, bool *root_ok)
+{
+    int proc = 0, in[2], all[2];
+    if (par_comm == MPI_COMM_NULL) {
+        if (root_ok)
+            *root_ok = ok;
+        return ok;
+    }
+    MPI_Comm_rank(par_comm, &proc);
+    in[0] = ok ? 1 : 0;
+    in[1] = proc == 0 ? in[0] : 1;
+    MPI_Allreduce(in, all, 2, MPI_INT, MPI_MIN, par_comm);
+    if (root_ok)
+        *root_ok = all[1] == 1;
+    return all[0] == 1;
+}
+
+/* Which process analyses which rank: greedy by stream file size, largest
+ * first (ties: lowest rank), each to the least loaded process (ties: lowest
+ * process).  -1 for ranks without a stream file. */
+struct rank_size {
+    int rank;
+    uint64_t bytes;
+};
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+    const struct rank_size *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int assign_ranks(struct trace *t, int nprocs, int *owner)
+{
+    int world = trace_world_size(t), n = 0;
+    struct rank_size *rs = calloc(world > 0 ? (size_t)world : 1, sizeof *rs);
+    uint64_t *load = calloc((size_t)nprocs, sizeof *load);
+    if (!rs || !load) {
+        free(rs);
+        free(load);
+        return TRACE_ERR_NOMEM;
+    }
+    for (int r = 0; r < world; r++) {
+        owner[r] = -1;
+        if (!trace_has_rank(t, r))
+            continue;
+        struct stat sb;
+        rs[n].rank = r;
+        rs[n].bytes = stat(trace_rank_path(t, r), &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        n++;
+    }
+    qsort(rs, (size_t)n, sizeof *rs, cmp_size_desc);
+    for (int i = 0; i < n; i++) {
+        int best = 0;
+        for (int p = 1; p < nprocs; p++)
+            if (load[p] < load[best])
+                best = p;
+        owner[rs[i].rank] = best;
+        load[best] += rs[i].bytes + 1; /* + 1: empty files still spread */
+    }
+    free(rs);
+    free(load);
+    return 0;
+}
+
+/* Progress over this process's share of the bytes. */
+struct share_progress {
+    search_progress_fn fn;
+    void *ctx;
+    uint64_t done_before, total;
+};
+
+static void share_progress_cb(void *ctx, uint64_t done, uint64_t total)
+{
+    struct share_progress *s = ctx;
+    s->fn(s->ctx, s->done_before + (done < total ? done : total), s->total);
+}
+
+static uint64_t file_bytes(const char *path)
+{
+    struct stat sb;
+    return path && stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+/* Sends len bytes to process 0 in chunks, once process 0 says it is ready
+ * to receive them (until then the process waits gently). */
+static void send_bytes(const uint8_t *p, uint64_t len)
+{
+    MPI_Request req;
+    int go = 0;
+    MPI_Irecv(&go, 1, MPI_INT, 0, TAG_GO, par_comm, &req);
+    wait_gently(&req);
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+        MPI_Send(p + off, (int)n, MPI_BYTE, 0, TAG_CHUNK, par_comm);
+        off += n;
+    }
+}
+
+/* Receives len bytes from src in chunks into p, or into a scratch chunk
+ * (discarded) when p is NULL: every chunk a process sends is received. */
+static int recv_bytes(int src, uint8_t *p, uint64_t len)
+{
+    uint8_t *scratch = NULL;
+    int go = 1;
+    MPI_Send(&go, 1, MPI_INT, src, TAG_GO, par_comm);
+    if (!p && len) {
+        scratch = malloc(len < CHUNK_BYTES ? (size_t)len : CHUNK_BYTES);
+        if (!scratch) {
+            /* cannot even drain the messages: end the job rather than hang */
+            fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
+            MPI_Abort(par_comm, 1);
+        }
+    }
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+        MPI_Recv(p ? p + off : scratch, (int)n, MPI_BYTE, src, TAG_CHUNK, par_comm, MPI_STATUS_IGNORE);
+        off += n;
+    }
+    free(scratch);
+    return 0;
+}
+
+int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
+                        struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
+                        int *nfailed, struct trace_err *err)
+{
+    int proc, nprocs, world, rc = 0, local_rc = 0;
+    int *owner = NULL;
+    uint64_t *sizes = NULL;
+    struct pk_buf b = {0};
+    struct search_collected col = {0};
+    char local_msg[sizeof err->msg] = "";
+
+    *out = NULL;
+    *n = 0;
+    if (failed)
+        *failed = NULL;
+    if (nfailed)
+        *nfailed = 0;
+    err->msg[0] = '\0';
+    if (par_comm == MPI_COMM_NULL || !t) {
+        snprintf(err->msg, sizeof err->msg,
+                 "parallel analysis not started: call search_parallel_begin first");
+        return TRACE_ERR_ARG;
+    }
+    MPI_Comm_rank(par_comm, &proc);
+    MPI_Comm_size(par_comm, &nprocs);
+    world = trace_world_size(t);
+
+    /* 1. the assignment, computed by process 0 (the same file sizes
+     *    everywhere are not taken for granted) */
+    owner = malloc((world > 0 ? (size_t)world : 1) * sizeof *owner);
+    int have = owner ? 1 : 0, all_have;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, par_comm);
+    if (!all_have) {
+        free(owner);
+        snprintf(err->msg, sizeof err->msg, "out of memory: process=%d", proc);
+        return TRACE_ERR_NOMEM;
+    }
+    if (proc == 0 && assign_ranks(t, nprocs, owner) < 0) {
+        for (int r = 0; r < world; r++)
+            owner[r] = -1;
+        local_rc = TRACE_ERR_NOMEM;
+        snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
+    }
+    MPI_Bcast(owner, world, MPI_INT, 0, par_comm);
+
+    /* 2. this process's ranks */
+    struct share_progress sp = {.fn = progress, .ctx = ctx};
+    uint32_t nitems = 0;
+    for (int r = 0; r < world; r++)
+        if (owner[r] == proc)
+            sp.total += file_bytes(trace_rank_path(t, r));
+    if (proc != 0)
+        search_bundle_begin(&b); /* nitems patched below */
+    for (int r = 0; r < world && !local_rc; r++) {
+        if (owner[r] != proc)
+            continue;
+        struct trace_err rerr;
+        struct search_rank_result *res = NULL;
+        rerr.msg[0] = '\0';
+        int rrc = search_run_rank(t, r, o, progress ? share_progress_cb : NULL, &sp, &res, &rerr);
+        sp.done_before += file_bytes(trace_rank_path(t, r));
+        if (proc == 0) {
+            /* kept as is: nothing to send */
+            int arc = rrc < 0 ? search_collected_add_failure(&col, r, rrc, rerr.msg)
+                              : search_collected_add_result(&col, res);
+            if (arc < 0) {
+                search_rank_result_free(res);
+                local_rc = arc;
+                snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
+            }
+            continue;
+        }
+        if (rrc < 0) {
+            search_bundle_add_failure(&b, r, rrc, rerr.msg);
+        } else {
+            search_bundle_add_result(&b, r, res);
+            search_rank_result_free(res);
+        }
+        nitems++;
+        if (b.nomem) {
+            local_rc = TRACE_ERR_NOMEM;
+            snprintf(local_msg, sizeof local_msg,
+                     "out of memory while packing the results: process=%d rank=%d", proc, r);
+        }
+    }
+    bool static_bundle = false;
+    if (proc != 0 && b.nomem && !local_rc) {
+        local_rc = TRACE_ERR_NOMEM;
+        snprintf(local_msg, sizeof local_msg, "out of memory while packing the results: process=%d", proc);
+    }
+    if (proc != 0) {
+        if (local_rc < 0)
+            static_bundle = search_bundle_failed(&b, local_rc, local_msg);
+        else
+            search_bundle_set_items(&b, nitems);
+    }
+
+    /* 3. the gather: sizes, then bytes (every process takes part) */
+    uint64_t mine = proc == 0 ? 0 : (uint64_t)b.len;
+    if (proc == 0 && !(sizes = calloc((size_t)nprocs, sizeof *sizes))) {
+        fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
+        MPI_Abort(par_comm, 1);
+    }
+    MPI_Request req;
+    MPI_Igather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, 0, par_comm, &req);
+    wait_gently(&req);
+    if (proc != 0) {
+        send_bytes(b.p, mine);
+        if (!static_bundle)
+            free(b.p);
+        free(owner);
+        if (local_rc < 0)
+            snprintf(err->msg, sizeof err->msg, "%s", local_msg);
+        return local_rc;
+    }
+
+    rc = local_rc;
+    if (rc < 0)
+        snprintf(err->msg, sizeof err->msg, "%s", local_msg);
+    for (int src = 1; src < nprocs; src++) {
+        uint8_t *p = NULL;
+        if (rc == 0)
+            p = malloc(sizes[src] ? (size_t)sizes[src] : 1);
+        if (!p && rc == 0) {
+            rc = TRACE_ERR_NOMEM;
+            snprintf(err->msg, sizeof err->msg, "out of memory for the results of process %d: bytes=%" PRIu64,
+                     src, sizes[src]);
+        }
+        recv_bytes(src, p, sizes[src]);
+        if (p && rc == 0)
+            rc = search_bundle_unpack(t, src, p, (size_t)sizes[src], owner, world, &col, err);
+        free(p);
+    }
+    free(sizes);
+    free(owner);
+    if (rc < 0) {
+        search_collected_free(&col);
+        return rc;
+    }
+    search_collected_sort(&col);
+    *out = col.res;
+    *n = col.nres;
+    if (failed) {
+        *failed = col.fail;
+        *nfailed = col.nfail;
+    } else {
+        free(col.fail);
+    }
+    return 0;
+}
