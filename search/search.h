@@ -385,6 +385,40 @@ bool search_parse_duration(const char *s, uint64_t *out);
  * be compared across runs. */
 char *search_hint_message(const struct search_hint *h, bool with_times);
 
+/* ---- names and formats shared by every front end (search/report/names.c) -------- */
+
+/* A hint kind as the outputs name it. */
+struct search_kind_desc {
+    int kind;               /* enum search_hint_kind */
+    const char *name;       /* "overlap": --kind, JSON "kind", "[overlap]" in text */
+    const char *rule_id;    /* SARIF rule name */
+    const char *description; /* SARIF rule text: what the kind finds, one sentence */
+};
+unsigned search_kind_count(void);
+/* The i-th kind (0 <= i < search_kind_count(), in enum order), else NULL. */
+const struct search_kind_desc *search_kind_at(unsigned i);
+/* The kind's entry, or NULL if unknown. */
+const struct search_kind_desc *search_kind_desc(int kind);
+/* Its name, "?" if unknown; and the kind of a name, 0 if none. */
+const char *search_kind_name(int kind);
+int search_kind_from_name(const char *name);
+
+/* A role of a related line (enum search_related_role). */
+struct search_role_desc {
+    int role;
+    const char *name;       /* "before": JSON, --stable text */
+    const char *text;       /* "can move after the call": text output (lines of a kind) */
+    const char *text_one;   /* the same for one line ("send of the pattern") */
+};
+const struct search_role_desc *search_role_desc(int role);
+const char *search_role_name(int role);         /* "?" if unknown */
+const char *search_role_text(int role, bool one); /* "related" if unknown */
+
+/* A duration as every output prints it: "0", "850 ns", "1.2 ms", "38 us"
+ * (two significant digits below 10 units, none above; a value that would
+ * round to 1000 takes the next unit).  Returns buf. */
+char *search_format_ns(char *buf, size_t size, uint64_t ns);
+
 /* ---- parallel analysis (search/parallel/: pack.c, and driver.c with MPI) ---------------- */
 
 /* The ranks of a trace analysed by the P processes of an MPI job (mpiexec

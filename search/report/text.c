@@ -52,19 +52,9 @@ char *search_text_take(struct search_text *b)
 
 void search_text_time(struct search_text *b, uint64_t ns)
 {
-    static const char *const unit[] = {"ns", "us", "ms", "s"};
-    if (ns < 1000) {
-        search_text_printf(b, "%" PRIu64 " ns", ns);
-        return;
-    }
-    double v = (double)ns;
-    int u = 0;
-    /* Move up while the value would print as 1000 or more. */
-    while (u < 3 && v >= 999.5) {
-        v /= 1000.0;
-        u++;
-    }
-    search_text_printf(b, v < 9.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    char buf[32];
+    /* (in sentences 0 keeps its unit: "0 ns") */
+    search_text_printf(b, "%s", ns ? search_format_ns(buf, sizeof buf, ns) : "0 ns");
 }
 
 bool search_parse_duration(const char *s, uint64_t *out)

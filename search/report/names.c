@@ -1,0 +1,102 @@
+/* names.c - the one table of what every front end calls the hint kinds and
+ * the roles of related lines (text, JSON, SARIF, the viewer, the timeline
+ * export), and the one formatter of durations. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "search.h"
+
+static const struct search_kind_desc kinds[] = {
+    {SEARCH_HINT_OVERLAP, "overlap", "CommunicationComputationOverlap",
+     "Computation that can overlap a blocking MPI call once the call is made nonblocking"},
+    {SEARCH_HINT_AGGREGATE, "aggregate", "MessageAggregation",
+     "Sends to the same rank that can be sent as one message"},
+    {SEARCH_HINT_COLLECTIVE, "collective", "CollectiveCommunication",
+     "Point-to-point calls that can be one collective call"},
+};
+
+unsigned search_kind_count(void)
+{
+    return sizeof kinds / sizeof kinds[0];
+}
+
+const struct search_kind_desc *search_kind_at(unsigned i)
+{
+    return i < search_kind_count() ? &kinds[i] : NULL;
+}
+
+const struct search_kind_desc *search_kind_desc(int kind)
+{
+    for (unsigned i = 0; i < search_kind_count(); i++)
+        if (kinds[i].kind == kind)
+            return &kinds[i];
+    return NULL;
+}
+
+const char *search_kind_name(int kind)
+{
+    const struct search_kind_desc *d = search_kind_desc(kind);
+    return d ? d->name : "?";
+}
+
+int search_kind_from_name(const char *name)
+{
+    for (unsigned i = 0; name && i < search_kind_count(); i++)
+        if (!strcmp(name, kinds[i].name))
+            return kinds[i].kind;
+    return 0;
+}
+
+static const struct search_role_desc roles[] = {
+    {SEARCH_REL_BEFORE, "before", "can move after the call", "can move after the call"},
+    {SEARCH_REL_AFTER, "after", "can run before the wait", "can run before the wait"},
+    {SEARCH_REL_MEMBER, "member", "send merged into it", "send merged into it"},
+    {SEARCH_REL_SEND, "send", "sends of the pattern", "send of the pattern"},
+    {SEARCH_REL_RECV, "recv", "receives of the pattern", "receive of the pattern"},
+    {SEARCH_REL_COLL, "collective", "collective merged into it", "collective merged into it"},
+};
+
+const struct search_role_desc *search_role_desc(int role)
+{
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++)
+        if (roles[i].role == role)
+            return &roles[i];
+    return NULL;
+}
+
+const char *search_role_name(int role)
+{
+    const struct search_role_desc *d = search_role_desc(role);
+    return d ? d->name : "?";
+}
+
+const char *search_role_text(int role, bool one)
+{
+    const struct search_role_desc *d = search_role_desc(role);
+    return d ? (one ? d->text_one : d->text) : "related";
+}
+
+char *search_format_ns(char *buf, size_t size, uint64_t ns)
+{
+    static const char *const unit[] = {"ns", "us", "ms", "s"};
+    if (!buf || !size)
+        return buf;
+    if (!ns) {
+        snprintf(buf, size, "0");
+        return buf;
+    }
+    if (ns < 1000) {
+        snprintf(buf, size, "%" PRIu64 " ns", ns);
+        return buf;
+    }
+    double v = (double)ns;
+    int u = 0;
+    /* up while the value would print as 1000 or more: 999.7 us is 1.0 ms */
+    while (u < 3 && v >= 999.5) {
+        v /= 1000.0;
+        u++;
+    }
+    snprintf(buf, size, v < 9.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return buf;
+}
