@@ -56,7 +56,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP
 INC_TRACELIB := -Itracelib
 INC_DEPGRAPH := $(INC_TRACELIB) -Idepgraph
 INC_SEARCH   := $(INC_DEPGRAPH) -Isearch
-INC_FRONT    := $(INC_TRACELIB) -Idepgraph -Isearch
+INC_FRONT    := $(INC_TRACELIB) -Isearch
 
 # Objects are rebuilt when the flags that shape them change (SAN=1 after a
 # plain build in the same O=, another LLVM_VERSION or CFLAGS): the stamp is

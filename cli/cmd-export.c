@@ -2,26 +2,23 @@
  * timeline of a trace in the Chrome trace-event format (JSON object form),
  * for ui.perfetto.dev and chrome://tracing (docs/export.md).
  *
- * The ranks are analysed as `commhint hints` does (search_run_rank, then
- * search_report_build for the hints); their MPI logs give the calls and,
- * matched across ranks (dg_match_build), the messages and collective
- * instances.  Per world rank one process: its MPI calls as complete events,
+ * The trace is loaded as `commhint hints` loads it (search_analyse, with
+ * the ranks' calls kept): the calls, their messages matched across ranks,
+ * the collective instances and the common clock all come from the
+ * analysis.  Per world rank one process: its MPI calls as complete events,
  * each message as a flow from its send to its receive, each hint holding on
  * the rank as an instant event at its call site's first call there.
  *
- * The JSON is written while the logs are walked, never held in memory; only
- * the logs are (as for the cross-rank stage of `hints`).
+ * The JSON is written while the calls are walked, never held in memory.
  *
  * Decisions beyond docs/export.md's table:
  *   - pid (and tid) is world rank + 1: pid 0 is the idle process of the
  *     Linux kernel, which Perfetto's importer treats specially; the
  *     process is named "rank N" and sorted by N;
- *   - ranks on one host share CLOCK_MONOTONIC and are shown on it as they
- *     are; when the ranks' clock samples say they ran on different hosts
- *     (their REALTIME - MONOTONIC offsets differ by more than 1 ms), each
- *     rank's times are mapped to CLOCK_REALTIME through its samples at
- *     MPI_Init and MPI_Finalize (linear in between), as the wait-state
- *     analysis does (search/xrank/waitstates.c);
+ *   - times are the analysis' common clock (search_analysis_clock: one
+ *     host's CLOCK_MONOTONIC, or CLOCK_REALTIME through each rank's clock
+ *     samples for ranks of different hosts), from the earliest call;
+ *     --stable puts call k of a rank at k us instead;
  *   - a Sendrecv with both peers MPI_PROC_NULL leaves no record in the MPI
  *     log and cannot be exported: the calls missing are counted per rank
  *     and reported on stderr and in otherData. */
@@ -66,27 +63,7 @@ static void export_help(void)
            "bad usage.\n");
 }
 
-/* ---- clocks --------------------------------------------------------------------- */
-
-/* Offsets of REALTIME - MONOTONIC that differ by more than this between
- * ranks mean different hosts (ns). */
-#define EXPORT_SAME_HOST_NS 1000000
-
-enum clock_mode { CLOCK_MONO, CLOCK_REAL, CLOCK_LOGICAL };
-
-static const char *const clock_mode_names[] = {"monotonic", "realtime", "logical"};
-
 /* ---- the state of one export ---------------------------------------------------- */
-
-struct xrank {
-    struct search_rank_result *res; /* NULL: no trace, or not analysed (the log is ours to change) */
-    bool missing;                   /* no stream file */
-    struct dg_clockmap cm;
-    uint32_t *first;  /* per siteinfo entry: log position of its first record (UINT32_MAX: none) */
-    uint32_t *ord;    /* --stable: per log position, the ordinal of its call on the rank */
-    uint64_t ncalls;  /* MPI calls in the log (distinct event indices) */
-    uint64_t untimed; /* calls without a time, placed after the call before them */
-};
 
 /* A hint as exported: the report's hint and its message. */
 struct xhint {
@@ -97,11 +74,8 @@ struct xhint {
 struct xport {
     const struct export_opts *o;
     struct trace *t;
+    const struct search_analysis *a;
     int world;
-    struct xrank *rk; /* [world] */
-    const struct dg_match *m;
-    int clock;    /* enum clock_mode */
-    int64_t base; /* shown time of the earliest call (ns) */
     struct xhint *hints;
     uint32_t nhints;
     FILE *f;
@@ -111,149 +85,25 @@ struct xport {
     uint64_t next_flow_id;
 };
 
-/* Shown time of a log record's entry or exit, ns from the earliest call. */
-static uint64_t rec_time(const struct xport *x, int rank, uint32_t pos, bool exit)
+/* Shown time of a call's entry or exit, ns from the earliest call (with
+ * --stable: call k at k us, its exit half a microsecond later). */
+static uint64_t call_time(const struct xport *x, int rank, uint32_t call, bool exit)
 {
-    const struct xrank *r = &x->rk[rank];
-    if (x->clock == CLOCK_LOGICAL)
-        return (uint64_t)r->ord[pos] * 1000 + (exit ? 500 : 0);
-    const struct dg_msgrec *rec = &r->res->log.rec[pos];
-    uint64_t t = exit ? rec->t_exit : rec->t_enter;
-    if (!t)
-        return 0; /* a rank without any time */
-    int64_t v = dg_clock_at(&r->cm, t) - x->base;
-    return v > 0 ? (uint64_t)v : 0;
+    const struct search_call *c = search_analysis_call(x->a, rank, call);
+    if (x->o->stable)
+        return (uint64_t)c->ordinal * 1000 + (exit ? 500 : 0);
+    return exit ? c->t_exit : c->t_enter;
 }
 
 /* Where flows bind: the middle of the call (Perfetto binds a flow end to
  * the slice open on the thread at its time). */
-static uint64_t rec_mid(const struct xport *x, int rank, uint32_t pos)
+static uint64_t call_mid(const struct xport *x, int rank, uint32_t call)
 {
-    uint64_t a = rec_time(x, rank, pos, false), b = rec_time(x, rank, pos, true);
+    uint64_t a = call_time(x, rank, call, false), b = call_time(x, rank, call, true);
     return b > a ? a + (b - a) / 2 : a;
 }
 
-/* ---- preparation ---------------------------------------------------------------- */
-
-static int siteinfo_index(const struct search_rank_result *r, uint32_t site)
-{
-    uint32_t lo = 0, hi = r->nsiteinfo;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (r->siteinfo[mid].site < site)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < r->nsiteinfo && r->siteinfo[lo].site == site ? (int)lo : -1;
-}
-
-/* Per rank: the first record of every site, the calls counted, times
- * without a value filled in (from the call before, else the rank's first
- * time), and the logical times of --stable.  The log is ours to change:
- * the report holds no pointer into it. */
-static int prepare_rank(struct xport *x, int rank)
-{
-    struct xrank *xr = &x->rk[rank];
-    struct dg_mpilog *log = &xr->res->log;
-    const struct search_rank_result *res = xr->res;
-    xr->first = malloc((res->nsiteinfo ? res->nsiteinfo : 1) * sizeof *xr->first);
-    if (!xr->first)
-        return -1;
-    for (uint32_t i = 0; i < res->nsiteinfo; i++)
-        xr->first[i] = UINT32_MAX;
-    if (x->clock == CLOCK_LOGICAL && !(xr->ord = malloc((log->n ? log->n : 1) * sizeof *xr->ord)))
-        return -1;
-    uint64_t known = 0, prev_exit = 0;
-    for (uint32_t i = 0; i < log->n && !known; i++)
-        known = log->rec[i].t_enter;
-    uint32_t ord = 0;
-    for (uint32_t i = 0; i < log->n; i++) {
-        struct dg_msgrec *r = &log->rec[i];
-        bool new_call = !i || log->rec[i - 1].index != r->index;
-        if (new_call) {
-            ord = (uint32_t)xr->ncalls++;
-            if (!r->t_enter)
-                xr->untimed++;
-        }
-        if (xr->ord)
-            xr->ord[i] = ord;
-        if (!r->t_enter) {
-            r->t_enter = prev_exit ? prev_exit : known;
-            r->t_exit = r->t_enter;
-        }
-        if (r->t_exit < r->t_enter)
-            r->t_exit = r->t_enter;
-        prev_exit = r->t_exit;
-        int k = siteinfo_index(res, r->site);
-        if (k >= 0 && xr->first[k] == UINT32_MAX)
-            xr->first[k] = i;
-    }
-    return 0;
-}
-
-/* Chooses the clock (see the top of the file) and the time base. */
-static void choose_clock(struct xport *x)
-{
-    if (x->o->stable) {
-        x->clock = CLOCK_LOGICAL;
-        x->base = 0;
-        return;
-    }
-    bool all = true, have = false;
-    int64_t lo = 0, hi = 0;
-    for (int r = 0; r < x->world; r++) {
-        const struct search_rank_result *res = x->rk[r].res;
-        if (!res)
-            continue;
-        const struct dg_clock *c = res->log.clock[0].valid ? &res->log.clock[0] : &res->log.clock[1];
-        if (!c->valid) {
-            all = false;
-            continue;
-        }
-        int64_t d = dg_clock_delta(c);
-        if (!have || d < lo)
-            lo = d;
-        if (!have || d > hi)
-            hi = d;
-        have = true;
-    }
-    x->clock = have && all && hi - lo > EXPORT_SAME_HOST_NS ? CLOCK_REAL : CLOCK_MONO;
-    if (x->clock == CLOCK_REAL) {
-        for (int r = 0; r < x->world; r++) {
-            const struct search_rank_result *res = x->rk[r].res;
-            if (!res)
-                continue;
-            /* lo keeps shown times near the monotonic ones */
-            dg_clockmap_init(&x->rk[r].cm, &res->log, lo);
-        }
-    }
-    bool have_base = false;
-    for (int r = 0; r < x->world; r++) {
-        const struct search_rank_result *res = x->rk[r].res;
-        if (!res)
-            continue;
-        for (uint32_t i = 0; i < res->log.n; i++) {
-            if (!res->log.rec[i].t_enter)
-                continue;
-            int64_t v = dg_clock_at(&x->rk[r].cm, res->log.rec[i].t_enter);
-            if (!have_base || v < x->base)
-                x->base = v;
-            have_base = true;
-        }
-    }
-}
-
 /* ---- JSON ------------------------------------------------------------------------- */
-
-static const char *const kind_names[] = {[SEARCH_HINT_OVERLAP] = "overlap",
-                                         [SEARCH_HINT_AGGREGATE] = "aggregate",
-                                         [SEARCH_HINT_COLLECTIVE] = "collective"};
-
-static const char *kind_name(int kind)
-{
-    return kind >= SEARCH_HINT_OVERLAP && kind <= SEARCH_HINT_COLLECTIVE ? kind_names[kind] : "?";
-}
 
 static const char *comm_name(uint64_t id, char *buf, size_t n)
 {
@@ -298,13 +148,13 @@ static void put_location(FILE *f, const char *key, const struct trace_site_info 
 
 static void write_metadata(struct xport *x, int rank)
 {
-    const struct xrank *xr = &x->rk[rank];
+    const struct search_rank_result *res = search_analysis_rank(x->a, rank);
     char name[64];
     snprintf(name, sizeof name, "rank %d%s", rank,
-             xr->missing          ? " (no trace)"
-             : !xr->res           ? " (not analysed)"
-             : xr->res->cut_short ? " (cut short)"
-                                  : "");
+             search_analysis_rank_missing(x->a, rank) ? " (no trace)"
+             : !res                                   ? " (not analysed)"
+             : search_rank_cut_short(res)             ? " (cut short)"
+                                                      : "");
     event_begin(x, "M", rank);
     fputs(",\"name\":\"process_name\",\"args\":{\"name\":", x->f);
     cli_json_string(x->f, name);
@@ -315,152 +165,134 @@ static void write_metadata(struct xport *x, int rank)
     fputs(",\"name\":\"thread_name\",\"args\":{\"name\":\"MPI\"}}", x->f);
 }
 
-/* The flow of the message whose send is record pos of rank, if matched and
- * both ends are exported. */
-static void write_flow(struct xport *x, int rank, uint32_t pos)
+/* The flow of a message sent by a part of rank's call, if matched and both
+ * ends are exported. */
+static void write_flow(struct xport *x, int rank, const struct search_part *send)
 {
-    struct dg_pos peer = dg_match_peer(x->m, (struct dg_pos){rank, pos});
-    if (peer.rank < 0 || (x->o->rank >= 0 && peer.rank != x->o->rank))
+    if (send->match_rank < 0 || (x->o->rank >= 0 && send->match_rank != x->o->rank))
         return;
+    struct search_part recv;
+    search_analysis_part(x->a, send->match_rank, send->match_part, &recv);
     uint64_t id = ++x->next_flow_id;
     event_begin(x, "s", rank);
     fputs(",\"name\":\"message\",\"cat\":\"message\"", x->f);
     fprintf(x->f, ",\"id\":%" PRIu64, id);
-    put_us(x->f, "ts", rec_mid(x, rank, pos));
+    put_us(x->f, "ts", call_mid(x, rank, send->call));
     fputc('}', x->f);
-    event_begin(x, "f", peer.rank);
+    event_begin(x, "f", send->match_rank);
     fputs(",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\"", x->f);
     fprintf(x->f, ",\"id\":%" PRIu64, id);
-    put_us(x->f, "ts", rec_mid(x, peer.rank, peer.pos));
+    put_us(x->f, "ts", call_mid(x, send->match_rank, recv.call));
     fputc('}', x->f);
     x->flows++;
 }
 
-/* One MPI call: records [i, j) of the rank's log (one event), as a
- * complete event, then the flows of its sends. */
-static void write_call(struct xport *x, int rank, uint32_t i, uint32_t j)
+/* The args of a call's messages and collective. */
+static void write_parts(struct xport *x, const struct search_part *pt, uint32_t n)
 {
-    const struct search_rank_result *res = x->rk[rank].res;
-    const struct dg_msgrec *rec = res->log.rec, *r0 = &rec[i];
+    FILE *f = x->f;
+    uint32_t nsend = 0, nrecv = 0;
+    for (uint32_t p = 0; p < n; p++) {
+        nsend += pt[p].kind == SEARCH_PART_SEND;
+        nrecv += pt[p].kind == SEARCH_PART_RECV;
+    }
+    for (uint32_t p = 0; p < n; p++) {
+        const struct search_part *r = &pt[p];
+        if (r->kind == SEARCH_PART_SEND) {
+            fprintf(f, ",\"peer\":%d,\"tag\":%d,\"bytes\":%" PRIu64, r->peer, r->tag, r->bytes);
+        } else if (r->kind == SEARCH_PART_RECV && nsend) {
+            /* Sendrecv: the receive half */
+            fprintf(f, ",\"source\":%d,\"recv_tag\":%d,\"recv_bytes\":%" PRIu64, r->peer, r->tag, r->bytes);
+        } else if (r->kind == SEARCH_PART_COLL) {
+            if (r->peer >= 0)
+                fprintf(f, ",\"root\":%d", r->peer);
+            fprintf(f, ",\"bytes\":%" PRIu64 ",\"recv_bytes\":%" PRIu64, r->bytes, r->rbytes);
+            if (r->coll != UINT32_MAX)
+                fprintf(f, ",\"instance\":%u,\"members\":%u", r->coll, r->coll_members);
+        }
+    }
+    if (!nrecv || nsend)
+        return;
+    if (nrecv == 1) {
+        for (uint32_t p = 0; p < n; p++)
+            if (pt[p].kind == SEARCH_PART_RECV)
+                fprintf(f, ",\"peer\":%d,\"tag\":%d,\"bytes\":%" PRIu64, pt[p].peer, pt[p].tag, pt[p].bytes);
+        return;
+    }
+    /* a completion of several receives */
+    uint64_t bytes = 0;
+    fputs(",\"peer\":[", f);
+    for (uint32_t p = 0, k = 0; p < n; p++)
+        if (pt[p].kind == SEARCH_PART_RECV)
+            fprintf(f, "%s%d", k++ ? "," : "", pt[p].peer);
+    fputs("],\"tag\":[", f);
+    for (uint32_t p = 0, k = 0; p < n; p++)
+        if (pt[p].kind == SEARCH_PART_RECV) {
+            fprintf(f, "%s%d", k++ ? "," : "", pt[p].tag);
+            bytes += pt[p].bytes;
+        }
+    fprintf(f, "],\"bytes\":%" PRIu64 ",\"receives\":%u", bytes, nrecv);
+}
+
+/* One MPI call as a complete event, then the flows of its sends. */
+static int write_call(struct xport *x, int rank, uint32_t i)
+{
+    const struct search_call *c = search_analysis_call(x->a, rank, i);
+    struct search_part *pt = malloc((c->nparts ? c->nparts : 1) * sizeof *pt);
     FILE *f = x->f;
     char buf[32];
+    if (!pt)
+        return -1;
+    for (uint32_t p = 0; p < c->nparts; p++)
+        search_analysis_part(x->a, rank, c->first + p, &pt[p]);
     event_begin(x, "X", rank);
-    put_str(f, "name", trace_mpi_call_name(r0->call));
+    put_str(f, "name", trace_mpi_call_name(c->call));
     fputs(",\"cat\":\"mpi\"", f);
-    uint64_t ts = rec_time(x, rank, i, false), te = rec_time(x, rank, i, true);
+    uint64_t ts = call_time(x, rank, i, false), te = call_time(x, rank, i, true);
     put_us(f, "ts", ts);
     put_us(f, "dur", te > ts ? te - ts : 0);
     fputs(",\"args\":{", f);
-    /* the call's own site: the first record's, except that a completion's
-     * receive records carry their Irecv's */
-    int k = siteinfo_index(res, r0->site);
-    const struct trace_site_info *si = k >= 0 ? res->siteinfo[k].info : NULL;
+    /* the call's own site: the first part's, except that a completion's
+     * receive parts carry their Irecv's */
+    const struct trace_site_info *si = c->info;
     fprintf(f, "\"rank\":%d", rank);
     put_location(f, "location", si);
     if (si && si->func && *si->func)
         put_str(f, "function", si->func);
-    put_str(f, "comm", comm_name(r0->comm, buf, sizeof buf));
-    uint32_t nsend = 0, nrecv = 0;
+    put_str(f, "comm", comm_name(c->comm, buf, sizeof buf));
     bool unmatched = false;
-    for (uint32_t p = i; p < j; p++) {
-        nsend += rec[p].kind == DG_MSG_SEND;
-        nrecv += rec[p].kind == DG_MSG_RECV;
-        if ((rec[p].kind == DG_MSG_SEND || rec[p].kind == DG_MSG_RECV) &&
-            dg_match_peer(x->m, (struct dg_pos){rank, p}).rank < 0)
+    for (uint32_t p = 0; p < c->nparts; p++)
+        if ((pt[p].kind == SEARCH_PART_SEND || pt[p].kind == SEARCH_PART_RECV) && pt[p].match_rank < 0)
             unmatched = true;
-    }
-    for (uint32_t p = i; p < j; p++) {
-        const struct dg_msgrec *r = &rec[p];
-        if (r->kind == DG_MSG_SEND) {
-            fprintf(f, ",\"peer\":%d,\"tag\":%d,\"bytes\":%" PRIu64, r->peer, r->tag, r->bytes);
-        } else if (r->kind == DG_MSG_RECV && nsend) {
-            /* Sendrecv: the receive half */
-            fprintf(f, ",\"source\":%d,\"recv_tag\":%d,\"recv_bytes\":%" PRIu64, r->peer, r->tag, r->bytes);
-        } else if (r->kind == DG_MSG_COLL) {
-            if (r->peer >= 0)
-                fprintf(f, ",\"root\":%d", r->peer);
-            fprintf(f, ",\"bytes\":%" PRIu64 ",\"recv_bytes\":%" PRIu64, r->bytes, r->rbytes);
-            uint32_t inst = dg_match_coll_of(x->m, (struct dg_pos){rank, p});
-            if (inst != UINT32_MAX) {
-                uint32_t n = 0;
-                dg_match_coll(x->m, inst, &n);
-                fprintf(f, ",\"instance\":%u,\"members\":%u", inst, n);
-            }
-        }
-    }
-    if (nrecv && !nsend) {
-        if (nrecv == 1) {
-            for (uint32_t p = i; p < j; p++)
-                if (rec[p].kind == DG_MSG_RECV)
-                    fprintf(f, ",\"peer\":%d,\"tag\":%d,\"bytes\":%" PRIu64, rec[p].peer, rec[p].tag,
-                            rec[p].bytes);
-        } else {
-            /* a completion of several receives */
-            uint64_t bytes = 0;
-            fputs(",\"peer\":[", f);
-            for (uint32_t p = i, n = 0; p < j; p++)
-                if (rec[p].kind == DG_MSG_RECV)
-                    fprintf(f, "%s%d", n++ ? "," : "", rec[p].peer);
-            fputs("],\"tag\":[", f);
-            for (uint32_t p = i, n = 0; p < j; p++)
-                if (rec[p].kind == DG_MSG_RECV) {
-                    fprintf(f, "%s%d", n++ ? "," : "", rec[p].tag);
-                    bytes += rec[p].bytes;
-                }
-            fprintf(f, "],\"bytes\":%" PRIu64 ",\"receives\":%u", bytes, nrecv);
-        }
-    }
+    write_parts(x, pt, c->nparts);
     if (unmatched) {
         fputs(",\"unmatched\":true", f);
         x->unmatched++;
     }
     fputs("}}", f);
     x->calls++;
-    for (uint32_t p = i; p < j; p++)
-        if (rec[p].kind == DG_MSG_SEND)
-            write_flow(x, rank, p);
+    for (uint32_t p = 0; p < c->nparts; p++)
+        if (pt[p].kind == SEARCH_PART_SEND)
+            write_flow(x, rank, &pt[p]);
+    free(pt);
+    return 0;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-    return !strcmp(a ? a : "", b ? b : "");
-}
-
-/* Log position of the first record on a rank at a source location: with
- * call >= 0, the same file, line, column and call; else the same file and
- * line.  UINT32_MAX if none. */
-static uint32_t first_at(const struct xrank *xr, const char *file, uint32_t line, uint32_t col, int call)
-{
-    const struct search_rank_result *res = xr->res;
-    uint32_t best = UINT32_MAX;
-    for (uint32_t k = 0; k < res->nsiteinfo; k++) {
-        const struct trace_site_info *si = res->siteinfo[k].info;
-        uint32_t p = xr->first[k];
-        if (!si || p == UINT32_MAX || p >= best || si->line != line || !same_file(si->file, file))
-            continue;
-        if (call < 0 || (si->col == col && res->log.rec[p].call == call))
-            best = p;
-    }
-    return best;
-}
-
-/* Log position of the first call of a hint's call site on a rank: the
- * same file, line, column and call; else the same file and line; else (a
- * collective pattern whose location is a call this rank does not make, e.g.
- * the root's send) the first call at any of its related MPI lines; else
- * UINT32_MAX. */
+/* The first part of a hint's call site on a rank: the same file, line,
+ * column and call; else the same file and line; else (a collective pattern
+ * whose location is a call this rank does not make, e.g. the root's send)
+ * the first part at any of its related MPI lines; else UINT32_MAX. */
 static uint32_t hint_position(const struct xport *x, const struct search_hint *h, int rank)
 {
-    const struct xrank *xr = &x->rk[rank];
-    uint32_t p = first_at(xr, h->file, h->line, h->col, h->call);
+    uint32_t p = search_analysis_first_part_at(x->a, rank, h->file, h->line, h->col, h->call);
     if (p == UINT32_MAX)
-        p = first_at(xr, h->file, h->line, 0, -1);
+        p = search_analysis_first_part_at(x->a, rank, h->file, h->line, 0, -1);
     if (p != UINT32_MAX)
         return p;
     for (uint32_t k = 0; k < h->nrelated; k++) {
         const struct search_related *r = &h->related[k];
         if (r->role != SEARCH_REL_BEFORE && r->role != SEARCH_REL_AFTER) {
-            uint32_t q = first_at(xr, r->file, r->line, 0, -1);
+            uint32_t q = search_analysis_first_part_at(x->a, rank, r->file, r->line, 0, -1);
             if (q < p)
                 p = q;
         }
@@ -476,16 +308,18 @@ static void write_hint(struct xport *x, const struct xhint *xh, int rank)
     char name[512], loc[4096];
     const char *file = h->file && *h->file ? h->file : "??";
     const char *base = strrchr(file, '/');
-    snprintf(name, sizeof name, "[%s] %s %s:%u", kind_name(h->kind), trace_mpi_call_name(h->call),
+    snprintf(name, sizeof name, "[%s] %s %s:%u", search_kind_name(h->kind), trace_mpi_call_name(h->call),
              base ? base + 1 : file, h->line);
     snprintf(loc, sizeof loc, "%s:%u:%u", cli_display_path(file, true), h->line, h->col);
     event_begin(x, "i", rank);
     fputs(",\"s\":\"p\"", f);
     put_str(f, "name", name);
     fputs(",\"cat\":\"hint\"", f);
-    put_us(f, "ts", pos != UINT32_MAX ? rec_time(x, rank, pos, false) : 0);
+    struct search_part part;
+    search_analysis_part(x->a, rank, pos, &part);
+    put_us(f, "ts", pos != UINT32_MAX ? call_time(x, rank, part.call, false) : 0);
     fputs(",\"args\":{", f);
-    fprintf(f, "\"kind\":\"%s\"", kind_name(h->kind));
+    fprintf(f, "\"kind\":\"%s\"", search_kind_name(h->kind));
     put_str(f, "message", xh->message);
     put_str(f, "location", loc);
     if (!x->o->stable && isfinite(h->severity))
@@ -502,26 +336,22 @@ static void write_hint(struct xport *x, const struct xhint *xh, int rank)
     x->instants++;
 }
 
-static void write_rank(struct xport *x, int rank)
+static int write_rank(struct xport *x, int rank)
 {
     write_metadata(x, rank);
-    const struct search_rank_result *res = x->rk[rank].res;
-    if (!res)
-        return;
-    const struct dg_mpilog *log = &res->log;
-    for (uint32_t i = 0; i < log->n;) {
-        uint32_t j = i + 1;
-        while (j < log->n && log->rec[j].index == log->rec[i].index)
-            j++;
-        write_call(x, rank, i, j);
-        i = j;
-    }
+    uint32_t n = search_analysis_ncalls(x->a, rank);
+    for (uint32_t i = 0; i < n; i++)
+        if (write_call(x, rank, i) < 0)
+            return -1;
+    if (!search_analysis_rank(x->a, rank))
+        return 0;
     for (uint32_t k = 0; k < x->nhints; k++) {
         const struct search_hint *h = x->hints[k].h;
         for (int q = 0; q < h->nranks; q++)
             if (h->ranks[q] == rank)
                 write_hint(x, &x->hints[k], rank);
     }
+    return 0;
 }
 
 static void write_other_data(struct xport *x, const struct search_report *rep)
@@ -535,7 +365,9 @@ static void write_other_data(struct xport *x, const struct search_report *rep)
     fprintf(f, ",\"world_size\":%d,\"ranks_analysed\":%d", x->world, rep->nranks);
     if (x->o->rank >= 0)
         fprintf(f, ",\"rank\":%d", x->o->rank);
-    put_str(f, "clock", clock_mode_names[x->clock]);
+    put_str(f, "clock", x->o->stable                                              ? "logical"
+                        : search_analysis_clock(x->a) == SEARCH_CLOCK_REALTIME ? "realtime"
+                                                                               : "monotonic");
     fprintf(f,
             ",\"mpi_calls\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"unmatched_calls\":%" PRIu64
             ",\"calls_not_exported\":%" PRIu64 ",\"calls_without_time\":%" PRIu64 ",\"hints\":%u"
@@ -544,46 +376,27 @@ static void write_other_data(struct xport *x, const struct search_report *rep)
             x->unlocated);
 }
 
-/* ---- analysis (as cmd-hints.c) ------------------------------------------------------ */
-
-/* Analyses every rank with a stream file; results in res[world rank] (NULL
- * if none), warnings for the ranks left out or cut short.  Returns how many
- * were analysed. */
-static int analyse(struct trace *t, struct xrank *rk, struct search_rank_result **res)
+/* search_warn_fn */
+static void warn_cb(void *ctx, int rank, int what, const char *msg)
 {
-    int world = trace_world_size(t), nres = 0;
-    bool tty = isatty(STDERR_FILENO) == 1;
-    struct search_opts so = {0};
-    for (int r = 0; r < world; r++) {
-        if (!trace_has_rank(t, r)) {
-            rk[r].missing = true;
-            cli_warn("rank %d has no stream file and is left out: file=%s", r, trace_rank_path(t, r));
-            continue;
-        }
-        if (tty) {
-            fprintf(stderr, "\ranalysing rank %d/%d", r + 1, world);
-            fflush(stderr);
-        }
-        struct trace_err err;
-        struct search_rank_result *rr = NULL;
-        err.msg[0] = '\0';
-        int rc = search_run_rank(t, r, &so, NULL, NULL, &rr, &err);
-        if (tty)
-            fprintf(stderr, "\r%40s\r", "");
-        if (rc < 0) {
-            if (err.msg[0])
-                cli_warn("rank %d could not be analysed and is left out: %s", r, err.msg);
-            else
-                cli_warn("rank %d could not be analysed and is left out: reason=%s", r, trace_status_str(rc));
-            continue;
-        }
-        if (rr->cut_short)
-            cli_warn("rank %d was cut short; exporting what it recorded: file=%s", r, trace_rank_path(t, r));
-        res[r] = rr;
-        rk[r].res = rr;
-        nres++;
-    }
-    return nres;
+    (void)ctx;
+    (void)rank;
+    (void)what;
+    cli_warn("%s", msg);
+}
+
+/* search_analysis_progress_fn: the rank being analysed, on a terminal. */
+static void progress_cb(void *ctx, int rank, int index, int count, uint64_t done, uint64_t total)
+{
+    int *shown = ctx;
+    (void)rank;
+    (void)done;
+    (void)total;
+    if (*shown == index)
+        return;
+    fprintf(stderr, "\r%40s\ranalysing rank %d/%d", "", index, count);
+    fflush(stderr);
+    *shown = index;
 }
 
 static int hint_location_cmp(const void *pa, const void *pb)
@@ -632,10 +445,8 @@ int cmd_export(int argc, char **argv)
 
     int ret = CLI_ERROR, world = 0;
     struct trace *t = NULL;
-    struct search_rank_result **res = NULL;
-    struct search_report *rep = NULL;
-    struct dg_match *m = NULL;
-    const struct dg_mpilog **logs = NULL;
+    struct search_analysis *an = NULL;
+    const struct search_report *rep = NULL;
     struct xport x = {.o = &o};
     FILE *out = stdout;
     struct trace_err err;
@@ -657,37 +468,24 @@ int cmd_export(int argc, char **argv)
         cli_error("cannot write the export: file=%s reason=%s", o.output, strerror(errno));
         goto out;
     }
-    res = calloc(world > 0 ? (size_t)world : 1, sizeof *res);
-    x.rk = calloc(world > 0 ? (size_t)world : 1, sizeof *x.rk);
-    logs = calloc(world > 0 ? (size_t)world : 1, sizeof *logs);
-    if (!res || !x.rk || !logs) {
-        cli_error("out of memory");
-        goto out;
-    }
-    x.t = t;
-    x.world = world;
-    int nres = analyse(t, x.rk, res);
-    if (!nres) {
-        cli_error("no rank could be analysed: dir=%s world_size=%d", trace_dir(t), world);
-        goto out;
-    }
-
-    /* the hints, as `commhint hints` finds them (no filter) */
-    struct search_rank_result **dense = calloc((size_t)nres, sizeof *dense);
-    if (!dense) {
-        cli_error("out of memory");
-        goto out;
-    }
-    for (int r = 0, k = 0; r < world; r++)
-        if (res[r])
-            dense[k++] = res[r];
-    struct search_report_opts ro = {.rank = -1};
-    int rc = search_report_build(dense, nres, world, &ro, &rep);
-    free(dense);
+    /* the hints as `commhint hints` finds them (no filter), and the calls */
+    int bar = 0;
+    struct search_analysis_opts ao = {.report = {.rank = -1},
+                                      .keep_ranks = true,
+                                      .warn = warn_cb,
+                                      .progress = isatty(STDERR_FILENO) == 1 ? progress_cb : NULL,
+                                      .progress_ctx = &bar};
+    int rc = search_analyse(t, &ao, &an, &err);
+    if (bar)
+        fprintf(stderr, "\r%40s\r", "");
     if (rc < 0) {
-        cli_error("cannot merge the ranks' results into hints: reason=%s", trace_status_str(rc));
+        cli_error("%s", err.msg);
         goto out;
     }
+    rep = search_analysis_report(an);
+    x.t = t;
+    x.a = an;
+    x.world = world;
     x.hints = calloc(rep->nhints ? rep->nhints : 1, sizeof *x.hints);
     if (!x.hints) {
         cli_error("out of memory");
@@ -706,35 +504,24 @@ int cmd_export(int argc, char **argv)
     if (o.stable && x.nhints)
         qsort(x.hints, x.nhints, sizeof *x.hints, hint_location_cmp);
 
-    /* the messages and collective instances */
-    for (int r = 0; r < world; r++)
-        logs[r] = res[r] ? &res[r]->log : NULL;
-    if ((rc = dg_match_build(logs, world, &m)) < 0) {
-        cli_error("cannot match the ranks' messages: reason=%s", trace_status_str(rc));
-        goto out;
-    }
-    x.m = m;
-
-    choose_clock(&x);
     for (int r = 0; r < world; r++) {
-        if (!res[r])
+        if (!search_analysis_rank(an, r))
             continue;
-        if (prepare_rank(&x, r) < 0) {
-            cli_error("out of memory");
-            goto out;
-        }
-        if (res[r]->mpi_events > x.rk[r].ncalls) {
-            uint64_t n = res[r]->mpi_events - x.rk[r].ncalls;
+        uint64_t n = search_analysis_unlogged_calls(an, r);
+        if (n) {
             cli_warn("rank %d: %" PRIu64 " MPI call%s left no record in the MPI log and %s not exported "
                      "(a Sendrecv with both peers MPI_PROC_NULL)",
                      r, n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
             x.missing_calls += n;
         }
-        if (x.rk[r].untimed) {
+        uint64_t untimed = 0;
+        for (uint32_t i = 0; i < search_analysis_ncalls(an, r); i++)
+            untimed += !search_analysis_call(an, r, i)->timed;
+        if (untimed) {
             cli_warn("rank %d: %" PRIu64 " MPI call%s recorded no time; shown at the end of the call "
                      "before",
-                     r, x.rk[r].untimed, x.rk[r].untimed == 1 ? "" : "s");
-            x.untimed += x.rk[r].untimed;
+                     r, untimed, untimed == 1 ? "" : "s");
+            x.untimed += untimed;
         }
     }
 
@@ -744,8 +531,10 @@ int cmd_export(int argc, char **argv)
     x.f = out;
     fputs("{\"traceEvents\":[", out);
     for (int r = 0; r < world && !ferror(out); r++)
-        if (o.rank < 0 || r == o.rank)
-            write_rank(&x, r);
+        if ((o.rank < 0 || r == o.rank) && write_rank(&x, r) < 0) {
+            cli_error("out of memory");
+            goto out;
+        }
     write_other_data(&x, rep);
     if (fflush(out) != 0 || ferror(out)) {
         cli_error("cannot write the export: file=%s reason=%s", shown, strerror(errno ? errno : EIO));
@@ -763,7 +552,7 @@ int cmd_export(int argc, char **argv)
     if (x.unlocated)
         fprintf(stderr, ", %" PRIu64 " hint marker%s not located (at time 0)", x.unlocated,
                 x.unlocated == 1 ? "" : "s");
-    if (x.clock == CLOCK_REAL)
+    if (!o.stable && search_analysis_clock(an) == SEARCH_CLOCK_REALTIME)
         fputs(", clocks of different hosts aligned", stderr);
     fputc('\n', stderr);
     ret = CLI_OK;
@@ -774,23 +563,11 @@ out:
     } else if (ret == CLI_OK && fflush(stdout) != 0) {
         ret = cli_error("cannot write the export: file=<stdout> reason=%s", strerror(errno));
     }
-    if (x.rk)
-        for (int r = 0; r < world; r++) {
-            free(x.rk[r].first);
-            free(x.rk[r].ord);
-        }
-    free(x.rk);
     if (x.hints)
         for (uint32_t i = 0; i < x.nhints; i++)
             free(x.hints[i].message);
     free(x.hints);
-    dg_match_destroy(m);
-    free(logs);
-    search_report_free(rep);
-    if (res)
-        for (int r = 0; r < world; r++)
-            search_rank_result_free(res[r]);
-    free(res);
+    search_analysis_free(an);
     if (t)
         trace_close(t);
     return ret;

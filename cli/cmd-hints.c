@@ -1,7 +1,8 @@
 /* cmd-hints.c - `commhint hints DIR [options]`: what to change in the traced
- * program.  Analyses every rank of the trace with the search engines
- * (search_run_rank), merges the results into ranked hints
- * (search_report_build) and prints them as compiler-style notes (text),
+ * program.  Loads the trace through the analysis (search_analyse: every
+ * rank through its engine, here or spread over the processes of an MPI
+ * job with --parallel, then the cross-rank stage and the ranked hints) and
+ * prints the report as compiler-style notes (text),
  * one JSON document (docs/hints-json.md) or SARIF 2.1.0.  The JSON also
  * holds the cross-rank facts (wait states, load imbalance, unmatched
  * messages, hints a cross-rank check dropped); in text, --waits and
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parallel.h"
 #include "search.h"
 
 enum hints_format { FMT_TEXT, FMT_JSON, FMT_SARIF };
@@ -73,15 +75,6 @@ static void hints_help(void)
 
 /* ---- option values -------------------------------------------------------------- */
 
-static const char *const kind_names[] = {[SEARCH_HINT_OVERLAP] = "overlap",
-                                         [SEARCH_HINT_AGGREGATE] = "aggregate",
-                                         [SEARCH_HINT_COLLECTIVE] = "collective"};
-
-static const char *kind_name(int kind)
-{
-    return kind >= SEARCH_HINT_OVERLAP && kind <= SEARCH_HINT_COLLECTIVE ? kind_names[kind] : "?";
-}
-
 /* "overlap,aggregate" into a bit mask of (1 << kind). */
 static int parse_kinds(const char *s, unsigned *out)
 {
@@ -89,13 +82,16 @@ static int parse_kinds(const char *s, unsigned *out)
     const char *p = s;
     for (;;) {
         size_t n = strcspn(p, ",");
-        int k;
-        for (k = SEARCH_HINT_OVERLAP; k <= SEARCH_HINT_COLLECTIVE; k++)
-            if (strlen(kind_names[k]) == n && !strncmp(p, kind_names[k], n))
-                break;
-        if (k > SEARCH_HINT_COLLECTIVE)
-            return cli_usage_error("hints", "unknown --kind '%.*s'; allowed: overlap, aggregate, collective",
-                                   (int)n, p);
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+        int k = n < sizeof name ? search_kind_from_name(name) : 0;
+        if (!k) {
+            char allowed[256] = "";
+            for (unsigned i = 0; i < search_kind_count(); i++)
+                snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "",
+                         search_kind_at(i)->name);
+            return cli_usage_error("hints", "unknown --kind '%.*s'; allowed: %s", (int)n, p, allowed);
+        }
         mask |= 1u << k;
         if (!p[n])
             break;
@@ -111,9 +107,6 @@ struct progress {
     bool tty;
     bool shown;
     double start, last;   /* s, monotonic */
-    int index, count;     /* rank being analysed (from 1) of count */
-    uint64_t done_before; /* bytes of the ranks analysed before */
-    uint64_t total;       /* bytes of all rank files */
     int nprocs;           /* --parallel: processes (the bar shows process 0's share) */
 };
 
@@ -126,13 +119,15 @@ static double now_s(void)
 
 #define PROGRESS_WIDTH 10
 
-static void progress_draw(struct progress *p, uint64_t done)
+/* search_analysis_progress_fn: a bar on a terminal, after a second. */
+static void progress_cb(void *ctx, int rank, int index, int count, uint64_t done, uint64_t total)
 {
+    struct progress *p = ctx;
+    (void)rank;
     double t = now_s();
-    if (t - p->start < 1.0 || (p->shown && t - p->last < 0.1))
+    if (!p->tty || t - p->start < 1.0 || (p->shown && t - p->last < 0.1))
         return;
-    double frac = p->total ? (double)(p->done_before + done) / (double)p->total
-                           : (double)(p->index - 1) / (double)(p->count ? p->count : 1);
+    double frac = total ? (double)done / (double)total : (double)(index > 0 ? index - 1 : 0) / (count ? count : 1);
     if (frac > 1)
         frac = 1;
     char bar[PROGRESS_WIDTH + 1];
@@ -141,20 +136,13 @@ static void progress_draw(struct progress *p, uint64_t done)
         bar[i] = i < fill ? '#' : ' ';
     bar[PROGRESS_WIDTH] = '\0';
     if (p->nprocs)
-        fprintf(stderr, "\ranalysing %d ranks on %d processes [%s] %3d%%", p->count, p->nprocs, bar,
+        fprintf(stderr, "\ranalysing %d ranks on %d processes [%s] %3d%%", count, p->nprocs, bar,
                 (int)(frac * 100));
     else
-        fprintf(stderr, "\ranalysing rank %d/%d [%s] %3d%%", p->index, p->count, bar, (int)(frac * 100));
+        fprintf(stderr, "\ranalysing rank %d/%d [%s] %3d%%", index, count, bar, (int)(frac * 100));
     fflush(stderr);
     p->shown = true;
     p->last = t;
-}
-
-static void progress_cb(void *ctx, uint64_t done, uint64_t total)
-{
-    struct progress *p = ctx;
-    if (p->tty)
-        progress_draw(p, done);
 }
 
 /* Erases the bar (before a warning, and at the end). */
@@ -167,39 +155,8 @@ static void progress_clear(struct progress *p)
     p->shown = false;
 }
 
-static uint64_t file_size(const char *path)
-{
-    struct stat sb;
-    return path && stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-}
-
 /* ---- output helpers -------------------------------------------------------------------- */
 
-static const char *role_text(int role)
-{
-    switch (role) {
-    case SEARCH_REL_BEFORE: return "can move after the call";
-    case SEARCH_REL_AFTER: return "can run before the wait";
-    case SEARCH_REL_MEMBER: return "send merged into it";
-    case SEARCH_REL_SEND: return "sends of the pattern";
-    case SEARCH_REL_RECV: return "receives of the pattern";
-    case SEARCH_REL_COLL: return "collective merged into it";
-    }
-    return "related";
-}
-
-static const char *role_name(int role)
-{
-    switch (role) {
-    case SEARCH_REL_BEFORE: return "before";
-    case SEARCH_REL_AFTER: return "after";
-    case SEARCH_REL_MEMBER: return "member";
-    case SEARCH_REL_SEND: return "send";
-    case SEARCH_REL_RECV: return "recv";
-    case SEARCH_REL_COLL: return "collective";
-    }
-    return "?";
-}
 
 static const char *const flag_names[] = {"conditional", "some-ranks", "some-iterations", "truncated"};
 
@@ -275,11 +232,11 @@ static void print_text(FILE *f, const struct view *v, uint32_t n, const struct h
     for (uint32_t i = 0; i < n; i++) {
         const struct search_hint *h = v[i].h;
         note_at(f, h->file, h->line, h->col);
-        fprintf(f, "[%s] %s\n", kind_name(h->kind), v[i].message);
+        fprintf(f, "[%s] %s\n", search_kind_name(h->kind), v[i].message);
         for (uint32_t k = 0; k < h->nrelated; k++) {
             const struct search_related *r = &h->related[k];
             note_at(f, r->file, r->line, r->col);
-            fprintf(f, "  %s%s", role_text(r->role), r->conditional ? " (conditional)" : "");
+            fprintf(f, "  %s%s", search_role_text(r->role, false), r->conditional ? " (conditional)" : "");
             if (r->role != SEARCH_REL_MEMBER) {
                 fprintf(f, ": %" PRIu64 " of %" PRIu64 " executions", r->events, r->total);
                 print_boxes(f, ", iterations ", &r->iters);
@@ -331,7 +288,7 @@ static void print_dropped_text(FILE *f, const struct view *v, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         const struct search_hint *h = v[i].h;
         note_at(f, h->file, h->line, h->col);
-        fprintf(f, "[dropped %s] %s\n", kind_name(h->kind), v[i].message);
+        fprintf(f, "[dropped %s] %s\n", search_kind_name(h->kind), v[i].message);
         const char *p = h->explain ? h->explain : "";
         while (*p) {
             size_t len = strcspn(p, "\n");
@@ -346,28 +303,6 @@ static void print_dropped_text(FILE *f, const struct view *v, uint32_t n)
     }
 }
 
-/* A duration as in the hints' messages: "850 ns", "1.2 ms", "38 us"; 0 as
- * "0". */
-static const char *time_text(char *buf, size_t size, uint64_t ns)
-{
-    static const char *const unit[] = {"ns", "us", "ms", "s"};
-    if (!ns) {
-        snprintf(buf, size, "0");
-        return buf;
-    }
-    if (ns < 1000) {
-        snprintf(buf, size, "%" PRIu64 " ns", ns);
-        return buf;
-    }
-    double v = (double)ns;
-    int u = 0;
-    while (u < 3 && v >= 999.5) {
-        v /= 1000.0;
-        u++;
-    }
-    snprintf(buf, size, v < 9.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
-    return buf;
-}
 
 /* The wait-state table (--waits): one note per call site,
  *   FILE:LINE:COL: note: [wait] MPI_Recv: 12 ms late sender, 0 late receiver
@@ -383,10 +318,10 @@ static void print_waits_text(FILE *f, const struct wview *wv, uint32_t n, bool s
         fprintf(f, "[wait] %s", trace_mpi_call_name(w->call));
         if (!stable) {
             if (w->call >= CHT_MPI_BARRIER && w->call < CHT_MPI_COMM_DUP)
-                fprintf(f, ": %s waiting at the collective", time_text(a, sizeof a, w->wait_collective_ns));
+                fprintf(f, ": %s waiting at the collective", search_format_ns(a, sizeof a, w->wait_collective_ns));
             else
-                fprintf(f, ": %s late sender, %s late receiver", time_text(a, sizeof a, w->late_sender_ns),
-                        time_text(b, sizeof b, w->late_receiver_ns));
+                fprintf(f, ": %s late sender, %s late receiver", search_format_ns(a, sizeof a, w->late_sender_ns),
+                        search_format_ns(b, sizeof b, w->late_receiver_ns));
         }
         fprintf(f, " over %" PRIu64 " call%s on %d rank%s", w->calls, w->calls == 1 ? "" : "s", w->nranks,
                 w->nranks == 1 ? "" : "s");
@@ -427,7 +362,7 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
     fputc('{', f);
     if (!st && v->rank_order)
         fprintf(f, "\"rank_order\":%u,", v->rank_order);
-    fprintf(f, "\"kind\":\"%s\",", kind_name(h->kind));
+    fprintf(f, "\"kind\":\"%s\",", search_kind_name(h->kind));
     json_key_string(f, "call", trace_mpi_call_name(h->call));
     fputc(',', f);
     json_key_string(f, "file", cli_display_path(h->file ? h->file : "", st));
@@ -443,7 +378,7 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         json_key_string(f, "file", cli_display_path(r->file ? r->file : "", st));
         fprintf(f, ",\"line\":%u,\"column\":%u,", r->line, r->col);
         json_key_string(f, "function", r->func ? r->func : "");
-        fprintf(f, ",\"role\":\"%s\",\"executions\":%" PRIu64 ",\"total\":%" PRIu64, role_name(r->role),
+        fprintf(f, ",\"role\":\"%s\",\"executions\":%" PRIu64 ",\"total\":%" PRIu64, search_role_name(r->role),
                 r->events, r->total);
         if (!st)
             fprintf(f, ",\"time_ns\":%" PRIu64, r->time_ns);
@@ -587,24 +522,26 @@ static void sarif_physical(FILE *f, const char *file, uint32_t line, uint32_t co
     fputc('}', f);
 }
 
+/* The position of a kind in the rules (the table of kinds). */
+static int rule_index(int kind)
+{
+    for (unsigned k = 0; k < search_kind_count(); k++)
+        if (search_kind_at(k)->kind == kind)
+            return (int)k;
+    return -1;
+}
+
 static void print_sarif(FILE *f, const struct view *v, uint32_t n, const struct hints_opts *o)
 {
-    static const struct {
-        const char *id, *name, *text;
-    } rules[] = {
-        {"overlap", "CommunicationComputationOverlap",
-         "Computation that can overlap a blocking MPI call once the call is made nonblocking"},
-        {"aggregate", "MessageAggregation", "Sends to the same rank that can be sent as one message"},
-        {"collective", "CollectiveCommunication", "Point-to-point calls that can be one collective call"},
-    };
     fputs("{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{"
           "\"tool\":{\"driver\":{\"name\":\"commhint\",\"version\":\"0.1.0\",\"rules\":[",
           f);
-    for (unsigned k = 0; k < 3; k++) {
+    for (unsigned k = 0; k < search_kind_count(); k++) {
+        const struct search_kind_desc *d = search_kind_at(k);
         fprintf(f,
                 "%s{\"id\":\"%s\",\"name\":\"%s\",\"shortDescription\":{\"text\":\"%s\"},"
                 "\"defaultConfiguration\":{\"level\":\"note\"}}",
-                k ? "," : "", rules[k].id, rules[k].name, rules[k].text);
+                k ? "," : "", d->name, d->rule_id, d->description);
     }
     fputs("]}}", f);
     char cwd[4096];
@@ -617,7 +554,7 @@ static void print_sarif(FILE *f, const struct view *v, uint32_t n, const struct 
     for (uint32_t i = 0; i < n; i++) {
         const struct search_hint *h = v[i].h;
         fprintf(f, "%s\n{\"ruleId\":\"%s\",\"ruleIndex\":%d,\"level\":\"note\",\"message\":{\"text\":",
-                i ? "," : "", kind_name(h->kind), h->kind - SEARCH_HINT_OVERLAP);
+                i ? "," : "", search_kind_name(h->kind), rule_index(h->kind));
         cli_json_string(f, v[i].message);
         fputc('}', f);
         if (!o->stable)
@@ -637,9 +574,9 @@ static void print_sarif(FILE *f, const struct view *v, uint32_t n, const struct 
             fputs(",\"message\":{\"text\":", f);
             char text[128];
             if (r->role == SEARCH_REL_MEMBER)
-                snprintf(text, sizeof text, "%s", role_text(r->role));
+                snprintf(text, sizeof text, "%s", search_role_text(r->role, false));
             else
-                snprintf(text, sizeof text, "%s: %" PRIu64 " of %" PRIu64 " executions", role_text(r->role),
+                snprintf(text, sizeof text, "%s: %" PRIu64 " of %" PRIu64 " executions", search_role_text(r->role, false),
                          r->events, r->total);
             cli_json_string(f, text);
             fputs("}}", f);
@@ -711,115 +648,14 @@ static void print_facts(FILE *f, const struct search_report *rep, const struct h
     fputc('\n', f);
 }
 
-/* The warnings about ranks left out or cut short (serial and --parallel). */
-static void warn_missing(struct trace *t, int r)
+/* search_warn_fn: the warnings about ranks left out or cut short, below
+ * the progress bar. */
+static void warn_cb(void *ctx, int rank, int what, const char *msg)
 {
-    cli_warn("rank %d has no stream file and is left out: file=%s", r, trace_rank_path(t, r));
-}
-
-static void warn_failed(int r, int rc, const char *msg)
-{
-    if (msg[0])
-        cli_warn("rank %d could not be analysed and is left out: %s", r, msg);
-    else
-        cli_warn("rank %d could not be analysed and is left out: reason=%s", r, trace_status_str(rc));
-}
-
-/* (the file, not where it was cut: --parallel has only the flag, and its
- * messages are the serial run's; `commhint info` says where) */
-static void warn_cut_short(struct trace *t, int r)
-{
-    cli_warn("rank %d was cut short; analysing what it recorded: file=%s", r, trace_rank_path(t, r));
-}
-
-/* Analyses every rank with a stream file into res (world_size entries);
- * returns how many were analysed. */
-static int analyse(struct trace *t, const struct hints_opts *o, struct search_rank_result **res)
-{
-    int world = trace_world_size(t), count = 0, nres = 0;
-    struct progress pg = {.tty = isatty(STDERR_FILENO) == 1, .start = now_s()};
-    for (int r = 0; r < world; r++)
-        if (trace_has_rank(t, r)) {
-            count++;
-            pg.total += file_size(trace_rank_path(t, r));
-        }
-    pg.count = count;
-    for (int r = 0; r < world; r++) {
-        if (!trace_has_rank(t, r)) {
-            progress_clear(&pg);
-            warn_missing(t, r);
-            continue;
-        }
-        pg.index++;
-        progress_cb(&pg, 0, 0);
-        struct trace_err err;
-        struct search_rank_result *rr = NULL;
-        err.msg[0] = '\0';
-        int rc = search_run_rank(t, r, &o->search, progress_cb, &pg, &rr, &err);
-        pg.done_before += file_size(trace_rank_path(t, r));
-        if (rc < 0) {
-            progress_clear(&pg);
-            warn_failed(r, rc, err.msg);
-            continue;
-        }
-        if (rr->cut_short) {
-            progress_clear(&pg);
-            warn_cut_short(t, r);
-        }
-        res[nres++] = rr;
-    }
-    progress_clear(&pg);
-    return nres;
-}
-
-static void progress_share_cb(void *ctx, uint64_t done, uint64_t total)
-{
-    struct progress *p = ctx;
-    p->total = total;
-    if (p->tty)
-        progress_draw(p, done);
-}
-
-/* --parallel: the ranks spread over the processes of the MPI job
- * (search_run_parallel).  On process 0, the results in res (world_size
- * entries) and the warnings analyse() prints, in rank order; returns how
- * many ranks were analysed (0 on the other processes), or -1 on error
- * (reported by process 0). */
-static int analyse_parallel(struct trace *t, const struct hints_opts *o, int proc, int nprocs,
-                            struct search_rank_result **res)
-{
-    int world = trace_world_size(t), n = 0, nfailed = 0;
-    struct progress pg = {.tty = proc == 0 && isatty(STDERR_FILENO) == 1, .start = now_s(), .nprocs = nprocs};
-    struct search_rank_result **got = NULL;
-    struct search_rank_failure *failed = NULL;
-    struct trace_err err;
-    for (int r = 0; r < world; r++)
-        pg.count += trace_has_rank(t, r);
-    int rc = search_run_parallel(t, &o->search, proc == 0 ? progress_share_cb : NULL, &pg, &got, &n, &failed,
-                                 &nfailed, &err);
-    progress_clear(&pg);
-    if (rc < 0) {
-        if (proc == 0)
-            cli_error("%s", err.msg);
-        return -1;
-    }
-    for (int k = 0; k < n; k++)
-        res[k] = got[k];
-    for (int r = 0, k = 0, f = 0; r < world && proc == 0; r++) {
-        if (!trace_has_rank(t, r)) {
-            warn_missing(t, r);
-        } else if (f < nfailed && failed[f].rank == r) {
-            warn_failed(r, failed[f].status, failed[f].msg);
-            f++;
-        } else if (k < n && got[k]->rank == r) {
-            if (got[k]->cut_short)
-                warn_cut_short(t, r);
-            k++;
-        }
-    }
-    free(got);
-    free(failed);
-    return n;
+    (void)rank;
+    (void)what;
+    progress_clear(ctx);
+    cli_warn("%s", msg);
 }
 
 int cmd_hints(int argc, char **argv)
@@ -905,10 +741,10 @@ int cmd_hints(int argc, char **argv)
     if (cli_trace_dir_arg("hints", argc, argv, optind, &dir) != CLI_OK)
         return CLI_USAGE;
 
-    int ret = CLI_ERROR, nres = 0;
+    int ret = CLI_ERROR;
     struct trace *t = NULL;
-    struct search_rank_result **res = NULL;
-    struct search_report *rep = NULL;
+    struct search_analysis *an = NULL;
+    const struct search_report *rep = NULL;
     struct view *views = NULL, *dviews = NULL;
     struct wview *wviews = NULL;
     FILE *out = stdout;
@@ -945,11 +781,6 @@ int cmd_hints(int argc, char **argv)
         cli_error("cannot write the hints: file=%s reason=%s", o.output, strerror(errno));
         goto out;
     }
-    res = calloc(world > 0 ? (size_t)world : 1, sizeof *res);
-    if (!res) {
-        cli_error("out of memory");
-        goto out;
-    }
     if (o.parallel) {
         agreed = true;
         if (!search_parallel_agree(true, NULL)) {
@@ -957,28 +788,27 @@ int cmd_hints(int argc, char **argv)
                 cli_error("the parallel analysis could not start on every process: dir=%s", dir);
             goto out;
         }
-        nres = analyse_parallel(t, &o, proc, nprocs, res);
-        if (nres < 0 || quiet) {
-            ret = nres < 0 ? CLI_ERROR : CLI_OK;
-            nres = 0;
-            goto out;
-        }
-    } else {
-        nres = analyse(t, &o, res);
     }
-    if (!nres) {
-        cli_error("no rank could be analysed: dir=%s world_size=%d", trace_dir(t), world);
-        goto out;
-    }
-    int rc = search_report_build(res, nres, world, &o.report, &rep);
+    struct progress pg = {.tty = !quiet && isatty(STDERR_FILENO) == 1, .start = now_s(),
+                          .nprocs = o.parallel ? nprocs : 0};
+    struct search_analysis_opts ao = {.search = o.search,
+                                      .report = o.report,
+                                      .warn = warn_cb,
+                                      .warn_ctx = &pg,
+                                      .progress = progress_cb,
+                                      .progress_ctx = &pg,
+                                      .driver = o.parallel ? search_parallel_driver() : NULL};
+    int rc = search_analyse(t, &ao, &an, &err);
+    progress_clear(&pg);
     if (rc < 0) {
-        cli_error("cannot merge the ranks' results into hints: reason=%s", trace_status_str(rc));
+        if (!quiet)
+            cli_error("%s", err.msg);
         goto out;
     }
-    /* The report holds no pointer into the results. */
-    for (int k = 0; k < nres; k++)
-        search_rank_result_free(res[k]);
-    nres = 0;
+    if (!(rep = search_analysis_report(an))) {
+        ret = CLI_OK; /* a process of --parallel other than 0 */
+        goto out;
+    }
 
     if (make_views(rep->hints, rep->nhints, true, o.stable, &views) < 0 ||
         make_views(rep->dropped, rep->ndropped, false, o.stable, &dviews) < 0 ||
@@ -1025,10 +855,7 @@ out:
             free(dviews[i].message);
     free(dviews);
     free(wviews);
-    search_report_free(rep);
-    for (int k = 0; k < nres; k++)
-        search_rank_result_free(res[k]);
-    free(res);
+    search_analysis_free(an);
     if (t)
         trace_close(t);
     if (o.parallel) {

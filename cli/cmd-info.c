@@ -46,7 +46,7 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
         return;
     }
     ri->present = true;
-    ri->file_bytes = file_size(trace_rank_path(t, rank));
+    ri->file_bytes = trace_rank_file_size(t, rank);
     struct trace_cursor *cur;
     struct trace_err err;
     if (trace_cursor_open(t, rank, TRACE_CURSOR_LOOPS, &cur, &err) < 0) {

@@ -13,6 +13,15 @@
  *     the touched footprint) and a watch set (which registered events does a
  *     new access conflict with).
  *
+ * Plus what the cross-rank stage needs of each rank: its MPI log
+ * (dg_logger), the logs matched across ranks (dg_match), the happens-before
+ * order (dg_hb) and the clock map (dg_clockmap).
+ *
+ * Despite the name, no dependence graph is ever built: the trace is too
+ * long for one.  The relation is asked of pairs of events as the searches
+ * need it, and the streaming structures answer "which earlier event does
+ * this access depend on" directly (docs/architecture.md).
+ *
  * Ownership: events returned by dg_builder_convert are borrowed until the
  * next call on the same builder.  Functions return 0 or a negative
  * enum trace_status (trace-reader.h).

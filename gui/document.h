@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "depgraph.h"
 #include "search.h"
 #include "trace-reader.h"
 
@@ -18,14 +17,14 @@ struct cv_document {
     char *dir;                         /* the trace directory as given */
     struct trace *trace;
     int world_size;
-    /* per world rank (world_size entries, NULL for ranks not analysed):
-     * overlaps, groups, the MPI log with its times */
-    struct search_rank_result **rank;
-    struct search_report *report;      /* every hint (no filter), ranked */
-    struct dg_match *match;            /* the logs' messages, for the timeline */
-    /* time axis: ns since the earliest MPI enter of any rank (each rank's
-     * CLOCK_MONOTONIC; ranks of one node share it) */
-    uint64_t t0, t1;                   /* earliest enter, latest exit (ns) */
+    /* the analysis, with every rank's results and calls kept: the hints,
+     * the overlaps and groups per rank (search_analysis_rank), the calls and
+     * messages on one clock (search_analysis_call, _part) */
+    struct search_analysis *analysis;
+    const struct search_report *report; /* every hint (no filter), ranked; the analysis' */
+    /* time axis: ns on the analysis' common clock from the earliest MPI
+     * call of any rank (search_analysis_time) */
+    uint64_t t0, t1;                   /* 0 and the latest exit (ns) */
     char *warnings;                    /* ranks left out or cut short, one per line, or NULL */
 };
 
@@ -33,8 +32,8 @@ struct cv_document {
  * called from the loading thread. */
 typedef void (*cv_progress_fn)(void *ctx, double fraction, const char *what);
 
-/* Loads a trace directory: analyses every rank (search_run_rank), builds
- * the report (search_report_build) and matches the logs.  Returns 0, or a
+/* Loads a trace directory through the analysis (search_analyse, ranks
+ * kept).  Returns 0, or a
  * negative trace_status with *error set to one sentence (malloc'ed) for a
  * directory that is not a trace, a damaged trace, or no rank readable.
  * Thread-safe with respect to other documents (meant for a worker thread). */

@@ -90,9 +90,7 @@ static gboolean same_location(const struct trace_site_info *info, const char *fi
 
 static const struct search_rank_result *rank_result(CvEventView *v, int r)
 {
-    if (!v->doc || !v->doc->rank || r < 0 || r >= v->doc->world_size)
-        return NULL;
-    return v->doc->rank[r];
+    return v->doc ? search_analysis_rank(v->doc->analysis, r) : NULL;
 }
 
 /* ---- overlap ---------------------------------------------------------------------------------- */
@@ -109,8 +107,10 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
             continue;
         }
         gboolean any = FALSE;
-        for (uint32_t i = 0; i < rr->noverlaps; i++) {
-            const struct search_overlap *o = &rr->overlaps[i];
+        uint32_t nov;
+        const struct search_overlap *ov = search_rank_overlaps(rr, &nov);
+        for (uint32_t i = 0; i < nov; i++) {
+            const struct search_overlap *o = &ov[i];
             if (o->call != h->call || !same_location(o->info, h->file, h->line))
                 continue;
             if (h->col && o->info->col && o->info->col != h->col)
@@ -120,13 +120,13 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
             char *call_site = g_strdup_printf("%s %s", trace_mpi_call_name(o->call), site);
             char *iters = boxes_text(&o->iters);
             snprintf(count, sizeof count, "%" PRIu64 " of %" PRIu64 " calls", o->with_window, o->instances);
-            snprintf(time, sizeof time, "%s MPI, %s comp.", cv_format_ns(a, sizeof a, o->comm_ns),
-                     cv_format_ns(b, sizeof b, o->comp_ns));
+            snprintf(time, sizeof time, "%s MPI, %s comp.", search_format_ns(a, sizeof a, o->comm_ns),
+                     search_format_ns(b, sizeof b, o->comp_ns));
             char *tip = g_strdup_printf("Rank %d: %" PRIu64 " of the %" PRIu64 " dynamic calls of %s at %s "
                                         "have computation to overlap; %s in the calls, %s of computation in "
                                         "their windows, est. saving %s%s",
                                         r, o->with_window, o->instances, trace_mpi_call_name(o->call), site,
-                                        a, b, cv_format_ns(c, sizeof c, o->saving_ns),
+                                        a, b, search_format_ns(c, sizeof c, o->saving_ns),
                                         o->truncated ? "; some windows were cut at the horizon" : "");
             GtkTreeIter parent;
             add_row(v, NULL, &parent, what, call_site, iters, count, time, o->info->file, o->info->line, tip);
@@ -142,17 +142,17 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
                     si ? site_text(si->file, si->line, si->col, NULL) : g_strdup_printf("site %u", st->site);
                 char *siters = boxes_text(&st->iters);
                 char role_txt[64];
-                snprintf(role_txt, sizeof role_txt, "%s%s", cv_related_role_name(role),
+                snprintf(role_txt, sizeof role_txt, "%s%s", search_role_name(role),
                          st->site_flags & CHT_SITEF_CONDITIONAL ? " (cond.)" : "");
                 snprintf(count, sizeof count, "%" PRIu64 " of %" PRIu64, st->events, st->total);
                 char *stip = g_strdup_printf(
                     "%s%s: %" PRIu64 " of its %" PRIu64
                     " executions on rank %d are in the call's windows%s%s",
-                    cv_related_role_text(role),
+                    search_role_text(role, true),
                     st->site_flags & CHT_SITEF_CONDITIONAL ? " (conditional code)" : "", st->events,
                     st->total, r, si && si->func ? "; in " : "", si && si->func ? si->func : "");
                 add_row(v, &parent, NULL, role_txt, ssite, siters, count,
-                        cv_format_ns(a, sizeof a, st->time_ns), si ? si->file : NULL, si ? si->line : 0,
+                        search_format_ns(a, sizeof a, st->time_ns), si ? si->file : NULL, si ? si->line : 0,
                         stip);
                 g_free(stip);
                 g_free(siters);
@@ -186,8 +186,10 @@ static void show_aggregate(CvEventView *v, const struct search_hint *h)
             continue;
         }
         gboolean any = FALSE;
-        for (uint32_t i = 0; i < rr->ngroups; i++) {
-            const struct search_group *g = &rr->groups[i];
+        uint32_t ngr;
+        const struct search_group *gr = search_rank_groups(rr, &ngr);
+        for (uint32_t i = 0; i < ngr; i++) {
+            const struct search_group *g = &gr[i];
             if (!group_matches(g, h))
                 continue;
             any = TRUE;
@@ -209,9 +211,9 @@ static void show_aggregate(CvEventView *v, const struct search_hint *h)
             char *tip =
                 g_strdup_printf("Rank %d: %" PRIu64 " groups of sends to rank %d that can each be one "
                                 "message; they took %s to send",
-                                r, g->groups, g->peer, cv_format_ns(a, sizeof a, g->send_ns));
+                                r, g->groups, g->peer, search_format_ns(a, sizeof a, g->send_ns));
             GtkTreeIter parent;
-            add_row(v, NULL, &parent, what, site, "", count, cv_format_ns(a, sizeof a, g->send_ns), h->file,
+            add_row(v, NULL, &parent, what, site, "", count, search_format_ns(a, sizeof a, g->send_ns), h->file,
                     h->line, tip);
             g_free(tip);
             g_free(site);
@@ -266,20 +268,26 @@ static void show_collective(CvEventView *v, const struct search_hint *h)
             lines[i].calls = lines[i].ns = 0;
             lines[i].seen = FALSE;
         }
-        for (uint32_t i = 0; i < rr->log.n; i++) {
-            const struct dg_msgrec *m = &rr->log.rec[i];
-            const struct trace_site_info *si = search_site_info(rr, m->site);
+        /* every part of the rank's calls at the lines (a completion's
+         * receives carry their Irecv's sites) */
+        const struct search_analysis *an = v->doc->analysis;
+        uint32_t nparts = search_analysis_nparts(an, r);
+        for (uint32_t i = 0; i < nparts; i++) {
+            const struct trace_site_info *si = search_analysis_part_info(an, r, i);
+            struct search_part part;
+            search_analysis_part(an, r, i, &part);
+            const struct search_call *c = search_analysis_call(an, r, part.call);
             for (guint j = 0; si && j < n; j++) {
                 if (!same_location(si, lines[j].file, lines[j].line))
                     continue;
-                /* a Sendrecv or a Wait gives several records of one call */
-                if (lines[j].seen && lines[j].last_index == m->index)
+                /* a Sendrecv or a Wait gives several parts of one call */
+                if (lines[j].seen && lines[j].last_index == c->index)
                     continue;
                 lines[j].seen = TRUE;
-                lines[j].last_index = m->index;
+                lines[j].last_index = c->index;
                 lines[j].calls++;
-                if (m->t_exit > m->t_enter && m->t_enter)
-                    lines[j].ns += m->t_exit - m->t_enter;
+                if (c->timed && c->t_exit > c->t_enter)
+                    lines[j].ns += c->t_exit - c->t_enter;
             }
         }
         GtkTreeIter parent;
@@ -290,15 +298,15 @@ static void show_collective(CvEventView *v, const struct search_hint *h)
         }
         snprintf(count, sizeof count, "%" PRIu64 " calls", calls);
         char *site = g_strdup_printf("%s pattern", h->collective ? h->collective : "collective");
-        add_row(v, NULL, &parent, what, site, "", count, cv_format_ns(a, sizeof a, ns), h->file, h->line,
+        add_row(v, NULL, &parent, what, site, "", count, search_format_ns(a, sizeof a, ns), h->file, h->line,
                 NULL);
         g_free(site);
         for (guint j = 0; j < n; j++) {
             char *ssite = site_text(lines[j].file, lines[j].line, lines[j].col, NULL);
             snprintf(count, sizeof count, "%" PRIu64 " calls", lines[j].calls);
-            add_row(v, &parent, NULL, j ? cv_related_role_name(lines[j].role) : "call", ssite, "", count,
-                    cv_format_ns(a, sizeof a, lines[j].ns), lines[j].file, lines[j].line,
-                    j ? cv_related_role_text(lines[j].role) : NULL);
+            add_row(v, &parent, NULL, j ? search_role_name(lines[j].role) : "call", ssite, "", count,
+                    search_format_ns(a, sizeof a, lines[j].ns), lines[j].file, lines[j].line,
+                    j ? search_role_text(lines[j].role, true) : NULL);
             g_free(ssite);
         }
     }
@@ -318,7 +326,7 @@ static void set_header(CvEventView *v, const struct search_hint *h)
     char *call = g_markup_escape_text(trace_mpi_call_name(h->call), -1);
     char *where = g_markup_escape_text(cv_hint_location(loc, sizeof loc, h), -1);
     char *msg = g_markup_escape_text(h->message ? h->message : "", -1);
-    g_string_append_printf(s, "<b>[%s] %s</b> at %s", cv_hint_kind_name(h->kind), call, where);
+    g_string_append_printf(s, "<b>[%s] %s</b> at %s", search_kind_name(h->kind), call, where);
     if (h->func && *h->func) {
         char *f = g_markup_escape_text(h->func, -1);
         g_string_append_printf(s, " in %s", f);
@@ -328,12 +336,12 @@ static void set_header(CvEventView *v, const struct search_hint *h)
     if (h->late_sender_ns || h->late_receiver_ns || h->wait_collective_ns) {
         g_string_append(s, "\n<small>waits at this call:");
         if (h->late_sender_ns)
-            g_string_append_printf(s, " late sender %s", cv_format_ns(a, sizeof a, h->late_sender_ns));
+            g_string_append_printf(s, " late sender %s", search_format_ns(a, sizeof a, h->late_sender_ns));
         if (h->late_receiver_ns)
-            g_string_append_printf(s, " late receiver %s", cv_format_ns(a, sizeof a, h->late_receiver_ns));
+            g_string_append_printf(s, " late receiver %s", search_format_ns(a, sizeof a, h->late_receiver_ns));
         if (h->wait_collective_ns)
             g_string_append_printf(s, " at the collective %s",
-                                   cv_format_ns(a, sizeof a, h->wait_collective_ns));
+                                   search_format_ns(a, sizeof a, h->wait_collective_ns));
         g_string_append(s, "</small>");
     }
     if (h->flags & SEARCH_HINT_CONDITIONAL)

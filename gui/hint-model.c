@@ -113,49 +113,6 @@ uint32_t cv_hint_model_rows(const struct search_hint *hints, uint32_t n, const s
 
 /* ---- cell text ------------------------------------------------------------------------ */
 
-static const char *const kind_names[] = {[SEARCH_HINT_OVERLAP] = "overlap",
-                                         [SEARCH_HINT_AGGREGATE] = "aggregate",
-                                         [SEARCH_HINT_COLLECTIVE] = "collective"};
-
-const char *cv_hint_kind_name(int kind)
-{
-    return kind >= SEARCH_HINT_OVERLAP && kind <= SEARCH_HINT_COLLECTIVE ? kind_names[kind] : "?";
-}
-
-int cv_hint_kind_from_name(const char *name)
-{
-    for (int k = SEARCH_HINT_OVERLAP; name && k <= SEARCH_HINT_COLLECTIVE; k++)
-        if (!strcmp(name, kind_names[k]))
-            return k;
-    return 0;
-}
-
-char *cv_format_ns(char *buf, size_t size, uint64_t ns)
-{
-    static const char *const unit[] = {"ns", "us", "ms", "s"};
-    if (!buf || !size)
-        return buf;
-    if (!ns) {
-        snprintf(buf, size, "0");
-        return buf;
-    }
-    if (ns < 1000) {
-        snprintf(buf, size, "%" PRIu64 " ns", ns);
-        return buf;
-    }
-    double v = (double)ns;
-    int u = 0;
-    while (v >= 1000 && u < 3) {
-        v /= 1000;
-        u++;
-    }
-    /* two significant digits below 10, whole numbers above, as the hints do */
-    if (v < 9.95)
-        snprintf(buf, size, "%.1f %s", v, unit[u]);
-    else
-        snprintf(buf, size, "%.0f %s", v, unit[u]);
-    return buf;
-}
 
 char *cv_format_ranks(char *buf, size_t size, const int *ranks, int n)
 {

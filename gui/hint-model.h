@@ -51,16 +51,7 @@ int cv_hint_compare(const struct search_hint *a, uint32_t ia, const struct searc
 uint32_t cv_hint_model_rows(const struct search_hint *hints, uint32_t n, const struct cv_hint_filter *f,
                             int key, bool descending, uint32_t *idx);
 
-/* ---- cell text ---------------------------------------------------------------- */
-
-/* "overlap", "aggregate", "collective" or "?". */
-const char *cv_hint_kind_name(int kind);
-/* The kind of a name as above, or 0. */
-int cv_hint_kind_from_name(const char *name);
-
-/* A duration the way hints print it: "0", "850 ns", "38 us", "1.2 ms",
- * "2.5 s".  Returns buf. */
-char *cv_format_ns(char *buf, size_t size, uint64_t ns);
+/* ---- cell text (kind names and durations: search_kind_name, search_format_ns) ---- */
 
 /* A sorted rank list compressed: "0-3, 5" ("" for none).  Returns buf. */
 char *cv_format_ranks(char *buf, size_t size, const int *ranks, int n);
@@ -71,6 +62,5 @@ const char *cv_basename(const char *path);
 /* "jacobi.c:84:13" (basename, line, column; "??" for an unknown file).
  * Returns buf. */
 char *cv_hint_location(char *buf, size_t size, const struct search_hint *h);
-
 
 #endif /* COMMHINT_GUI_HINT_MODEL_H */

@@ -106,10 +106,10 @@ static void refill(CvHintList *l)
         char *tip = g_markup_escape_text(h->message ? h->message : "", -1);
         GtkTreeIter it;
         gtk_list_store_insert_with_values(l->store, &it, -1, COL_INDEX, (guint)idx[k], COL_ORDER,
-                                          (guint)idx[k] + 1, COL_KIND, cv_hint_kind_name(h->kind), COL_CALL,
+                                          (guint)idx[k] + 1, COL_KIND, search_kind_name(h->kind), COL_CALL,
                                           trace_mpi_call_name(h->call), COL_LOCATION,
                                           cv_hint_location(loc, sizeof loc, h), COL_SAVING,
-                                          cv_format_ns(saving, sizeof saving, h->saving_ns), COL_RANKS,
+                                          search_format_ns(saving, sizeof saving, h->saving_ns), COL_RANKS,
                                           cv_format_ranks(ranks, sizeof ranks, h->ranks, h->nranks),
                                           COL_TOOLTIP, tip, COL_COLOR, kind_color(h->kind), -1);
         g_free(tip);
@@ -129,7 +129,7 @@ static void on_kind_changed(GtkComboBox *combo, CvHintList *l)
     if (l->refilling)
         return;
     const char *id = gtk_combo_box_get_active_id(combo);
-    int kind = cv_hint_kind_from_name(id);
+    int kind = search_kind_from_name(id);
     l->filter.kinds = kind ? 1u << kind : 0;
     refill(l);
 }

@@ -243,7 +243,7 @@ static void on_loaded(CvWindow *w, const struct cv_document *doc, const char *er
             gboolean found = FALSE;
             cv_source_pane_current_file(cv_window_source_pane(w), &found);
             printf("selected hint=%ld kind=%s call=%s file=%s line=%u\n", r->o.select,
-                   cv_hint_kind_name(h->kind), trace_mpi_call_name(h->call),
+                   search_kind_name(h->kind), trace_mpi_call_name(h->call),
                    h->file && *h->file ? h->file : "??", h->line);
             if (!found)
                 printf("source not-found file=%s\n", h->file && *h->file ? h->file : "??");

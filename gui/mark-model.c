@@ -176,28 +176,4 @@ const char *cv_mark_cat_name(int cat)
     return "?";
 }
 
-const char *cv_related_role_name(int role)
-{
-    switch (role) {
-    case SEARCH_REL_BEFORE: return "before";
-    case SEARCH_REL_AFTER: return "after";
-    case SEARCH_REL_MEMBER: return "member";
-    case SEARCH_REL_SEND: return "send";
-    case SEARCH_REL_RECV: return "recv";
-    case SEARCH_REL_COLL: return "collective";
-    }
-    return "?";
-}
 
-const char *cv_related_role_text(int role)
-{
-    switch (role) {
-    case SEARCH_REL_BEFORE: return "can move after the call";
-    case SEARCH_REL_AFTER: return "can run before the wait";
-    case SEARCH_REL_MEMBER: return "send merged into it";
-    case SEARCH_REL_SEND: return "send of the pattern";
-    case SEARCH_REL_RECV: return "receive of the pattern";
-    case SEARCH_REL_COLL: return "collective merged into it";
-    }
-    return "related";
-}

@@ -71,12 +71,4 @@ void cv_marks_free(struct cv_marks *m);
 /* "overlap", "aggregate", "collective", "call", "related". */
 const char *cv_mark_cat_name(int cat);
 
-/* Role of a related line as a short word: "before", "after", "member",
- * "send", "recv", "collective", "?". */
-const char *cv_related_role_name(int role);
-
-/* The same, as the hints' text output says it: "can move after the call",
- * "can run before the wait", "send merged into it", ... */
-const char *cv_related_role_text(int role);
-
 #endif /* COMMHINT_GUI_MARK_MODEL_H */

@@ -61,16 +61,6 @@ static guint32 role_color(int role)
     return 0xe0e0e0;
 }
 
-guint32 cv_source_pane_call_color(void)
-{
-    return CALL_COLOR;
-}
-
-guint32 cv_source_pane_related_color(int role)
-{
-    return role_color(role);
-}
-
 static void rgba_of(guint32 rgb, GdkRGBA *c)
 {
     c->red = ((rgb >> 16) & 0xff) / 255.0;
@@ -295,7 +285,7 @@ static const struct search_hint *hint_at(CvSourcePane *p, guint i)
 
 static char *hint_tooltip(const struct search_hint *h)
 {
-    return g_strdup_printf("[%s] %s", cv_hint_kind_name(h->kind), h->message ? h->message : "");
+    return g_strdup_printf("[%s] %s", search_kind_name(h->kind), h->message ? h->message : "");
 }
 
 /* The tooltip of a related line of hint h: what the hints' text output
@@ -309,7 +299,7 @@ static char *related_tooltip(const struct search_hint *h, const char *file, guin
             continue;
         if (s->len)
             g_string_append_c(s, '\n');
-        g_string_append(s, cv_related_role_text(r->role));
+        g_string_append(s, search_role_text(r->role, true));
         if (r->conditional)
             g_string_append(s, " (conditional)");
         if (r->role != SEARCH_REL_MEMBER) {
@@ -328,7 +318,7 @@ static char *related_tooltip(const struct search_hint *h, const char *file, guin
         }
     }
     if (!s->len)
-        g_string_append(s, cv_related_role_text(role));
+        g_string_append(s, search_role_text(role, true));
     return g_string_free(s, FALSE);
 }
 
@@ -829,7 +819,7 @@ static void visit_marks(CvSourcePane *p, const struct cv_marks *set, GtkWidget *
         gtk_text_view_buffer_to_window_coords(tv, GTK_TEXT_WINDOW_WIDGET, bx, 0, &wx, &wy);
         if (!gtk_widget_translate_coordinates(GTK_WIDGET(p->view), relative_to, wx, mid, &tx, &ty))
             continue;
-        fn(ctx, cv_mark_cat_name(m->cat), m->cat == CV_MARK_RELATED ? cv_related_role_name(m->role) : "",
+        fn(ctx, cv_mark_cat_name(m->cat), m->cat == CV_MARK_RELATED ? search_role_name(m->role) : "",
            m->line, tx, ty);
     }
 }

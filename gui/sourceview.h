@@ -57,11 +57,6 @@ gboolean cv_source_pane_line_visible(CvSourcePane *p, guint line);
 typedef void (*cv_mark_visit_fn)(void *ctx, const char *cat, const char *role, guint line, int x, int y);
 void cv_source_pane_visible_marks(CvSourcePane *p, GtkWidget *relative_to, cv_mark_visit_fn fn, void *ctx);
 
-/* The highlight colours (RGB 0xRRGGBB) of the call line and of related
- * lines by role, so tests can look for them in a screenshot. */
-guint32 cv_source_pane_call_color(void);
-guint32 cv_source_pane_related_color(int role);
-
 G_END_DECLS
 
 #endif /* COMMHINT_GUI_SOURCEVIEW_H */

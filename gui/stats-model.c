@@ -11,6 +11,7 @@ struct call_time {
     uint32_t site;
     uint16_t call;
     uint64_t ns;
+    const struct trace_site_info *info;
 };
 
 /* One site of one rank, resolved to its location. */
@@ -63,56 +64,33 @@ static int site_time_cmp(const void *pa, const void *pb)
     return loc_cmp(a, b);
 }
 
-/* The run of a rank and its calls in it; appends its sites to *all. */
-static int rank_stats(const struct search_rank_result *res, struct cv_stats_rank *out, struct site_rank **all,
-                      size_t *nall, size_t *call)
+/* The run of a rank (the analysis' search_rank_run) and its calls in it;
+ * appends its sites to *all. */
+static int rank_stats(const struct search_analysis *an, int rank, struct cv_stats_rank *out,
+                      struct site_rank **all, size_t *nall, size_t *call)
 {
-    const struct dg_mpilog *log = &res->log;
-    uint64_t first = UINT64_MAX, last = 0, init_end = 0, fin_start = UINT64_MAX;
+    uint32_t ncalls = search_analysis_ncalls(an, rank);
     struct call_time *ct = NULL;
+    struct search_rank_run run;
     size_t n = 0;
     int rc = TRACE_ERR_NOMEM;
 
-    for (uint32_t i = 0; i < log->n; i++) {
-        const struct dg_msgrec *r = &log->rec[i];
-        if (!r->t_enter)
-            continue;
-        if (r->t_enter < first)
-            first = r->t_enter;
-        if (r->t_exit > last)
-            last = r->t_exit;
-        if (is_init(r->call) && r->t_exit > init_end)
-            init_end = r->t_exit;
-        if (r->call == CHT_MPI_FINALIZE && r->t_enter < fin_start)
-            fin_start = r->t_enter;
-    }
-    if (first == UINT64_MAX)
+    search_analysis_rank_run(an, rank, &run);
+    if (!run.timed)
         return 0; /* no call with times */
-    uint64_t start = init_end ? init_end : first, end = fin_start != UINT64_MAX ? fin_start : last;
-    if (end < start)
-        end = start;
-    out->run_ns = end - start;
+    out->run_ns = run.run_ns;
+    out->mpi_ns = run.mpi_ns;
+    out->comp_ns = run.comp_ns;
+    out->calls = run.calls;
 
-    if (log->n && !(ct = malloc(log->n * sizeof *ct)))
+    if (ncalls && !(ct = malloc(ncalls * sizeof *ct)))
         goto out;
-    for (uint32_t i = 0; i < log->n; i++) {
-        const struct dg_msgrec *r = &log->rec[i];
-        if (i > 0 && r->index == log->rec[i - 1].index)
-            continue; /* one event, several records */
-        if (!r->t_enter || is_init(r->call) || r->call == CHT_MPI_FINALIZE)
+    for (uint32_t i = 0; i < ncalls; i++) {
+        const struct search_call *c = search_analysis_call(an, rank, i);
+        if (!c->timed || is_init(c->call) || c->call == CHT_MPI_FINALIZE)
             continue;
-        uint64_t a = r->t_enter, z = r->t_exit > a ? r->t_exit : a;
-        ct[n++] = (struct call_time){r->site, r->call, z - a};
-        /* the rank's MPI time: the part inside its run */
-        if (a < start)
-            a = start;
-        if (z > end)
-            z = end;
-        if (z > a)
-            out->mpi_ns += z - a;
-        out->calls++;
+        ct[n++] = (struct call_time){c->site, c->call, c->t_exit - c->t_enter, c->info};
     }
-    out->comp_ns = out->run_ns > out->mpi_ns ? out->run_ns - out->mpi_ns : 0;
 
     if (n > 1)
         qsort(ct, n, sizeof *ct, call_time_cmp);
@@ -120,13 +98,13 @@ static int rank_stats(const struct search_rank_result *res, struct cv_stats_rank
         size_t j = i;
         struct site_rank sr;
         memset(&sr, 0, sizeof sr);
-        sr.rank = res->rank;
+        sr.rank = rank;
         sr.s.call = ct[i].call;
         for (; j < n && ct[j].site == ct[i].site && ct[j].call == ct[i].call; j++) {
             sr.s.time_ns += ct[j].ns;
             sr.s.calls++;
         }
-        const struct trace_site_info *info = search_site_info(res, ct[i].site);
+        const struct trace_site_info *info = ct[i].info;
         sr.s.file = info && info->file ? info->file : "";
         sr.s.func = info && info->func ? info->func : "";
         sr.s.line = info ? info->line : 0;
@@ -166,12 +144,11 @@ int cv_stats_model_build(const struct cv_document *doc, struct cv_stats_model **
     if (s->nranks && !(s->ranks = calloc((size_t)s->nranks, sizeof *s->ranks)))
         goto fail;
     for (int r = 0; r < s->nranks; r++) {
-        const struct search_rank_result *res = doc->rank ? doc->rank[r] : NULL;
         s->ranks[r].rank = r;
-        if (!res)
+        if (!search_analysis_rank(doc->analysis, r))
             continue;
         s->ranks[r].present = true;
-        if ((rc = rank_stats(res, &s->ranks[r], &all, &nall, &cap)) < 0)
+        if ((rc = rank_stats(doc->analysis, r, &s->ranks[r], &all, &nall, &cap)) < 0)
             goto fail;
         s->run_ns += s->ranks[r].run_ns;
         if (s->ranks[r].run_ns > s->max_run_ns)

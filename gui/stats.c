@@ -167,7 +167,7 @@ static gboolean cv_stats_draw(GtkWidget *w, cairo_t *cr)
         draw_text(w, cr, cv_stats_site_label(c, buf, sizeof buf), bx - 10, cy, 1, FALSE, 1);
         cairo_restore(cr);
         double r, g, bl;
-        cv_timeline_class_color(cv_tl_class_of_call(c->call), &r, &g, &bl);
+        cv_timeline_class_color(search_call_class_of(c->call), &r, &g, &bl);
         cairo_set_source_rgb(cr, r, g, bl);
         cairo_rectangle(cr, bx, cy - BAR_H / 2, len < 1 ? 1 : len, BAR_H);
         cairo_fill(cr);

@@ -9,40 +9,6 @@
 
 #include "timeline-model.h"
 
-/* ---- classes ----------------------------------------------------------------- */
-
-int cv_tl_class_of_call(int call)
-{
-    switch (call) {
-    case CHT_MPI_SEND:
-    case CHT_MPI_SSEND:
-    case CHT_MPI_BSEND:
-    case CHT_MPI_RSEND:
-    case CHT_MPI_ISEND:
-    case CHT_MPI_ISSEND:
-    case CHT_MPI_IBSEND:
-    case CHT_MPI_IRSEND: return CV_TL_SEND;
-    case CHT_MPI_RECV:
-    case CHT_MPI_IRECV:
-    case CHT_MPI_SENDRECV:
-    case CHT_MPI_SENDRECV_REPLACE:
-    case CHT_MPI_PROBE:
-    case CHT_MPI_IPROBE: return CV_TL_RECV;
-    default: break;
-    }
-    if (call >= CHT_MPI_WAIT && call < CHT_MPI_BARRIER)
-        return CV_TL_WAIT;
-    if (call >= CHT_MPI_BARRIER && call < CHT_MPI_COMM_DUP)
-        return CV_TL_COLL;
-    return CV_TL_OTHER;
-}
-
-const char *cv_tl_class_name(int cls)
-{
-    static const char *const names[CV_TL_NCLASS] = {"send", "receive", "collective", "wait", "other"};
-    return cls >= 0 && cls < CV_TL_NCLASS ? names[cls] : "?";
-}
-
 /* ---- bars ---------------------------------------------------------------------- */
 
 static int bar_cmp(const void *pa, const void *pb)
@@ -96,27 +62,25 @@ uint32_t cv_tl_bars_first(const struct cv_tl_bars *b, uint64_t t)
     return lo;
 }
 
-/* The calls of one rank's log: one bar per event, times known. */
-static int lane_build(struct cv_tl_lane *l)
+/* The calls of one rank: one bar per call, times known. */
+static int lane_build(const struct search_analysis *an, struct cv_tl_lane *l)
 {
-    const struct dg_mpilog *log = &l->res->log;
     struct cv_tl_bars *b = &l->calls;
-    if (!log->n)
+    uint32_t n = search_analysis_ncalls(an, l->rank);
+    if (!n)
         return 0;
-    if (!(b->bar = malloc(log->n * sizeof *b->bar)))
+    if (!(b->bar = malloc(n * sizeof *b->bar)))
         return TRACE_ERR_NOMEM;
-    for (uint32_t i = 0; i < log->n; i++) {
-        const struct dg_msgrec *r = &log->rec[i];
-        if (i > 0 && r->index == log->rec[i - 1].index)
-            continue; /* another record of the same event (Sendrecv, Wait) */
-        if (!r->t_enter)
+    for (uint32_t i = 0; i < n; i++) {
+        const struct search_call *c = search_analysis_call(an, l->rank, i);
+        if (!c->timed)
             continue;
         struct cv_tl_bar *o = &b->bar[b->n++];
-        o->t_enter = r->t_enter;
-        o->t_exit = r->t_exit > r->t_enter ? r->t_exit : r->t_enter;
+        o->t_enter = c->t_enter;
+        o->t_exit = c->t_exit;
         o->rec = i;
-        o->call = r->call;
-        o->cls = (uint8_t)cv_tl_class_of_call(r->call);
+        o->call = c->call;
+        o->cls = c->cls;
         o->reserved = 0;
     }
     return bars_finish(b);
@@ -134,7 +98,7 @@ int cv_tl_model_build(const struct cv_document *doc, struct cv_tl_model **out)
         return TRACE_ERR_NOMEM;
     m->t0 = doc->t0;
     m->t1 = doc->t1 > doc->t0 ? doc->t1 : doc->t0;
-    m->match = doc->match;
+    m->an = doc->analysis;
     m->nlanes = doc->world_size;
     if (m->nlanes && !(m->lane = calloc((size_t)m->nlanes, sizeof *m->lane))) {
         free(m);
@@ -142,8 +106,8 @@ int cv_tl_model_build(const struct cv_document *doc, struct cv_tl_model **out)
     }
     for (int r = 0; r < m->nlanes; r++) {
         m->lane[r].rank = r;
-        m->lane[r].res = doc->rank ? doc->rank[r] : NULL;
-        if (m->lane[r].res && lane_build(&m->lane[r]) < 0) {
+        m->lane[r].res = search_analysis_rank(doc->analysis, r);
+        if (m->lane[r].res && lane_build(doc->analysis, &m->lane[r]) < 0) {
             cv_tl_model_free(m);
             return TRACE_ERR_NOMEM;
         }
@@ -224,33 +188,35 @@ static int u32_cmp(const void *pa, const void *pb)
 }
 
 /* Marks h's calls and windows on lane l. */
-static int select_lane(struct cv_tl_lane *l, const struct search_hint *h)
+static int select_lane(const struct search_analysis *an, struct cv_tl_lane *l, const struct search_hint *h)
 {
     const struct search_rank_result *res = l->res;
-    const struct dg_mpilog *log = &res->log;
-    uint32_t *sites = NULL, nsites = 0;
+    uint32_t nsi, *sites = NULL, nsites = 0;
+    const struct search_siteinfo *si = search_rank_sites(res, &nsi);
     int rc = TRACE_ERR_NOMEM;
 
-    if (res->nsiteinfo && !(sites = malloc(res->nsiteinfo * sizeof *sites)))
+    if (nsi && !(sites = malloc(nsi * sizeof *sites)))
         goto out;
-    for (uint32_t k = 0; k < res->nsiteinfo; k++)
-        if (cv_tl_hint_has_site(h, res->siteinfo[k].info))
-            sites[nsites++] = res->siteinfo[k].site;
+    for (uint32_t k = 0; k < nsi; k++)
+        if (cv_tl_hint_has_site(h, si[k].info))
+            sites[nsites++] = si[k].site;
     if (nsites > 1)
         qsort(sites, nsites, sizeof *sites, u32_cmp);
     if (nsites && l->calls.n) {
         if (!(l->marked.bar = malloc(l->calls.n * sizeof *l->marked.bar)))
             goto out;
         for (uint32_t i = 0; i < l->calls.n; i++)
-            if (site_in(sites, nsites, log->rec[l->calls.bar[i].rec].site))
+            if (site_in(sites, nsites, search_analysis_call(an, l->rank, l->calls.bar[i].rec)->site))
                 l->marked.bar[l->marked.n++] = l->calls.bar[i];
         if (bars_finish(&l->marked) < 0)
             goto out;
     }
     if (h->kind == SEARCH_HINT_OVERLAP) {
-        for (uint32_t k = 0; k < res->noverlaps && !l->overlap; k++)
-            if (same_place(h->file, h->line, h->col, res->overlaps[k].info))
-                l->overlap = &res->overlaps[k];
+        uint32_t nov;
+        const struct search_overlap *ov = search_rank_overlaps(res, &nov);
+        for (uint32_t k = 0; k < nov && !l->overlap; k++)
+            if (same_place(h->file, h->line, h->col, ov[k].info))
+                l->overlap = &ov[k];
         const struct search_overlap *o = l->overlap;
         if (o && o->nwindows) {
             if (!(l->windows.bar = malloc(o->nwindows * sizeof *l->windows.bar)))
@@ -261,11 +227,11 @@ static int select_lane(struct cv_tl_lane *l, const struct search_hint *h)
                 if (!lo)
                     continue;
                 struct cv_tl_bar *b = &l->windows.bar[l->windows.n++];
-                b->t_enter = lo;
-                b->t_exit = hi;
+                b->t_enter = search_analysis_time(an, l->rank, lo);
+                b->t_exit = search_analysis_time(an, l->rank, hi);
                 b->rec = k;
                 b->call = o->call;
-                b->cls = (uint8_t)cv_tl_class_of_call(o->call);
+                b->cls = (uint8_t)search_call_class_of(o->call);
                 b->reserved = 0;
             }
             if (bars_finish(&l->windows) < 0)
@@ -290,7 +256,7 @@ int cv_tl_model_select(struct cv_tl_model *m, const struct search_hint *h)
         int r = h->ranks[k];
         if (r < 0 || r >= m->nlanes || !m->lane[r].res)
             continue;
-        if (select_lane(&m->lane[r], h) < 0) {
+        if (select_lane(m->an, &m->lane[r], h) < 0) {
             selection_clear(m);
             return TRACE_ERR_NOMEM;
         }
@@ -598,16 +564,16 @@ long cv_tl_hit(const struct cv_tl_view *v, uint64_t t0, const struct cv_tl_bars 
 
 /* ---- messages ------------------------------------------------------------------ */
 
-static bool rec_in_view(const struct dg_msgrec *r, uint64_t lo, uint64_t hi)
+static bool call_in_view(const struct search_call *c, uint64_t lo, uint64_t hi)
 {
-    return r->t_enter && r->t_exit >= lo && r->t_enter <= hi;
+    return c->timed && c->t_exit >= lo && c->t_enter <= hi;
 }
 
 size_t cv_tl_messages(const struct cv_tl_model *m, const struct cv_tl_view *v, struct cv_tl_msg *out,
                       size_t cap)
 {
     size_t n = 0;
-    if (!m->match)
+    if (!m->an)
         return 0;
     uint64_t lo = m->t0 + (uint64_t)(v->v0 > 0 ? v->v0 : 0), hi = m->t0 + (uint64_t)ceil(v->v1);
     for (int l = 0; l < m->nlanes; l++) {
@@ -615,31 +581,28 @@ size_t cv_tl_messages(const struct cv_tl_model *m, const struct cv_tl_view *v, s
         const struct cv_tl_bars *b = &lane->calls;
         if (!lane->res || !b->n)
             continue;
-        const struct dg_mpilog *log = &lane->res->log;
         for (uint32_t i = cv_tl_bars_first(b, lo); i < b->n && b->bar[i].t_enter <= hi; i++) {
             if (b->bar[i].t_exit < lo)
                 continue;
-            uint32_t p0 = b->bar[i].rec;
-            for (uint32_t p = p0; p < log->n && log->rec[p].index == log->rec[p0].index; p++) {
-                const struct dg_msgrec *r = &log->rec[p];
-                if (r->kind != DG_MSG_SEND && r->kind != DG_MSG_RECV)
+            const struct search_call *c = search_analysis_call(m->an, l, b->bar[i].rec);
+            for (uint32_t p = c->first; p < c->first + c->nparts; p++) {
+                struct search_part r;
+                search_analysis_part(m->an, l, p, &r);
+                if ((r.kind != SEARCH_PART_SEND && r.kind != SEARCH_PART_RECV) || r.match_rank < 0 ||
+                    r.match_rank >= m->nlanes || !m->lane[r.match_rank].res)
                     continue;
-                struct dg_pos o = dg_match_peer(m->match, (struct dg_pos){l, p});
-                if (o.rank < 0 || o.rank >= m->nlanes || !m->lane[o.rank].res)
-                    continue;
-                const struct dg_mpilog *olog = &m->lane[o.rank].res->log;
-                if (o.pos >= olog->n)
-                    continue;
-                const struct dg_msgrec *q = &olog->rec[o.pos];
-                if (!q->t_enter || !r->t_enter)
+                struct search_part o;
+                search_analysis_part(m->an, r.match_rank, r.match_part, &o);
+                const struct search_call *q = search_analysis_call(m->an, r.match_rank, o.call);
+                if (!q || !q->timed || !c->timed)
                     continue;
                 struct cv_tl_msg msg;
-                if (r->kind == DG_MSG_SEND) {
-                    msg = (struct cv_tl_msg){l, o.rank, r->t_enter, q->t_exit};
+                if (r.kind == SEARCH_PART_SEND) {
+                    msg = (struct cv_tl_msg){l, r.match_rank, c->t_enter, q->t_exit};
                 } else {
-                    if (rec_in_view(q, lo, hi))
+                    if (call_in_view(q, lo, hi))
                         continue; /* drawn from its send */
-                    msg = (struct cv_tl_msg){o.rank, l, q->t_enter, r->t_exit};
+                    msg = (struct cv_tl_msg){r.match_rank, l, q->t_enter, c->t_exit};
                 }
                 if (n < cap)
                     out[n] = msg;

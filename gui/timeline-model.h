@@ -7,12 +7,12 @@
  * return, so the unit tests (tests/unit/test-timeline-model.c) check the
  * behaviour without a display.
  *
- * Times: the bars keep the logs' times (ns of each rank's CLOCK_MONOTONIC);
- * the view works in ns since the document's t0 (doubles: exact to the ns
- * for runs up to 104 days).
+ * Times: the analysis' common clock, ns from the earliest MPI call of any
+ * rank (search_analysis_time); the view works in ns since the document's
+ * t0 (doubles: exact to the ns for runs up to 104 days).
  *
  * Ownership: a struct cv_tl_model owns its arrays and borrows everything
- * else from the document (logs, site infos, windows, the match), so it
+ * else from the document (the analysis: calls, site infos, windows), so it
  * must be freed before the document. */
 #ifndef COMMHINT_GUI_TIMELINE_MODEL_H
 #define COMMHINT_GUI_TIMELINE_MODEL_H
@@ -23,26 +23,22 @@
 
 #include "document.h"
 
-/* How a call is coloured. */
+/* How a call is coloured: the analysis' classes (search_call_class_of,
+ * search_call_class_name). */
 enum cv_tl_class {
-    CV_TL_SEND = 0, /* Send, Ssend, Bsend, Rsend and their I- forms */
-    CV_TL_RECV,     /* Recv, Irecv, Sendrecv(_replace), Probe, Iprobe */
-    CV_TL_COLL,     /* collectives, Barrier included */
-    CV_TL_WAIT,     /* Wait*, Test*, Request_free, Cancel */
-    CV_TL_OTHER,    /* communicator management, Init, Finalize, unknown */
-    CV_TL_NCLASS
+    CV_TL_SEND = SEARCH_CALL_SEND,   /* Send, Ssend, Bsend, Rsend and their I- forms */
+    CV_TL_RECV = SEARCH_CALL_RECV,   /* Recv, Irecv, Sendrecv(_replace), Probe, Iprobe */
+    CV_TL_COLL = SEARCH_CALL_COLL,   /* collectives, Barrier included */
+    CV_TL_WAIT = SEARCH_CALL_WAIT,   /* Wait*, Test*, Request_free, Cancel */
+    CV_TL_OTHER = SEARCH_CALL_OTHER, /* communicator management, Init, Finalize, unknown */
+    CV_TL_NCLASS = SEARCH_CALL_NCLASS
 };
-
-/* The class of an MPI call (enum cht_mpi_call). */
-int cv_tl_class_of_call(int call);
-/* "send", "receive", "collective", "wait", "other". */
-const char *cv_tl_class_name(int cls);
 
 /* One bar: an MPI call (one per event: a Sendrecv or a Wait completing
  * several receives is one bar), or an overlap window of the selected hint. */
 struct cv_tl_bar {
-    uint64_t t_enter, t_exit; /* ns, the rank's clock */
-    uint32_t rec;             /* calls: log position of the event's first record;
+    uint64_t t_enter, t_exit; /* ns, the common clock */
+    uint32_t rec;             /* calls: the call (search_analysis_call);
                                  windows: index in the overlap's windows */
     uint16_t call;            /* enum cht_mpi_call */
     uint8_t cls;              /* enum cv_tl_class */
@@ -73,7 +69,7 @@ struct cv_tl_model {
     uint64_t t0, t1; /* the document's time range (ns) */
     int nlanes;      /* world size: one lane per rank */
     struct cv_tl_lane *lane;
-    const struct dg_match *match;       /* borrowed from the document (may be NULL) */
+    const struct search_analysis *an;   /* borrowed from the document */
     const struct search_hint *selected; /* borrowed, or NULL */
 };
 

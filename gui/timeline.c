@@ -307,7 +307,7 @@ static void draw_legend(CvTimeline *t, cairo_t *cr, double y, size_t nmsgs)
     char buf[256], a[32], b[32], s[32];
 
     for (int c = 0; c < CV_TL_NCLASS; c++)
-        x = legend_swatch(w, cr, x, y, class_rgb[c], 1, cv_tl_class_name(c));
+        x = legend_swatch(w, cr, x, y, class_rgb[c], 1, search_call_class_name(c));
     if (t->model->selected) {
         x = legend_swatch(w, cr, x, y, window_rgb, 0.6, "overlap window");
         x = legend_swatch(w, cr, x, y, mark_rgb, 1, "hint's calls");
@@ -524,8 +524,8 @@ static gboolean cv_timeline_button_release(GtkWidget *w, GdkEventButton *ev)
     update_area(t);
     if (call_at(t, ev->x, ev->y, &l, &k, &nhere)) {
         const struct cv_tl_lane *lane = &t->model->lane[l];
-        const struct dg_msgrec *r = &lane->res->log.rec[lane->calls.bar[k].rec];
-        const struct trace_site_info *info = search_site_info(lane->res, r->site);
+        const struct trace_site_info *info =
+            search_analysis_call(t->model->an, lane->rank, lane->calls.bar[k].rec)->info;
         if (info && info->file && *info->file && info->line)
             g_signal_emit(t, signals[SIG_LOCATION], 0, info->file, (guint)info->line);
     }
@@ -557,12 +557,11 @@ static gboolean cv_timeline_key_press(GtkWidget *w, GdkEventKey *ev)
     return TRUE;
 }
 
-static void append_call_text(GString *s, const struct cv_tl_lane *lane, const struct cv_tl_bar *bar,
-                             uint64_t t0)
+static void append_call_text(GString *s, const struct cv_tl_model *m, const struct cv_tl_lane *lane,
+                             const struct cv_tl_bar *bar, uint64_t t0)
 {
-    const struct dg_mpilog *log = &lane->res->log;
-    const struct dg_msgrec *r = &log->rec[bar->rec];
-    const struct trace_site_info *info = search_site_info(lane->res, r->site);
+    const struct search_call *c = search_analysis_call(m->an, lane->rank, bar->rec);
+    const struct trace_site_info *info = c->info;
     char d[32], at[32];
     cv_tl_format_duration((double)(bar->t_exit - bar->t_enter), d, sizeof d);
     cv_tl_format_duration((double)(bar->t_enter - t0), at, sizeof at);
@@ -573,14 +572,15 @@ static void append_call_text(GString *s, const struct cv_tl_lane *lane, const st
                            site, d, at, lane->rank);
     g_free(site);
     /* the message(s) of the call */
-    for (uint32_t p = bar->rec; p < log->n && log->rec[p].index == r->index; p++) {
-        const struct dg_msgrec *m = &log->rec[p];
-        if (m->kind == DG_MSG_SEND && m->peer >= 0)
-            g_string_append_printf(s, "\nsends %" PRIu64 " bytes to rank %d (tag %d)", m->bytes, m->peer,
-                                   m->tag);
-        else if (m->kind == DG_MSG_RECV && m->peer >= 0)
-            g_string_append_printf(s, "\nreceives %" PRIu64 " bytes from rank %d (tag %d)", m->bytes, m->peer,
-                                   m->tag);
+    for (uint32_t p = c->first; p < c->first + c->nparts; p++) {
+        struct search_part pt;
+        search_analysis_part(m->an, lane->rank, p, &pt);
+        if (pt.kind == SEARCH_PART_SEND && pt.peer >= 0)
+            g_string_append_printf(s, "\nsends %" PRIu64 " bytes to rank %d (tag %d)", pt.bytes, pt.peer,
+                                   pt.tag);
+        else if (pt.kind == SEARCH_PART_RECV && pt.peer >= 0)
+            g_string_append_printf(s, "\nreceives %" PRIu64 " bytes from rank %d (tag %d)", pt.bytes, pt.peer,
+                                   pt.tag);
     }
 }
 
@@ -596,7 +596,7 @@ static gboolean cv_timeline_query_tooltip(GtkWidget *w, gint x, gint y, gboolean
     GString *s = g_string_new(NULL);
     if (call_at(t, x, y, &l, &k, &nhere)) {
         const struct cv_tl_lane *lane = &t->model->lane[l];
-        append_call_text(s, lane, &lane->calls.bar[k], t->model->t0);
+        append_call_text(s, t->model, lane, &lane->calls.bar[k], t->model->t0);
         if (nhere > 1)
             g_string_append_printf(s, "\n<i>%u calls within %g px here: zoom in to tell them apart</i>",
                                    nhere, 2 * HIT_SLOP);
@@ -714,9 +714,3 @@ void cv_timeline_select_hint(CvTimeline *t, const struct search_hint *h)
     gtk_widget_queue_draw(GTK_WIDGET(t));
 }
 
-void cv_timeline_set_range(CvTimeline *t, double t0, double t1)
-{
-    g_return_if_fail(CV_IS_TIMELINE(t));
-    cv_tl_view_set_range(&t->view, t0, t1);
-    gtk_widget_queue_draw(GTK_WIDGET(t));
-}

@@ -33,9 +33,6 @@ void cv_timeline_set_document(CvTimeline *t, const struct cv_document *doc);
  * The visible range does not change. */
 void cv_timeline_select_hint(CvTimeline *t, const struct search_hint *h);
 
-/* Shows [t0, t1] (ns since the document's t0), clamped to the run. */
-void cv_timeline_set_range(CvTimeline *t, double t0, double t1);
-
 /* The colour of a call class (enum cv_tl_class), shared with the
  * statistics pane; components 0..1. */
 void cv_timeline_class_color(int cls, double *r, double *g, double *b);

@@ -352,12 +352,6 @@ void cv_window_set_error_dialogs(CvWindow *w, gboolean on)
     w->dialogs = on;
 }
 
-const struct cv_document *cv_window_document(CvWindow *w)
-{
-    g_return_val_if_fail(CV_IS_WINDOW(w), NULL);
-    return w->doc;
-}
-
 gboolean cv_window_select_hint(CvWindow *w, int index)
 {
     g_return_val_if_fail(CV_IS_WINDOW(w), FALSE);

@@ -31,9 +31,6 @@ typedef void (*CvLoadDone)(CvWindow *w, const struct cv_document *doc, const cha
  * called after.  A load started while another runs replaces it. */
 void cv_window_load(CvWindow *w, const char *dir, CvLoadDone done, gpointer data);
 
-/* The document shown, or NULL. */
-const struct cv_document *cv_window_document(CvWindow *w);
-
 /* Selects hint `index` (from 0, in the ranked list) in every pane; FALSE
  * if there is no such hint. */
 gboolean cv_window_select_hint(CvWindow *w, int index);

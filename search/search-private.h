@@ -3,6 +3,7 @@
 #ifndef COMMHINT_SEARCH_PRIVATE_H
 #define COMMHINT_SEARCH_PRIVATE_H
 
+#include "rank/rank.h"
 #include "search.h"
 
 /* An engine: search_engine_create picks one by search_opts.engine. */

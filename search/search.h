@@ -29,7 +29,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "depgraph.h"
 #include "trace-reader.h"
 
 #ifdef __cplusplus
@@ -176,79 +175,26 @@ struct search_siteinfo {
     const struct trace_site_info *info;
 };
 
-struct search_rank_result {
-    int rank;
-    uint64_t events;       /* COMP + MPI events analysed */
-    uint64_t comp_events, mpi_events;
-    uint64_t t_first, t_last; /* ns: first MPI enter, last MPI exit (0 if none) */
-    double msg_latency_ns; /* per-message cost from this rank's blocking sends */
-    uint32_t noverlaps;
-    struct search_overlap *overlaps; /* sorted by site */
-    uint32_t ngroups;
-    struct search_group *groups;     /* sorted by (comm, peer, sites) */
-    uint32_t nchecks;
-    struct search_group_check *checks; /* by first member */
-    /* cross-rank inputs (filled by search_run_rank; not compared between engines) */
-    struct dg_mpilog log;            /* the rank's MPI log */
-    uint32_t nsiteinfo;
-    struct search_siteinfo *siteinfo; /* sorted by site: every site in the log */
-    /* engine facts (not compared between engines) */
-    uint64_t peak_bytes;   /* largest memory the engine held */
-    bool cut_short;        /* the rank's trace had no clean end */
-};
-
-void search_rank_result_free(struct search_rank_result *r);
+/* The per-rank result of one rank (defined in search/rank/rank.h: the
+ * front ends read it through these). */
+struct search_rank_result;
+/* World rank of the result. */
+int search_rank_result_rank(const struct search_rank_result *r);
+/* Its overlap call sites (sorted by site) and aggregation groups. */
+const struct search_overlap *search_rank_overlaps(const struct search_rank_result *r, uint32_t *n);
+const struct search_group *search_rank_groups(const struct search_rank_result *r, uint32_t *n);
+/* Every site of its MPI log with its source location, sorted by site. */
+const struct search_siteinfo *search_rank_sites(const struct search_rank_result *r, uint32_t *n);
+/* Whether the rank's trace had no clean end. */
+bool search_rank_cut_short(const struct search_rank_result *r);
 
 /* Source location of a site of this rank, or NULL (binary search in
  * siteinfo, then the overlap and group infos). */
 const struct trace_site_info *search_site_info(const struct search_rank_result *r, uint32_t site);
 
-/* Whether two results are identical (engine facts aside); if not, writes
- * the first difference into why. */
-bool search_rank_result_equal(const struct search_rank_result *a,
-                              const struct search_rank_result *b, char *why, size_t size);
-
-/* ---- engines ---------------------------------------------------------------- */
-
-struct search_engine;
-
-int search_engine_create(const struct search_opts *o, int rank, struct search_engine **out);
-/* Feeds the rank's next event (indices consecutive from 0). */
-int search_engine_feed(struct search_engine *e, const struct dg_event *ev);
-/* Feeds a run of computation events (first index: the one expected next). */
-int search_engine_feed_run(struct search_engine *e, const struct dg_run *r);
-/* Ends the rank and hands over its result; destroys the engine. */
-int search_engine_finish(struct search_engine *e, struct search_rank_result **out);
-/* Frees an engine that is not finished. */
-void search_engine_destroy(struct search_engine *e);
-
-/* Analyses one rank of a trace: cursor, builder and engine, then resolves
- * site and loop ids to source lines.  progress (may be NULL) is called now
- * and then with the bytes of the rank file read so far and its size.
- * Errors fill err. */
+/* Progress of a long step: bytes of a rank file read so far, and its size
+ * (or of the share of rank files a process analyses). */
 typedef void (*search_progress_fn)(void *ctx, uint64_t done, uint64_t total);
-int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
-                    search_progress_fn progress, void *ctx,
-                    struct search_rank_result **out, struct trace_err *err);
-
-/* ---- per-message cost ---------------------------------------------------------- */
-
-/* Per-message cost of blocking sends, fed in trace order: a least-squares
- * fit of time = latency + bytes * per_byte, and the fastest send. */
-struct search_msgcost {
-    uint64_t n;
-    double sx, sy, sxx, sxy;
-    double min_ns;    /* time of the fastest send */
-    double min_bytes; /* its size */
-};
-void search_msgcost_add(struct search_msgcost *m, uint64_t bytes, uint64_t ns);
-/* The cost one message fewer saves: the fastest send's time, less what its
- * bytes cost at the fitted per-byte rate when it is 1 KiB or more (below
- * that the bytes cost nothing measurable, and a fit over a few small sizes
- * is noise); the rate is clamped at 0, and 0 with a single message size.
- * The fastest send waited least for its receiver, so it is the closest to
- * the pure per-message overhead.  0 without sends. */
-double search_msgcost_latency(const struct search_msgcost *m);
 
 /* ---- hints across ranks ------------------------------------------------------- */
 
@@ -419,68 +365,177 @@ const char *search_role_text(int role, bool one); /* "related" if unknown */
  * round to 1000 takes the next unit).  Returns buf. */
 char *search_format_ns(char *buf, size_t size, uint64_t ns);
 
-/* ---- parallel analysis (search/parallel/: pack.c, and driver.c with MPI) ---------------- */
+/* ---- the analysis of a trace: the one entry point (search/analysis/) ----------------- */
 
-/* The ranks of a trace analysed by the P processes of an MPI job (mpiexec
- * -n P), each rank by one process, the results gathered on process 0.
- *
- * A result travels packed: little-endian; a header (u32 magic "CHRR", u16
- * version, u16 0, u64 total bytes), the scalar fields, then each array as
- * a u32 count and its items (overlaps with their boxes, statements, leads and windows,
- * groups with their sites, checks with their members and crossings, the
- * MPI log's rank, clocks and records, the siteinfo site ids).  Site info
- * pointers do not travel: each site reference carries one byte, 1 if it was
- * resolved where it was packed.  Loop lines travel inside the boxes. */
+/* What search_analyse tells the front end about a rank as it goes. */
+enum search_warning {
+    SEARCH_WARN_NO_STREAM = 1, /* the rank has no stream file: left out */
+    SEARCH_WARN_FAILED = 2,    /* the rank could not be analysed: left out */
+    SEARCH_WARN_CUT_SHORT = 3  /* the rank's trace has no clean end: what it recorded is used */
+};
+/* msg is one sentence with its facts ("rank 3 has no stream file and is
+ * left out: file=..."), borrowed for the call. */
+typedef void (*search_warn_fn)(void *ctx, int rank, int what, const char *msg);
+/* Progress of the per-rank stage: the world rank being analysed, its
+ * index (from 1) of count (rank -1 and index 0 when a driver analyses
+ * several at once), and the bytes read of all the rank files this process
+ * analyses. */
+typedef void (*search_analysis_progress_fn)(void *ctx, int rank, int index, int count, uint64_t done,
+                                            uint64_t total);
 
-/* Packs r into a malloc'ed buffer (*buf, *len; the caller frees).  Returns
- * 0 or TRACE_ERR_NOMEM. */
-int search_rank_result_pack(const struct search_rank_result *r, void **buf, size_t *len);
-
-/* Unpacks a buffer of exactly len bytes into a new result (freed with
- * search_rank_result_free).  Every count and length is checked against the
- * bytes left; TRACE_ERR_FORMAT (or _VERSION, _NOMEM) with err filled (err
- * may be NULL) if the buffer is not a whole packed result.  Site infos of
- * references resolved where the result was packed point to a placeholder
- * (empty file and function) until search_run_parallel resolves them again;
- * the others are NULL. */
-int search_rank_result_unpack(const void *buf, size_t len, struct search_rank_result **out,
-                              struct trace_err *err);
-
-/* Calls MPI_Init (unless MPI is already initialised) and tells this
- * process's number and the number of processes.  Only for --parallel:
- * nothing else in commhint initialises MPI. */
-int search_parallel_begin(int *argc, char ***argv, int *proc, int *nprocs, struct trace_err *err);
-/* Calls MPI_Finalize if search_parallel_begin called MPI_Init.  Every
- * process calls it, on every path. */
-void search_parallel_end(void);
-
-/* Collective: whether ok holds on every process, and (root_ok, may be
- * NULL) on process 0.  Lets processes that failed before the analysis
- * leave together with the others instead of leaving them waiting.  Without
- * search_parallel_begin it returns ok. */
-bool search_parallel_agree(bool ok, bool *root_ok);
-
-/* A rank that could not be analysed (search_run_parallel). */
+/* A rank that could not be analysed. */
 struct search_rank_failure {
     int rank;
-    int status;          /* negative enum trace_status from search_run_rank */
+    int status;          /* negative enum trace_status */
     char msg[512];       /* its message, "" if none */
 };
 
-/* Collective: analyses the ranks with a stream file, spread over the
- * processes (greedy by stream file size, decided by process 0), and
- * gathers the results on process 0: there *out (malloc'ed array of *n
- * results in rank order, site infos resolved through t as search_run_rank
- * does; the caller frees each result and the array) and *failed (malloc'ed,
- * *nfailed entries in rank order, may be NULL if not wanted).  progress (may
- * be NULL) is called with this process's bytes read and its share's total.
- * On the other processes *n = 0 and *nfailed = 0.  Returns 0, or a negative
- * status with err filled: on process 0 for a failure on any process (a
- * process that fails still takes part in every collective call and sends
- * its status); on another process for its own failure only. */
-int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress,
-                        void *ctx, struct search_rank_result ***out, int *n,
-                        struct search_rank_failure **failed, int *nfailed, struct trace_err *err);
+/* Who runs the per-rank stage when it is not this process alone: the MPI
+ * driver of --parallel (search/parallel/parallel.h).  run analyses the
+ * ranks with a stream file and, on the leading process, hands over every
+ * result (*out, *n; malloc'ed array in rank order) and failure (*failed,
+ * *nfailed); elsewhere *n = *nfailed = 0 and leader is false. */
+struct search_driver {
+    int (*run)(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
+               struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
+               int *nfailed, bool *leader, struct trace_err *err);
+};
+
+struct search_analysis_opts {
+    struct search_opts search;         /* per-rank engines */
+    struct search_report_opts report;  /* which hints the report keeps */
+    /* keep the ranks' results and MPI logs, matched across ranks, for the
+     * calls, messages and windows of timelines (viewer, export); else they
+     * are freed once the report is built */
+    bool keep_ranks;
+    search_warn_fn warn;               /* may be NULL */
+    void *warn_ctx;
+    search_analysis_progress_fn progress; /* may be NULL */
+    void *progress_ctx;
+    const struct search_driver *driver;   /* NULL: every rank in this process */
+};
+
+/* The analysis of a trace: the report, and with keep_ranks the ranks'
+ * results, calls and messages.  Owned by the caller (search_analysis_free);
+ * it borrows the trace, which must stay open until then. */
+struct search_analysis;
+
+/* Analyses every rank of t that has a stream file (each through its
+ * engine, or spread over processes by o->driver), warns about the others,
+ * then runs the cross-rank stage and builds the report.  Returns 0 with
+ * *out set, or a negative status with err filled (one sentence): no rank
+ * could be analysed, out of memory, a driver failure.  On a process of a
+ * driver that is not the leader, *out has no report. */
+int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct search_analysis **out,
+                   struct trace_err *err);
+/* The same from per-rank results already computed (n results of a world of
+ * world_size ranks, any order): borrowed, they must outlive the analysis. */
+int search_analysis_from_results(struct search_rank_result *const *ranks, int n, int world_size,
+                                 const struct search_analysis_opts *o, struct search_analysis **out,
+                                 struct trace_err *err);
+void search_analysis_free(struct search_analysis *a);
+
+/* The report (NULL on a process that is not the driver's leader). */
+const struct search_report *search_analysis_report(const struct search_analysis *a);
+int search_analysis_world_size(const struct search_analysis *a);
+/* The result of a world rank, NULL if it was not analysed (or without keep_ranks). */
+const struct search_rank_result *search_analysis_rank(const struct search_analysis *a, int rank);
+/* Whether a world rank has no stream file. */
+bool search_analysis_rank_missing(const struct search_analysis *a, int rank);
+
+/* ---- calls, messages and clocks of an analysis kept with keep_ranks ------------------- */
+
+/* The class of an MPI call, as timelines colour it. */
+enum search_call_class {
+    SEARCH_CALL_SEND = 0,  /* sends and their nonblocking starts */
+    SEARCH_CALL_RECV,      /* receives, Sendrecv, probes */
+    SEARCH_CALL_COLL,      /* collectives, Barrier */
+    SEARCH_CALL_WAIT,      /* Wait and Test calls */
+    SEARCH_CALL_OTHER,     /* Init, Finalize, communicator management, ... */
+    SEARCH_CALL_NCLASS
+};
+int search_call_class_of(uint16_t call); /* enum cht_mpi_call -> enum search_call_class */
+const char *search_call_class_name(int cls); /* "send", "receive", ...; "?" if unknown */
+
+/* The common clock of the ranks: one host's CLOCK_MONOTONIC as recorded,
+ * or, when the ranks' clock samples say they ran on hosts whose
+ * REALTIME - MONOTONIC offsets differ by more than 1 ms, each rank's times
+ * mapped to CLOCK_REALTIME through its samples at MPI_Init and
+ * MPI_Finalize (linear in between). */
+enum search_clock { SEARCH_CLOCK_MONOTONIC = 0, SEARCH_CLOCK_REALTIME = 1 };
+int search_analysis_clock(const struct search_analysis *a);
+/* ns of rank's CLOCK_MONOTONIC on the common clock, from the earliest MPI
+ * call of any rank (0 for earlier times, and for 0: unknown). */
+uint64_t search_analysis_time(const struct search_analysis *a, int rank, uint64_t mono_ns);
+/* End of the latest MPI call of any rank on that scale (ns). */
+uint64_t search_analysis_end(const struct search_analysis *a);
+
+/* One MPI call of a rank (one event of its MPI log). */
+struct search_call {
+    uint64_t index;        /* event index on the rank */
+    uint16_t call;         /* enum cht_mpi_call */
+    uint8_t cls;           /* enum search_call_class */
+    bool timed;            /* the call recorded its times (else t_* are those of the end
+                              of the call before, or of the rank's first time) */
+    uint64_t t_enter, t_exit; /* ns on the common clock from the earliest call */
+    uint64_t comm;         /* communicator id */
+    uint32_t site;         /* site id of the call (its first part's) */
+    const struct trace_site_info *info; /* its source location, NULL if unknown */
+    uint32_t first, nparts; /* its parts: search_analysis_part(a, rank, first + k) */
+    uint32_t ordinal;      /* k for the k-th call of the rank (from 0) */
+};
+
+/* A part of a call: one message sent or received, a collective, or the
+ * call itself for calls that move nothing. */
+enum search_part_kind {
+    SEARCH_PART_OTHER = 0,
+    SEARCH_PART_SEND = 1,
+    SEARCH_PART_RECV = 2,
+    SEARCH_PART_COLL = 3
+};
+struct search_part {
+    int kind;              /* enum search_part_kind */
+    int32_t peer;          /* SEND: destination, RECV: source, COLL: root or -1 */
+    int32_t tag;           /* SEND/RECV, else -1 */
+    uint64_t bytes;        /* SEND/RECV: of the message; COLL: the send side */
+    uint64_t rbytes;       /* COLL: the receive side */
+    int match_rank;        /* SEND/RECV: the rank of the matching end, -1 if unmatched */
+    uint32_t match_part;   /* and its part (search_analysis_part) */
+    uint32_t call;         /* the call this part belongs to (search_analysis_call) */
+    uint32_t coll;         /* COLL: the instance (calls of one collective on all its ranks),
+                              UINT32_MAX if unknown */
+    uint32_t coll_members; /* COLL: ranks in that instance */
+};
+
+/* The calls of a rank in trace order (0 if not kept). */
+uint32_t search_analysis_ncalls(const struct search_analysis *a, int rank);
+const struct search_call *search_analysis_call(const struct search_analysis *a, int rank, uint32_t i);
+/* The i-th part of a rank (0 <= i < search_analysis_nparts), filled into *out. */
+uint32_t search_analysis_nparts(const struct search_analysis *a, int rank);
+void search_analysis_part(const struct search_analysis *a, int rank, uint32_t i, struct search_part *out);
+/* The first part of a rank at a source location (the part's own site: a
+ * completion's receive parts carry their Irecv's): with call >= 0 the same
+ * file, line, column and call, else the same file and line; UINT32_MAX if
+ * none. */
+uint32_t search_analysis_first_part_at(const struct search_analysis *a, int rank, const char *file,
+                                       uint32_t line, uint32_t col, int call);
+/* The source location of part i's own site (NULL if unknown). */
+const struct trace_site_info *search_analysis_part_info(const struct search_analysis *a, int rank,
+                                                        uint32_t i);
+/* MPI calls of the rank the log has no record of (a Sendrecv with both
+ * peers MPI_PROC_NULL leaves none). */
+uint64_t search_analysis_unlogged_calls(const struct search_analysis *a, int rank);
+
+/* A rank's run as the statistics count it: from the end of MPI_Init to the
+ * start of MPI_Finalize (without them: its first MPI enter to its last MPI
+ * exit), its time in MPI calls inside it (Init and Finalize left out, as
+ * mpiP does) and the rest. */
+struct search_rank_run {
+    bool timed;           /* some call has times (else all 0) */
+    uint64_t run_ns, mpi_ns, comp_ns;
+    uint64_t calls;       /* MPI calls in it */
+};
+void search_analysis_rank_run(const struct search_analysis *a, int rank, struct search_rank_run *out);
 
 #ifdef __cplusplus
 }

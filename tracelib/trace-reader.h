@@ -122,6 +122,9 @@ const char *trace_program(const struct trace *t);
 int trace_argc(const struct trace *t);
 const char *trace_argv(const struct trace *t, int i);
 const uint8_t *trace_build_id(const struct trace *t, size_t *len);
+/* Bytes of the rank's stream file, 0 if it has none (for progress and
+ * for spreading ranks over processes). */
+uint64_t trace_rank_file_size(const struct trace *t, int rank);
 /* True if the rank's stream file exists. */
 bool trace_has_rank(const struct trace *t, int rank);
 /* Path of a rank's stream file (borrowed until close). */

@@ -33,6 +33,7 @@
 #include <mpi.h>
 
 #include "pack.h"
+#include "parallel.h"
 
 /* Sent in pieces of at most this many bytes (MPI counts are int). */
 #define CHUNK_BYTES (64u << 20)
@@ -155,9 +156,8 @@ static int assign_ranks(struct trace *t, int nprocs, int *owner)
         owner[r] = -1;
         if (!trace_has_rank(t, r))
             continue;
-        struct stat sb;
         rs[n].rank = r;
-        rs[n].bytes = stat(trace_rank_path(t, r), &sb) == 0 ? (uint64_t)sb.st_size : 0;
+        rs[n].bytes = trace_rank_file_size(t, r);
         n++;
     }
     qsort(rs, (size_t)n, sizeof *rs, cmp_size_desc);
@@ -185,12 +185,6 @@ static void share_progress_cb(void *ctx, uint64_t done, uint64_t total)
 {
     struct share_progress *s = ctx;
     s->fn(s->ctx, s->done_before + (done < total ? done : total), s->total);
-}
-
-static uint64_t file_bytes(const char *path)
-{
-    struct stat sb;
-    return path && stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
 }
 
 /* Sends len bytes to process 0 in chunks, once process 0 says it is ready
@@ -282,7 +276,7 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
     uint32_t nitems = 0;
     for (int r = 0; r < world; r++)
         if (owner[r] == proc)
-            sp.total += file_bytes(trace_rank_path(t, r));
+            sp.total += trace_rank_file_size(t, r);
     if (proc != 0)
         search_bundle_begin(&b); /* nitems patched below */
     for (int r = 0; r < world && !local_rc; r++) {
@@ -292,7 +286,7 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
         struct search_rank_result *res = NULL;
         rerr.msg[0] = '\0';
         int rrc = search_run_rank(t, r, o, progress ? share_progress_cb : NULL, &sp, &res, &rerr);
-        sp.done_before += file_bytes(trace_rank_path(t, r));
+        sp.done_before += trace_rank_file_size(t, r);
         if (proc == 0) {
             /* kept as is: nothing to send */
             int arc = rrc < 0 ? search_collected_add_failure(&col, r, rrc, rerr.msg)
@@ -381,4 +375,23 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
         free(col.fail);
     }
     return 0;
+}
+
+/* The driver of search_analyse: search_run_parallel, with process 0 the
+ * leader. */
+static int driver_run(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
+                      struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
+                      int *nfailed, bool *leader, struct trace_err *err)
+{
+    int proc = 0;
+    if (par_comm != MPI_COMM_NULL)
+        MPI_Comm_rank(par_comm, &proc);
+    *leader = proc == 0;
+    return search_run_parallel(t, o, progress, ctx, out, n, failed, nfailed, err);
+}
+
+const struct search_driver *search_parallel_driver(void)
+{
+    static const struct search_driver d = {.run = driver_run};
+    return &d;
 }

@@ -13,6 +13,32 @@
 
 #include "search-private.h"
 
+/* The ranks of a trace analysed by the P processes of an MPI job (mpiexec
+ * -n P), each rank by one process, the results gathered on process 0.
+ *
+ * A result travels packed: little-endian; a header (u32 magic "CHRR", u16
+ * version, u16 0, u64 total bytes), the scalar fields, then each array as
+ * a u32 count and its items (overlaps with their boxes, statements, leads and windows,
+ * groups with their sites, checks with their members and crossings, the
+ * MPI log's rank, clocks and records, the siteinfo site ids).  Site info
+ * pointers do not travel: each site reference carries one byte, 1 if it was
+ * resolved where it was packed.  Loop lines travel inside the boxes. */
+
+/* Packs r into a malloc'ed buffer (*buf, *len; the caller frees).  Returns
+ * 0 or TRACE_ERR_NOMEM. */
+int search_rank_result_pack(const struct search_rank_result *r, void **buf, size_t *len);
+
+/* Unpacks a buffer of exactly len bytes into a new result (freed with
+ * search_rank_result_free).  Every count and length is checked against the
+ * bytes left; TRACE_ERR_FORMAT (or _VERSION, _NOMEM) with err filled (err
+ * may be NULL) if the buffer is not a whole packed result.  Site infos of
+ * references resolved where the result was packed point to a placeholder
+ * (empty file and function) until search_run_parallel resolves them again;
+ * the others are NULL. */
+int search_rank_result_unpack(const void *buf, size_t len, struct search_rank_result **out,
+                              struct trace_err *err);
+
+
 /* A growing byte buffer; nomem once an allocation failed (then nothing
  * more is written). */
 struct pk_buf {

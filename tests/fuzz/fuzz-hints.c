@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz-common.h"
-#include "search.h"
+#include "pack.h"
 
 #define MAX_EVENTS 20000u    /* per rank, analysed */
 #define MAX_LOOPS 200000u    /* per rank: loop records, only decoded */

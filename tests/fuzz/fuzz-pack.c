@@ -27,7 +27,7 @@
 #include <zstd.h>
 
 #include "fuzz-common.h"
-#include "search.h"
+#include "pack.h"
 
 static int fail(const char *fmt, const char *a, const char *b)
 {

@@ -17,7 +17,8 @@
 
 #include <cmocka.h>
 
-#include "search.h"
+#include "pack.h"
+#include "parallel.h"
 
 static struct trace_site_info info_a = {.id = 10, .file = "/src/a.c", .func = "f", .line = 12, .col = 3};
 static struct trace_site_info info_b = {.id = 11, .file = "/src/a.c", .func = "g", .line = 40, .col = 5};

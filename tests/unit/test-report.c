@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "search.h"
+#include "search-private.h"
 
 /* ---- fabricated site infos ------------------------------------------------- */
 

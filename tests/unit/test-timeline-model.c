@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "search-private.h"
 #include "stats-model.h"
 #include "timeline-model.h"
 
@@ -406,17 +407,17 @@ static void test_ticks(void **state)
 static void test_classes(void **state)
 {
     (void)state;
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_SEND), CV_TL_SEND);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_IRSEND), CV_TL_SEND);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_RECV), CV_TL_RECV);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_SENDRECV), CV_TL_RECV);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_WAITALL), CV_TL_WAIT);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_ALLREDUCE), CV_TL_COLL);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_BARRIER), CV_TL_COLL);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_INIT), CV_TL_OTHER);
-    assert_int_equal(cv_tl_class_of_call(CHT_MPI_COMM_DUP), CV_TL_OTHER);
-    assert_string_equal(cv_tl_class_name(CV_TL_COLL), "collective");
-    assert_string_equal(cv_tl_class_name(99), "?");
+    assert_int_equal(search_call_class_of(CHT_MPI_SEND), CV_TL_SEND);
+    assert_int_equal(search_call_class_of(CHT_MPI_IRSEND), CV_TL_SEND);
+    assert_int_equal(search_call_class_of(CHT_MPI_RECV), CV_TL_RECV);
+    assert_int_equal(search_call_class_of(CHT_MPI_SENDRECV), CV_TL_RECV);
+    assert_int_equal(search_call_class_of(CHT_MPI_WAITALL), CV_TL_WAIT);
+    assert_int_equal(search_call_class_of(CHT_MPI_ALLREDUCE), CV_TL_COLL);
+    assert_int_equal(search_call_class_of(CHT_MPI_BARRIER), CV_TL_COLL);
+    assert_int_equal(search_call_class_of(CHT_MPI_INIT), CV_TL_OTHER);
+    assert_int_equal(search_call_class_of(CHT_MPI_COMM_DUP), CV_TL_OTHER);
+    assert_string_equal(search_call_class_name(CV_TL_COLL), "collective");
+    assert_string_equal(search_call_class_name(99), "?");
 }
 
 /* ---- a fabricated document --------------------------------------------------------
@@ -536,19 +537,22 @@ static int doc_setup(void **state)
     ranks[1] = &res1;
     ranks[2] = NULL;
     doc.world_size = 3;
-    doc.rank = ranks;
-    doc.t0 = T0;
-    doc.t1 = T0 + 173 * MS;
-    const struct dg_mpilog *logs[3] = {&res0.log, &res1.log, NULL};
-    assert_int_equal(dg_match_build(logs, 3, &doc.match), 0);
+    struct search_analysis_opts ao = {.report = {.rank = -1}, .keep_ranks = true};
+    struct trace_err err;
+    assert_int_equal(search_analysis_from_results(ranks, 2, 3, &ao, &doc.analysis, &err), 0);
+    doc.report = search_analysis_report(doc.analysis);
+    /* the common clock: ns from the earliest call (Init at T0 on both ranks) */
+    doc.t0 = 0;
+    doc.t1 = search_analysis_end(doc.analysis);
+    assert_int_equal(doc.t1, 173 * MS);
     return 0;
 }
 
 static int doc_teardown(void **state)
 {
     (void)state;
-    dg_match_destroy(doc.match);
-    doc.match = NULL;
+    search_analysis_free(doc.analysis);
+    doc.analysis = NULL;
     return 0;
 }
 
@@ -558,18 +562,19 @@ static void test_model_lanes(void **state)
     struct cv_tl_model *m = NULL;
     assert_int_equal(cv_tl_model_build(&doc, &m), 0);
     assert_int_equal(m->nlanes, 3);
-    assert_int_equal(m->t0, T0);
-    /* rank 0: 9 records, the Sendrecv is one bar, the unknown-time Send none */
+    assert_int_equal(m->t0, 0);
+    /* rank 0: 9 records in 8 calls, the Sendrecv is one bar, the unknown-time
+     * Send none; bars name their calls */
     const struct cv_tl_bars *b = &m->lane[0].calls;
     assert_int_equal(b->n, 7);
     assert_int_equal(b->bar[0].call, CHT_MPI_INIT);
     assert_int_equal(b->bar[0].cls, CV_TL_OTHER);
     assert_int_equal(b->bar[3].call, CHT_MPI_SENDRECV);
     assert_int_equal(b->bar[3].rec, 3);
-    assert_int_equal(b->bar[3].t_exit, T0 + 140 * MS);
+    assert_int_equal(b->bar[3].t_exit, 140 * MS);
     assert_int_equal(b->bar[4].cls, CV_TL_COLL);
-    assert_int_equal(b->bar[5].rec, 7); /* after the skipped record 6 */
-    assert_int_equal(b->max_exit[6], T0 + 171 * MS);
+    assert_int_equal(b->bar[5].rec, 6); /* call 6 (record 7), after the skipped call 5 */
+    assert_int_equal(b->max_exit[6], 171 * MS);
     assert_int_equal(m->lane[1].calls.n, 7);
     assert_null(m->lane[2].res);
     assert_int_equal(m->lane[2].calls.n, 0);
@@ -613,16 +618,16 @@ static void test_model_select(void **state)
     assert_int_equal(cv_tl_model_select(m, &h), 0);
     assert_ptr_equal(m->selected, &h);
     assert_int_equal(m->lane[0].marked.n, 1);
-    assert_int_equal(m->lane[0].marked.bar[0].t_enter, T0 + 112 * MS);
+    assert_int_equal(m->lane[0].marked.bar[0].t_enter, 112 * MS);
     /* rank 1: both of its Recv sites at that place */
     assert_int_equal(m->lane[1].marked.n, 2);
-    assert_int_equal(m->lane[1].marked.bar[1].t_enter, T0 + 161 * MS);
+    assert_int_equal(m->lane[1].marked.bar[1].t_enter, 161 * MS);
     /* windows: rank 0's two, sorted; rank 1 has none (handled) */
     assert_ptr_equal(m->lane[0].overlap, &ov0[0]);
     assert_int_equal(m->lane[0].windows.n, 2);
-    assert_int_equal(m->lane[0].windows.bar[0].t_enter, T0 + 40 * MS);
+    assert_int_equal(m->lane[0].windows.bar[0].t_enter, 40 * MS);
     assert_int_equal(m->lane[0].windows.bar[0].rec, 1);
-    assert_int_equal(m->lane[0].windows.bar[1].t_exit, T0 + 125 * MS);
+    assert_int_equal(m->lane[0].windows.bar[1].t_exit, 125 * MS);
     assert_ptr_equal(m->lane[1].overlap, &ov1[0]);
     assert_int_equal(m->lane[1].windows.n, 0);
     assert_int_equal(m->lane[2].marked.n, 0);
@@ -647,7 +652,7 @@ static void test_model_select(void **state)
     a.nrelated = 2;
     assert_int_equal(cv_tl_model_select(m, &a), 0);
     assert_int_equal(m->lane[0].marked.n, 2); /* 110 and 165 (the unknown-time one has no bar) */
-    assert_int_equal(m->lane[0].marked.bar[1].t_enter, T0 + 165 * MS);
+    assert_int_equal(m->lane[0].marked.bar[1].t_enter, 165 * MS);
     assert_int_equal(m->lane[0].windows.n, 0);
     assert_int_equal(m->lane[1].marked.n, 0);
     assert_true(cv_tl_hint_has_site(&a, &si[7]));
@@ -675,12 +680,12 @@ static void test_messages(void **state)
     assert_int_equal(n, 5);
     int found = 0;
     for (size_t k = 0; k < n; k++) {
-        if (msg[k].from == 0 && msg[k].to == 1 && msg[k].t_send == T0 + 110 * MS)
-            found += msg[k].t_recv == T0 + 115 * MS;
-        if (msg[k].from == 1 && msg[k].to == 0 && msg[k].t_send == T0 + 116 * MS)
-            found += msg[k].t_recv == T0 + 120 * MS;
-        if (msg[k].from == 0 && msg[k].t_send == T0 + 165 * MS)
-            found += msg[k].t_recv == T0 + 167 * MS;
+        if (msg[k].from == 0 && msg[k].to == 1 && msg[k].t_send == 110 * MS)
+            found += msg[k].t_recv == 115 * MS;
+        if (msg[k].from == 1 && msg[k].to == 0 && msg[k].t_send == 116 * MS)
+            found += msg[k].t_recv == 120 * MS;
+        if (msg[k].from == 0 && msg[k].t_send == 165 * MS)
+            found += msg[k].t_recv == 167 * MS;
     }
     assert_int_equal(found, 3);
     /* a cap: the count says there are more */

@@ -668,6 +668,14 @@ const char *trace_rank_path(const struct trace *t, int rank)
     return r->path;
 }
 
+uint64_t trace_rank_file_size(const struct trace *t, int rank)
+{
+    const char *p = trace_rank_path(t, rank);
+    struct stat st;
+
+    return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
 bool trace_has_rank(const struct trace *t, int rank)
 {
     const char *p = trace_rank_path(t, rank);

@@ -1,0 +1,87 @@
+/* rank.h - the per-rank stage of the analysis (search/rank/): the engines
+ * that take one rank's events (struct dg_event, in trace order) and the
+ * per-rank result they hand over.  Internal to search/: the front ends see
+ * a result through the accessors of search.h (search_rank_overlaps, ...)
+ * and never the MPI log inside it, which is depgraph's.
+ *
+ * Ownership: results are owned by the caller and freed with
+ * search_rank_result_free; site and loop info pointers in them are
+ * borrowed from the trace and live until trace_close.  Functions return 0
+ * or a negative enum trace_status. */
+#ifndef COMMHINT_SEARCH_RANK_H
+#define COMMHINT_SEARCH_RANK_H
+
+#include "depgraph.h"
+#include "search.h"
+
+struct search_rank_result {
+    int rank;
+    uint64_t events;       /* COMP + MPI events analysed */
+    uint64_t comp_events, mpi_events;
+    uint64_t t_first, t_last; /* ns: first MPI enter, last MPI exit (0 if none) */
+    double msg_latency_ns; /* per-message cost from this rank's blocking sends */
+    uint32_t noverlaps;
+    struct search_overlap *overlaps; /* sorted by site */
+    uint32_t ngroups;
+    struct search_group *groups;     /* sorted by (comm, peer, sites) */
+    uint32_t nchecks;
+    struct search_group_check *checks; /* by first member */
+    /* cross-rank inputs (filled by search_run_rank; not compared between engines) */
+    struct dg_mpilog log;            /* the rank's MPI log */
+    uint32_t nsiteinfo;
+    struct search_siteinfo *siteinfo; /* sorted by site: every site in the log */
+    /* engine facts (not compared between engines) */
+    uint64_t peak_bytes;   /* largest memory the engine held */
+    bool cut_short;        /* the rank's trace had no clean end */
+};
+
+void search_rank_result_free(struct search_rank_result *r);
+
+/* Whether two results are identical (engine facts aside); if not, writes
+ * the first difference into why. */
+bool search_rank_result_equal(const struct search_rank_result *a,
+                              const struct search_rank_result *b, char *why, size_t size);
+
+/* ---- engines ---------------------------------------------------------------- */
+
+struct search_engine;
+
+int search_engine_create(const struct search_opts *o, int rank, struct search_engine **out);
+/* Feeds the rank's next event (indices consecutive from 0). */
+int search_engine_feed(struct search_engine *e, const struct dg_event *ev);
+/* Feeds a run of computation events (first index: the one expected next). */
+int search_engine_feed_run(struct search_engine *e, const struct dg_run *r);
+/* Ends the rank and hands over its result; destroys the engine. */
+int search_engine_finish(struct search_engine *e, struct search_rank_result **out);
+/* Frees an engine that is not finished. */
+void search_engine_destroy(struct search_engine *e);
+
+/* Analyses one rank of a trace: cursor, builder and engine, then resolves
+ * site and loop ids to source lines.  progress (may be NULL) is called now
+ * and then with the bytes of the rank file read so far and its size.
+ * Errors fill err. */
+int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
+                    search_progress_fn progress, void *ctx,
+                    struct search_rank_result **out, struct trace_err *err);
+
+/* ---- per-message cost ---------------------------------------------------------- */
+
+/* Per-message cost of blocking sends, fed in trace order: a least-squares
+ * fit of time = latency + bytes * per_byte, and the fastest send. */
+struct search_msgcost {
+    uint64_t n;
+    double sx, sy, sxx, sxy;
+    double min_ns;    /* time of the fastest send */
+    double min_bytes; /* its size */
+};
+void search_msgcost_add(struct search_msgcost *m, uint64_t bytes, uint64_t ns);
+/* The cost one message fewer saves: the fastest send's time, less what its
+ * bytes cost at the fitted per-byte rate when it is 1 KiB or more (below
+ * that the bytes cost nothing measurable, and a fit over a few small sizes
+ * is noise); the rate is clamped at 0, and 0 with a single message size.
+ * The fastest send waited least for its receiver, so it is the closest to
+ * the pure per-message overhead.  0 without sends. */
+double search_msgcost_latency(const struct search_msgcost *m);
+
+
+#endif /* COMMHINT_SEARCH_RANK_H */
