@@ -62,9 +62,12 @@ INC_FRONT    := $(INC_TRACELIB) -Isearch
 # plain build in the same O=, another LLVM_VERSION or CFLAGS): the stamp is
 # rewritten only when its text changes, and every object depends on it.
 FLAGS_STAMP := $(OBJ)/flags.stamp
-FLAGS_NOW := $(subst ',,$(CC) $(CXX) $(CFLAGS) $(SANFLAGS) $(LLVM_VERSION) $(LLVM_CONFIG) $(PREFIX))
-$(shell mkdir -p $(OBJ) && { [ -f $(FLAGS_STAMP) ] && [ "$$(cat $(FLAGS_STAMP))" = '$(FLAGS_NOW)' ] || \
-  printf '%s\n' '$(FLAGS_NOW)' >$(FLAGS_STAMP); })
+# The command line's objects also depend on PREFIX (its default libdir).
+FLAGS_NOW := $(subst ',,$(CC) $(CXX) $(CFLAGS) $(SANFLAGS) $(LLVM_VERSION) $(LLVM_CONFIG))
+FLAGS_CLI_STAMP := $(OBJ)/flags-cli.stamp
+stamp = $(shell mkdir -p $(OBJ) && { [ -f $(1) ] && [ "$$(cat $(1))" = '$(2)' ] || printf '%s\n' '$(2)' >$(1); })
+$(call stamp,$(FLAGS_STAMP),$(FLAGS_NOW))
+$(call stamp,$(FLAGS_CLI_STAMP),$(subst ',,$(PREFIX) $(CLANG)))
 
 # ---- the Clang pass ------------------------------------------------------
 PASS_SRC := $(wildcard clang_pass/*.cpp)
@@ -191,7 +194,7 @@ $(OBJ)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC) $(SANFLAGS) -c $< -o $@
 
-$(OBJ)/cli/%.o: cli/%.c $(FLAGS_STAMP)
+$(OBJ)/cli/%.o: cli/%.c $(FLAGS_STAMP) $(FLAGS_CLI_STAMP)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_FRONT) -Isearch/parallel $(SANFLAGS) $(CLI_CFLAGS) -c $< -o $@
 
