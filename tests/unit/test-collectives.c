@@ -1,4 +1,4 @@
-/* test-collectives.c - unit tests of search_collectives (search/xrank/collectives.c):
+/* test-collectives.c - unit tests of search_collectives (search/xrank/collectives/):
  * MPI logs of 4 ranks written by hand, matched with dg_match_build, for
  * every pattern (flat, rotating-root, ring and tree broadcast, scatter(v),
  * gather(v), reduce with an accumulator in memory or in a local variable,

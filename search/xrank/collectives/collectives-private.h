@@ -1,0 +1,346 @@
+/* collectives-private.h - what the files of search/xrank/collectives/ share
+ * (docs/collectives.md): the search context (struct cx) and the records it
+ * has claimed, the instances the patterns find and the hints they add up
+ * to (context.c, emit.c), the rounds and broadcasts most patterns are found
+ * in (rounds.c, broadcasts.c), the pieces of hint messages (message.c), and
+ * the interface every pattern implements (struct coll_pattern, one file a
+ * pattern).  collectives.c lists the patterns in one table, runs them in
+ * its order and builds the hints.
+ *
+ * Adding a pattern: a file that defines its struct coll_pattern, its
+ * declaration at the end of this header, and its line in the table.
+ */
+#ifndef COMMHINT_COLLECTIVES_PRIVATE_H
+#define COMMHINT_COLLECTIVES_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search-private.h"
+
+struct coll_pattern;
+
+/* ---- instances and hints ---------------------------------------------------------------- */
+
+/* Variants of an instance, or-ed into its hint. */
+enum var {
+    VAR_V = 1u << 0,       /* slices of different sizes or out of rank order: the v-variant */
+    VAR_FORWARD = 1u << 1, /* some bytes were forwarded by a rank that received them */
+    VAR_LOCAL = 1u << 2    /* reduce: combined into a variable that is not traced */
+};
+
+/* Masks of a call site in an instance. */
+enum {
+    LM_SEND = 1u << 0,
+    LM_RECV = 1u << 1,
+    LM_COLL = 1u << 2,
+    LM_ROOT = 1u << 3 /* a call of the root */
+};
+
+/* A call site as a merge key across ranks: file, line, column, function;
+ * sites without a location by their id. */
+struct loc {
+    const char *file, *func;
+    uint32_t line, col;
+    uint32_t site; /* CHT_NONE when the site has a location */
+};
+
+/* One call site of an instance. */
+struct iloc {
+    struct loc loc;
+    uint16_t call;
+    uint8_t mask; /* LM_* */
+    uint64_t events;
+};
+
+/* A part of an instance: one log record. */
+struct part {
+    int32_t rank;
+    uint32_t pos;
+    bool root; /* a record of the root */
+};
+
+/* An instance of a pattern, being built. */
+struct inst {
+    const struct coll_pattern *pat;
+    unsigned var;        /* VAR_* */
+    int root;            /* world rank, -1 if none */
+    uint32_t p;          /* communicator size */
+    uint8_t op;          /* reduce: enum cht_site_op of the accumulation */
+    struct loc consumer; /* reduce: the accumulating statement */
+    bool has_consumer;
+    uint64_t steps;     /* rounds of messages its collective takes; 0: ceil(log2 p) */
+    uint32_t ngroup;    /* repeat: calls merged; 0: an instance of point-to-point records */
+    uint64_t saving_ns; /* repeat: computed by the finder */
+    uint32_t n, cap;
+    struct part *v;
+};
+
+/* A hint being accumulated over instances with the same signature. */
+struct hacc {
+    const struct coll_pattern *pat;
+    unsigned var; /* union over instances */
+    uint8_t op;
+    struct loc consumer;
+    bool has_consumer;
+    uint32_t nlocs;
+    struct iloc *locs; /* sorted by loc: the signature */
+    uint8_t *ranks;    /* [P] */
+    uint8_t *roots;    /* [P] */
+    uint32_t p;
+    uint64_t matched, unmatched_rounds, members, bytes, comm_ns, saving_ns;
+    uint64_t group_sum, group_min, group_max; /* repeat */
+    uint32_t primary;                         /* index in locs */
+};
+
+/* ---- the context -------------------------------------------------------------------------- */
+
+struct cx {
+    const struct search_xrank *x;
+    int P;
+    const struct dg_mpilog **logs;
+    const struct dg_match *m;
+    uint8_t **claimed;     /* [rank][log pos] */
+    struct dg_map fastest; /* class_key -> fastest call of the class (ns) */
+    struct hacc *h;        /* the hints, in the order of their first instance */
+    uint32_t nh, caph;
+    struct inst in; /* scratch instance */
+    int *stamp;     /* [P] scratch */
+    int stamp_now;
+};
+
+static inline int coll_cmp_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* t_exit - t_enter of a record (ns), 0 if unknown. */
+static inline uint64_t coll_rec_ns(const struct dg_msgrec *r)
+{
+    return r->t_exit > r->t_enter && r->t_enter ? r->t_exit - r->t_enter : 0;
+}
+
+static inline bool coll_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return alen && blen && a < b + blen && b < a + alen;
+}
+
+static inline unsigned coll_ceil_log2(uint32_t p)
+{
+    unsigned s = 0;
+    while ((1ull << s) < p)
+        s++;
+    return s;
+}
+
+/* The record at pos of rank's log (borrowed). */
+static inline const struct dg_msgrec *coll_rec(const struct cx *c, int rank, uint32_t pos)
+{
+    return &c->logs[rank]->rec[pos];
+}
+
+static inline bool coll_valid(const struct cx *c, struct dg_pos p)
+{
+    return p.rank >= 0 && p.rank < c->P && c->logs[p.rank] && p.pos < c->logs[p.rank]->n;
+}
+
+/* context.c: the context of x (0 or TRACE_ERR_NOMEM; coll_cx_free either way). */
+int coll_cx_init(struct cx *c, const struct search_xrank *x);
+void coll_cx_free(struct cx *c);
+/* Grows *pp (elements of size sz) to hold at least need; 0 or TRACE_ERR_NOMEM. */
+int coll_grow(void *pp, uint32_t *cap, uint64_t need, size_t sz);
+int coll_i32_cmp(const void *pa, const void *pb);
+int coll_loc_cmp(const struct loc *a, const struct loc *b);
+/* The location of a rank's call site (strings borrowed from its site table). */
+void coll_loc_of(const struct cx *c, int rank, uint32_t site, struct loc *l);
+/* A fresh mark for c->stamp. */
+int coll_next_stamp(struct cx *c);
+
+/* context.c: instances. */
+void coll_inst_reset(struct inst *in, const struct coll_pattern *pat, int root, uint32_t p);
+int coll_inst_add(struct inst *in, int rank, uint32_t pos, bool root);
+int coll_part_cmp(const void *pa, const void *pb);
+bool coll_inst_unclaimed(const struct cx *c, const struct inst *in);
+/* The call sites of an instance sorted by rank and position, merged by
+ * location (*out malloc'ed). */
+int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out, uint32_t *nout);
+
+/* emit.c: the fastest call of each class, for the time model. */
+int coll_fastest_build(struct cx *c);
+/* emit.c: adds a found instance to its hint and claims its records. */
+int coll_emit(struct cx *c, struct inst *in);
+void coll_hacc_free(struct hacc *h);
+
+/* ---- slices ------------------------------------------------------------------------------- */
+
+struct slice {
+    uint64_t addr, len;
+    int32_t member; /* the peer it goes to or comes from */
+};
+
+/* context.c: whether the slices are disjoint pieces of one span (sorts v),
+ * and whether they sit where MPI puts each member's block. */
+bool coll_slices_disjoint(struct slice *v, uint32_t n);
+bool coll_slices_regular(const struct slice *v, uint32_t n, const int32_t *members, uint32_t nmem);
+
+/* ---- rounds (rounds.c) --------------------------------------------------------------------- */
+
+#define NO_ROUND UINT32_MAX
+
+/* A round: one rank's sends (or receives) of one stream between two
+ * repetitions of a peer. */
+struct round {
+    int32_t rank;
+    uint8_t kind; /* DG_MSG_SEND or DG_MSG_RECV */
+    uint64_t comm;
+    uint32_t p;        /* communicator size */
+    uint32_t first, n; /* positions in rounds.pos */
+    unsigned cls;      /* RC_* */
+    int32_t comp;      /* alltoall component, -1 */
+};
+
+enum {
+    RC_COMPLETE = 1u << 0, /* every other rank of the communicator is a peer */
+    RC_MATCHED = 1u << 1,  /* every record has its other end */
+    RC_SLICES = 1u << 2,   /* disjoint slices of one span */
+    RC_REGULAR = 1u << 3,  /* equal slices in rank order */
+    RC_SAME = 1u << 4      /* all the same range and version */
+};
+
+struct rounds {
+    struct round *v;
+    uint32_t n, cap;
+    uint32_t *pos; /* log positions, round after round */
+    uint32_t npos, cappos;
+    uint32_t **round_of; /* [rank][log pos] */
+};
+
+int coll_rounds_build(struct cx *c, bool by_site, struct rounds *rs);
+int coll_rounds_classify(const struct cx *c, struct rounds *rs);
+void coll_rounds_free(struct rounds *rs, int P);
+/* The parts of a rooted round: its records (the root's) and their other ends. */
+int coll_round_parts(struct cx *c, const struct rounds *rs, const struct round *ro, struct inst *in);
+
+/* ---- broadcasts (broadcasts.c) -------------------------------------------------------------- */
+
+/* A complete broadcast: a root's sends of one range and version whose
+ * bytes reach every other rank of the communicator once. */
+struct binst {
+    int32_t root;
+    uint32_t first_pos; /* the root's first send */
+    uint32_t s0, ns;    /* its sends: positions in bc.osend */
+    uint64_t comm, buf, bytes, version;
+    uint32_t p;
+    uint64_t sig; /* hash of its call sites */
+    bool forwarded, used;
+};
+
+/* A message received: its origin send and the receive. */
+struct oent {
+    struct dg_pos origin, recv;
+};
+
+/* A root's send that is the origin of some messages: its chain of receives. */
+struct osend {
+    int32_t root;
+    uint32_t pos;
+    uint32_t e0, ne;                    /* its receives in bc.ents */
+    uint64_t comm, buf, bytes, version; /* of the send */
+};
+
+struct bcasts {
+    struct oent *ents;
+    uint32_t nents;
+    struct osend *os;
+    uint32_t nos;
+    struct binst *b;
+    uint32_t nb, capb;
+    uint32_t *by_root; /* indices of b sorted by (root, first_pos) */
+};
+
+/* A broadcast by (signature, root, first send), for sorting. */
+struct bref {
+    uint64_t sig;
+    int32_t root;
+    uint32_t first_pos;
+    uint32_t b;
+};
+
+/* Finds the complete broadcasts among the unclaimed records. */
+int coll_bcasts_build(struct cx *c, struct bcasts *bc);
+void coll_bcasts_free(struct bcasts *bc);
+/* The parts of a broadcast: the root's sends, the forwarding sends, the receives. */
+int coll_binst_parts(struct cx *c, const struct bcasts *bc, const struct binst *b, struct inst *in);
+int coll_bref_cmp(const void *pa, const void *pb);
+
+/* ---- hint messages (message.c) --------------------------------------------------------------- */
+
+/* "the MPI_Send calls at line 129 and the MPI_Recv calls at line 131". */
+void coll_text_calls(struct search_text *b, const struct hacc *h, const struct search_hint *sh);
+/* "line 12" / "lines 12, 14" of the sites with this call and mask bit. */
+void coll_text_lines(struct search_text *b, const struct hacc *h, const struct search_hint *sh, uint16_t call,
+                     unsigned bit);
+/* The accumulating statement: "line 152 (fadd)". */
+void coll_text_consumer(struct search_text *b, const struct hacc *h, const struct search_hint *sh);
+int coll_set_count(const uint8_t *set, int P);
+/* The collective a hint advises (static string). */
+const char *coll_collective_name(const struct hacc *h, uint16_t call);
+/* The message of a hint whose other fields are set (malloc'ed; NULL if out of memory). */
+char *coll_hint_message(const struct hacc *h, const struct search_hint *sh, int P);
+
+/* ---- patterns --------------------------------------------------------------------------------- */
+
+/* What a pattern is found in.  collectives.c builds it before a run of
+ * patterns that read the same (a stage) and frees it after. */
+enum coll_input {
+    COLL_IN_CALLS,     /* the matched collective calls (c->m) */
+    COLL_IN_BCASTS,    /* the complete broadcasts, and the rounds per stream */
+    COLL_IN_ROUNDS,    /* the rounds per stream, then again per stream and call site */
+    COLL_IN_EACH_ROUND /* the same rounds one at a time: consecutive such patterns share one pass */
+};
+
+struct coll_in {
+    struct bcasts *bc;      /* COLL_IN_BCASTS */
+    struct rounds *rs;      /* all but COLL_IN_CALLS */
+    const struct round *ro; /* COLL_IN_EACH_ROUND: the round to look at */
+};
+
+struct coll_pattern {
+    const char *name; /* as in docs/collectives.md */
+    enum coll_input input;
+    /* Emits (coll_emit) every instance it finds among the unclaimed
+     * records; 0 or a negative TRACE_ERR_* code. */
+    int (*find)(struct cx *c, struct coll_in *src);
+    /* LM_SEND, LM_RECV or LM_COLL: the calls a hint points at (the
+     * root's first), the sending or receiving side a root is named by. */
+    unsigned main_call;
+    /* The collective to use, and its v-variant (VAR_V; NULL: none); mpi
+     * NULL: the call that was repeated. */
+    const char *mpi, *mpi_v;
+    /* The message up to its "(": what the calls do and what to use. */
+    void (*text)(struct search_text *b, const struct hacc *h, const struct search_hint *sh);
+};
+
+/* The patterns, one file each. */
+extern const struct coll_pattern coll_repeat;
+extern const struct coll_pattern coll_allreduce;
+extern const struct coll_pattern coll_allgather;
+extern const struct coll_pattern coll_bcast;
+extern const struct coll_pattern coll_reduce;
+extern const struct coll_pattern coll_alltoall;
+extern const struct coll_pattern coll_scatter;
+extern const struct coll_pattern coll_gather;
+
+/* reduce.c, shared with allreduce.c: whether a complete receive round
+ * combines every value into one accumulator (sets in's op, consumer and
+ * VAR_LOCAL), and the message of both ("then": what follows the reduce). */
+bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct round *ro, struct inst *in,
+                       uint64_t *last_use, uint64_t *acc, uint64_t *acc_len);
+void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,
+                      const char *then);
+/* rounds.c, shared by scatter.c and gather.c: a complete, matched round of
+ * the given kind into disjoint slices, as an instance of pat. */
+int coll_find_slices(struct cx *c, const struct coll_in *src, int kind, const struct coll_pattern *pat);
+
+#endif

@@ -1,0 +1,28 @@
+/* gather.c - MPI_Gather(v): a root that receives a block from every other
+ * rank of the communicator into distinct slices of one buffer in one round
+ * (the v-variant unless equal slices in rank order; rounds.c finds them).
+ */
+#include "collectives-private.h"
+
+static int find_gather(struct cx *c, struct coll_in *src)
+{
+    return coll_find_slices(c, src, DG_MSG_RECV, &coll_gather);
+}
+
+static void gather_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_text_calls(b, h, sh);
+    search_text_printf(
+        b, " receive a block from every rank into distinct slices of one buffer%s at the root: use %s (",
+        h->var & VAR_V ? " (of different sizes or out of rank order)" : "", sh->collective);
+}
+
+const struct coll_pattern coll_gather = {
+    .name = "gather",
+    .input = COLL_IN_EACH_ROUND,
+    .find = find_gather,
+    .main_call = LM_RECV,
+    .mpi = "MPI_Gather",
+    .mpi_v = "MPI_Gatherv",
+    .text = gather_text,
+};

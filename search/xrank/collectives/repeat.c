@@ -1,0 +1,191 @@
+/* repeat.c - repeated collectives: consecutive independent calls of the
+ * same collective on the same communicator (same call and root on every
+ * member, nothing but other records between them, no buffer of one
+ * overlapping an output of another) are one call of their concatenated
+ * buffers.  The saving of a chain of n calls: n - 1 times the fastest
+ * call, on the rank where that is largest.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "collectives-private.h"
+
+struct cinst {
+    uint64_t comm, seq;
+    uint32_t i;
+};
+
+static int cinst_cmp(const void *pa, const void *pb)
+{
+    const struct cinst *a = pa, *b = pb;
+    int c = coll_cmp_u64(a->comm, b->comm);
+    return c ? c : coll_cmp_u64(a->seq, b->seq);
+}
+
+static bool data_collective(int call)
+{
+    return call >= CHT_MPI_BCAST && call <= CHT_MPI_EXSCAN;
+}
+
+/* The record of rank r in collective instance i (pos set), or NULL. */
+static const struct dg_msgrec *coll_member(const struct cx *c, uint32_t i, int r, uint32_t *pos)
+{
+    uint32_t n;
+    const struct dg_pos *v = dg_match_coll(c->m, i, &n);
+    /* members come sorted by rank from dg_match; search, then scan in case */
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid].rank < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && v[lo].rank == r && coll_valid(c, v[lo])) {
+        *pos = v[lo].pos;
+        return coll_rec(c, r, v[lo].pos);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (v[k].rank == r && coll_valid(c, v[k])) {
+            *pos = v[k].pos;
+            return coll_rec(c, r, v[k].pos);
+        }
+    return NULL;
+}
+
+/* Whether instance b can join the chain first..a (b right after a on
+ * every member: same call and root, nothing but OTHER records between,
+ * b's send buffer last written before the chain's first call, no buffer
+ * of b overlapping an output of the chain or the other way round). */
+static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchain, uint32_t b)
+{
+    uint32_t n;
+    const struct dg_pos *mem = dg_match_coll(c->m, b, &n);
+    const struct dg_msgrec *r0 = coll_valid(c, mem[0]) ? coll_rec(c, mem[0].rank, mem[0].pos) : NULL;
+    if (!r0 || n != r0->comm_size)
+        return false;
+    uint32_t na;
+    (void)dg_match_coll(c->m, chain[0], &na);
+    if (na != n)
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        if (!coll_valid(c, mem[k]))
+            return false;
+        int r = mem[k].rank;
+        const struct dg_msgrec *rb = coll_rec(c, r, mem[k].pos);
+        uint32_t pa, pfirst;
+        const struct dg_msgrec *ra = coll_member(c, chain[nchain - 1], r, &pa);
+        const struct dg_msgrec *rf = coll_member(c, chain[0], r, &pfirst);
+        if (!ra || !rf || ra->call != rb->call || ra->peer != rb->peer || pa >= mem[k].pos)
+            return false;
+        for (uint32_t q = pa + 1; q < mem[k].pos; q++)
+            if (coll_rec(c, r, q)->kind != DG_MSG_OTHER)
+                return false;
+        if (rb->version > rf->index)
+            return false;
+        for (uint32_t j = 0; j < nchain; j++) {
+            uint32_t pj;
+            const struct dg_msgrec *rj = coll_member(c, chain[j], r, &pj);
+            if (!rj || coll_overlap(rb->buf, rb->bytes, rj->rbuf, rj->rbytes) ||
+                coll_overlap(rb->rbuf, rb->rbytes, rj->rbuf, rj->rbytes) ||
+                coll_overlap(rb->rbuf, rb->rbytes, rj->buf, rj->bytes))
+                return false;
+        }
+    }
+    return true;
+}
+
+static int emit_chain(struct cx *c, const uint32_t *chain, uint32_t nchain)
+{
+    struct inst *in = &c->in;
+    uint32_t n;
+    const struct dg_pos *mem = dg_match_coll(c->m, chain[0], &n);
+    const struct dg_msgrec *r0 = coll_rec(c, mem[0].rank, mem[0].pos);
+    coll_inst_reset(in, &coll_repeat, r0->peer >= 0 ? r0->peer : -1, r0->comm_size);
+    in->ngroup = nchain;
+    uint64_t saving = 0;
+    int rc;
+    for (uint32_t k = 0; k < n; k++) {
+        int r = mem[k].rank;
+        uint64_t fastest = 0;
+        for (uint32_t j = 0; j < nchain; j++) {
+            uint32_t pj;
+            const struct dg_msgrec *rj = coll_member(c, chain[j], r, &pj);
+            if (!rj)
+                continue;
+            if ((rc = coll_inst_add(in, r, pj, r == in->root)) < 0)
+                return rc;
+            uint64_t ns = coll_rec_ns(rj);
+            if (ns && (!fastest || ns < fastest))
+                fastest = ns;
+        }
+        uint64_t s = (uint64_t)(nchain - 1) * fastest;
+        if (s > saving)
+            saving = s;
+    }
+    in->saving_ns = saving;
+    return coll_emit(c, in);
+}
+
+static int find_repeats(struct cx *c, struct coll_in *src)
+{
+    uint32_t nc = dg_match_ncoll(c->m);
+    struct cinst *v = malloc((nc ? nc : 1) * sizeof *v);
+    uint32_t *chain = malloc((nc ? nc : 1) * sizeof *chain);
+    uint32_t nv = 0;
+    int rc = 0;
+    if (!v || !chain) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t n;
+        const struct dg_pos *mem = dg_match_coll(c->m, i, &n);
+        if (!n || !coll_valid(c, mem[0]))
+            continue;
+        const struct dg_msgrec *r = coll_rec(c, mem[0].rank, mem[0].pos);
+        if (!data_collective(r->call) || n != r->comm_size || r->comm_size < 2)
+            continue;
+        v[nv++] = (struct cinst){r->comm, r->seq, i};
+    }
+    qsort(v, nv, sizeof *v, cinst_cmp);
+    for (uint32_t a = 0; a < nv;) {
+        uint32_t nchain = 1;
+        chain[0] = v[a].i;
+        uint32_t b = a + 1;
+        while (b < nv && v[b].comm == v[a].comm && v[b].seq == v[b - 1].seq + 1 &&
+               coll_joins(c, chain, nchain, v[b].i))
+            chain[nchain++] = v[b++].i;
+        if (nchain >= 2 && (rc = emit_chain(c, chain, nchain)) < 0)
+            goto out;
+        a = b;
+    }
+out:
+    free(v);
+    free(chain);
+    return rc;
+}
+
+/* "the 3 MPI_Bcast calls at line 40 can be one MPI_Bcast of their concatenated buffers (" */
+static void repeat_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    const char *coll = sh->collective;
+    bool one_size = h->group_min == h->group_max;
+    if (one_size)
+        search_text_printf(b, "the %" PRIu64 " %s calls at ", h->group_min, coll);
+    else
+        search_text_printf(b, "consecutive %s calls at ", coll);
+    coll_text_lines(b, h, sh, sh->call, LM_COLL);
+    if (!one_size)
+        search_text_printf(b, ", %.1f per group on average,", (double)h->group_sum / (double)h->matched);
+    search_text_printf(b, " can be one %s of their concatenated buffers (", coll);
+}
+
+const struct coll_pattern coll_repeat = {
+    .name = "repeat",
+    .input = COLL_IN_CALLS,
+    .find = find_repeats,
+    .main_call = LM_COLL,
+    .mpi = NULL, /* the call repeated */
+    .text = repeat_text,
+};
