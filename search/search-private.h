@@ -106,12 +106,12 @@ void search_xrank_destroy(struct search_xrank *x);
  * comp_mean_ns and comp_max_ns. */
 int search_waitstates(const struct search_xrank *x, struct search_report *rep);
 
-/* search/xrank/collectives.c: collective candidates as hints (kind
+/* search/xrank/collectives/collectives.c: collective candidates as hints (kind
  * SEARCH_HINT_COLLECTIVE, message set, owned by the caller: free each with
  * search_hint_clear). */
 int search_collectives(const struct search_xrank *x, struct search_hint **out, uint32_t *n);
 
-/* search/xrank/collectives.c: the message of a collective hint (malloc'ed;
+/* search/xrank/collectives/message.c: the message of a collective hint (malloc'ed;
  * without times when with_times is false). */
 char *search_collective_message(const struct search_hint *h, bool with_times);
 
