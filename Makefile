@@ -88,7 +88,7 @@ RT_LIBS := -lzstd $(MPI_LIBS) -lpthread
 PAR_SRC := search/parallel/driver.c
 PAR_OBJ := $(PAR_SRC:%.c=$(OBJ)/%.o)
 PAR_A   := $(B)/lib/libcommhint-parallel.a
-ANA_SRC := $(filter-out $(PAR_SRC),$(wildcard tracelib/reader/*.c depgraph/*.c search/*.c search/*/*.c))
+ANA_SRC := $(filter-out $(PAR_SRC),$(wildcard tracelib/reader/*.c depgraph/*.c search/*.c search/*/*.c search/*/*/*.c))
 ANA_OBJ := $(ANA_SRC:%.c=$(OBJ)/%.o)
 ANA_A   := $(B)/lib/libcommhint-analysis.a
 ANA_LIBS := -lzstd -ldwarf -lelf -lz -lm

@@ -176,6 +176,15 @@ struct search_siteinfo {
     const struct trace_site_info *info;
 };
 
+/* The per-rank data of a hint kind that has no fields of its own in
+ * struct search_rank_result (a kind added by one file: search/rank/kind.h,
+ * docs/kinds.md); the built-in kinds keep theirs in the typed fields. */
+struct search_kind; /* opaque outside search/ */
+struct search_kind_data {
+    const struct search_kind *kind;
+    void *data;            /* owned by the result, freed by the kind */
+};
+
 struct search_rank_result {
     int rank;
     uint64_t events;       /* COMP + MPI events analysed */
@@ -188,6 +197,8 @@ struct search_rank_result {
     struct search_group *groups;     /* sorted by (comm, peer, sites) */
     uint32_t nchecks;
     struct search_group_check *checks; /* by first member */
+    uint32_t nkind_data;
+    struct search_kind_data *kind_data; /* other kinds' data, at most one entry per kind */
     /* cross-rank inputs (filled by search_run_rank; not compared between engines) */
     struct dg_mpilog log;            /* the rank's MPI log */
     uint32_t nsiteinfo;
@@ -199,8 +210,12 @@ struct search_rank_result {
 
 void search_rank_result_free(struct search_rank_result *r);
 
+/* The data kind k keeps in r (kind_data), NULL if none.  Borrowed: it
+ * lives as long as r. */
+void *search_rank_result_kind_data(const struct search_rank_result *r, const struct search_kind *k);
+
 /* Source location of a site of this rank, or NULL (binary search in
- * siteinfo, then the overlap and group infos). */
+ * siteinfo, then the site references of the hint kinds' results). */
 const struct trace_site_info *search_site_info(const struct search_rank_result *r, uint32_t site);
 
 /* Whether two results are identical (engine facts aside); if not, writes
@@ -426,9 +441,11 @@ char *search_format_ns(char *buf, size_t size, uint64_t ns);
  *
  * A result travels packed: little-endian; a header (u32 magic "CHRR", u16
  * version, u16 0, u64 total bytes), the scalar fields, then each array as
- * a u32 count and its items (overlaps with their boxes, statements, leads and windows,
- * groups with their sites, checks with their members and crossings, the
- * MPI log's rank, clocks and records, the siteinfo site ids).  Site info
+ * a u32 count and its items: each per-rank hint kind's part in the
+ * registry's order (overlaps with their boxes, statements, leads and
+ * windows; groups with their sites, checks with their members and
+ * crossings; then any other kind's), the MPI log's rank, clocks and
+ * records, the siteinfo site ids.  Site info
  * pointers do not travel: each site reference carries one byte, 1 if it was
  * resolved where it was packed.  Loop lines travel inside the boxes. */
 
