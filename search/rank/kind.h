@@ -322,8 +322,8 @@ static inline uint64_t search_max64(uint64_t a, uint64_t b)
     return a > b ? a : b;
 }
 
-/* The built-in kinds (search/rank/kinds/). */
+/* The built-in kinds that code outside them names (the registry, in
+ * search/rank/kinds.c, declares every kind it lists). */
 extern const struct search_kind search_kind_overlap;
-extern const struct search_kind search_kind_aggregate;
 
 #endif /* COMMHINT_SEARCH_KIND_H */

@@ -9,11 +9,16 @@
 
 #include "rank/kind.h"
 
-/* The built-in kinds: one line each. */
-static const struct search_kind *const table[] = {
-    &search_kind_overlap,
-    &search_kind_aggregate,
-};
+/* The built-in kinds: one line each, X(name) for the kind
+ * search_kind_<name> (search/rank/kinds/<name>.c). */
+#define KINDS(X)                                                                                             \
+    X(overlap)                                                                                               \
+    X(aggregate)
+
+#define DECLARE(name) extern const struct search_kind search_kind_##name;
+#define ENTRY(name) &search_kind_##name,
+KINDS(DECLARE)
+static const struct search_kind *const table[] = {KINDS(ENTRY)};
 
 static struct {
     const struct search_kind *k;
