@@ -3,8 +3,9 @@
  * call, and the services the engines offer a kind.
  *
  * A kind is one `const struct search_kind` (overlap: search/rank/kinds/
- * overlap*.c, aggregation: kinds/aggregate*.c) and one line in the table
- * of search/rank/kinds.c (or a search_kind_register call at run time).
+ * overlap*.c, aggregation: kinds/aggregate*.c) and one line X(name) in
+ * the list of search/rank/kinds.c (or a search_kind_register call at run
+ * time).
  * The engines keep what every kind shares: the streaming engine the
  * shadow memory, the ordering keys, the gaps and their times, the ring of
  * recent events and the run splitting; the reference engine the events in

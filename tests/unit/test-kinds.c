@@ -257,7 +257,8 @@ static int sends_merge(const struct search_merge *m)
 static char *sends_message(const struct search_hint *h, bool with_times)
 {
     struct search_text b = {0};
-    search_text_printf(&b, "%" PRIu64 " %s calls to one rank from ", h->instances, trace_mpi_call_name(h->call));
+    const char *call = trace_mpi_call_name(h->call);
+    search_text_printf(&b, "%" PRIu64 " %s calls to one rank from ", h->instances, call);
     search_text_lines(&b, h, true);
     search_text_printf(&b, " (");
     search_text_ranks(&b, h->ranks, h->nranks);
@@ -290,6 +291,8 @@ static int sends_id; /* the hint kind the registry gave it */
 #define MAXEV 64
 #define ADDR 0x10000u
 
+static const struct trace_iter no_iters[1]; /* events outside every loop */
+
 struct seq {
     size_t n;
     struct dg_event ev[MAXEV];
@@ -310,6 +313,7 @@ static struct dg_event *add_ev(struct seq *s, uint8_t kind, uint32_t site, uint6
     e->ranges = &s->rg[s->n];
     e->nranges = 1;
     e->keys = &s->ky[s->n];
+    e->iters = no_iters;
     s->n++;
     return e;
 }
@@ -320,7 +324,8 @@ static void comp(struct seq *s, uint64_t addr)
 }
 
 /* A blocking point-to-point call on communicator 1 with its key. */
-static struct dg_event *p2p(struct seq *s, uint32_t site, uint8_t role, uint32_t cls, int32_t peer, uint64_t addr)
+static struct dg_event *p2p(struct seq *s, uint32_t site, uint8_t role, uint32_t cls, int32_t peer,
+                            uint64_t addr)
 {
     struct dg_event *e = add_ev(s, DG_MPI, site, addr, role == DG_ROLE_RECV);
     e->role = role;
@@ -386,6 +391,7 @@ static void make_run(struct dg_run *r, uint64_t first, struct dg_range *rg, int6
     e->peer = CHT_RANK_NONE;
     e->nranges = 1;
     e->ranges = rg;
+    e->iters = no_iters;
     r->ph[0].stride = stride;
 }
 
