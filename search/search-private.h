@@ -1,5 +1,6 @@
 /* search-private.h - what the files of search/ share: the engine interface
- * each engine implements, and small helpers. */
+ * each engine implements, merging into hints, and small helpers.  The
+ * interface of a per-rank hint kind is search/rank/kind.h. */
 #ifndef COMMHINT_SEARCH_PRIVATE_H
 #define COMMHINT_SEARCH_PRIVATE_H
 
@@ -69,6 +70,15 @@ static inline uint64_t search_call_ns(const struct dg_event *e)
     return e->t_exit > e->t_enter && e->t_enter ? e->t_exit - e->t_enter : 0;
 }
 
+static inline const char *search_nz(const char *s)
+{
+    return s ? s : "";
+}
+static inline int search_cmp_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
 /* ---- growing strings (search/report/text.c) ------------------------------------------------ */
 
 struct search_text {
@@ -121,7 +131,61 @@ char *search_collective_message(const struct search_hint *h, bool with_times);
  * *why (malloc'ed) tells the chain of messages. */
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why);
 
-/* Frees what a hint owns (report.c). */
+/* ---- merging per-rank results into hints (search/report/report.c) ---------------- */
+
+/* Frees what a hint owns. */
 void search_hint_clear(struct search_hint *h);
+
+/* A growing array of hints. */
+struct search_hints {
+    struct search_hint *v;
+    uint32_t n, cap;
+};
+/* A new hint at the end, zeroed; NULL if out of memory. */
+struct search_hint *search_hints_push(struct search_hints *hs);
+
+/* What a per-rank kind's merge method gets (search/rank/kind.h). */
+struct search_merge {
+    int kind;                                /* the hint kind to give its hints */
+    struct search_rank_result *const *ranks; /* as given to search_report_build */
+    int n;
+    int nanalysed;                           /* entries that are not NULL */
+    const struct search_xrank *xr;           /* logs matched, happens-before */
+    bool clocks_aligned;                     /* rank clocks related (search_waitstates) */
+    struct search_hints *hints;              /* where its hints go */
+    struct search_hints *dropped;            /* where hints a cross-rank check forbids go,
+                                                with their explain */
+};
+
+/* A source location as a merge key.  Sites without info are keyed by their
+ * id (site is CHT_NONE for every site that has info). */
+struct search_loc {
+    const char *file, *func;
+    uint32_t line, col;
+    uint32_t site;
+};
+void search_loc_of(const struct trace_site_info *info, uint32_t site, struct search_loc *l);
+/* file, line, column, site id; with func, the function too. */
+int search_loc_cmp(const struct search_loc *a, const struct search_loc *b, bool func);
+
+int search_boxes_copy(struct search_boxes *dst, const struct search_boxes *src);
+/* h->ranks with room for n ranks; then each rank of the hint's entries in
+ * increasing order (a rank equal to the last one is not added again). */
+int search_hint_alloc_ranks(struct search_hint *h, size_t n);
+void search_hint_add_rank(struct search_hint *h, int rank);
+/* qsort order of related lines: file, line, column, role. */
+int search_related_cmp(const void *a, const void *b);
+/* Ranks on which the call at l ran at all (an overlap entry with
+ * instances: every candidate call site has one). */
+int search_ranks_running(struct search_rank_result *const *ranks, int n, const struct search_loc *l);
+
+/* Message parts: "ranks 0-3"; "lines 27-28, util.c:12" (the related lines
+ * of h, and with self its own line). */
+void search_text_ranks(struct search_text *b, const int *ranks, int n);
+void search_text_lines(struct search_text *b, const struct search_hint *h, bool self);
+
+/* names.c: the entry of a hint kind found across ranks with this kind or
+ * name (name may be NULL), NULL if none. */
+const struct search_kind_desc *search_kind_cross(int kind, const char *name);
 
 #endif /* COMMHINT_SEARCH_PRIVATE_H */

@@ -189,7 +189,7 @@ const struct search_siteinfo *search_rank_sites(const struct search_rank_result 
 bool search_rank_cut_short(const struct search_rank_result *r);
 
 /* Source location of a site of this rank, or NULL (binary search in
- * siteinfo, then the overlap and group infos). */
+ * siteinfo, then the site references of the hint kinds' results). */
 const struct trace_site_info *search_site_info(const struct search_rank_result *r, uint32_t site);
 
 /* Progress of a long step: bytes of a rank file read so far, and its size

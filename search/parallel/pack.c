@@ -18,16 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pack.h"
+#include "pack-bytes.h"
 
-#include "search-private.h"
+#include "rank/kind.h"
 
-/* The packer below writes every field of these structs; a field added to
- * one of them must be added to the packer, the unpacker and the format
- * version, and these sizes (of the LP64 layout) updated.  A field put in
+/* The packer below and the kinds' pack methods write every field of these
+ * structs; a field added to one of them must be added to the packer, the
+ * unpacker and the format version, and these sizes (of the LP64 layout)
+ * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 216,
+_Static_assert(sizeof(struct search_rank_result) == 232,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel/pack.c");
@@ -48,191 +49,18 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
 #define PACK_VERSION 3u
 
-/* Bytes on the wire of the fixed parts, for count checks (an array of n
- * items needs at least n times its items' fixed part). */
-#define BOXES_MIN 12u /* n, more */
-#define BOX_MIN 4u    /* depth */
-#define OVERLAP_MIN (4u + 2 + 1 + 1 + 6 * 8 + BOXES_MIN + 4 + 4 + 4)
-#define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
-#define GROUP_MIN (8u + 4 + 4 + 4 * 8 + 2 * 4)
-#define CHECK_MIN (4u + 4 + 4)
+/* Bytes on the wire of the fixed parts, for count checks (the kinds'
+ * parts have theirs). */
 #define SITEINFO_BYTES 5u
 #define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 9 + 4 + 1 + 1 + 2 + 4 + 8 + 8)
 
-
-/* ---- writing ------------------------------------------------------------------------ */
-
-static bool pk_reserve(struct pk_buf *b, size_t n)
-{
-    if (b->nomem)
-        return false;
-    if (n <= b->cap - b->len)
-        return true;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len < n) {
-        if (cap > SIZE_MAX / 2) {
-            b->nomem = true;
-            return false;
-        }
-        cap *= 2;
-    }
-    uint8_t *p = realloc(b->p, cap);
-    if (!p) {
-        b->nomem = true;
-        return false;
-    }
-    b->p = p;
-    b->cap = cap;
-    return true;
-}
-
-/* Little-endian, whatever the host. */
-static void pk_uint(struct pk_buf *b, uint64_t v, unsigned bytes)
-{
-    if (!pk_reserve(b, bytes))
-        return;
-    for (unsigned i = 0; i < bytes; i++)
-        b->p[b->len + i] = (uint8_t)(v >> (8 * i));
-    b->len += bytes;
-}
-static void pk_u8(struct pk_buf *b, uint8_t v)
-{
-    pk_uint(b, v, 1);
-}
-static void pk_u16(struct pk_buf *b, uint16_t v)
-{
-    pk_uint(b, v, 2);
-}
-static void pk_u32(struct pk_buf *b, uint32_t v)
-{
-    pk_uint(b, v, 4);
-}
-static void pk_i32(struct pk_buf *b, int32_t v)
-{
-    pk_uint(b, (uint32_t)v, 4);
-}
-static void pk_u64(struct pk_buf *b, uint64_t v)
-{
-    pk_uint(b, v, 8);
-}
-static void pk_f64(struct pk_buf *b, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    pk_u64(b, u);
-}
-static void pk_bytes(struct pk_buf *b, const void *p, size_t n)
-{
-    if (!pk_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-/* Overwrites 8 bytes at off (a length written before its contents). */
-static void pk_patch_u64(struct pk_buf *b, size_t off, uint64_t v)
-{
-    if (b->nomem)
-        return;
-    for (unsigned i = 0; i < 8; i++)
-        b->p[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-/* ---- reading ------------------------------------------------------------------------ */
-
-struct pk_rd {
-    const uint8_t *p;
-    size_t len, off;
-    bool bad;        /* ran past the end or found a bad value */
-    const char *why; /* what was bad (static) */
-};
-
-static void rd_fail(struct pk_rd *r, const char *why)
-{
-    if (!r->bad)
-        r->why = why;
-    r->bad = true;
-}
-
-static uint64_t rd_uint(struct pk_rd *r, unsigned bytes)
-{
-    uint64_t v = 0;
-    if (r->bad || r->len - r->off < bytes) {
-        rd_fail(r, "length past end");
-        return 0;
-    }
-    for (unsigned i = 0; i < bytes; i++)
-        v |= (uint64_t)r->p[r->off + i] << (8 * i);
-    r->off += bytes;
-    return v;
-}
-static uint8_t rd_u8(struct pk_rd *r)
-{
-    return (uint8_t)rd_uint(r, 1);
-}
-static uint16_t rd_u16(struct pk_rd *r)
-{
-    return (uint16_t)rd_uint(r, 2);
-}
-static uint32_t rd_u32(struct pk_rd *r)
-{
-    return (uint32_t)rd_uint(r, 4);
-}
-static int32_t rd_i32(struct pk_rd *r)
-{
-    return (int32_t)(uint32_t)rd_uint(r, 4);
-}
-static uint64_t rd_u64(struct pk_rd *r)
-{
-    return rd_uint(r, 8);
-}
-static double rd_f64(struct pk_rd *r)
-{
-    uint64_t u = rd_u64(r);
-    double v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-/* A flag byte: 0 or 1. */
-static bool rd_bool(struct pk_rd *r)
-{
-    uint8_t v = rd_u8(r);
-    if (v > 1)
-        rd_fail(r, "bad flag byte");
-    return v == 1;
-}
-
-/* A count of items of at least min bytes each that must fit in what is
- * left (so that a corrupted count cannot ask for a huge allocation). */
-static uint32_t rd_count(struct pk_rd *r, size_t min)
-{
-    uint32_t n = rd_u32(r);
-    if (!r->bad && min && n > (r->len - r->off) / min) {
-        rd_fail(r, "count larger than the bytes left");
-        return 0;
-    }
-    return n;
-}
-
-/* calloc of n items (at least one, so that NULL means out of memory). */
-static void *rd_alloc(struct pk_rd *r, size_t n, size_t size)
-{
-    if (r->bad)
-        return NULL;
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        rd_fail(r, "out of memory");
-    return p;
-}
-
 /* ---- one rank result ---------------------------------------------------------------- */
 
-/* Where a site reference was resolved and what process 0 must look up
- * again: a placeholder info (never dereferenced for more than its empty
- * strings) until resolve_sites replaces it. */
-static const struct trace_site_info pending_site = {
+/* Replaced by resolve_sites. */
+const struct trace_site_info search_pending_site = {
     .id = UINT32_MAX, .file = "", .func = "", .loop = UINT32_MAX};
 
-static void pk_boxes(struct pk_buf *b, const struct search_boxes *x)
+void pk_boxes(struct pk_buf *b, const struct search_boxes *x)
 {
     pk_u32(b, x->n);
     pk_u64(b, x->more);
@@ -249,7 +77,7 @@ static void pk_boxes(struct pk_buf *b, const struct search_boxes *x)
     }
 }
 
-static void rd_boxes(struct pk_rd *r, struct search_boxes *x)
+void rd_boxes(struct pk_rd *r, struct search_boxes *x)
 {
     uint32_t n = rd_count(r, BOX_MIN);
     x->more = rd_u64(r);
@@ -372,74 +200,9 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     pk_f64(b, r->msg_latency_ns);
     pk_u64(b, r->peak_bytes);
 
-    pk_u32(b, r->noverlaps);
-    for (uint32_t i = 0; i < r->noverlaps; i++) {
-        const struct search_overlap *o = &r->overlaps[i];
-        pk_u32(b, o->site);
-        pk_u16(b, o->call);
-        pk_u8(b, o->role);
-        pk_u8(b, o->info ? 1 : 0);
-        pk_u64(b, o->instances);
-        pk_u64(b, o->with_window);
-        pk_u64(b, o->truncated);
-        pk_u64(b, o->comm_ns);
-        pk_u64(b, o->comp_ns);
-        pk_u64(b, o->saving_ns);
-        pk_boxes(b, &o->iters);
-        pk_u32(b, o->nstmts);
-        for (uint32_t j = 0; j < o->nstmts; j++) {
-            const struct search_stmt *s = &o->stmts[j];
-            pk_u32(b, s->site);
-            pk_u32(b, s->flags);
-            pk_u32(b, s->site_flags);
-            pk_u8(b, s->info ? 1 : 0);
-            pk_u64(b, s->events);
-            pk_u64(b, s->total);
-            pk_u64(b, s->time_ns);
-            pk_boxes(b, &s->iters);
-        }
-        pk_u32(b, o->nleads);
-        for (uint32_t j = 0; j < o->nleads; j++) {
-            pk_u64(b, o->leads[j].index);
-            pk_u64(b, o->leads[j].span_ns);
-        }
-        pk_u32(b, o->nwindows);
-        for (uint32_t j = 0; j < o->nwindows; j++) {
-            pk_u64(b, o->windows[j].t_call);
-            pk_u64(b, o->windows[j].t_lo);
-            pk_u64(b, o->windows[j].t_hi);
-        }
-    }
-
-    pk_u32(b, r->ngroups);
-    for (uint32_t i = 0; i < r->ngroups; i++) {
-        const struct search_group *g = &r->groups[i];
-        pk_u64(b, g->comm);
-        pk_i32(b, g->peer);
-        pk_u64(b, g->groups);
-        pk_u64(b, g->members);
-        pk_u64(b, g->bytes);
-        pk_u64(b, g->send_ns);
-        pk_u32(b, g->min_size);
-        pk_u32(b, g->max_size);
-        pk_u32(b, g->nsites);
-        for (uint32_t j = 0; j < g->nsites; j++) {
-            pk_u32(b, g->sites[j]);
-            pk_u8(b, g->info && g->info[j] ? 1 : 0);
-        }
-    }
-
-    pk_u32(b, r->nchecks);
-    for (uint32_t i = 0; i < r->nchecks; i++) {
-        const struct search_group_check *c = &r->checks[i];
-        pk_u32(b, c->group);
-        pk_u32(b, c->nmembers);
-        for (uint32_t j = 0; j < c->nmembers; j++)
-            pk_u64(b, c->members[j]);
-        pk_u32(b, c->ncross);
-        for (uint32_t j = 0; j < c->ncross; j++)
-            pk_u64(b, c->cross[j]);
-    }
+    for (unsigned k = 0; k < search_kinds_count(); k++)
+        if (search_kinds_get(k)->pack)
+            search_kinds_get(k)->pack(b, r);
 
     const struct dg_mpilog *log = &r->log;
     pk_i32(b, log->rank);
@@ -457,13 +220,6 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
         pk_u8(b, r->siteinfo[i].info ? 1 : 0);
     }
     pk_patch_u64(b, start + 8, b->len - start);
-}
-
-/* A site reference: its info is the placeholder if it was resolved where
- * the result was packed, else NULL. */
-static const struct trace_site_info *rd_site_flag(struct pk_rd *r)
-{
-    return rd_bool(r) ? &pending_site : NULL;
 }
 
 /* Unpacks one result of exactly len bytes.  Returns 0, or
@@ -507,97 +263,9 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
     if (!r->bad && res->rank < 0)
         rd_fail(r, "negative rank");
 
-    uint32_t n = rd_count(r, OVERLAP_MIN);
-    if (n && (res->overlaps = rd_alloc(r, n, sizeof *res->overlaps)))
-        res->noverlaps = n;
-    for (uint32_t i = 0; i < res->noverlaps && !r->bad; i++) {
-        struct search_overlap *o = &res->overlaps[i];
-        o->site = rd_u32(r);
-        o->call = rd_u16(r);
-        o->role = rd_u8(r);
-        o->info = rd_site_flag(r);
-        o->instances = rd_u64(r);
-        o->with_window = rd_u64(r);
-        o->truncated = rd_u64(r);
-        o->comm_ns = rd_u64(r);
-        o->comp_ns = rd_u64(r);
-        o->saving_ns = rd_u64(r);
-        rd_boxes(r, &o->iters);
-        uint32_t ns = rd_count(r, STMT_MIN);
-        if (ns && (o->stmts = rd_alloc(r, ns, sizeof *o->stmts)))
-            o->nstmts = ns;
-        for (uint32_t j = 0; j < o->nstmts && !r->bad; j++) {
-            struct search_stmt *s = &o->stmts[j];
-            s->site = rd_u32(r);
-            s->flags = rd_u32(r);
-            s->site_flags = rd_u32(r);
-            s->info = rd_site_flag(r);
-            s->events = rd_u64(r);
-            s->total = rd_u64(r);
-            s->time_ns = rd_u64(r);
-            rd_boxes(r, &s->iters);
-        }
-        uint32_t nl = rd_count(r, 16);
-        if (nl && (o->leads = rd_alloc(r, nl, sizeof *o->leads)))
-            o->nleads = nl;
-        for (uint32_t j = 0; j < o->nleads && !r->bad; j++) {
-            o->leads[j].index = rd_u64(r);
-            o->leads[j].span_ns = rd_u64(r);
-        }
-        uint32_t nw = rd_count(r, 24);
-        if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))
-            o->nwindows = nw;
-        for (uint32_t j = 0; j < o->nwindows && !r->bad; j++) {
-            o->windows[j].t_call = rd_u64(r);
-            o->windows[j].t_lo = rd_u64(r);
-            o->windows[j].t_hi = rd_u64(r);
-        }
-    }
-
-    n = rd_count(r, GROUP_MIN);
-    if (n && (res->groups = rd_alloc(r, n, sizeof *res->groups)))
-        res->ngroups = n;
-    for (uint32_t i = 0; i < res->ngroups && !r->bad; i++) {
-        struct search_group *g = &res->groups[i];
-        g->comm = rd_u64(r);
-        g->peer = rd_i32(r);
-        g->groups = rd_u64(r);
-        g->members = rd_u64(r);
-        g->bytes = rd_u64(r);
-        g->send_ns = rd_u64(r);
-        g->min_size = rd_u32(r);
-        g->max_size = rd_u32(r);
-        uint32_t ns = rd_count(r, 5);
-        /* info is always allocated (nsites entries), as search_run_rank does */
-        g->info = rd_alloc(r, ns, sizeof *g->info);
-        if (ns && (g->sites = rd_alloc(r, ns, sizeof *g->sites)))
-            g->nsites = ns;
-        for (uint32_t j = 0; j < g->nsites && !r->bad; j++) {
-            g->sites[j] = rd_u32(r);
-            g->info[j] = rd_site_flag(r);
-        }
-    }
-
-    n = rd_count(r, CHECK_MIN);
-    if (n && (res->checks = rd_alloc(r, n, sizeof *res->checks)))
-        res->nchecks = n;
-    for (uint32_t i = 0; i < res->nchecks && !r->bad; i++) {
-        struct search_group_check *c = &res->checks[i];
-        c->group = rd_u32(r);
-        if (!r->bad && c->group >= res->ngroups)
-            rd_fail(r, "check of a group that does not exist");
-        /* both arrays allocated even when empty, as the engines do */
-        uint32_t nm = rd_count(r, 8);
-        if ((c->members = rd_alloc(r, nm, sizeof *c->members)))
-            c->nmembers = nm;
-        for (uint32_t j = 0; j < c->nmembers && !r->bad; j++)
-            c->members[j] = rd_u64(r);
-        uint32_t nc = rd_count(r, 8);
-        if ((c->cross = rd_alloc(r, nc, sizeof *c->cross)))
-            c->ncross = nc;
-        for (uint32_t j = 0; j < c->ncross && !r->bad; j++)
-            c->cross[j] = rd_u64(r);
-    }
+    for (unsigned k = 0; k < search_kinds_count() && !r->bad; k++)
+        if (search_kinds_get(k)->unpack)
+            search_kinds_get(k)->unpack(r, res);
 
     struct dg_mpilog *log = &res->log;
     log->rank = rd_i32(r);
@@ -606,7 +274,7 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
     rd_clock(r, &log->clock[1]);
     if (!r->bad && log->rank != res->rank)
         rd_fail(r, "the MPI log is another rank's");
-    n = rd_count(r, REC_BYTES);
+    uint32_t n = rd_count(r, REC_BYTES);
     if (n && (log->rec = rd_alloc(r, n, sizeof *log->rec))) {
         log->n = log->cap = n;
         for (uint32_t i = 0; i < n && !r->bad; i++) {
@@ -678,34 +346,40 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Collects the ids of pending references (or, with c, replaces them by
- * the cursor's infos).  Returns the count. */
+/* The pending references of a result: their ids collected (ids, with
+ * room for n) or counted (ids NULL), or, with c, replaced by the cursor's
+ * infos. */
+struct pending {
+    uint32_t *ids;
+    size_t n;
+    struct trace_cursor *c;
+};
+
+static bool pending_site(void *ctx, uint32_t site, const struct trace_site_info **info)
+{
+    struct pending *p = ctx;
+    if (*info != &search_pending_site)
+        return false;
+    if (p->c)
+        *info = trace_cursor_site(p->c, site);
+    else if (p->ids)
+        p->ids[p->n] = site;
+    p->n++;
+    return false;
+}
+
+/* Walks the references of the kinds and the MPI log's.  Returns their
+ * count. */
 static size_t walk_pending(struct search_rank_result *r, uint32_t *ids, struct trace_cursor *c)
 {
-    size_t n = 0;
-#define VISIT(infop, id)                                                                                     \
-    do {                                                                                                     \
-        if ((infop) == &pending_site) {                                                                      \
-            if (c)                                                                                           \
-                (infop) = trace_cursor_site(c, (id));                                                        \
-            else if (ids)                                                                                    \
-                ids[n] = (id);                                                                               \
-            n++;                                                                                             \
-        }                                                                                                    \
-    } while (0)
-    for (uint32_t i = 0; i < r->noverlaps; i++) {
-        struct search_overlap *o = &r->overlaps[i];
-        VISIT(o->info, o->site);
-        for (uint32_t j = 0; j < o->nstmts; j++)
-            VISIT(o->stmts[j].info, o->stmts[j].site);
-    }
-    for (uint32_t i = 0; i < r->ngroups; i++)
-        for (uint32_t j = 0; j < r->groups[i].nsites; j++)
-            VISIT(r->groups[i].info[j], r->groups[i].sites[j]);
+    struct pending p = {ids, 0, c};
+    struct search_site_visitor v = {.site = pending_site, .ctx = &p};
+    for (unsigned k = 0; k < search_kinds_count(); k++)
+        if (search_kinds_get(k)->visit)
+            search_kinds_get(k)->visit(r, &v);
     for (uint32_t i = 0; i < r->nsiteinfo; i++)
-        VISIT(r->siteinfo[i].info, r->siteinfo[i].site);
-#undef VISIT
-    return n;
+        pending_site(&p, r->siteinfo[i].site, &r->siteinfo[i].info);
+    return p.n;
 }
 
 /* Replaces the placeholders of an unpacked result by this process's infos:

@@ -18,9 +18,11 @@
  *
  * A result travels packed: little-endian; a header (u32 magic "CHRR", u16
  * version, u16 0, u64 total bytes), the scalar fields, then each array as
- * a u32 count and its items (overlaps with their boxes, statements, leads and windows,
- * groups with their sites, checks with their members and crossings, the
- * MPI log's rank, clocks and records, the siteinfo site ids).  Site info
+ * a u32 count and its items: each per-rank hint kind's part in the
+ * registry's order (overlaps with their boxes, statements, leads and
+ * windows; groups with their sites, checks with their members and
+ * crossings; then any other kind's), the MPI log's rank, clocks and
+ * records, the siteinfo site ids.  Site info
  * pointers do not travel: each site reference carries one byte, 1 if it was
  * resolved where it was packed.  Loop lines travel inside the boxes. */
 

@@ -1,9 +1,10 @@
 /* engine.c - choosing an engine, and analysing one rank of a trace with
- * it (cursor -> dg_builder -> engine -> source locations). */
+ * it (cursor -> dg_builder -> engine -> source locations of the sites the
+ * hint kinds' results refer to). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "search-private.h"
+#include "rank/kind.h"
 
 struct search_engine {
     void *state;
@@ -63,12 +64,18 @@ void search_engine_destroy(struct search_engine *e)
     free(e);
 }
 
-/* Fills the source lines of a box list's loops. */
-static void resolve_boxes(struct trace_cursor *c, struct search_boxes *b)
+/* Resolves a site reference or a box list's loops through the cursor. */
+static bool resolve_site(void *ctx, uint32_t site, const struct trace_site_info **info)
+{
+    *info = trace_cursor_site(ctx, site);
+    return false;
+}
+
+static void resolve_boxes(void *ctx, struct search_boxes *b)
 {
     for (uint32_t i = 0; i < b->n; i++) {
         for (uint32_t d = 0; d < b->box[i].depth; d++) {
-            const struct trace_loop_info *l = trace_cursor_loop(c, b->box[i].dim[d].loop);
+            const struct trace_loop_info *l = trace_cursor_loop(ctx, b->box[i].dim[d].loop);
             b->box[i].dim[d].line = l ? l->line : 0;
         }
     }
@@ -122,23 +129,10 @@ static int resolve(struct trace_cursor *c, struct search_rank_result *r)
     int rc = resolve_log(c, r);
     if (rc < 0)
         return rc;
-    for (uint32_t i = 0; i < r->noverlaps; i++) {
-        struct search_overlap *o = &r->overlaps[i];
-        o->info = trace_cursor_site(c, o->site);
-        resolve_boxes(c, &o->iters);
-        for (uint32_t j = 0; j < o->nstmts; j++) {
-            o->stmts[j].info = trace_cursor_site(c, o->stmts[j].site);
-            resolve_boxes(c, &o->stmts[j].iters);
-        }
-    }
-    for (uint32_t i = 0; i < r->ngroups; i++) {
-        struct search_group *g = &r->groups[i];
-        g->info = calloc(g->nsites ? g->nsites : 1, sizeof *g->info);
-        if (!g->info)
-            return TRACE_ERR_NOMEM;
-        for (uint32_t j = 0; j < g->nsites; j++)
-            g->info[j] = trace_cursor_site(c, g->sites[j]);
-    }
+    struct search_site_visitor v = {resolve_site, resolve_boxes, c};
+    for (unsigned k = 0; k < search_kinds_count(); k++)
+        if (search_kinds_get(k)->visit)
+            search_kinds_get(k)->visit(r, &v);
     return 0;
 }
 

@@ -14,6 +14,15 @@
 #include "depgraph.h"
 #include "search.h"
 
+/* The per-rank data of a hint kind that has no fields of its own in
+ * struct search_rank_result (a kind added by one file: search/rank/kind.h,
+ * docs/kinds.md); the built-in kinds keep theirs in the typed fields. */
+struct search_kind; /* opaque outside search/rank/ */
+struct search_kind_data {
+    const struct search_kind *kind;
+    void *data;            /* owned by the result, freed by the kind */
+};
+
 struct search_rank_result {
     int rank;
     uint64_t events;       /* COMP + MPI events analysed */
@@ -26,6 +35,8 @@ struct search_rank_result {
     struct search_group *groups;     /* sorted by (comm, peer, sites) */
     uint32_t nchecks;
     struct search_group_check *checks; /* by first member */
+    uint32_t nkind_data;
+    struct search_kind_data *kind_data; /* other kinds' data, at most one entry per kind */
     /* cross-rank inputs (filled by search_run_rank; not compared between engines) */
     struct dg_mpilog log;            /* the rank's MPI log */
     uint32_t nsiteinfo;
@@ -36,6 +47,10 @@ struct search_rank_result {
 };
 
 void search_rank_result_free(struct search_rank_result *r);
+
+/* The data kind k keeps in r (kind_data), NULL if none.  Borrowed: it
+ * lives as long as r. */
+void *search_rank_result_kind_data(const struct search_rank_result *r, const struct search_kind *k);
 
 /* Whether two results are identical (engine facts aside); if not, writes
  * the first difference into why. */

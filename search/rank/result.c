@@ -1,6 +1,7 @@
 /* result.c - what both engines share to build and compare per-rank results:
  * iteration-vector boxes, the per-message cost fit, and freeing and
- * comparing struct search_rank_result (docs/dependence.md).
+ * comparing struct search_rank_result (docs/dependence.md): the rank's
+ * facts here, each hint kind's part through its methods (rank/kind.h).
  *
  * The two engines must give identical results on the same events, so
  * everything here is deterministic in the order things are fed: the boxes
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search-private.h"
+#include "rank/kind.h"
 
 /* ---- iteration-vector boxes ------------------------------------------------ */
 
@@ -245,35 +246,55 @@ void search_rank_result_free(struct search_rank_result *r)
 {
     if (!r)
         return;
-    for (uint32_t i = 0; i < r->noverlaps; i++) {
-        struct search_overlap *o = &r->overlaps[i];
-        for (uint32_t j = 0; j < o->nstmts; j++)
-            search_boxes_free(&o->stmts[j].iters);
-        free(o->stmts);
-        search_boxes_free(&o->iters);
-        free(o->windows);
-        free(o->leads);
-    }
-    free(r->overlaps);
-    for (uint32_t i = 0; i < r->ngroups; i++) {
-        free(r->groups[i].sites);
-        free((void *)r->groups[i].info);
-    }
-    free(r->groups);
-    for (uint32_t i = 0; i < r->nchecks; i++) {
-        free(r->checks[i].members);
-        free(r->checks[i].cross);
-    }
-    free(r->checks);
+    for (unsigned k = 0; k < search_kinds_count(); k++)
+        search_kinds_get(k)->result_free(r);
+    free(r->kind_data);
     dg_mpilog_free(&r->log);
     free(r->siteinfo);
     free(r);
+}
+
+void *search_rank_result_kind_data(const struct search_rank_result *r, const struct search_kind *k)
+{
+    for (uint32_t i = 0; r && i < r->nkind_data; i++)
+        if (r->kind_data[i].kind == k)
+            return r->kind_data[i].data;
+    return NULL;
+}
+
+int search_rank_result_set_kind_data(struct search_rank_result *r, const struct search_kind *k, void *data)
+{
+    for (uint32_t i = 0; i < r->nkind_data; i++)
+        if (r->kind_data[i].kind == k) {
+            r->kind_data[i].data = data;
+            return 0;
+        }
+    struct search_kind_data *p = realloc(r->kind_data, (r->nkind_data + 1) * sizeof *p);
+    if (!p)
+        return TRACE_ERR_NOMEM;
+    r->kind_data = p;
+    r->kind_data[r->nkind_data++] = (struct search_kind_data){k, data};
+    return 0;
 }
 
 static int siteinfo_cmp(const void *key, const void *elem)
 {
     uint32_t k = *(const uint32_t *)key, v = ((const struct search_siteinfo *)elem)->site;
     return k < v ? -1 : k > v;
+}
+
+struct site_find {
+    uint32_t site;
+    const struct trace_site_info *info;
+};
+
+static bool site_find(void *ctx, uint32_t site, const struct trace_site_info **info)
+{
+    struct site_find *f = ctx;
+    if (site != f->site || !*info)
+        return false;
+    f->info = *info;
+    return true;
 }
 
 const struct trace_site_info *search_site_info(const struct search_rank_result *r, uint32_t site)
@@ -286,22 +307,16 @@ const struct trace_site_info *search_site_info(const struct search_rank_result *
         if (f)
             return f->info;
     }
-    for (uint32_t i = 0; i < r->noverlaps; i++) {
-        if (r->overlaps[i].site == site && r->overlaps[i].info)
-            return r->overlaps[i].info;
-        for (uint32_t j = 0; j < r->overlaps[i].nstmts; j++)
-            if (r->overlaps[i].stmts[j].site == site && r->overlaps[i].stmts[j].info)
-                return r->overlaps[i].stmts[j].info;
-    }
-    for (uint32_t i = 0; i < r->ngroups; i++)
-        for (uint32_t j = 0; j < r->groups[i].nsites; j++)
-            if (r->groups[i].sites[j] == site && r->groups[i].info)
-                return r->groups[i].info[j];
-    return NULL;
+    /* the kinds' references, in the kinds' order (the walk writes nothing) */
+    struct site_find f = {site, NULL};
+    struct search_site_visitor v = {.site = site_find, .ctx = &f};
+    for (unsigned k = 0; k < search_kinds_count() && !f.info; k++)
+        if (search_kinds_get(k)->visit)
+            search_kinds_get(k)->visit((struct search_rank_result *)r, &v);
+    return f.info;
 }
 
-/* Writes a difference into why (may be NULL) and returns false. */
-static bool differ(char *why, size_t size, const char *fmt, ...)
+bool search_differ(char *why, size_t size, const char *fmt, ...)
 {
     va_list ap;
 
@@ -313,10 +328,8 @@ static bool differ(char *why, size_t size, const char *fmt, ...)
     return false;
 }
 
-/* Compares two box lists; what names them in the message ("overlap
- * site=12 iters"). */
-static bool boxes_diff(const struct search_boxes *a, const struct search_boxes *b,
-                       const char *what, char *why, size_t size)
+bool search_boxes_diff(const struct search_boxes *a, const struct search_boxes *b, const char *what,
+                       char *why, size_t size)
 {
     char ba[160], bb[160];
 
@@ -324,154 +337,36 @@ static bool boxes_diff(const struct search_boxes *a, const struct search_boxes *
         if (!box_equal(&a->box[i], &b->box[i])) {
             for (uint32_t k = 0; k < a->box[i].depth && k < b->box[i].depth; k++)
                 if (a->box[i].dim[k].loop != b->box[i].dim[k].loop)
-                    return differ(why, size, "%s box %" PRIu32 ": loop at level %" PRIu32
-                                  " %" PRIu32 " != %" PRIu32,
-                                  what, i, k, a->box[i].dim[k].loop, b->box[i].dim[k].loop);
-            return differ(why, size, "%s box %" PRIu32 ": %s != %s", what, i,
-                          search_box_format(&a->box[i], ba, sizeof(ba)),
-                          search_box_format(&b->box[i], bb, sizeof(bb)));
+                    return search_differ(why, size, "%s box %" PRIu32 ": loop at level %" PRIu32
+                                         " %" PRIu32 " != %" PRIu32,
+                                         what, i, k, a->box[i].dim[k].loop, b->box[i].dim[k].loop);
+            return search_differ(why, size, "%s box %" PRIu32 ": %s != %s", what, i,
+                                 search_box_format(&a->box[i], ba, sizeof(ba)),
+                                 search_box_format(&b->box[i], bb, sizeof(bb)));
         }
     if (a->n != b->n)
-        return differ(why, size, "%s: boxes %" PRIu32 " != %" PRIu32 " (first extra %s)", what,
-                      a->n, b->n,
-                      a->n > b->n ? search_box_format(&a->box[b->n], ba, sizeof(ba))
-                                  : search_box_format(&b->box[a->n], bb, sizeof(bb)));
+        return search_differ(why, size, "%s: boxes %" PRIu32 " != %" PRIu32 " (first extra %s)", what, a->n,
+                             b->n,
+                             a->n > b->n ? search_box_format(&a->box[b->n], ba, sizeof(ba))
+                                         : search_box_format(&b->box[a->n], bb, sizeof(bb)));
     if (a->more != b->more)
-        return differ(why, size, "%s: more %" PRIu64 " != %" PRIu64, what, a->more, b->more);
+        return search_differ(why, size, "%s: more %" PRIu64 " != %" PRIu64, what, a->more, b->more);
     return true;
 }
 
-/* Compares one integer field; prefix names the object ("overlap site=12: "). */
-#define CMP_FIELD(prefix, field)                                                               \
-    do {                                                                                       \
-        if ((uint64_t)(a->field) != (uint64_t)(b->field))                                      \
-            return differ(why, size, "%s" #field " %" PRIu64 " != %" PRIu64, (prefix),         \
-                          (uint64_t)(a->field), (uint64_t)(b->field));                         \
-    } while (0)
-
-static bool stmt_diff(const struct search_stmt *a, const struct search_stmt *b, uint32_t osite,
-                      char *why, size_t size)
-{
-    char what[96];
-
-    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " stmt site=%" PRIu32 ": ", osite,
-             a->site);
-#define CMP(field) CMP_FIELD(what, field)
-    CMP(flags);
-    CMP(site_flags);
-    CMP(events);
-    CMP(total);
-    CMP(time_ns);
-#undef CMP
-    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " stmt site=%" PRIu32 " iters", osite,
-             a->site);
-    return boxes_diff(&a->iters, &b->iters, what, why, size);
-}
-
-static bool overlap_diff(const struct search_overlap *a, const struct search_overlap *b,
-                         char *why, size_t size)
-{
-    char what[64];
-
-    snprintf(what, sizeof(what), "overlap site=%" PRIu32 ": ", a->site);
-#define CMP(field) CMP_FIELD(what, field)
-    CMP(call);
-    CMP(role);
-    CMP(instances);
-    CMP(with_window);
-    CMP(truncated);
-    CMP(comm_ns);
-    CMP(comp_ns);
-    CMP(saving_ns);
-#undef CMP
-    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " iters", a->site);
-    if (!boxes_diff(&a->iters, &b->iters, what, why, size))
-        return false;
-    for (uint32_t j = 0; j < a->nstmts && j < b->nstmts; j++) {
-        if (a->stmts[j].site != b->stmts[j].site)
-            return differ(why, size,
-                          "overlap site=%" PRIu32 ": stmt %" PRIu32 " site=%" PRIu32
-                          " != site=%" PRIu32,
-                          a->site, j, a->stmts[j].site, b->stmts[j].site);
-        if (!stmt_diff(&a->stmts[j], &b->stmts[j], a->site, why, size))
-            return false;
-    }
-    if (a->nstmts != b->nstmts)
-        return differ(why, size,
-                      "overlap site=%" PRIu32 ": nstmts %" PRIu32 " != %" PRIu32
-                      " (first extra stmt site=%" PRIu32 ")",
-                      a->site, a->nstmts, b->nstmts,
-                      a->nstmts > b->nstmts ? a->stmts[b->nstmts].site : b->stmts[a->nstmts].site);
-    for (uint32_t j = 0; j < a->nleads && j < b->nleads; j++)
-        if (a->leads[j].index != b->leads[j].index || a->leads[j].span_ns != b->leads[j].span_ns)
-            return differ(why, size,
-                          "overlap site=%" PRIu32 ": lead %" PRIu32 " index=%" PRIu64 " span=%" PRIu64
-                          " != index=%" PRIu64 " span=%" PRIu64,
-                          a->site, j, a->leads[j].index, a->leads[j].span_ns, b->leads[j].index,
-                          b->leads[j].span_ns);
-    if (a->nleads != b->nleads)
-        return differ(why, size, "overlap site=%" PRIu32 ": nleads %" PRIu32 " != %" PRIu32, a->site,
-                      a->nleads, b->nleads);
-    return true;
-}
-
-/* "comm=1 peer=2 sites=[3,4]" into buf. */
-static const char *group_name(const struct search_group *g, char *buf, size_t size)
-{
-    size_t off = 0;
-    int w = snprintf(buf, size, "comm=%" PRIu64 " peer=%" PRId32 " sites=[", g->comm, g->peer);
-
-    if (w < 0 || (size_t)w >= size)
-        return buf;
-    off = (size_t)w;
-    for (uint32_t i = 0; i < g->nsites; i++) {
-        w = snprintf(buf + off, size - off, "%s%" PRIu32, i ? "," : "", g->sites[i]);
-        if (w < 0 || (size_t)w >= size - off)
-            return buf;
-        off += (size_t)w;
-    }
-    snprintf(buf + off, size - off, "]");
-    return buf;
-}
-
-static bool group_diff(const struct search_group *a, const struct search_group *b, char *why,
-                       size_t size)
-{
-    char na[160], nb[160], prefix[176];
-
-    group_name(a, na, sizeof(na));
-    group_name(b, nb, sizeof(nb));
-    if (strcmp(na, nb) != 0 || a->nsites != b->nsites)
-        return differ(why, size, "group %s != group %s", na, nb);
-    for (uint32_t i = 0; i < a->nsites; i++)
-        if (a->sites[i] != b->sites[i])
-            return differ(why, size, "group %s != group %s", na, nb);
-    snprintf(prefix, sizeof(prefix), "group %s: ", na);
-#define CMP(field) CMP_FIELD(prefix, field)
-    CMP(groups);
-    CMP(members);
-    CMP(bytes);
-    CMP(send_ns);
-    CMP(min_size);
-    CMP(max_size);
-#undef CMP
-    return true;
-}
-
-bool search_rank_result_equal(const struct search_rank_result *a,
-                              const struct search_rank_result *b, char *why, size_t size)
+bool search_rank_result_equal(const struct search_rank_result *a, const struct search_rank_result *b,
+                              char *why, size_t size)
 {
     if (why && size)
         why[0] = '\0';
     if (!a || !b) {
         if (a == b)
             return true;
-        return differ(why, size, "result %s != %s", a ? "present" : "NULL",
-                      b ? "present" : "NULL");
+        return search_differ(why, size, "result %s != %s", a ? "present" : "NULL", b ? "present" : "NULL");
     }
     if (a->rank != b->rank)
-        return differ(why, size, "rank %d != %d", a->rank, b->rank);
-#define CMP(field) CMP_FIELD("", field)
+        return search_differ(why, size, "rank %d != %d", a->rank, b->rank);
+#define CMP(field) SEARCH_CMP_FIELD("", field)
     CMP(events);
     CMP(comp_events);
     CMP(mpi_events);
@@ -479,45 +374,10 @@ bool search_rank_result_equal(const struct search_rank_result *a,
     CMP(t_last);
 #undef CMP
     if (a->msg_latency_ns != b->msg_latency_ns)
-        return differ(why, size, "msg_latency_ns %.17g != %.17g", a->msg_latency_ns,
-                      b->msg_latency_ns);
-    for (uint32_t i = 0; i < a->noverlaps && i < b->noverlaps; i++) {
-        if (a->overlaps[i].site != b->overlaps[i].site)
-            return differ(why, size, "overlap %" PRIu32 ": site=%" PRIu32 " != site=%" PRIu32, i,
-                          a->overlaps[i].site, b->overlaps[i].site);
-        if (!overlap_diff(&a->overlaps[i], &b->overlaps[i], why, size))
+        return search_differ(why, size, "msg_latency_ns %.17g != %.17g", a->msg_latency_ns,
+                             b->msg_latency_ns);
+    for (unsigned k = 0; k < search_kinds_count(); k++)
+        if (!search_kinds_get(k)->result_equal(a, b, why, size))
             return false;
-    }
-    if (a->noverlaps != b->noverlaps)
-        return differ(why, size, "noverlaps %" PRIu32 " != %" PRIu32 " (first extra site=%" PRIu32 ")",
-                      a->noverlaps, b->noverlaps,
-                      a->noverlaps > b->noverlaps ? a->overlaps[b->noverlaps].site
-                                                  : b->overlaps[a->noverlaps].site);
-    for (uint32_t i = 0; i < a->ngroups && i < b->ngroups; i++)
-        if (!group_diff(&a->groups[i], &b->groups[i], why, size))
-            return false;
-    if (a->ngroups != b->ngroups) {
-        char n[160];
-        const struct search_group *x =
-            a->ngroups > b->ngroups ? &a->groups[b->ngroups] : &b->groups[a->ngroups];
-        return differ(why, size, "ngroups %" PRIu32 " != %" PRIu32 " (first extra group %s)",
-                      a->ngroups, b->ngroups, group_name(x, n, sizeof(n)));
-    }
-    if (a->nchecks != b->nchecks)
-        return differ(why, size, "nchecks %" PRIu32 " != %" PRIu32, a->nchecks, b->nchecks);
-    for (uint32_t i = 0; i < a->nchecks; i++) {
-        const struct search_group_check *x = &a->checks[i], *y = &b->checks[i];
-        if (x->group != y->group || x->nmembers != y->nmembers || x->ncross != y->ncross ||
-            (x->nmembers && memcmp(x->members, y->members, x->nmembers * sizeof *x->members)) ||
-            (x->ncross && memcmp(x->cross, y->cross, x->ncross * sizeof *x->cross)))
-            return differ(why, size,
-                          "check %" PRIu32 ": group %" PRIu32 "/%" PRIu32 " members %" PRIu32
-                          "/%" PRIu32 " (first %" PRIu64 "/%" PRIu64 ") crossings %" PRIu32
-                          "/%" PRIu32 " (first %" PRIu64 "/%" PRIu64 ")",
-                          i, x->group, y->group, x->nmembers, y->nmembers,
-                          x->nmembers ? x->members[0] : 0, y->nmembers ? y->members[0] : 0,
-                          x->ncross, y->ncross, x->ncross ? x->cross[0] : 0,
-                          y->ncross ? y->cross[0] : 0);
-    }
     return true;
 }

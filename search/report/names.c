@@ -1,37 +1,52 @@
-/* names.c - the one table of what every front end calls the hint kinds and
- * the roles of related lines (text, JSON, SARIF, the viewer, the timeline
- * export), and the one formatter of durations. */
+/* names.c - what every front end calls the hint kinds (with the registry
+ * of per-rank kinds, search/rank/kinds.c) and the roles of related lines
+ * (text, JSON, SARIF, the viewer, the timeline export), and the one
+ * formatter of durations. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "search.h"
+#include "rank/kind.h"
 
-static const struct search_kind_desc kinds[] = {
-    {SEARCH_HINT_OVERLAP, "overlap", "CommunicationComputationOverlap",
-     "Computation that can overlap a blocking MPI call once the call is made nonblocking"},
-    {SEARCH_HINT_AGGREGATE, "aggregate", "MessageAggregation",
-     "Sends to the same rank that can be sent as one message"},
+/* The hint kinds found across ranks.  A per-rank kind carries its own
+ * entry (struct search_kind in search/rank/kind.h) and the registry
+ * (search/rank/kinds.c) gives it its hint kind. */
+static const struct search_kind_desc cross[] = {
     {SEARCH_HINT_COLLECTIVE, "collective", "CollectiveCommunication",
      "Point-to-point calls that can be one collective call"},
 };
 
+const struct search_kind_desc *search_kind_cross(int kind, const char *name)
+{
+    for (size_t i = 0; i < sizeof cross / sizeof cross[0]; i++)
+        if (cross[i].kind == kind || (name && !strcmp(cross[i].name, name)))
+            return &cross[i];
+    return NULL;
+}
+
 unsigned search_kind_count(void)
 {
-    return sizeof kinds / sizeof kinds[0];
+    return search_kinds_count() + sizeof cross / sizeof cross[0];
 }
 
 const struct search_kind_desc *search_kind_at(unsigned i)
 {
-    return i < search_kind_count() ? &kinds[i] : NULL;
+    /* in the order of the hint kinds: they are below 32 */
+    for (int kind = 1; kind < 32; kind++) {
+        const struct search_kind_desc *d = search_kind_desc(kind);
+        if (d && !i--)
+            return d;
+    }
+    return NULL;
 }
 
 const struct search_kind_desc *search_kind_desc(int kind)
 {
-    for (unsigned i = 0; i < search_kind_count(); i++)
-        if (kinds[i].kind == kind)
-            return &kinds[i];
-    return NULL;
+    const struct search_kind_desc *d = search_kind_cross(kind, NULL);
+    for (unsigned i = 0; !d && i < search_kinds_count(); i++)
+        if (search_kinds_desc(i)->kind == kind)
+            d = search_kinds_desc(i);
+    return d;
 }
 
 const char *search_kind_name(int kind)
@@ -43,8 +58,8 @@ const char *search_kind_name(int kind)
 int search_kind_from_name(const char *name)
 {
     for (unsigned i = 0; name && i < search_kind_count(); i++)
-        if (!strcmp(name, kinds[i].name))
-            return kinds[i].kind;
+        if (!strcmp(name, search_kind_at(i)->name))
+            return search_kind_at(i)->kind;
     return 0;
 }
 

@@ -1,38 +1,20 @@
-/* report.c - merging the per-rank results of the searches into hints, ranked
- * by estimated saving (docs/dependence.md, "From ranks to hints").
+/* report.c - merging the per-rank results into hints, ranked by estimated
+ * saving (docs/dependence.md, "From ranks to hints"): the cross-rank
+ * stage (search/xrank/), each per-rank hint kind's merge method
+ * (search/rank/kind.h; overlap: search/rank/kinds/overlap-merge.c,
+ * aggregation: kinds/aggregate-merge.c), the collective hints, then
+ * severity, messages, ranking and the filters.  Also what the kinds'
+ * merges share: locations as keys, the growing hint array, ranks and
+ * lines as message text.
  *
- * Overlap results merge by the source location of the call (file, line,
- * column, function); aggregation groups by the set of their member sends'
- * locations and the communicator (the destination is relative to the rank,
- * so it is not part of the key).  Counts are summed over ranks, times and
- * savings are the largest of any rank (ranks run at the same time: the job
- * gains what its slowest rank gains).
- *
- * Decisions beyond the document:
- *   - a call site present on a rank without any window does not count for
- *     that rank (it is not in the hint's ranks, its counts are not summed);
- *   - the statements of an overlap hint merge into one related line per
- *     (file, line): its role is AFTER if some merged statement was in a
- *     forward window, else BEFORE; its column and function are those of the
- *     merged statement with the smallest column; events and totals are
- *     summed, the time is summed per rank and the largest rank's is kept;
- *     the iterations are those of the lowest rank's statement with the
- *     smallest column;
- *   - statements without a site info, a file or a line (code without a
- *     debug location) are left out, and an overlap hint without any related
- *     line is dropped (it names nothing to move);
- *   - aggregation: the location is the first member site of the lowest
- *     rank's group (lowest destination first); the other member sites are
- *     related lines with role MEMBER, without counts (events, total, time 0);
- *     the call is the one the rank's overlap results give for that site
- *     (every blocking send is an overlap candidate), else MPI_Send; the hint
- *     is conditional if any member site is;
+ * Decisions beyond the document that hold for every kind:
  *   - "some ranks" compares a hint's ranks with the ranks analysed (the
  *     non-NULL results), not with world_size: a rank that could not be read
  *     does not make every hint partial;
- *   - results of several entries of one rank with the same key (the same
- *     location reached through two site ids, or groups to several
- *     destinations) are added up for that rank before the maximum is taken.
+ *   - counts are summed over ranks, times and savings are the largest of
+ *     any rank (ranks run at the same time: the job gains what its slowest
+ *     rank gains); several entries of one rank with the same key are added
+ *     up for that rank before the maximum is taken.
  *
  * Everything a report holds is owned by it, except the file and function
  * strings, which point into the trace's site tables (valid until
@@ -43,33 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search-private.h"
-
-static const char *nz(const char *s)
-{
-    return s ? s : "";
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? -1 : a > b;
-}
+#include "rank/kind.h"
 
 /* ---- locations ------------------------------------------------------------------ */
 
-/* A source location as a merge key.  Sites without info are keyed by their
- * id (site is CHT_NONE for every site that has info). */
-struct loc {
-    const char *file, *func;
-    uint32_t line, col;
-    uint32_t site;
-};
-
-static void loc_of(const struct trace_site_info *info, uint32_t site, struct loc *l)
+void search_loc_of(const struct trace_site_info *info, uint32_t site, struct search_loc *l)
 {
     if (info) {
-        l->file = nz(info->file);
-        l->func = nz(info->func);
+        l->file = search_nz(info->file);
+        l->func = search_nz(info->func);
         l->line = info->line;
         l->col = info->col;
         l->site = CHT_NONE;
@@ -80,20 +44,20 @@ static void loc_of(const struct trace_site_info *info, uint32_t site, struct loc
     }
 }
 
-/* file, line, column, site id; with func, the function too. */
-static int loc_cmp(const struct loc *a, const struct loc *b, bool func)
+int search_loc_cmp(const struct search_loc *a, const struct search_loc *b, bool func)
 {
     int c = strcmp(a->file, b->file);
     if (c)
         return c;
-    if ((c = cmp_u64(a->line, b->line)) || (c = cmp_u64(a->col, b->col)) || (c = cmp_u64(a->site, b->site)))
+    if ((c = search_cmp_u64(a->line, b->line)) || (c = search_cmp_u64(a->col, b->col)) ||
+        (c = search_cmp_u64(a->site, b->site)))
         return c;
     return func ? strcmp(a->func, b->func) : 0;
 }
 
 /* ---- iteration boxes ---------------------------------------------------------------- */
 
-static int boxes_copy(struct search_boxes *dst, const struct search_boxes *src)
+int search_boxes_copy(struct search_boxes *dst, const struct search_boxes *src)
 {
     memset(dst, 0, sizeof *dst);
     dst->more = src->more;
@@ -124,7 +88,7 @@ static void sb_ranges(struct search_text *b, const uint32_t *v, size_t n)
     }
 }
 
-static void sb_ranks(struct search_text *b, const int *ranks, int n)
+void search_text_ranks(struct search_text *b, const int *ranks, int n)
 {
     uint32_t *v = malloc((n ? (size_t)n : 1) * sizeof *v);
     if (!v) {
@@ -158,14 +122,12 @@ static int fline_cmp(const void *pa, const void *pb)
         return a->other ? 1 : -1;
     if ((c = strcmp(a->file, b->file)))
         return c;
-    return cmp_u64(a->line, b->line);
+    return search_cmp_u64(a->line, b->line);
 }
 
-/* The lines of the related statements (and, with self, the hint's own
- * line): "line 27", "lines 27-28, 40", lines of other files as
- * "util.c:12-14" (base name: the message is shown next to the hint's
- * location, and must not hold absolute paths). */
-static void sb_lines(struct search_text *b, const struct search_hint *h, bool self)
+/* Lines of other files as "util.c:12-14" (base name: the message is shown
+ * next to the hint's location, and must not hold absolute paths). */
+void search_text_lines(struct search_text *b, const struct search_hint *h, bool self)
 {
     size_t n = 0;
     struct fline *v = malloc((h->nrelated + 1) * sizeof *v);
@@ -174,10 +136,10 @@ static void sb_lines(struct search_text *b, const struct search_hint *h, bool se
         return;
     }
     if (self)
-        v[n++] = (struct fline){nz(h->file), h->line, false};
+        v[n++] = (struct fline){search_nz(h->file), h->line, false};
     for (uint32_t i = 0; i < h->nrelated; i++) {
-        const char *f = nz(h->related[i].file);
-        v[n++] = (struct fline){f, h->related[i].line, strcmp(f, nz(h->file)) != 0};
+        const char *f = search_nz(h->related[i].file);
+        v[n++] = (struct fline){f, h->related[i].line, strcmp(f, search_nz(h->file)) != 0};
     }
     qsort(v, n, sizeof *v, fline_cmp);
     uint32_t *lines = malloc((n ? n : 1) * sizeof *lines);
@@ -209,7 +171,8 @@ static void sb_lines(struct search_text *b, const struct search_hint *h, bool se
             while (e + 1 <= j && (v[e + 1].line == v[e].line || v[e + 1].line == v[e].line + 1))
                 e++;
             if (v[e].line != v[k].line)
-                search_text_printf(b, "%s%s:%u-%u", first ? "" : ", ", base_name(v[k].file), v[k].line, v[e].line);
+                search_text_printf(b, "%s%s:%u-%u", first ? "" : ", ", base_name(v[k].file), v[k].line,
+                                   v[e].line);
             else
                 search_text_printf(b, "%s%s:%u", first ? "" : ", ", base_name(v[k].file), v[k].line);
             first = false;
@@ -221,93 +184,29 @@ static void sb_lines(struct search_text *b, const struct search_hint *h, bool se
     free(v);
 }
 
-/* Average sends per group: "3", "2.5". */
-static void sb_avg(struct search_text *b, uint64_t members, uint64_t groups)
-{
-    if (groups && members % groups == 0)
-        search_text_printf(b, "%" PRIu64, members / groups);
-    else
-        search_text_printf(b, "%.1f", groups ? (double)members / (double)groups : 0.0);
-}
-
 /* The one-sentence message of a hint (without its location), as stored in
  * search_hint.message; without times (with_times false) for outputs that
  * are compared across runs.  Returns a string the caller frees, or NULL if
- * out of memory.
- *   overlap:   "MPI_Recv can overlap with the computation at lines 27-28
- *               (ranks 0-3, est. saving 1.2 ms = 38% of its time)"
- *   aggregate: "3 MPI_Send calls to the same rank at lines 40, 42, 44 can
- *               be sent as one message (ranks 0-3, 150 groups, est. saving
- *               400 us)"; when the groups are not one send of each site
- *               "MPI_Send calls to the same rank at lines 133-134, 5 per
- *               group, can be ..." ("consecutive MPI_Send calls" for one
- *               site, "2.5 per group on average" when sizes vary). */
-
+ * out of memory.  A per-rank kind's hints have their kind's message; a
+ * hint of no registered kind reads as an overlap hint. */
 char *search_hint_message(const struct search_hint *h, bool with_times)
 {
     struct search_text b = {0};
-    const char *call = trace_mpi_call_name(h->call);
+    const struct search_kind *k = search_kinds_find(h->kind);
 
     if (h->kind == SEARCH_HINT_COLLECTIVE && h->message)
         return search_collective_message(h, with_times);
-
-    if (h->kind == SEARCH_HINT_AGGREGATE) {
-        uint64_t nsites = (uint64_t)h->nrelated + 1;
-        bool one_each = h->members == h->instances * nsites;
-        if (one_each && nsites > 1)
-            search_text_printf(&b, "%" PRIu64 " %s calls to the same rank at ", nsites, call);
-        else
-            search_text_printf(&b, "%s%s calls to the same rank at ", nsites > 1 ? "" : "consecutive ", call);
-        sb_lines(&b, h, true);
-        if (!one_each) {
-            search_text_printf(&b, ", ");
-            sb_avg(&b, h->members, h->instances);
-            search_text_printf(&b, " per group%s,", h->instances && h->members % h->instances ? " on average" : "");
-        }
-        search_text_printf(&b, " can be sent as one message (");
-        sb_ranks(&b, h->ranks, h->nranks);
-        search_text_printf(&b, ", %" PRIu64 " group%s", h->instances, h->instances == 1 ? "" : "s");
-        if (with_times) {
-            search_text_printf(&b, ", est. saving ");
-            search_text_time(&b, h->saving_ns);
-        }
-        search_text_printf(&b, ")");
-    } else if (h->kind == SEARCH_HINT_COLLECTIVE) {
-        search_text_printf(&b, "the %s calls at ", call);
-        sb_lines(&b, h, true);
-        search_text_printf(&b, " can be one %s (", h->collective ? h->collective : "collective call");
-        sb_ranks(&b, h->ranks, h->nranks);
-        if (with_times) {
-            search_text_printf(&b, ", est. saving ");
-            search_text_time(&b, h->saving_ns);
-        }
-        search_text_printf(&b, ")");
-    } else {
-        search_text_printf(&b, "%s can overlap with the computation at ", call);
-        sb_lines(&b, h, false);
-        search_text_printf(&b, " (");
-        sb_ranks(&b, h->ranks, h->nranks);
-        if (with_times) {
-            uint64_t mine = h->saving_ns - (h->partner_ns < h->saving_ns ? h->partner_ns : h->saving_ns);
-            search_text_printf(&b, ", est. saving ");
-            search_text_time(&b, h->saving_ns);
-            if (h->partner_ns) {
-                search_text_printf(&b, ": ");
-                if (mine) {
-                    search_text_time(&b, mine);
-                    if (h->comm_ns)
-                        search_text_printf(&b, " = %.0f%% of its time, ", 100.0 * (double)mine / (double)h->comm_ns);
-                    else
-                        search_text_printf(&b, " of its time, ");
-                }
-                search_text_time(&b, h->partner_ns);
-                search_text_printf(&b, " less waiting for it on other ranks");
-            } else if (h->comm_ns) {
-                search_text_printf(&b, " = %.0f%% of its time", 100.0 * (double)h->saving_ns / (double)h->comm_ns);
-            }
-        }
-        search_text_printf(&b, ")");
+    if (h->kind != SEARCH_HINT_COLLECTIVE)
+        return (k ? k : &search_kind_overlap)->message(h, with_times);
+    search_text_printf(&b, "the %s calls at ", trace_mpi_call_name(h->call));
+    search_text_lines(&b, h, true);
+    search_text_printf(&b, " can be one %s (", h->collective ? h->collective : "collective call");
+    search_text_ranks(&b, h->ranks, h->nranks);
+    if (with_times) {
+        search_text_printf(&b, ", est. saving ");
+        search_text_time(&b, h->saving_ns);
     }
+    search_text_printf(&b, ")");
     return search_text_take(&b);
 }
 
@@ -326,13 +225,7 @@ void search_hint_clear(struct search_hint *h)
     memset(h, 0, sizeof *h);
 }
 
-/* A growing array of hints. */
-struct hints {
-    struct search_hint *v;
-    uint32_t n, cap;
-};
-
-static struct search_hint *hints_push(struct hints *hs)
+struct search_hint *search_hints_push(struct search_hints *hs)
 {
     if (hs->n == hs->cap) {
         uint32_t cap = hs->cap ? hs->cap * 2 : 16;
@@ -347,140 +240,30 @@ static struct search_hint *hints_push(struct hints *hs)
     return h;
 }
 
-/* Collects the distinct ranks of entries [i, j) (sorted by rank within a
- * key) into h->ranks. */
-#define COLLECT_RANKS(h, ents, i, j)                                                                         \
-    do {                                                                                                     \
-        (h)->ranks = malloc(((j) - (i)) * sizeof *(h)->ranks);                                               \
-        if (!(h)->ranks)                                                                                     \
-            goto nomem;                                                                                      \
-        for (size_t k_ = (i); k_ < (j); k_++)                                                                \
-            if (!(h)->nranks || (h)->ranks[(h)->nranks - 1] != (ents)[k_].rank)                              \
-                (h)->ranks[(h)->nranks++] = (ents)[k_].rank;                                                 \
-    } while (0)
-
-/* ---- overlap ---------------------------------------------------------------------- */
-
-struct ov_ent {
-    struct loc key;
-    int rank;
-    const struct search_rank_result *res;
-    const struct search_overlap *ov;
-};
-
-static int ov_ent_cmp(const void *pa, const void *pb)
+int search_hint_alloc_ranks(struct search_hint *h, size_t n)
 {
-    const struct ov_ent *a = pa, *b = pb;
-    int c = loc_cmp(&a->key, &b->key, true);
-    if (c)
-        return c;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return cmp_u64(a->ov->site, b->ov->site);
+    h->ranks = malloc((n ? n : 1) * sizeof *h->ranks);
+    return h->ranks ? 0 : TRACE_ERR_NOMEM;
 }
 
-struct st_ent {
-    const char *file;
-    uint32_t line;
-    int rank;
-    const struct search_stmt *st;
-};
-
-static int st_ent_cmp(const void *pa, const void *pb)
+void search_hint_add_rank(struct search_hint *h, int rank)
 {
-    const struct st_ent *a = pa, *b = pb;
-    int c = strcmp(a->file, b->file);
-    if (c || (c = cmp_u64(a->line, b->line)))
-        return c;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if ((c = cmp_u64(a->st->info->col, b->st->info->col)))
-        return c;
-    return cmp_u64(a->st->site, b->st->site);
+    if (!h->nranks || h->ranks[h->nranks - 1] != rank)
+        h->ranks[h->nranks++] = rank;
 }
 
-static int related_cmp(const void *pa, const void *pb)
+int search_related_cmp(const void *pa, const void *pb)
 {
     const struct search_related *a = pa, *b = pb;
-    int c = strcmp(nz(a->file), nz(b->file));
-    if (c || (c = cmp_u64(a->line, b->line)) || (c = cmp_u64(a->col, b->col)))
+    int c = strcmp(search_nz(a->file), search_nz(b->file));
+    if (c || (c = search_cmp_u64(a->line, b->line)) || (c = search_cmp_u64(a->col, b->col)))
         return c;
     return a->role - b->role;
 }
 
-/* The related lines of the overlap entries [i, j) into h.  Returns 0 or
- * TRACE_ERR_NOMEM. */
-static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t i, size_t j)
-{
-    size_t n = 0, cap = 0;
-    struct st_ent *v = NULL;
-    int rc = 0;
-
-    for (size_t k = i; k < j; k++)
-        cap += e[k].ov->nstmts;
-    if (!cap)
-        return 0;
-    v = malloc(cap * sizeof *v);
-    if (!v)
-        return TRACE_ERR_NOMEM;
-    for (size_t k = i; k < j; k++)
-        for (uint32_t s = 0; s < e[k].ov->nstmts; s++) {
-            const struct search_stmt *st = &e[k].ov->stmts[s];
-            if (!st->info || !st->info->file || !st->info->file[0] || !st->info->line)
-                continue;
-            v[n++] = (struct st_ent){st->info->file, st->info->line, e[k].rank, st};
-        }
-    if (!n)
-        goto out;
-    qsort(v, n, sizeof *v, st_ent_cmp);
-    h->related = calloc(n, sizeof *h->related);
-    if (!h->related) {
-        rc = TRACE_ERR_NOMEM;
-        goto out;
-    }
-    for (size_t a = 0; a < n;) {
-        size_t b = a;
-        while (b + 1 < n && !strcmp(v[b + 1].file, v[a].file) && v[b + 1].line == v[a].line)
-            b++;
-        struct search_related *r = &h->related[h->nrelated++];
-        const struct search_stmt *best = v[a].st;
-        uint64_t rank_time = 0;
-        bool after = false;
-        r->file = v[a].file;
-        r->line = v[a].line;
-        for (size_t k = a; k <= b; k++) {
-            const struct search_stmt *st = v[k].st;
-            if (st->info->col < best->info->col)
-                best = st;
-            after |= (st->flags & SEARCH_STMT_AFTER) != 0;
-            r->events += st->events;
-            r->total += st->total;
-            r->conditional |= (st->site_flags & CHT_SITEF_CONDITIONAL) != 0;
-            rank_time += st->time_ns;
-            if (k == b || v[k + 1].rank != v[k].rank) {
-                if (rank_time > r->time_ns)
-                    r->time_ns = rank_time;
-                rank_time = 0;
-            }
-        }
-        r->col = best->info->col;
-        r->func = nz(best->info->func);
-        r->role = after ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE;
-        /* v[a] is the lowest rank's statement with the smallest column. */
-        if ((rc = boxes_copy(&r->iters, &v[a].st->iters)) < 0)
-            goto out;
-        a = b + 1;
-    }
-    qsort(h->related, h->nrelated, sizeof *h->related, related_cmp);
-out:
-    free(v);
-    return rc;
-}
-
-/* Ranks on which the call at l ran at all (an overlap entry with
- * instances): "some ranks" is relative to them, so that a call only the
- * even ranks make is not flagged for holding on the even ranks only. */
-static int ranks_running(struct search_rank_result *const *ranks, int n, const struct loc *l)
+/* "some ranks" is relative to them, so that a call only the even ranks
+ * make is not flagged for holding on the even ranks only. */
+int search_ranks_running(struct search_rank_result *const *ranks, int n, const struct search_loc *l)
 {
     int count = 0;
     for (int r = 0; r < n; r++) {
@@ -488,386 +271,15 @@ static int ranks_running(struct search_rank_result *const *ranks, int n, const s
             continue;
         for (uint32_t k = 0; k < ranks[r]->noverlaps; k++) {
             const struct search_overlap *ov = &ranks[r]->overlaps[k];
-            struct loc x;
-            loc_of(ov->info, ov->site, &x);
-            if (ov->instances && !loc_cmp(&x, l, false)) {
+            struct search_loc x;
+            search_loc_of(ov->info, ov->site, &x);
+            if (ov->instances && !search_loc_cmp(&x, l, false)) {
                 count++;
                 break;
             }
         }
     }
     return count;
-}
-
-/* Shorter waits of other ranks for the calls of one overlap entry of rank
- * r whose start can move earlier (docs/dependence.md, "Estimated saving"):
- * for each lead, the matched receive of a send waited min(late sender, lead)
- * less; the matched blocking send of a receive, min(late receiver, lead)
- * less (as search_waitstates measures them).  Added to partner[rank of the
- * waiting call].  cm: the ranks' clock maps (clocks aligned). */
-static void partner_waits(const struct search_xrank *x, const struct dg_clockmap *cm, int r,
-                          const struct search_overlap *ov, uint64_t *partner)
-{
-    const struct dg_mpilog *log = r >= 0 && r < x->world_size ? x->logs[r] : NULL;
-    if (!log || !x->match)
-        return;
-    for (uint32_t k = 0; k < ov->nleads; k++) {
-        const struct search_lead *l = &ov->leads[k];
-        for (uint32_t p = dg_mpilog_find(log, l->index); p < log->n && log->rec[p].index == l->index; p++) {
-            const struct dg_msgrec *a = &log->rec[p];
-            bool send = a->kind == DG_MSG_SEND && !(a->flags & DG_MSGF_NONBLOCKING);
-            bool recv = a->kind == DG_MSG_RECV && (a->flags & DG_MSGF_BLOCKS) &&
-                        !(a->flags & DG_MSGF_NONBLOCKING);
-            if ((!send && !recv) || !a->t_enter)
-                continue;
-            struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, p});
-            if (q.rank < 0 || q.rank >= x->world_size || !x->logs[q.rank])
-                continue;
-            const struct dg_msgrec *b = &x->logs[q.rank]->rec[q.pos];
-            if (!b->t_enter || b->t_exit < b->t_enter)
-                continue;
-            int64_t gap = dg_clock_at(&cm[r], a->t_enter) - dg_clock_at(&cm[q.rank], b->t_enter);
-            uint64_t dur = b->t_exit - b->t_enter, wait = 0;
-            if (send && (b->flags & DG_MSGF_BLOCKS)) {
-                /* late sender: the receive entered first and waited */
-                if (gap > 0)
-                    wait = (uint64_t)gap < dur ? (uint64_t)gap : dur;
-            } else if (recv && !(b->flags & DG_MSGF_NONBLOCKING) &&
-                       (b->call == CHT_MPI_SEND || b->call == CHT_MPI_SSEND)) {
-                /* late receiver: the send entered first and was still in the
-                 * call when the receive was posted */
-                if (gap > 0 && dur > (uint64_t)gap)
-                    wait = (uint64_t)gap;
-            }
-            partner[q.rank] += wait < l->span_ns ? wait : l->span_ns;
-        }
-    }
-}
-
-static int build_overlaps(struct search_rank_result *const *ranks, int n, int nanalysed, struct hints *hs,
-                          const struct search_xrank *xr, bool aligned)
-{
-    size_t cap = 0, ne = 0;
-    struct ov_ent *e = NULL;
-    struct dg_clockmap *cm = NULL;
-    uint64_t *own = NULL, *partner = NULL;
-    int P = xr ? xr->world_size : 0;
-    int rc = 0;
-
-    for (int r = 0; r < n; r++)
-        if (ranks[r])
-            cap += ranks[r]->noverlaps;
-    if (!cap)
-        return 0;
-    e = malloc(cap * sizeof *e);
-    own = calloc(P ? P : 1, sizeof *own);
-    partner = calloc(P ? P : 1, sizeof *partner);
-    if (!e || !own || !partner)
-        goto nomem;
-    if (aligned && P) {
-        /* as search_waitstates: the base is the first rank's real - mono,
-         * so that aligned times stay near the monotonic ones */
-        if (!(cm = calloc(P, sizeof *cm)))
-            goto nomem;
-        int64_t base = 0;
-        for (int r = 0; r < P; r++) {
-            const struct dg_mpilog *log = xr->logs[r];
-            if (log && (log->clock[0].valid || log->clock[1].valid)) {
-                base = dg_clock_delta(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
-                break;
-            }
-        }
-        for (int r = 0; r < P; r++)
-            if (xr->logs[r])
-                dg_clockmap_init(&cm[r], xr->logs[r], base);
-    }
-    for (int r = 0; r < n; r++) {
-        const struct search_rank_result *res = ranks[r];
-        if (!res)
-            continue;
-        for (uint32_t k = 0; k < res->noverlaps; k++) {
-            const struct search_overlap *ov = &res->overlaps[k];
-            if (!ov->with_window)
-                continue;
-            struct ov_ent *x = &e[ne++];
-            loc_of(ov->info, ov->site, &x->key);
-            x->rank = res->rank;
-            x->res = res;
-            x->ov = ov;
-        }
-    }
-    qsort(e, ne, sizeof *e, ov_ent_cmp);
-    for (size_t i = 0; i < ne;) {
-        size_t j = i + 1;
-        while (j < ne && !loc_cmp(&e[j].key, &e[i].key, true))
-            j++;
-        struct search_hint *h = hints_push(hs);
-        if (!h)
-            goto nomem;
-        h->kind = SEARCH_HINT_OVERLAP;
-        h->call = e[i].ov->call;
-        h->file = e[i].key.file;
-        h->func = e[i].key.func;
-        h->line = e[i].key.line;
-        h->col = e[i].key.col;
-        COLLECT_RANKS(h, e, i, j);
-        uint64_t comm = 0, comp = 0, truncated = 0;
-        for (size_t k = i; k < j; k++) {
-            const struct search_overlap *ov = e[k].ov;
-            comm += ov->comm_ns;
-            comp += ov->comp_ns;
-            if (e[k].rank >= 0 && e[k].rank < P)
-                own[e[k].rank] += ov->saving_ns;
-            if (cm)
-                partner_waits(xr, cm, e[k].rank, ov, partner);
-            h->instances += ov->instances;
-            h->with_window += ov->with_window;
-            truncated += ov->truncated;
-            if (k + 1 == j || e[k + 1].rank != e[k].rank) {
-                if (comm > h->comm_ns)
-                    h->comm_ns = comm;
-                if (comp > h->comp_ns)
-                    h->comp_ns = comp;
-                comm = comp = 0;
-            }
-        }
-        /* per rank: its calls' own saving and its shorter waits for the
-         * calls of the others; the hint gains what its best rank gains */
-        int nb = 0;
-        for (int r = 0; r < P; r++)
-            nb += own[r] + partner[r] > 0;
-        if (nb && !(h->by_rank = calloc(nb, sizeof *h->by_rank)))
-            goto nomem;
-        for (int r = 0; r < P; r++) {
-            uint64_t t = own[r] + partner[r];
-            if (!t)
-                continue;
-            h->by_rank[h->nby_rank++] = (struct search_rank_saving){r, t, partner[r]};
-            if (t > h->saving_ns || (t == h->saving_ns && partner[r] < h->partner_ns)) {
-                h->saving_ns = t;
-                h->partner_ns = partner[r];
-            }
-            own[r] = partner[r] = 0;
-        }
-        if (boxes_copy(&h->iters, &e[i].ov->iters) < 0 || overlap_related(h, e, i, j) < 0)
-            goto nomem;
-        if (!h->nrelated) {
-            search_hint_clear(h);
-            hs->n--;
-            i = j;
-            continue;
-        }
-        for (uint32_t k = 0; k < h->nrelated; k++)
-            if (h->related[k].conditional)
-                h->flags |= SEARCH_HINT_CONDITIONAL;
-        if (h->nranks < ranks_running(ranks, n, &e[i].key))
-            h->flags |= SEARCH_HINT_SOME_RANKS;
-        if (h->with_window < h->instances)
-            h->flags |= SEARCH_HINT_SOME_ITERATIONS;
-        if (truncated)
-            h->flags |= SEARCH_HINT_TRUNCATED;
-        i = j;
-    }
-    goto out;
-nomem:
-    rc = TRACE_ERR_NOMEM;
-out:
-    free(cm);
-    free(partner);
-    free(own);
-    free(e);
-    return rc;
-}
-
-/* ---- aggregation -------------------------------------------------------------------- */
-
-struct ag_ent {
-    struct loc *locs; /* the member sites' locations, sorted (owned) */
-    uint32_t nlocs;
-    uint64_t comm;
-    int rank;
-    const struct search_rank_result *res;
-    const struct search_group *g;
-};
-
-static int loc_qcmp(const void *a, const void *b)
-{
-    return loc_cmp(a, b, false);
-}
-
-static int ag_key_cmp(const struct ag_ent *a, const struct ag_ent *b)
-{
-    int c;
-    if ((c = cmp_u64(a->nlocs, b->nlocs)))
-        return c;
-    for (uint32_t k = 0; k < a->nlocs; k++)
-        if ((c = loc_cmp(&a->locs[k], &b->locs[k], false)))
-            return c;
-    return cmp_u64(a->comm, b->comm);
-}
-
-static int ag_ent_cmp(const void *pa, const void *pb)
-{
-    const struct ag_ent *a = pa, *b = pb;
-    int c = ag_key_cmp(a, b);
-    if (c)
-        return c;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return a->g->peer < b->g->peer ? -1 : a->g->peer > b->g->peer;
-}
-
-static const struct trace_site_info *group_info(const struct search_group *g, uint32_t k)
-{
-    return g->info ? g->info[k] : NULL;
-}
-
-/* The MPI call of a send site: from the rank's overlap results, which hold
- * every blocking send site (sorted by site). */
-static uint16_t send_call(const struct search_rank_result *res, uint32_t site)
-{
-    uint32_t lo = 0, hi = res->noverlaps;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (res->overlaps[mid].site < site)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < res->noverlaps && res->overlaps[lo].site == site)
-        return res->overlaps[lo].call;
-    return CHT_MPI_SEND;
-}
-
-static int build_groups(struct search_rank_result *const *ranks, int n, int nanalysed, struct hints *hs,
-                        const struct search_xrank *xr, struct hints *dropped)
-{
-    size_t cap = 0, ne = 0;
-    struct ag_ent *e = NULL;
-    int rc = 0;
-
-    for (int r = 0; r < n; r++)
-        if (ranks[r])
-            cap += ranks[r]->ngroups;
-    if (!cap)
-        return 0;
-    e = calloc(cap, sizeof *e);
-    if (!e)
-        return TRACE_ERR_NOMEM;
-    for (int r = 0; r < n; r++) {
-        const struct search_rank_result *res = ranks[r];
-        if (!res)
-            continue;
-        for (uint32_t k = 0; k < res->ngroups; k++) {
-            const struct search_group *g = &res->groups[k];
-            if (!g->nsites || !g->groups)
-                continue;
-            struct ag_ent *x = &e[ne++];
-            x->locs = malloc(g->nsites * sizeof *x->locs);
-            if (!x->locs)
-                goto nomem;
-            for (uint32_t s = 0; s < g->nsites; s++)
-                loc_of(group_info(g, s), g->sites[s], &x->locs[s]);
-            qsort(x->locs, g->nsites, sizeof *x->locs, loc_qcmp);
-            x->nlocs = g->nsites;
-            x->comm = g->comm;
-            x->rank = res->rank;
-            x->res = res;
-            x->g = g;
-        }
-    }
-    qsort(e, ne, sizeof *e, ag_ent_cmp);
-    for (size_t i = 0; i < ne;) {
-        size_t j = i + 1;
-        while (j < ne && !ag_key_cmp(&e[j], &e[i]))
-            j++;
-        const struct search_group *g0 = e[i].g;
-        struct search_hint *h = hints_push(hs);
-        if (!h)
-            goto nomem;
-        struct loc first;
-        loc_of(group_info(g0, 0), g0->sites[0], &first);
-        h->kind = SEARCH_HINT_AGGREGATE;
-        h->call = send_call(e[i].res, g0->sites[0]);
-        h->file = first.file;
-        h->func = first.func;
-        h->line = first.line;
-        h->col = first.col;
-        COLLECT_RANKS(h, e, i, j);
-        double saving = 0;
-        uint64_t send_ns = 0;
-        for (size_t k = i; k < j; k++) {
-            const struct search_group *g = e[k].g;
-            h->instances += g->groups;
-            h->members += g->members;
-            h->bytes += g->bytes;
-            send_ns += g->send_ns;
-            if (g->members > g->groups)
-                saving += (double)(g->members - g->groups) * e[k].res->msg_latency_ns;
-            if (k + 1 == j || e[k + 1].rank != e[k].rank) {
-                uint64_t s = saving > 0 ? (uint64_t)(saving + 0.5) : 0;
-                if (s > h->saving_ns)
-                    h->saving_ns = s;
-                if (send_ns > h->comm_ns)
-                    h->comm_ns = send_ns;
-                saving = 0;
-                send_ns = 0;
-            }
-        }
-        const struct trace_site_info *fi = group_info(g0, 0);
-        if (fi && (fi->flags & CHT_SITEF_CONDITIONAL))
-            h->flags |= SEARCH_HINT_CONDITIONAL;
-        if (g0->nsites > 1) {
-            h->related = calloc(g0->nsites - 1, sizeof *h->related);
-            if (!h->related)
-                goto nomem;
-        }
-        for (uint32_t s = 1; s < g0->nsites; s++) {
-            const struct trace_site_info *info = group_info(g0, s);
-            if (!info || !info->file || !info->file[0] || !info->line)
-                continue;
-            struct search_related *r = &h->related[h->nrelated++];
-            r->file = info->file;
-            r->func = nz(info->func);
-            r->line = info->line;
-            r->col = info->col;
-            r->role = SEARCH_REL_MEMBER;
-            r->conditional = (info->flags & CHT_SITEF_CONDITIONAL) != 0;
-            if (r->conditional)
-                h->flags |= SEARCH_HINT_CONDITIONAL;
-        }
-        if (h->nrelated)
-            qsort(h->related, h->nrelated, sizeof *h->related, related_cmp);
-        struct loc at = {h->file, h->func, h->line, h->col, CHT_NONE};
-        int running = ranks_running(ranks, n, &at);
-        if (h->nranks < (running ? running : nanalysed))
-            h->flags |= SEARCH_HINT_SOME_RANKS;
-        /* across ranks: a group that delays a send past a call waiting for
-         * something that needs the delayed message deadlocks */
-        for (size_t k = i; xr && k < j && !h->explain; k++) {
-            uint32_t gi = (uint32_t)(e[k].g - e[k].res->groups);
-            int u = search_group_unsafe(xr, e[k].rank, gi, &h->explain);
-            if (u < 0)
-                goto nomem;
-        }
-        if (h->explain) {
-            struct search_hint *d = hints_push(dropped);
-            if (!d)
-                goto nomem;
-            *d = *h;
-            memset(h, 0, sizeof *h);
-            hs->n--;
-        }
-        i = j;
-    }
-    goto out;
-nomem:
-    rc = TRACE_ERR_NOMEM;
-out:
-    for (size_t k = 0; k < ne; k++)
-        free(e[k].locs);
-    free(e);
-    return rc;
 }
 
 /* ---- ranking and filters -------------------------------------------------------------- */
@@ -880,9 +292,9 @@ static int hint_rank_cmp(const void *pa, const void *pb)
         return a->saving_ns > b->saving_ns ? -1 : 1;
     if (a->kind != b->kind)
         return a->kind < b->kind ? -1 : 1;
-    if ((c = strcmp(nz(a->file), nz(b->file))) || (c = cmp_u64(a->line, b->line)) ||
-        (c = cmp_u64(a->col, b->col)) || (c = strcmp(nz(a->func), nz(b->func))) ||
-        (c = cmp_u64(a->call, b->call)))
+    if ((c = strcmp(search_nz(a->file), search_nz(b->file))) || (c = search_cmp_u64(a->line, b->line)) ||
+        (c = search_cmp_u64(a->col, b->col)) || (c = strcmp(search_nz(a->func), search_nz(b->func))) ||
+        (c = search_cmp_u64(a->call, b->call)))
         return c;
     /* Same location and kind: aggregation hints on different communicators
      * or member sets; keep the order deterministic. */
@@ -890,8 +302,8 @@ static int hint_rank_cmp(const void *pa, const void *pb)
         return a->nrelated < b->nrelated ? -1 : 1;
     for (uint32_t k = 0; k < a->nrelated; k++) {
         const struct search_related *x = &a->related[k], *y = &b->related[k];
-        if ((c = strcmp(nz(x->file), nz(y->file))) || (c = cmp_u64(x->line, y->line)) ||
-            (c = cmp_u64(x->col, y->col)))
+        if ((c = strcmp(search_nz(x->file), search_nz(y->file))) || (c = search_cmp_u64(x->line, y->line)) ||
+            (c = search_cmp_u64(x->col, y->col)))
             return c;
     }
     if (a->nranks != b->nranks)
@@ -899,7 +311,7 @@ static int hint_rank_cmp(const void *pa, const void *pb)
     for (int k = 0; k < a->nranks; k++)
         if (a->ranks[k] != b->ranks[k])
             return a->ranks[k] < b->ranks[k] ? -1 : 1;
-    return cmp_u64(a->instances, b->instances);
+    return search_cmp_u64(a->instances, b->instances);
 }
 
 static bool hint_has_rank(const struct search_hint *h, int rank)
@@ -953,7 +365,7 @@ static void copy_waits(const struct search_report *rep, struct search_hint *h)
 }
 
 /* Severity and message of hints built here. */
-static int finish_hints(const struct search_report *rep, struct hints *hs)
+static int finish_hints(const struct search_report *rep, struct search_hints *hs)
 {
     for (uint32_t i = 0; i < hs->n; i++) {
         struct search_hint *h = &hs->v[i];
@@ -967,10 +379,25 @@ static int finish_hints(const struct search_report *rep, struct hints *hs)
     return 0;
 }
 
+/* The hints of every per-rank kind, in the registry's order. */
+static int merge_kinds(struct search_rank_result *const *ranks, int n, const struct search_report *rep,
+                       const struct search_xrank *xr, struct search_hints *hs, struct search_hints *dropped)
+{
+    struct search_merge m = {.ranks = ranks, .n = n, .nanalysed = rep->nranks, .xr = xr,
+                             .clocks_aligned = rep->clocks_aligned, .hints = hs, .dropped = dropped};
+    for (unsigned k = 0; k < search_kinds_count(); k++) {
+        m.kind = search_kinds_desc(k)->kind;
+        int rc = search_kinds_get(k)->merge(&m);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int search_report_build(struct search_rank_result *const *ranks, int n, int world_size,
                         const struct search_report_opts *o, struct search_report **out)
 {
-    struct hints hs = {0}, dropped = {0};
+    struct search_hints hs = {0}, dropped = {0};
     struct search_report *rep = NULL;
     struct search_xrank *xr = NULL;
     struct search_hint *coll = NULL;
@@ -998,9 +425,7 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     rep->unmatched_sends = dg_match_unmatched_sends(xr->match);
     rep->unmatched_recvs = dg_match_unmatched_recvs(xr->match);
     rep->incomplete_colls = dg_match_incomplete_colls(xr->match);
-    if ((rc = search_waitstates(xr, rep)) < 0 ||
-        (rc = build_overlaps(ranks, n, rep->nranks, &hs, xr, rep->clocks_aligned)) < 0 ||
-        (rc = build_groups(ranks, n, rep->nranks, &hs, xr, &dropped)) < 0 ||
+    if ((rc = search_waitstates(xr, rep)) < 0 || (rc = merge_kinds(ranks, n, rep, xr, &hs, &dropped)) < 0 ||
         (rc = search_collectives(xr, &coll, &ncoll)) < 0)
         goto fail;
     for (uint32_t i = 0; i < hs.n; i++)
@@ -1008,7 +433,7 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     for (uint32_t i = 0; i < dropped.n; i++)
         dropped.v[i].root = -1;
     for (uint32_t i = 0; i < ncoll; i++) {
-        struct search_hint *h = hints_push(&hs);
+        struct search_hint *h = search_hints_push(&hs);
         if (!h) {
             rc = TRACE_ERR_NOMEM;
             goto fail;

@@ -1,0 +1,284 @@
+/* aggregate-reference.c - the aggregation kind in the reference engine:
+ * the paper's Fig. 5 with the fixes of docs/dependence.md ("Message
+ * aggregation", "Defects of the paper's pseudo-code").  It computes every
+ * movable send's anchor by scanning backward, builds the pre-processed
+ * order by a stable sort on the anchors, and walks it to classify sends
+ * into groups; no send moves across a call that may wait for another
+ * rank.
+ */
+#include "rank/kinds/aggregate.h"
+
+/* Pre-processed order sort key: non-movable event i -> (i, 0, i), movable
+ * send s -> (ea(s), 1, s). */
+struct order_key {
+    int64_t anchor;
+    int kind;
+    uint64_t index;
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+    const struct order_key *x = a, *y = b;
+
+    if (x->anchor != y->anchor)
+        return x->anchor < y->anchor ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One dynamic group of two or more sends, before summarising. */
+struct ref_group {
+    struct search_group key; /* comm, peer and sites (nsites of size allocated) */
+    uint32_t size;
+    uint64_t bytes, ns;
+    /* the blocking calls a member is delayed past (docs/dependence.md,
+     * "Deadlock safety"): the first SEARCH_CHECK_MAX members and crossings */
+    uint64_t *cmembers, *cross;
+    uint32_t ncm, ncross;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+    return search_group_cmp(&((const struct ref_group *)a)->key, &((const struct ref_group *)b)->key);
+}
+
+/* What the classification works with. */
+struct ag_ref {
+    struct search_ref *x;
+    int64_t *ea;            /* anchors of the movable sends */
+    struct order_key *ord;  /* the pre-processed order */
+    uint8_t *grouped;
+    uint64_t *members;      /* of the group being made */
+    struct ref_group *grp;
+    size_t ngrp, capgrp;
+};
+
+/* ea(s) for every movable send s (other entries unused): the largest of,
+ * over the events e_j before s with e_j -> s, j when e_j is not a movable
+ * send and ea(e_j) when it is; -1 if none.  A send also depends on every
+ * earlier blocking call that may wait for another rank
+ * (search_blocks_groups).  Every term is at most j, so the scan can stop
+ * once j is not above the best term found. */
+static void anchors(const struct dg_event *ev, size_t n, int64_t *ea)
+{
+    for (size_t s = 0; s < n; s++) {
+        int64_t best = -1;
+
+        if (!dg_is_movable_send(&ev[s]))
+            continue;
+        for (int64_t j = (int64_t)s - 1; j > best; j--) {
+            int64_t term;
+            if (!search_blocks_groups(&ev[j]) && !dg_depends(&ev[j], &ev[s], true))
+                continue;
+            term = dg_is_movable_send(&ev[j]) ? ea[j] : j;
+            if (term > best)
+                best = term;
+        }
+        ea[s] = best;
+    }
+}
+
+/* The members of the group the send at order position p seeds: the walk
+ * continues until an event depends on a member; movable sends of the
+ * seed's channel not grouped yet join.  Returns their number. */
+static size_t walk(struct ag_ref *a, size_t p)
+{
+    const struct dg_event *ev = a->x->ev;
+    size_t n = a->x->n, seed = a->ord[p].index, nm = 0;
+
+    a->members[nm++] = seed;
+    a->grouped[seed] = 1;
+    for (size_t q = p + 1; q < n; q++) {
+        size_t y = a->ord[q].index;
+        bool closes = false;
+        for (size_t m = 0; m < nm && !closes; m++)
+            closes = dg_depends(&ev[a->members[m]], &ev[y], false);
+        if (closes)
+            break;
+        if (dg_is_movable_send(&ev[y]) && !a->grouped[y] && ev[y].comm == ev[seed].comm &&
+            ev[y].peer == ev[seed].peer) {
+            a->members[nm++] = y;
+            a->grouped[y] = 1;
+        }
+    }
+    return nm;
+}
+
+/* Records the group of the nm sends in a->members. */
+static int group_add(struct ag_ref *a, size_t nm)
+{
+    struct search_ref *x = a->x;
+    const struct dg_event *ev = x->ev;
+    int rc = search_ref_grow(x, (void **)&a->grp, &a->capgrp, a->ngrp + 1, sizeof(*a->grp));
+    if (rc < 0)
+        return rc;
+    struct ref_group *g = &a->grp[a->ngrp++];
+    memset(g, 0, sizeof(*g));
+    g->key.comm = ev[a->members[0]].comm;
+    g->key.peer = ev[a->members[0]].peer;
+    g->size = (uint32_t)nm;
+    if (!(g->key.sites = search_ref_alloc(x, nm, sizeof(*g->key.sites))))
+        return TRACE_ERR_NOMEM;
+    for (size_t m = 0; m < nm; m++) {
+        const struct dg_event *e = &ev[a->members[m]];
+        bool seen = false;
+        for (uint32_t k = 0; k < g->key.nsites && !seen; k++)
+            seen = g->key.sites[k] == e->site;
+        if (!seen)
+            g->key.sites[g->key.nsites++] = e->site;
+        g->bytes += e->bytes;
+        g->ns += search_call_ns(e);
+    }
+    /* sent together right after event ea(last member): the members are
+     * delayed past the blocking calls between the first of them and
+     * that point (the sends of one channel keep their trace order, so
+     * members[0] is the first) */
+    for (int64_t w = (int64_t)a->members[0] + 1; w <= a->ea[a->members[nm - 1]]; w++) {
+        if (!search_blocks_groups(&ev[w]))
+            continue;
+        if (!g->cross) {
+            g->cross = search_ref_alloc(x, SEARCH_CHECK_MAX, sizeof(*g->cross));
+            g->cmembers = search_ref_alloc(x, SEARCH_CHECK_MAX, sizeof(*g->cmembers));
+            if (!g->cross || !g->cmembers)
+                return TRACE_ERR_NOMEM;
+            for (size_t m = 0; m < nm && m < SEARCH_CHECK_MAX; m++)
+                g->cmembers[g->ncm++] = ev[a->members[m]].index;
+        }
+        if (g->ncross < SEARCH_CHECK_MAX)
+            g->cross[g->ncross++] = ev[w].index;
+    }
+    return 0;
+}
+
+/* The check of dynamic group g, which belongs to the last summary. */
+static int check_add(struct search_rank_result *res, const struct ref_group *g)
+{
+    struct search_group_check *nc = realloc(res->checks, (res->nchecks + 1) * sizeof(*nc));
+    if (!nc)
+        return TRACE_ERR_NOMEM;
+    res->checks = nc;
+    struct search_group_check *c = &res->checks[res->nchecks];
+    memset(c, 0, sizeof(*c));
+    c->members = malloc(g->ncm * sizeof(*c->members));
+    c->cross = malloc(g->ncross * sizeof(*c->cross));
+    if (!c->members || !c->cross) {
+        free(c->members);
+        free(c->cross);
+        return TRACE_ERR_NOMEM;
+    }
+    res->nchecks++;
+    c->group = res->ngroups - 1;
+    c->nmembers = g->ncm;
+    c->ncross = g->ncross;
+    memcpy(c->members, g->cmembers, g->ncm * sizeof(*c->members));
+    memcpy(c->cross, g->cross, g->ncross * sizeof(*c->cross));
+    return 0;
+}
+
+/* The summary of the dynamic groups grp[0..n), which have the same
+ * signature. */
+static int summarise(struct search_rank_result *res, const struct ref_group *grp, size_t n)
+{
+    struct search_group *ng = realloc(res->groups, (res->ngroups + 1) * sizeof(*ng));
+    if (!ng)
+        return TRACE_ERR_NOMEM;
+    res->groups = ng;
+    struct search_group *s = &res->groups[res->ngroups];
+    memset(s, 0, sizeof(*s));
+    if (!(s->sites = malloc(grp[0].key.nsites * sizeof(*s->sites))))
+        return TRACE_ERR_NOMEM;
+    res->ngroups++;
+    memcpy(s->sites, grp[0].key.sites, grp[0].key.nsites * sizeof(*s->sites));
+    s->nsites = grp[0].key.nsites;
+    s->comm = grp[0].key.comm;
+    s->peer = grp[0].key.peer;
+    s->min_size = UINT32_MAX;
+    for (size_t k = 0; k < n; k++) {
+        int rc;
+        if (grp[k].ncross && (rc = check_add(res, &grp[k])) < 0)
+            return rc;
+        s->groups++;
+        s->members += grp[k].size;
+        s->bytes += grp[k].bytes;
+        s->send_ns += grp[k].ns;
+        if (grp[k].size < s->min_size)
+            s->min_size = grp[k].size;
+        if (grp[k].size > s->max_size)
+            s->max_size = grp[k].size;
+    }
+    return 0;
+}
+
+/* Anchors, the pre-processed order, and the dynamic groups in a->grp. */
+static int classify(struct ag_ref *a)
+{
+    const struct dg_event *ev = a->x->ev;
+    size_t n = a->x->n;
+    int rc;
+
+    anchors(ev, n, a->ea);
+    for (size_t i = 0; i < n; i++) {
+        bool mv = dg_is_movable_send(&ev[i]);
+        a->ord[i].anchor = mv ? a->ea[i] : (int64_t)i;
+        a->ord[i].kind = mv ? 1 : 0;
+        a->ord[i].index = i;
+    }
+    qsort(a->ord, n, sizeof(*a->ord), cmp_order);
+    /* every ungrouped movable send seeds a group, which the first event
+     * that depends on a member closes */
+    for (size_t p = 0; p < n; p++) {
+        size_t seed = a->ord[p].index;
+        if (!dg_is_movable_send(&ev[seed]) || a->grouped[seed])
+            continue;
+        size_t nm = walk(a, p);
+        if (nm >= 2 && (rc = group_add(a, nm)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int search_aggregate_reference(struct search_ref *x, struct search_rank_result *res)
+{
+    struct ag_ref a = {.x = x};
+    struct search_msgcost mc = {0};
+    size_t n = x->n;
+    int rc = TRACE_ERR_NOMEM;
+
+    for (size_t i = 0; i < n; i++)
+        if (dg_is_movable_send(&x->ev[i]))
+            search_msgcost_add(&mc, x->ev[i].bytes, search_call_ns(&x->ev[i]));
+    res->msg_latency_ns = search_msgcost_latency(&mc);
+    a.ea = search_ref_alloc(x, n, sizeof(*a.ea));
+    a.ord = search_ref_alloc(x, n, sizeof(*a.ord));
+    a.grouped = search_ref_alloc(x, n, sizeof(*a.grouped));
+    a.members = search_ref_alloc(x, n, sizeof(*a.members));
+    if (!a.ea || !a.ord || !a.grouped || !a.members || (rc = classify(&a)) < 0)
+        goto out;
+    /* summaries per (comm, peer, sites) */
+    if (a.ngrp > 1)
+        qsort(a.grp, a.ngrp, sizeof(*a.grp), cmp_group);
+    for (size_t i = 0; i < a.ngrp;) {
+        size_t j = i;
+        while (j < a.ngrp && cmp_group(&a.grp[i], &a.grp[j]) == 0)
+            j++;
+        if ((rc = summarise(res, a.grp + i, j - i)) < 0)
+            goto out;
+        i = j;
+    }
+    rc = search_groups_make_info(res);
+out:
+    for (size_t k = 0; k < a.ngrp; k++) {
+        search_ref_free(x, a.grp[k].key.sites, a.grp[k].size, sizeof(*a.grp[k].key.sites));
+        search_ref_free(x, a.grp[k].cross, SEARCH_CHECK_MAX, sizeof(*a.grp[k].cross));
+        search_ref_free(x, a.grp[k].cmembers, SEARCH_CHECK_MAX, sizeof(*a.grp[k].cmembers));
+    }
+    if (res->nchecks > 1)
+        qsort(res->checks, res->nchecks, sizeof(*res->checks), search_check_cmp);
+    search_ref_free(x, a.grp, a.capgrp, sizeof(*a.grp));
+    search_ref_free(x, a.members, n, sizeof(*a.members));
+    search_ref_free(x, a.grouped, n, sizeof(*a.grouped));
+    search_ref_free(x, a.ord, n, sizeof(*a.ord));
+    search_ref_free(x, a.ea, n, sizeof(*a.ea));
+    return rc;
+}

@@ -1,0 +1,353 @@
+/* aggregate-stream.c - the aggregation kind in the streaming engine
+ * (docs/dependence.md, "Message aggregation").
+ *
+ * Each channel (communicator, destination) has at most one open group.
+ * A movable send's anchor (search_stream_deps) says where the
+ * pre-processing would put it: it joins its channel's group if it lands
+ * before the first event that depends on a member (found by watching the
+ * members' accesses and keys); else it ends that group and seeds the next
+ * one.  Groups of two or more sends are summed per (channel, member sites);
+ * those that delay a send past a blocking call leave a check for the
+ * cross-rank deadlock test.
+ */
+#include "rank/kinds/aggregate.h"
+
+struct chan {
+    uint64_t comm;
+    int32_t peer;
+    bool active;         /* a group exists */
+    bool closed;         /* an event depended on a member */
+    uint64_t closed_x;   /* index of that event */
+    uint64_t owner;      /* watch owner of the members */
+    uint32_t *sites;
+    uint32_t nsites, csites;
+    uint64_t members, bytes, send_ns;
+    uint64_t anchor;     /* anchor (ea + 1) of the last member */
+    /* for the deadlock check: the first members and the blocking calls
+     * after the first member (filtered to those before the send point when
+     * the group ends) */
+    uint64_t cmembers[SEARCH_CHECK_MAX], cross[SEARCH_CHECK_MAX];
+    uint32_t ncm, ncross;
+};
+
+struct ag_stream {
+    struct dg_watch *watch;    /* the members of open groups, by owner */
+    struct chan *ch;
+    size_t nch, cch;
+    struct dg_map chan_of;     /* hash(comm, peer) -> slot + 1 chain head */
+    uint32_t *chan_next;       /* collision chains */
+    struct dg_map chan_owner;  /* watch owner -> slot */
+    uint64_t next_owner;
+    struct search_group *groups;
+    size_t ngroups, cgroups;
+    struct search_group_check *checks;
+    size_t nchecks, cchecks;
+    struct search_msgcost cost;
+};
+
+static uint64_t chan_hash(uint64_t comm, int32_t peer)
+{
+    uint64_t h = comm * 0x9e3779b97f4a7c15ull ^ (uint32_t)peer;
+    return h == UINT64_MAX ? 0 : h;
+}
+
+static struct chan *chan_get(struct ag_stream *g, uint64_t comm, int32_t peer)
+{
+    uint64_t h = chan_hash(comm, peer);
+    uint64_t *head = dg_map_get(&g->chan_of, h);
+    for (uint64_t i = head ? *head : 0; i; i = g->chan_next[i - 1])
+        if (g->ch[i - 1].comm == comm && g->ch[i - 1].peer == peer)
+            return &g->ch[i - 1];
+    if (g->nch == g->cch) {
+        size_t nc = g->cch ? g->cch * 2 : 16;
+        struct chan *p = realloc(g->ch, nc * sizeof *p);
+        uint32_t *q = realloc(g->chan_next, nc * sizeof *q);
+        if (p)
+            g->ch = p;
+        if (q)
+            g->chan_next = q;
+        if (!p || !q)
+            return NULL;
+        g->cch = nc;
+    }
+    head = dg_map_put(&g->chan_of, h, 0);
+    if (!head)
+        return NULL;
+    struct chan *c = &g->ch[g->nch];
+    memset(c, 0, sizeof *c);
+    c->comm = comm;
+    c->peer = peer;
+    g->chan_next[g->nch] = (uint32_t)*head;
+    *head = ++g->nch;
+    return c;
+}
+
+/* The summary of the channel's group signature, made if new. */
+static struct search_group *summary_get(struct ag_stream *g, const struct chan *c)
+{
+    struct search_group key = {.comm = c->comm, .peer = c->peer, .nsites = c->nsites, .sites = c->sites};
+    for (size_t i = g->ngroups; i-- > 0;) /* few signatures per rank */
+        if (search_group_cmp(&g->groups[i], &key) == 0)
+            return &g->groups[i];
+    uint32_t *sites = malloc(c->nsites * sizeof *sites);
+    if (!sites)
+        return NULL;
+    memcpy(sites, c->sites, c->nsites * sizeof *sites);
+    key.sites = sites;
+    key.min_size = UINT32_MAX;
+    SEARCH_VEC_PUSH(g->groups, g->ngroups, g->cgroups, key, nomem);
+    return &g->groups[g->ngroups - 1];
+nomem:
+    free(sites);
+    return NULL;
+}
+
+/* The check of a group that delays a send past blocking calls: those up
+ * to the send point, right after the last member's anchor. */
+static int check_add(struct ag_stream *g, const struct chan *c, uint32_t group)
+{
+    uint32_t nx = 0;
+    while (nx < c->ncross && c->cross[nx] < c->anchor)
+        nx++;
+    if (!nx)
+        return 0;
+    struct search_group_check chk = {.group = group, .nmembers = c->ncm, .ncross = nx};
+    chk.members = malloc(c->ncm * sizeof *chk.members);
+    chk.cross = malloc(nx * sizeof *chk.cross);
+    if (!chk.members || !chk.cross)
+        goto nomem;
+    memcpy(chk.members, c->cmembers, c->ncm * sizeof *chk.members);
+    memcpy(chk.cross, c->cross, nx * sizeof *chk.cross);
+    SEARCH_VEC_PUSH(g->checks, g->nchecks, g->cchecks, chk, nomem);
+    return 0;
+nomem:
+    free(chk.members);
+    free(chk.cross);
+    return TRACE_ERR_NOMEM;
+}
+
+/* Ends the channel's group: reported if it has two sends or more. */
+static int chan_finish(struct ag_stream *g, struct chan *c)
+{
+    if (!c->active)
+        return 0;
+    if (!c->closed)
+        dg_watch_remove(g->watch, c->owner);
+    dg_map_del(&g->chan_owner, c->owner);
+    c->active = false;
+    if (c->members >= 2) {
+        struct search_group *s = summary_get(g, c);
+        if (!s || check_add(g, c, (uint32_t)(s - g->groups)) < 0)
+            return TRACE_ERR_NOMEM;
+        s->groups++;
+        s->members += c->members;
+        s->bytes += c->bytes;
+        s->send_ns += c->send_ns;
+        uint32_t size = c->members > UINT32_MAX ? UINT32_MAX : (uint32_t)c->members;
+        if (size < s->min_size)
+            s->min_size = size;
+        if (size > s->max_size)
+            s->max_size = size;
+    }
+    c->nsites = 0;
+    c->members = c->bytes = c->send_ns = 0;
+    c->ncm = c->ncross = 0;
+    return 0;
+}
+
+static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event *e, uint64_t a)
+{
+    c->anchor = a;
+    if (c->ncm < SEARCH_CHECK_MAX)
+        c->cmembers[c->ncm++] = e->index;
+    bool known = false;
+    for (uint32_t i = 0; i < c->nsites && !known; i++)
+        known = c->sites[i] == e->site;
+    if (!known)
+        SEARCH_VEC_PUSH(c->sites, c->nsites, c->csites, e->site, nomem);
+    c->members++;
+    c->bytes += e->bytes;
+    c->send_ns += search_call_ns(e);
+    if (!c->closed)
+        return dg_watch_add(g->watch, c->owner, e, true);
+    return 0;
+nomem:
+    return TRACE_ERR_NOMEM;
+}
+
+/* A movable send with anchor a (index + 1 of the last non-movable event it
+ * depends on, 0 = none). */
+static int aggregate_send(struct ag_stream *g, const struct dg_event *e, uint64_t a)
+{
+    struct chan *c = chan_get(g, e->comm, e->peer);
+    if (!c)
+        return TRACE_ERR_NOMEM;
+    /* It joins the channel's group if it lands before the event that
+     * closed it: anchor (ea + 1) <= closing index. */
+    if (c->active && (!c->closed || a <= c->closed_x))
+        return chan_join(g, c, e, a);
+    int rc = chan_finish(g, c);
+    if (rc < 0)
+        return rc;
+    c->active = true;
+    c->closed = false;
+    c->owner = g->next_owner++;
+    if (!dg_map_put(&g->chan_owner, c->owner, (uint64_t)(c - g->ch)))
+        return TRACE_ERR_NOMEM;
+    return chan_join(g, c, e, a);
+}
+
+static int ag_event(void *state, struct search_stream *s, const struct dg_event *e)
+{
+    struct ag_stream *g = state;
+    uint64_t i = e->index;
+    int rc;
+    if (search_blocks_groups(e)) {
+        /* no send moves earlier across it (its anchor), but a group may
+         * delay its sends past it: remember it for the deadlock check */
+        for (size_t k = 0; k < g->nch; k++) {
+            struct chan *c = &g->ch[k];
+            if (c->active && c->ncross < SEARCH_CHECK_MAX)
+                c->cross[c->ncross++] = i;
+        }
+    }
+    bool mov = dg_is_movable_send(e);
+    if (!mov) {
+        /* the groups this event depends on are closed */
+        const uint64_t *owners;
+        size_t n = dg_watch_conflicts(g->watch, e, &owners);
+        for (size_t k = 0; k < n; k++) {
+            uint64_t *p = dg_map_get(&g->chan_owner, owners[k]);
+            if (!p)
+                continue;
+            struct chan *c = &g->ch[*p];
+            c->closed = true;
+            c->closed_x = i;
+            dg_watch_remove(g->watch, c->owner);
+        }
+    }
+    if (mov) {
+        search_msgcost_add(&g->cost, e->bytes, search_call_ns(e));
+        if ((rc = aggregate_send(g, e, search_stream_deps(s, e)->anchor)) < 0)
+            return rc;
+    }
+    if (e->kind == DG_MPI && e->role == DG_ROLE_FENCE) {
+        for (size_t k = 0; k < g->nch; k++)
+            if ((rc = chan_finish(g, &g->ch[k])) < 0)
+                return rc;
+    }
+    return 0;
+}
+
+/* The first event that closes a group. */
+static uint64_t ag_run_alone(void *state, struct search_stream *s, const struct dg_run *r, uint64_t t,
+                             uint64_t x)
+{
+    struct ag_stream *g = state;
+    return dg_watch_first_conflict_run(g->watch, r, t, x);
+}
+
+static int ag_end(void *state, struct search_stream *s)
+{
+    struct ag_stream *g = state;
+    for (size_t k = 0; k < g->nch; k++) {
+        int rc = chan_finish(g, &g->ch[k]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int cmp_group_ptr(const void *a, const void *b)
+{
+    return search_group_cmp(*(const struct search_group *const *)a, *(const struct search_group *const *)b);
+}
+
+/* Sorts the summaries into r, and renumbers the checks' groups. */
+static int groups_result(struct ag_stream *g, struct search_rank_result *r)
+{
+    struct search_group **ord = malloc(g->ngroups * sizeof *ord);
+    uint32_t *renum = malloc(g->ngroups * sizeof *renum);
+    r->groups = malloc(g->ngroups * sizeof *r->groups);
+    if (!ord || !renum || !r->groups) {
+        free(ord);
+        free(renum);
+        return TRACE_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < g->ngroups; k++)
+        ord[k] = &g->groups[k];
+    qsort(ord, g->ngroups, sizeof *ord, cmp_group_ptr);
+    for (size_t k = 0; k < g->ngroups; k++) {
+        r->groups[k] = *ord[k];
+        renum[ord[k] - g->groups] = (uint32_t)k;
+    }
+    r->ngroups = (uint32_t)g->ngroups;
+    for (size_t k = 0; k < g->nchecks; k++)
+        g->checks[k].group = renum[g->checks[k].group];
+    free(ord);
+    free(renum);
+    free(g->groups);
+    g->groups = NULL;
+    g->ngroups = 0;
+    return 0;
+}
+
+static int ag_finish(void *state, struct search_stream *s, struct search_rank_result *r)
+{
+    struct ag_stream *g = state;
+    int rc;
+    r->msg_latency_ns = search_msgcost_latency(&g->cost);
+    if (g->ngroups && (rc = groups_result(g, r)) < 0)
+        return rc;
+    r->checks = g->checks;
+    r->nchecks = (uint32_t)g->nchecks;
+    g->checks = NULL;
+    g->nchecks = 0;
+    if (r->nchecks > 1)
+        qsort(r->checks, r->nchecks, sizeof *r->checks, search_check_cmp);
+    return search_groups_make_info(r);
+}
+
+static void ag_destroy(void *state)
+{
+    struct ag_stream *g = state;
+    if (!g)
+        return;
+    dg_watch_destroy(g->watch);
+    for (size_t i = 0; i < g->nch; i++)
+        free(g->ch[i].sites);
+    free(g->ch);
+    free(g->chan_next);
+    dg_map_free(&g->chan_of);
+    dg_map_free(&g->chan_owner);
+    for (size_t i = 0; i < g->ngroups; i++)
+        free(g->groups[i].sites);
+    free(g->groups);
+    for (size_t i = 0; i < g->nchecks; i++) {
+        free(g->checks[i].members);
+        free(g->checks[i].cross);
+    }
+    free(g->checks);
+    free(g);
+}
+
+static int ag_create(struct search_stream *s, void **state)
+{
+    struct ag_stream *g = calloc(1, sizeof *g);
+    if (!g || dg_watch_create(&g->watch) < 0) {
+        free(g);
+        return TRACE_ERR_NOMEM;
+    }
+    g->next_owner = 1;
+    *state = g;
+    return 0;
+}
+
+const struct search_stream_methods search_aggregate_stream = {
+    .create = ag_create,
+    .destroy = ag_destroy,
+    .event = ag_event,
+    .run_alone = ag_run_alone,
+    .end = ag_end,
+    .finish = ag_finish,
+};

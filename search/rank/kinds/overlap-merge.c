@@ -1,0 +1,380 @@
+/* overlap-merge.c - overlap hints across ranks (docs/dependence.md, "From
+ * ranks to hints" and "Shorter waits on other ranks"), and their message.
+ *
+ * Overlap results merge by the source location of the call (file, line,
+ * column, function).  Decisions beyond the document:
+ *   - a call site present on a rank without any window does not count for
+ *     that rank (it is not in the hint's ranks, its counts are not summed);
+ *   - the statements of an overlap hint merge into one related line per
+ *     (file, line): its role is AFTER if some merged statement was in a
+ *     forward window, else BEFORE; its column and function are those of the
+ *     merged statement with the smallest column; events and totals are
+ *     summed, the time is summed per rank and the largest rank's is kept;
+ *     the iterations are those of the lowest rank's statement with the
+ *     smallest column;
+ *   - statements without a site info, a file or a line (code without a
+ *     debug location) are left out, and an overlap hint without any related
+ *     line is dropped (it names nothing to move).
+ */
+#include "rank/kinds/overlap.h"
+
+struct ov_ent {
+    struct search_loc key;
+    int rank;
+    const struct search_rank_result *res;
+    const struct search_overlap *ov;
+};
+
+static int ov_ent_cmp(const void *pa, const void *pb)
+{
+    const struct ov_ent *a = pa, *b = pb;
+    int c = search_loc_cmp(&a->key, &b->key, true);
+    if (c)
+        return c;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return search_cmp_u64(a->ov->site, b->ov->site);
+}
+
+struct st_ent {
+    const char *file;
+    uint32_t line;
+    int rank;
+    const struct search_stmt *st;
+};
+
+static int st_ent_cmp(const void *pa, const void *pb)
+{
+    const struct st_ent *a = pa, *b = pb;
+    int c = strcmp(a->file, b->file);
+    if (c || (c = search_cmp_u64(a->line, b->line)))
+        return c;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if ((c = search_cmp_u64(a->st->info->col, b->st->info->col)))
+        return c;
+    return search_cmp_u64(a->st->site, b->st->site);
+}
+
+/* The related lines of the overlap entries [i, j) into h.  Returns 0 or
+ * TRACE_ERR_NOMEM. */
+static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t i, size_t j)
+{
+    size_t n = 0, cap = 0;
+    struct st_ent *v = NULL;
+    int rc = 0;
+
+    for (size_t k = i; k < j; k++)
+        cap += e[k].ov->nstmts;
+    if (!cap)
+        return 0;
+    v = malloc(cap * sizeof *v);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    for (size_t k = i; k < j; k++)
+        for (uint32_t s = 0; s < e[k].ov->nstmts; s++) {
+            const struct search_stmt *st = &e[k].ov->stmts[s];
+            if (!st->info || !st->info->file || !st->info->file[0] || !st->info->line)
+                continue;
+            v[n++] = (struct st_ent){st->info->file, st->info->line, e[k].rank, st};
+        }
+    if (!n)
+        goto out;
+    qsort(v, n, sizeof *v, st_ent_cmp);
+    h->related = calloc(n, sizeof *h->related);
+    if (!h->related) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t a = 0; a < n;) {
+        size_t b = a;
+        while (b + 1 < n && !strcmp(v[b + 1].file, v[a].file) && v[b + 1].line == v[a].line)
+            b++;
+        struct search_related *r = &h->related[h->nrelated++];
+        const struct search_stmt *best = v[a].st;
+        uint64_t rank_time = 0;
+        bool after = false;
+        r->file = v[a].file;
+        r->line = v[a].line;
+        for (size_t k = a; k <= b; k++) {
+            const struct search_stmt *st = v[k].st;
+            if (st->info->col < best->info->col)
+                best = st;
+            after |= (st->flags & SEARCH_STMT_AFTER) != 0;
+            r->events += st->events;
+            r->total += st->total;
+            r->conditional |= (st->site_flags & CHT_SITEF_CONDITIONAL) != 0;
+            rank_time += st->time_ns;
+            if (k == b || v[k + 1].rank != v[k].rank) {
+                if (rank_time > r->time_ns)
+                    r->time_ns = rank_time;
+                rank_time = 0;
+            }
+        }
+        r->col = best->info->col;
+        r->func = search_nz(best->info->func);
+        r->role = after ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE;
+        /* v[a] is the lowest rank's statement with the smallest column. */
+        if ((rc = search_boxes_copy(&r->iters, &v[a].st->iters)) < 0)
+            goto out;
+        a = b + 1;
+    }
+    qsort(h->related, h->nrelated, sizeof *h->related, search_related_cmp);
+out:
+    free(v);
+    return rc;
+}
+
+/* Shorter waits of other ranks for the calls of one overlap entry of rank
+ * r whose start can move earlier (docs/dependence.md, "Estimated saving"):
+ * for each lead, the matched receive of a send waited min(late sender, lead)
+ * less; the matched blocking send of a receive, min(late receiver, lead)
+ * less (as search_waitstates measures them).  Added to partner[rank of the
+ * waiting call].  cm: the ranks' clock maps (clocks aligned). */
+static void partner_waits(const struct search_xrank *x, const struct dg_clockmap *cm, int r,
+                          const struct search_overlap *ov, uint64_t *partner)
+{
+    const struct dg_mpilog *log = r >= 0 && r < x->world_size ? x->logs[r] : NULL;
+    if (!log || !x->match)
+        return;
+    for (uint32_t k = 0; k < ov->nleads; k++) {
+        const struct search_lead *l = &ov->leads[k];
+        for (uint32_t p = dg_mpilog_find(log, l->index); p < log->n && log->rec[p].index == l->index; p++) {
+            const struct dg_msgrec *a = &log->rec[p];
+            bool send = a->kind == DG_MSG_SEND && !(a->flags & DG_MSGF_NONBLOCKING);
+            bool recv = a->kind == DG_MSG_RECV && (a->flags & DG_MSGF_BLOCKS) &&
+                        !(a->flags & DG_MSGF_NONBLOCKING);
+            if ((!send && !recv) || !a->t_enter)
+                continue;
+            struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, p});
+            if (q.rank < 0 || q.rank >= x->world_size || !x->logs[q.rank])
+                continue;
+            const struct dg_msgrec *b = &x->logs[q.rank]->rec[q.pos];
+            if (!b->t_enter || b->t_exit < b->t_enter)
+                continue;
+            int64_t gap = dg_clock_at(&cm[r], a->t_enter) - dg_clock_at(&cm[q.rank], b->t_enter);
+            uint64_t dur = b->t_exit - b->t_enter, wait = 0;
+            if (send && (b->flags & DG_MSGF_BLOCKS)) {
+                /* late sender: the receive entered first and waited */
+                if (gap > 0)
+                    wait = (uint64_t)gap < dur ? (uint64_t)gap : dur;
+            } else if (recv && !(b->flags & DG_MSGF_NONBLOCKING) &&
+                       (b->call == CHT_MPI_SEND || b->call == CHT_MPI_SSEND)) {
+                /* late receiver: the send entered first and was still in the
+                 * call when the receive was posted */
+                if (gap > 0 && dur > (uint64_t)gap)
+                    wait = (uint64_t)gap;
+            }
+            partner[q.rank] += wait < l->span_ns ? wait : l->span_ns;
+        }
+    }
+}
+
+/* The ranks' clock maps, when the clocks are aligned (NULL otherwise):
+ * as search_waitstates, the base is the first rank's real - mono, so that
+ * aligned times stay near the monotonic ones. */
+static int clockmaps(const struct search_xrank *xr, bool aligned, struct dg_clockmap **out)
+{
+    int P = xr ? xr->world_size : 0;
+    *out = NULL;
+    if (!aligned || !P)
+        return 0;
+    struct dg_clockmap *cm = calloc(P, sizeof *cm);
+    if (!cm)
+        return TRACE_ERR_NOMEM;
+    int64_t base = 0;
+    for (int r = 0; r < P; r++) {
+        const struct dg_mpilog *log = xr->logs[r];
+        if (log && (log->clock[0].valid || log->clock[1].valid)) {
+            base = dg_clock_delta(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
+            break;
+        }
+    }
+    for (int r = 0; r < P; r++)
+        if (xr->logs[r])
+            dg_clockmap_init(&cm[r], xr->logs[r], base);
+    *out = cm;
+    return 0;
+}
+
+/* What the hints of one merge share: the clock maps and, per world rank,
+ * the saving of the hint being made (own and credited). */
+struct ov_merge {
+    const struct search_merge *m;
+    struct dg_clockmap *cm;
+    uint64_t *own, *partner;
+    int P;
+};
+
+/* Sums the entries [i, j) of one location into h. */
+static void overlap_sums(struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i,
+                         size_t j, uint64_t *truncated)
+{
+    uint64_t comm = 0, comp = 0;
+    for (size_t k = i; k < j; k++) {
+        const struct search_overlap *ov = e[k].ov;
+        comm += ov->comm_ns;
+        comp += ov->comp_ns;
+        if (e[k].rank >= 0 && e[k].rank < x->P)
+            x->own[e[k].rank] += ov->saving_ns;
+        if (x->cm)
+            partner_waits(x->m->xr, x->cm, e[k].rank, ov, x->partner);
+        h->instances += ov->instances;
+        h->with_window += ov->with_window;
+        *truncated += ov->truncated;
+        if (k + 1 == j || e[k + 1].rank != e[k].rank) {
+            if (comm > h->comm_ns)
+                h->comm_ns = comm;
+            if (comp > h->comp_ns)
+                h->comp_ns = comp;
+            comm = comp = 0;
+        }
+    }
+}
+
+/* Per rank: its calls' own saving and its shorter waits for the calls of
+ * the others; the hint gains what its best rank gains. */
+static int overlap_by_rank(struct ov_merge *x, struct search_hint *h)
+{
+    int nb = 0;
+    for (int r = 0; r < x->P; r++)
+        nb += x->own[r] + x->partner[r] > 0;
+    if (nb && !(h->by_rank = calloc(nb, sizeof *h->by_rank)))
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < x->P; r++) {
+        uint64_t t = x->own[r] + x->partner[r];
+        if (!t)
+            continue;
+        h->by_rank[h->nby_rank++] = (struct search_rank_saving){r, t, x->partner[r]};
+        if (t > h->saving_ns || (t == h->saving_ns && x->partner[r] < h->partner_ns)) {
+            h->saving_ns = t;
+            h->partner_ns = x->partner[r];
+        }
+        x->own[r] = x->partner[r] = 0;
+    }
+    return 0;
+}
+
+/* The hint of the entries [i, j), which have the same location: kept, or
+ * dropped without related lines. */
+static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, size_t j)
+{
+    struct search_hints *hs = x->m->hints;
+    struct search_hint *h = search_hints_push(hs);
+    uint64_t truncated = 0;
+    if (!h || search_hint_alloc_ranks(h, j - i) < 0)
+        return TRACE_ERR_NOMEM;
+    h->kind = x->m->kind;
+    h->call = e[i].ov->call;
+    h->file = e[i].key.file;
+    h->func = e[i].key.func;
+    h->line = e[i].key.line;
+    h->col = e[i].key.col;
+    for (size_t k = i; k < j; k++)
+        search_hint_add_rank(h, e[k].rank);
+    overlap_sums(x, h, e, i, j, &truncated);
+    if (overlap_by_rank(x, h) < 0 || search_boxes_copy(&h->iters, &e[i].ov->iters) < 0 ||
+        overlap_related(h, e, i, j) < 0)
+        return TRACE_ERR_NOMEM;
+    if (!h->nrelated) {
+        search_hint_clear(h);
+        hs->n--;
+        return 0;
+    }
+    for (uint32_t k = 0; k < h->nrelated; k++)
+        if (h->related[k].conditional)
+            h->flags |= SEARCH_HINT_CONDITIONAL;
+    if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key))
+        h->flags |= SEARCH_HINT_SOME_RANKS;
+    if (h->with_window < h->instances)
+        h->flags |= SEARCH_HINT_SOME_ITERATIONS;
+    if (truncated)
+        h->flags |= SEARCH_HINT_TRUNCATED;
+    return 0;
+}
+
+int search_overlap_merge(const struct search_merge *m)
+{
+    struct search_rank_result *const *ranks = m->ranks;
+    struct ov_merge x = {.m = m, .P = m->xr ? m->xr->world_size : 0};
+    size_t cap = 0, ne = 0;
+    struct ov_ent *e = NULL;
+    int rc = 0;
+
+    for (int r = 0; r < m->n; r++)
+        if (ranks[r])
+            cap += ranks[r]->noverlaps;
+    if (!cap)
+        return 0;
+    e = malloc(cap * sizeof *e);
+    x.own = calloc(x.P ? x.P : 1, sizeof *x.own);
+    x.partner = calloc(x.P ? x.P : 1, sizeof *x.partner);
+    if (!e || !x.own || !x.partner || clockmaps(m->xr, m->clocks_aligned, &x.cm) < 0) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    for (int r = 0; r < m->n; r++) {
+        const struct search_rank_result *res = ranks[r];
+        for (uint32_t k = 0; res && k < res->noverlaps; k++) {
+            const struct search_overlap *ov = &res->overlaps[k];
+            if (!ov->with_window)
+                continue;
+            struct ov_ent *y = &e[ne++];
+            search_loc_of(ov->info, ov->site, &y->key);
+            y->rank = res->rank;
+            y->res = res;
+            y->ov = ov;
+        }
+    }
+    qsort(e, ne, sizeof *e, ov_ent_cmp);
+    for (size_t i = 0; i < ne && rc == 0;) {
+        size_t j = i + 1;
+        while (j < ne && !search_loc_cmp(&e[j].key, &e[i].key, true))
+            j++;
+        rc = overlap_hint(&x, e, i, j);
+        i = j;
+    }
+out:
+    free(x.cm);
+    free(x.partner);
+    free(x.own);
+    free(e);
+    return rc;
+}
+
+/* "MPI_Recv can overlap with the computation at lines 27-28 (ranks 0-3,
+ * est. saving 1.2 ms = 38% of its time)"; with shorter waits of other
+ * ranks "est. saving 2 ms: 1.2 ms = 38% of its time, 800 us less waiting
+ * for it on other ranks". */
+char *search_overlap_message(const struct search_hint *h, bool with_times)
+{
+    struct search_text b = {0};
+
+    search_text_printf(&b, "%s can overlap with the computation at ", trace_mpi_call_name(h->call));
+    search_text_lines(&b, h, false);
+    search_text_printf(&b, " (");
+    search_text_ranks(&b, h->ranks, h->nranks);
+    if (with_times) {
+        uint64_t mine = h->saving_ns - (h->partner_ns < h->saving_ns ? h->partner_ns : h->saving_ns);
+        search_text_printf(&b, ", est. saving ");
+        search_text_time(&b, h->saving_ns);
+        if (h->partner_ns) {
+            search_text_printf(&b, ": ");
+            if (mine) {
+                search_text_time(&b, mine);
+                if (h->comm_ns)
+                    search_text_printf(&b, " = %.0f%% of its time, ",
+                                       100.0 * (double)mine / (double)h->comm_ns);
+                else
+                    search_text_printf(&b, " of its time, ");
+            }
+            search_text_time(&b, h->partner_ns);
+            search_text_printf(&b, " less waiting for it on other ranks");
+        } else if (h->comm_ns) {
+            search_text_printf(&b, " = %.0f%% of its time",
+                               100.0 * (double)h->saving_ns / (double)h->comm_ns);
+        }
+    }
+    search_text_printf(&b, ")");
+    return search_text_take(&b);
+}

@@ -1,0 +1,286 @@
+/* overlap-reference.c - the overlap kind in the reference engine: the
+ * paper's Fig. 3 literally (docs/dependence.md, "Communication-computation
+ * overlap").  For every candidate it scans backward and forward event by
+ * event with dg_depends() until the first dependence or the horizon, then
+ * sums the windows of each call site and the statements they hold.
+ */
+#include "rank/kinds/overlap.h"
+
+enum { MARK_BEFORE = 1, MARK_AFTER = 2 };
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* An overlap candidate; sorted by (site, index). */
+struct cand {
+    uint32_t site;
+    uint64_t index;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The windows of candidate i: backward [*blo, i) and forward (i, *fhi]
+ * (empty when blo == i or fhi == i); returns whether either was cut at the
+ * horizon. */
+static bool windows(const struct search_ref *x, size_t i, size_t *blo, size_t *fhi)
+{
+    const struct dg_event *ev = x->ev;
+    const struct dg_event *c = &ev[i];
+    uint64_t h = x->horizon;
+    bool truncated = false;
+
+    *blo = i;
+    if (search_has_backward(c)) {
+        uint64_t reach = h < i ? h : i; /* events scanned: i-1 down to i-reach */
+        size_t k;
+        bool found = false;
+        for (k = i; k > i - reach; k--)
+            if (dg_depends(&ev[k - 1], c, true)) {
+                found = true;
+                break;
+            }
+        /* k is the first event of the window: right after the dependence,
+         * or i - reach when there is none */
+        *blo = k;
+        if (!found && h < i)
+            truncated = true;
+    }
+    *fhi = i;
+    if (search_has_forward(c)) {
+        uint64_t rem = x->n - 1 - i; /* events after i */
+        uint64_t reach = h < rem ? h : rem;
+        size_t j;
+        bool found = false;
+        for (j = i + 1; j <= i + reach; j++)
+            if (dg_depends(c, &ev[j], true)) {
+                found = true;
+                break;
+            }
+        *fhi = j - 1;
+        if (!found && h < rem)
+            truncated = true;
+    }
+    return truncated;
+}
+
+/* The computation events of one call site's windows: marks (n entries,
+ * MARK_*) and the events marked, in the order first marked; mark and
+ * stmt_of (ncsite entries, all UINT32_MAX) are left as they were found. */
+struct site_scratch {
+    uint8_t *mark;
+    uint32_t *stmt_of;
+    uint64_t *touched;
+    size_t ntouched, captouched;
+};
+
+/* Appends a lead to o (full at 8, 16, 32...: doubled). */
+static int lead_add(struct search_overlap *o, struct search_lead l)
+{
+    uint32_t m = o->nleads;
+    if (m >= 8 && !(m & (m - 1))) {
+        struct search_lead *p = realloc(o->leads, 2 * (size_t)m * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        o->leads = p;
+    } else if (!m && !(o->leads = malloc(8 * sizeof *o->leads))) {
+        return TRACE_ERR_NOMEM;
+    }
+    o->leads[o->nleads++] = l;
+    return 0;
+}
+
+/* Instance i of a call site: its windows, counted into o and marked. */
+static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, struct search_overlap *o)
+{
+    const struct dg_event *ev = x->ev, *c = &ev[i];
+    size_t blo, fhi;
+    uint64_t wcount = 0, cns = search_call_ns(c);
+    struct search_set_time wt = {0};
+    bool trunc = windows(x, i, &blo, &fhi);
+    int rc;
+
+    for (size_t k = blo; k <= fhi; k++) {
+        if (k == i || ev[k].kind != DG_COMP)
+            continue;
+        wcount++;
+        search_set_time_add(&wt, x->gap[k], x);
+        if (!sc->mark[k]) {
+            if ((rc = search_ref_grow(x, (void **)&sc->touched, &sc->captouched, sc->ntouched + 1,
+                                      sizeof(*sc->touched))) < 0)
+                return rc;
+            sc->touched[sc->ntouched++] = k;
+        }
+        sc->mark[k] |= k < i ? MARK_BEFORE : MARK_AFTER;
+    }
+    search_set_time_flush(&wt, x);
+    if (blo < i) {
+        uint64_t t0 = search_ref_start_time(x, blo);
+        if (t0 && c->t_enter > t0 && (rc = lead_add(o, (struct search_lead){i, c->t_enter - t0})) < 0)
+            return rc;
+    }
+    o->instances++;
+    o->truncated += trunc;
+    o->comm_ns += cns;
+    o->comp_ns += wt.ns;
+    o->saving_ns += cns < wt.ns ? cns : wt.ns;
+    if (wcount) {
+        o->with_window++;
+        if ((rc = search_boxes_add(&o->iters, c->depth, c->iters, x->max_boxes)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The statements of U_C, the union of the call site's windows: ids sorted
+ * by site give the order of o->stmts. */
+static int statements(struct search_ref *x, struct site_scratch *sc, struct search_overlap *o)
+{
+    const struct dg_event *ev = x->ev;
+    uint32_t *ids = NULL;
+    struct search_set_time *stt = NULL;
+    size_t nids = 0;
+    int rc = TRACE_ERR_NOMEM;
+
+    if (sc->ntouched > 1)
+        qsort(sc->touched, sc->ntouched, sizeof(*sc->touched), cmp_u64);
+    if (!(ids = search_ref_alloc(x, sc->ntouched, sizeof(*ids))))
+        goto out;
+    for (size_t t = 0; t < sc->ntouched; t++) {
+        uint32_t d = x->cid[sc->touched[t]];
+        if (sc->stmt_of[d] == UINT32_MAX) {
+            sc->stmt_of[d] = 0;
+            ids[nids++] = d;
+        }
+    }
+    qsort(ids, nids, sizeof(*ids), cmp_u32);
+    if (nids) {
+        if (!(o->stmts = calloc(nids, sizeof(*o->stmts))))
+            goto out;
+        search_ref_count(x, nids * sizeof(*o->stmts));
+    }
+    o->nstmts = (uint32_t)nids;
+    if (!(stt = search_ref_alloc(x, nids, sizeof(*stt))))
+        goto out;
+    for (size_t s = 0; s < nids; s++) {
+        sc->stmt_of[ids[s]] = (uint32_t)s;
+        o->stmts[s].site = x->csite[ids[s]];
+        o->stmts[s].total = x->ctotal[ids[s]];
+    }
+    for (size_t t = 0; t < sc->ntouched; t++) {
+        size_t k = sc->touched[t];
+        uint32_t si = sc->stmt_of[x->cid[k]];
+        struct search_stmt *st = &o->stmts[si];
+        if (st->events == 0)
+            st->site_flags = ev[k].site_flags;
+        st->events++;
+        search_set_time_add(&stt[si], x->gap[k], x);
+        if (sc->mark[k] & MARK_BEFORE)
+            st->flags |= SEARCH_STMT_BEFORE;
+        if (sc->mark[k] & MARK_AFTER)
+            st->flags |= SEARCH_STMT_AFTER;
+        if ((rc = search_boxes_add(&st->iters, ev[k].depth, ev[k].iters, x->max_boxes)) < 0)
+            goto out;
+    }
+    for (size_t si = 0; si < nids; si++) {
+        search_set_time_flush(&stt[si], x);
+        o->stmts[si].time_ns = stt[si].ns;
+    }
+    rc = 0;
+out:
+    search_ref_free(x, stt, nids, sizeof(*stt));
+    search_ref_free(x, ids, sc->ntouched, sizeof(*ids));
+    return rc;
+}
+
+/* Results of one call site: cand[0..ncand) are its instances in trace
+ * order. */
+static int overlap_site(struct search_ref *x, const struct cand *cand, size_t ncand, struct site_scratch *sc,
+                        struct search_overlap *o)
+{
+    const struct dg_event *first = &x->ev[cand[0].index];
+    int rc = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->site = first->site;
+    o->call = first->call;
+    o->role = first->role;
+    sc->ntouched = sc->captouched = 0;
+    sc->touched = NULL;
+    for (size_t ci = 0; ci < ncand && rc == 0; ci++)
+        rc = instance(x, cand[ci].index, sc, o);
+    if (rc == 0)
+        rc = statements(x, sc, o);
+    for (size_t t = 0; t < sc->ntouched; t++) {
+        sc->mark[sc->touched[t]] = 0;
+        sc->stmt_of[x->cid[sc->touched[t]]] = UINT32_MAX;
+    }
+    search_ref_free(x, sc->touched, sc->captouched, sizeof(*sc->touched));
+    return rc;
+}
+
+int search_overlap_reference(struct search_ref *x, struct search_rank_result *res)
+{
+    struct cand *cand = NULL;
+    size_t ncand = 0, nsites = 0;
+    struct site_scratch sc = {0};
+    int rc = 0;
+
+    for (size_t i = 0; i < x->n; i++)
+        ncand += search_has_forward(&x->ev[i]);
+    cand = search_ref_alloc(x, ncand, sizeof(*cand));
+    sc.mark = search_ref_alloc(x, x->n, sizeof(*sc.mark));
+    sc.stmt_of = search_ref_alloc(x, x->ncsite, sizeof(*sc.stmt_of));
+    if (!cand || !sc.mark || !sc.stmt_of) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t d = 0; d < x->ncsite; d++)
+        sc.stmt_of[d] = UINT32_MAX;
+    ncand = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (search_has_forward(&x->ev[i])) {
+            cand[ncand].site = x->ev[i].site;
+            cand[ncand++].index = i;
+        }
+    qsort(cand, ncand, sizeof(*cand), cmp_cand);
+    for (size_t a = 0; a < ncand; a++)
+        nsites += a == 0 || cand[a].site != cand[a - 1].site;
+    if (nsites) {
+        res->overlaps = calloc(nsites, sizeof(*res->overlaps));
+        if (!res->overlaps) {
+            rc = TRACE_ERR_NOMEM;
+            goto out;
+        }
+    }
+    for (size_t a = 0; a < ncand;) {
+        size_t b = a;
+        while (b < ncand && cand[b].site == cand[a].site)
+            b++;
+        rc = overlap_site(x, cand + a, b - a, &sc, &res->overlaps[res->noverlaps]);
+        res->noverlaps++; /* freed with the result even when half built */
+        if (rc < 0)
+            goto out;
+        a = b;
+    }
+out:
+    search_ref_free(x, sc.stmt_of, x->ncsite, sizeof(*sc.stmt_of));
+    search_ref_free(x, sc.mark, x->n, sizeof(*sc.mark));
+    search_ref_free(x, cand, ncand, sizeof(*cand));
+    return rc;
+}

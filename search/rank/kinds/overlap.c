@@ -1,0 +1,261 @@
+/* overlap.c - the overlap kind (docs/dependence.md, "Communication-
+ * computation overlap"): blocking calls that could become nonblocking,
+ * and the computation their windows hold.  This file is the kind itself
+ * and its per-rank result (search_rank_result.overlaps): freeing,
+ * comparing, walking the sites and packing it.  The engines' parts are in
+ * overlap-stream.c and overlap-reference.c, the merge into hints in
+ * overlap-merge.c.
+ */
+#include <stdio.h>
+
+#include "rank/kinds/overlap.h"
+
+#include "parallel/pack-bytes.h"
+
+/* ---- freeing and comparing ------------------------------------------------------------ */
+
+static void ov_result_free(struct search_rank_result *r)
+{
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        struct search_overlap *o = &r->overlaps[i];
+        for (uint32_t j = 0; j < o->nstmts; j++)
+            search_boxes_free(&o->stmts[j].iters);
+        free(o->stmts);
+        search_boxes_free(&o->iters);
+        free(o->windows);
+        free(o->leads);
+    }
+    free(r->overlaps);
+    r->overlaps = NULL;
+    r->noverlaps = 0;
+}
+
+static bool stmt_diff(const struct search_stmt *a, const struct search_stmt *b, uint32_t osite, char *why,
+                      size_t size)
+{
+    char what[96];
+
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " stmt site=%" PRIu32 ": ", osite, a->site);
+#define CMP(field) SEARCH_CMP_FIELD(what, field)
+    CMP(flags);
+    CMP(site_flags);
+    CMP(events);
+    CMP(total);
+    CMP(time_ns);
+#undef CMP
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " stmt site=%" PRIu32 " iters", osite, a->site);
+    return search_boxes_diff(&a->iters, &b->iters, what, why, size);
+}
+
+/* The statements and leads of two overlaps of the same site. */
+static bool stmts_leads_diff(const struct search_overlap *a, const struct search_overlap *b, char *why,
+                             size_t size)
+{
+    for (uint32_t j = 0; j < a->nstmts && j < b->nstmts; j++) {
+        if (a->stmts[j].site != b->stmts[j].site)
+            return search_differ(why, size, "overlap site=%" PRIu32 ": stmt %" PRIu32 " site=%" PRIu32
+                                 " != site=%" PRIu32,
+                                 a->site, j, a->stmts[j].site, b->stmts[j].site);
+        if (!stmt_diff(&a->stmts[j], &b->stmts[j], a->site, why, size))
+            return false;
+    }
+    if (a->nstmts != b->nstmts)
+        return search_differ(why, size,
+                             "overlap site=%" PRIu32 ": nstmts %" PRIu32 " != %" PRIu32
+                             " (first extra stmt site=%" PRIu32 ")",
+                             a->site, a->nstmts, b->nstmts,
+                             a->nstmts > b->nstmts ? a->stmts[b->nstmts].site : b->stmts[a->nstmts].site);
+    for (uint32_t j = 0; j < a->nleads && j < b->nleads; j++)
+        if (a->leads[j].index != b->leads[j].index || a->leads[j].span_ns != b->leads[j].span_ns)
+            return search_differ(why, size,
+                                 "overlap site=%" PRIu32 ": lead %" PRIu32 " index=%" PRIu64 " span=%" PRIu64
+                                 " != index=%" PRIu64 " span=%" PRIu64,
+                                 a->site, j, a->leads[j].index, a->leads[j].span_ns, b->leads[j].index,
+                                 b->leads[j].span_ns);
+    if (a->nleads != b->nleads)
+        return search_differ(why, size, "overlap site=%" PRIu32 ": nleads %" PRIu32 " != %" PRIu32, a->site,
+                             a->nleads, b->nleads);
+    return true;
+}
+
+static bool overlap_diff(const struct search_overlap *a, const struct search_overlap *b, char *why,
+                         size_t size)
+{
+    char what[64];
+
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 ": ", a->site);
+#define CMP(field) SEARCH_CMP_FIELD(what, field)
+    CMP(call);
+    CMP(role);
+    CMP(instances);
+    CMP(with_window);
+    CMP(truncated);
+    CMP(comm_ns);
+    CMP(comp_ns);
+    CMP(saving_ns);
+#undef CMP
+    snprintf(what, sizeof(what), "overlap site=%" PRIu32 " iters", a->site);
+    if (!search_boxes_diff(&a->iters, &b->iters, what, why, size))
+        return false;
+    return stmts_leads_diff(a, b, why, size);
+}
+
+/* The windows (display only) are not compared. */
+static bool ov_result_equal(const struct search_rank_result *a, const struct search_rank_result *b, char *why,
+                            size_t size)
+{
+    for (uint32_t i = 0; i < a->noverlaps && i < b->noverlaps; i++) {
+        if (a->overlaps[i].site != b->overlaps[i].site)
+            return search_differ(why, size, "overlap %" PRIu32 ": site=%" PRIu32 " != site=%" PRIu32, i,
+                                 a->overlaps[i].site, b->overlaps[i].site);
+        if (!overlap_diff(&a->overlaps[i], &b->overlaps[i], why, size))
+            return false;
+    }
+    if (a->noverlaps != b->noverlaps)
+        return search_differ(why, size, "noverlaps %" PRIu32 " != %" PRIu32 " (first extra site=%" PRIu32 ")",
+                             a->noverlaps, b->noverlaps,
+                             a->noverlaps > b->noverlaps ? a->overlaps[b->noverlaps].site
+                                                         : b->overlaps[a->noverlaps].site);
+    return true;
+}
+
+/* Each call site, then its statements. */
+static bool ov_visit(struct search_rank_result *r, const struct search_site_visitor *v)
+{
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        struct search_overlap *o = &r->overlaps[i];
+        if (v->site && v->site(v->ctx, o->site, &o->info))
+            return true;
+        if (v->boxes)
+            v->boxes(v->ctx, &o->iters);
+        for (uint32_t j = 0; j < o->nstmts; j++) {
+            if (v->site && v->site(v->ctx, o->stmts[j].site, &o->stmts[j].info))
+                return true;
+            if (v->boxes)
+                v->boxes(v->ctx, &o->stmts[j].iters);
+        }
+    }
+    return false;
+}
+
+/* ---- packing: a u32 count, then each overlap with its statements, leads
+ * and windows ----------------------------------------------------------------------------- */
+
+#define OVERLAP_MIN (4u + 2 + 1 + 1 + 6 * 8 + BOXES_MIN + 4 + 4 + 4)
+#define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
+
+static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
+{
+    pk_u32(b, r->noverlaps);
+    for (uint32_t i = 0; i < r->noverlaps; i++) {
+        const struct search_overlap *o = &r->overlaps[i];
+        pk_u32(b, o->site);
+        pk_u16(b, o->call);
+        pk_u8(b, o->role);
+        pk_site_flag(b, o->info);
+        pk_u64(b, o->instances);
+        pk_u64(b, o->with_window);
+        pk_u64(b, o->truncated);
+        pk_u64(b, o->comm_ns);
+        pk_u64(b, o->comp_ns);
+        pk_u64(b, o->saving_ns);
+        pk_boxes(b, &o->iters);
+        pk_u32(b, o->nstmts);
+        for (uint32_t j = 0; j < o->nstmts; j++) {
+            const struct search_stmt *s = &o->stmts[j];
+            pk_u32(b, s->site);
+            pk_u32(b, s->flags);
+            pk_u32(b, s->site_flags);
+            pk_site_flag(b, s->info);
+            pk_u64(b, s->events);
+            pk_u64(b, s->total);
+            pk_u64(b, s->time_ns);
+            pk_boxes(b, &s->iters);
+        }
+        pk_u32(b, o->nleads);
+        for (uint32_t j = 0; j < o->nleads; j++) {
+            pk_u64(b, o->leads[j].index);
+            pk_u64(b, o->leads[j].span_ns);
+        }
+        pk_u32(b, o->nwindows);
+        for (uint32_t j = 0; j < o->nwindows; j++) {
+            pk_u64(b, o->windows[j].t_call);
+            pk_u64(b, o->windows[j].t_lo);
+            pk_u64(b, o->windows[j].t_hi);
+        }
+    }
+}
+
+static void rd_stmts(struct pk_rd *r, struct search_overlap *o)
+{
+    uint32_t ns = rd_count(r, STMT_MIN);
+    if (ns && (o->stmts = rd_alloc(r, ns, sizeof *o->stmts)))
+        o->nstmts = ns;
+    for (uint32_t j = 0; j < o->nstmts && !r->bad; j++) {
+        struct search_stmt *s = &o->stmts[j];
+        s->site = rd_u32(r);
+        s->flags = rd_u32(r);
+        s->site_flags = rd_u32(r);
+        s->info = rd_site_flag(r);
+        s->events = rd_u64(r);
+        s->total = rd_u64(r);
+        s->time_ns = rd_u64(r);
+        rd_boxes(r, &s->iters);
+    }
+}
+
+static void rd_leads_windows(struct pk_rd *r, struct search_overlap *o)
+{
+    uint32_t nl = rd_count(r, 16);
+    if (nl && (o->leads = rd_alloc(r, nl, sizeof *o->leads)))
+        o->nleads = nl;
+    for (uint32_t j = 0; j < o->nleads && !r->bad; j++) {
+        o->leads[j].index = rd_u64(r);
+        o->leads[j].span_ns = rd_u64(r);
+    }
+    uint32_t nw = rd_count(r, 24);
+    if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))
+        o->nwindows = nw;
+    for (uint32_t j = 0; j < o->nwindows && !r->bad; j++) {
+        o->windows[j].t_call = rd_u64(r);
+        o->windows[j].t_lo = rd_u64(r);
+        o->windows[j].t_hi = rd_u64(r);
+    }
+}
+
+static void ov_unpack(struct pk_rd *r, struct search_rank_result *res)
+{
+    uint32_t n = rd_count(r, OVERLAP_MIN);
+    if (n && (res->overlaps = rd_alloc(r, n, sizeof *res->overlaps)))
+        res->noverlaps = n;
+    for (uint32_t i = 0; i < res->noverlaps && !r->bad; i++) {
+        struct search_overlap *o = &res->overlaps[i];
+        o->site = rd_u32(r);
+        o->call = rd_u16(r);
+        o->role = rd_u8(r);
+        o->info = rd_site_flag(r);
+        o->instances = rd_u64(r);
+        o->with_window = rd_u64(r);
+        o->truncated = rd_u64(r);
+        o->comm_ns = rd_u64(r);
+        o->comp_ns = rd_u64(r);
+        o->saving_ns = rd_u64(r);
+        rd_boxes(r, &o->iters);
+        rd_stmts(r, o);
+        rd_leads_windows(r, o);
+    }
+}
+
+const struct search_kind search_kind_overlap = {
+    .desc = {SEARCH_HINT_OVERLAP, "overlap", "CommunicationComputationOverlap",
+             "Computation that can overlap a blocking MPI call once the call is made nonblocking"},
+    .stream = &search_overlap_stream,
+    .reference = search_overlap_reference,
+    .result_free = ov_result_free,
+    .result_equal = ov_result_equal,
+    .visit = ov_visit,
+    .pack = ov_pack,
+    .unpack = ov_unpack,
+    .merge = search_overlap_merge,
+    .message = search_overlap_message,
+};
