@@ -57,11 +57,8 @@ int cli_parse_format(const char *cmd, const char *value, const char *const *allo
 /* Parses a non-negative decimal integer; false if s is not one. */
 bool cli_parse_uint(const char *s, unsigned long *out);
 
-/* Writes s as a JSON string literal (with quotes) to f. */
-void cli_json_string(FILE *f, const char *s);
-
-/* Path p shown relative to the current directory when it lies below it
- * (for stable output), else as is.  Borrowed until the next call. */
-const char *cli_display_path(const char *p, bool relative);
+/* JSON strings and paths shown relative to the current directory are the
+ * analysis library's (search_json_string, search_display_path), shared
+ * with the report's formats. */
 
 #endif /* COMMHINT_CLI_H */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "search.h"
 #include "trace-reader.h"
 
 struct dump_opts {
@@ -232,7 +233,7 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
     locate(cur, ev, &w);
     /* Text is read by people and editors started in the source tree: paths
      * below the current directory are shown relative to it. */
-    fprintf(f, "%s:%u:%u: %s rank=%d ev=%" PRIu64, cli_display_path(w.file, true), w.line, w.col,
+    fprintf(f, "%s:%u:%u: %s rank=%d ev=%" PRIu64, search_display_path(w.file, true), w.line, w.col,
             kind_name(ev), ev->rank, ev->index);
     if (ev->thread)
         fprintf(f, " thread=%u", ev->thread);
@@ -262,7 +263,7 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         fprintf(f, " func=%s", w.func);
     if (w.symbolized)
         for (unsigned i = 1; i < w.loc.nframes; i++)
-            fprintf(f, " inlined-at=%s:%u:%u", cli_display_path(w.loc.frames[i].file, true),
+            fprintf(f, " inlined-at=%s:%u:%u", search_display_path(w.loc.frames[i].file, true),
                     w.loc.frames[i].line, w.loc.frames[i].col);
     fputc('\n', f);
 }
@@ -277,11 +278,11 @@ static void json_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
     struct where w;
     locate(cur, ev, &w);
     fprintf(f, "{\"rank\":%d,\"ev\":%" PRIu64 ",\"thread\":%u,\"kind\":", ev->rank, ev->index, ev->thread);
-    cli_json_string(f, kind_name(ev));
+    search_json_string(f, kind_name(ev));
     fputs(",\"file\":", f);
-    cli_json_string(f, cli_display_path(w.file, o->stable));
+    search_json_string(f, search_display_path(w.file, o->stable));
     fprintf(f, ",\"line\":%u,\"col\":%u,\"func\":", w.line, w.col);
-    cli_json_string(f, w.func);
+    search_json_string(f, w.func);
     if (ev->site != CHT_NONE)
         json_u64(f, "site", ev->site);
     if (ev->site_info)
@@ -334,7 +335,7 @@ static void json_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         json_u64(f, "datatype_size", m->datatype);
         json_u64(f, "comm_size", m->comm_size);
         fputs(",\"op\":", f);
-        cli_json_string(f, m->op ? trace_mpi_op_name(m->op) : "");
+        search_json_string(f, m->op ? trace_mpi_op_name(m->op) : "");
         fputs(",\"completed\":[", f);
         for (uint32_t i = 0; i < ev->ncomplete; i++) {
             const struct cht_rec_complete *c = ev->complete[i];
@@ -367,7 +368,7 @@ static void json_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         fputs(",\"inlined_at\":[", f);
         for (unsigned i = 1; i < w.loc.nframes; i++) {
             fprintf(f, "%s{\"file\":", i > 1 ? "," : "");
-            cli_json_string(f, cli_display_path(w.loc.frames[i].file, o->stable));
+            search_json_string(f, search_display_path(w.loc.frames[i].file, o->stable));
             fprintf(f, ",\"line\":%u,\"col\":%u}", w.loc.frames[i].line, w.loc.frames[i].col);
         }
         fputc(']', f);

@@ -126,7 +126,7 @@ static void put_us(FILE *f, const char *key, uint64_t ns)
 static void put_str(FILE *f, const char *key, const char *value)
 {
     fprintf(f, ",\"%s\":", key);
-    cli_json_string(f, value);
+    search_json_string(f, value);
 }
 
 /* Starts an event (the comma before it, the phase, pid and tid). */
@@ -140,7 +140,7 @@ static void put_location(FILE *f, const char *key, const struct trace_site_info 
 {
     char buf[4096];
     if (si && si->file && *si->file)
-        snprintf(buf, sizeof buf, "%s:%u:%u", cli_display_path(si->file, true), si->line, si->col);
+        snprintf(buf, sizeof buf, "%s:%u:%u", search_display_path(si->file, true), si->line, si->col);
     else
         snprintf(buf, sizeof buf, "??");
     put_str(f, key, buf);
@@ -157,7 +157,7 @@ static void write_metadata(struct xport *x, int rank)
                                                       : "");
     event_begin(x, "M", rank);
     fputs(",\"name\":\"process_name\",\"args\":{\"name\":", x->f);
-    cli_json_string(x->f, name);
+    search_json_string(x->f, name);
     fputs("}}", x->f);
     event_begin(x, "M", rank);
     fprintf(x->f, ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}", rank);
@@ -310,7 +310,7 @@ static void write_hint(struct xport *x, const struct xhint *xh, int rank)
     const char *base = strrchr(file, '/');
     snprintf(name, sizeof name, "[%s] %s %s:%u", search_kind_name(h->kind), trace_mpi_call_name(h->call),
              base ? base + 1 : file, h->line);
-    snprintf(loc, sizeof loc, "%s:%u:%u", cli_display_path(file, true), h->line, h->col);
+    snprintf(loc, sizeof loc, "%s:%u:%u", search_display_path(file, true), h->line, h->col);
     event_begin(x, "i", rank);
     fputs(",\"s\":\"p\"", f);
     put_str(f, "name", name);

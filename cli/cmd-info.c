@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "search.h"
 #include "trace-reader.h"
 
 static void info_help(void)
@@ -165,9 +166,9 @@ int cmd_info(int argc, char **argv)
 
     if (json) {
         printf("{\"dir\":");
-        cli_json_string(stdout, trace_dir(t));
+        search_json_string(stdout, trace_dir(t));
         printf(",\"program\":");
-        cli_json_string(stdout, trace_program(t));
+        search_json_string(stdout, trace_program(t));
         printf(",\"world_size\":%d,\"run_id\":\"0x%016" PRIx64 "\",\"events\":%" PRIu64
                ",\"comp_events\":%" PRIu64 ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64
                ",\"accesses\":%" PRIu64 ",\"bytes_on_disk\":%" PRIu64 ",\"meta_bytes\":%" PRIu64
@@ -192,7 +193,7 @@ int cmd_info(int argc, char **argv)
                    rank_status(&ri[r], false),
                    s->comp_events, s->mpi_events, s->loop_records, s->accesses, ri[r].file_bytes,
                    s->threads, s->chunks, s->exit_status);
-            cli_json_string(stdout, ri[r].why);
+            search_json_string(stdout, ri[r].why);
             printf("}");
         }
         printf("]}\n");

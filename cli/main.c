@@ -155,39 +155,3 @@ bool cli_parse_uint(const char *s, unsigned long *out)
     return true;
 }
 
-void cli_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\r': fputs("\\r", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
-
-const char *cli_display_path(const char *p, bool relative)
-{
-    static char cwd[PATH_MAX];
-    static bool have_cwd;
-    if (!relative || !p || p[0] != '/')
-        return p;
-    if (!have_cwd) {
-        if (!getcwd(cwd, sizeof cwd))
-            return p;
-        have_cwd = true;
-    }
-    size_t n = strlen(cwd);
-    if (!strncmp(p, cwd, n) && p[n] == '/')
-        return p + n + 1;
-    return p;
-}

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace-reader.h"
 
@@ -364,6 +365,28 @@ const char *search_role_text(int role, bool one); /* "related" if unknown */
  * (two significant digits below 10 units, none above; a value that would
  * round to 1000 takes the next unit).  Returns buf. */
 char *search_format_ns(char *buf, size_t size, uint64_t ns);
+
+/* ---- the report's formats (search/report/format*.c) ---------------------------------- */
+
+/* In the order of `commhint hints --format=`: text, json, sarif. */
+enum search_format { SEARCH_FORMAT_TEXT = 0, SEARCH_FORMAT_JSON = 1, SEARCH_FORMAT_SARIF = 2 };
+
+struct search_format_opts {
+    bool stable;           /* no times, hints by location, paths relative to the current directory */
+    bool explain;          /* text: the dropped hints and why, after the hints */
+    bool waits;            /* text: the wait states of every MPI call site */
+    uint64_t horizon;      /* the engines' horizon (events; 0 = default), named by truncated hints */
+    const char *trace_dir; /* JSON "trace" (its last component with stable) */
+};
+/* Writes rep to f as compiler-style notes (text, docs/dependence.md), one
+ * JSON document (docs/hints-json.md) or SARIF 2.1.0.  Returns 0 or
+ * TRACE_ERR_NOMEM; write errors are left in f (ferror). */
+int search_report_write(FILE *f, const struct search_report *rep, int format, const struct search_format_opts *o);
+/* s as a JSON string literal, quotes included. */
+void search_json_string(FILE *f, const char *s);
+/* Path p shown relative to the current directory when it lies below it and
+ * relative is set, else as is.  Borrowed until the next call. */
+const char *search_display_path(const char *p, bool relative);
 
 /* ---- the analysis of a trace: the one entry point (search/analysis/) ----------------- */
 

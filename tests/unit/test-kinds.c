@@ -8,10 +8,9 @@
  * the first send site of the lowest rank that sends there.  It keeps its
  * per-rank data in the result's generic slot (search_rank_result_kind_data).
  *
- * There is no library function that prints a hint as JSON (the CLI does,
- * with search_kind_name): the test checks the kind's name, rule and
- * description through the kind tables, and the merged hint's fields and
- * message.
+ * The merged report is then written as JSON, SARIF and text by the
+ * library's writers (search_report_write, what `commhint hints` prints):
+ * the kind's name, rule and description come from the kind tables.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -616,6 +615,30 @@ static void test_merge(void **state)
     assert_int_equal(h->ranks[0], 1);
     assert_int_equal(h->bytes, 16);
     assert_string_equal(h->message, "2 MPI_Send calls to one rank from line 44 (rank 1)");
+
+    /* the outputs of `commhint hints`: JSON, SARIF and text */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct search_format_opts fo = {.stable = true, .trace_dir = "/tmp/x.trace"};
+    assert_int_equal(search_report_write(f, rep, SEARCH_FORMAT_JSON, &fo), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "{\"kind\":\"sends-per-peer\",\"call\":\"MPI_Send\",\"file\":\"/src/ex.c\","
+                                "\"line\":42,"));
+    assert_non_null(strstr(buf, "\"message\":\"3 MPI_Send calls to one rank from line 42 (ranks 0-1)\""));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(search_report_write(f, rep, SEARCH_FORMAT_SARIF, &fo), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "{\"id\":\"sends-per-peer\",\"name\":\"SendsPerPeer\""));
+    assert_non_null(strstr(buf, "{\"ruleId\":\"sends-per-peer\",\"ruleIndex\":3,"));
+    free(buf);
+    f = open_memstream(&buf, &len);
+    assert_int_equal(search_report_write(f, rep, SEARCH_FORMAT_TEXT, &fo), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "/src/ex.c:42:5: note: [sends-per-peer] 3 MPI_Send calls to one rank from line 42 "
+                                "(ranks 0-1)\n"));
+    free(buf);
     search_report_free(rep);
 
     /* only the kind: --kind=sends-per-peer */

@@ -1,0 +1,163 @@
+/* format-json.c - the report as one JSON document (docs/hints-json.md):
+ * the hints, the dropped hints with why, the wait states and the
+ * cross-rank facts. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+
+static void json_boxes(FILE *f, const struct search_boxes *b)
+{
+    char buf[512];
+    fputs("\"iterations\":[", f);
+    bool any = false;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (!b->box[i].depth)
+            continue;
+        if (any)
+            fputc(',', f);
+        search_json_string(f, search_box_format(&b->box[i], buf, sizeof buf));
+        any = true;
+    }
+    fprintf(f, "],\"iterations_more\":%" PRIu64, b->more);
+}
+
+static void json_key_string(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "\"%s\":", key);
+    search_json_string(f, value);
+}
+
+/* One hint as a JSON object; rank_order 0 leaves it out (dropped hints
+ * are not ranked), explain adds the "explain" field. */
+static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
+{
+    const struct search_hint *h = v->h;
+    fputc('{', f);
+    if (!st && v->rank_order)
+        fprintf(f, "\"rank_order\":%u,", v->rank_order);
+    fprintf(f, "\"kind\":\"%s\",", search_kind_name(h->kind));
+    json_key_string(f, "call", trace_mpi_call_name(h->call));
+    fputc(',', f);
+    json_key_string(f, "file", search_display_path(h->file ? h->file : "", st));
+    fprintf(f, ",\"line\":%u,\"column\":%u,", h->line, h->col);
+    json_key_string(f, "function", h->func ? h->func : "");
+    fputs(",\"ranks\":[", f);
+    for (int k = 0; k < h->nranks; k++)
+        fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
+    fputs("],\"related\":[", f);
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        const struct search_related *r = &h->related[k];
+        fprintf(f, "%s{", k ? "," : "");
+        json_key_string(f, "file", search_display_path(r->file ? r->file : "", st));
+        fprintf(f, ",\"line\":%u,\"column\":%u,", r->line, r->col);
+        json_key_string(f, "function", r->func ? r->func : "");
+        fprintf(f, ",\"role\":\"%s\",\"executions\":%" PRIu64 ",\"total\":%" PRIu64, search_role_name(r->role),
+                r->events, r->total);
+        if (!st)
+            fprintf(f, ",\"time_ns\":%" PRIu64, r->time_ns);
+        fprintf(f, ",\"conditional\":%s,", r->conditional ? "true" : "false");
+        json_boxes(f, &r->iters);
+        fputc('}', f);
+    }
+    fputs("],\"collective\":", f);
+    if (h->collective)
+        search_json_string(f, h->collective);
+    else
+        fputs("null", f);
+    if (!st)
+        fprintf(
+            f, ",\"saving_ns\":%" PRIu64 ",\"comm_ns\":%" PRIu64 ",\"comp_ns\":%" PRIu64 ",\"severity\":%.6g",
+            h->saving_ns, h->comm_ns, h->comp_ns, h->severity);
+    if (!st) { /* overlap: the saving per rank, and what of it is shorter waits for the call */
+        fprintf(f, ",\"partner_ns\":%" PRIu64 ",\"by_rank\":[", h->partner_ns);
+        for (int k = 0; k < h->nby_rank; k++)
+            fprintf(f, "%s{\"rank\":%d,\"saving_ns\":%" PRIu64 ",\"partner_ns\":%" PRIu64 "}", k ? "," : "",
+                    h->by_rank[k].rank, h->by_rank[k].saving_ns, h->by_rank[k].partner_ns);
+        fputc(']', f);
+    }
+    fprintf(f,
+            ",\"instances\":%" PRIu64 ",\"with_window\":%" PRIu64 ",\"members\":%" PRIu64
+            ",\"bytes\":%" PRIu64 ",\"flags\":[",
+            h->instances, h->with_window, h->members, h->bytes);
+    bool any = false;
+    for (unsigned b = 0; b < sizeof search_flag_names / sizeof search_flag_names[0]; b++)
+        if (h->flags & (1u << b)) {
+            fprintf(f, "%s\"%s\"", any ? "," : "", search_flag_names[b]);
+            any = true;
+        }
+    fputs("],", f);
+    json_key_string(f, "message", v->message);
+    fputc(',', f);
+    json_boxes(f, &h->iters);
+    /* wait states at the hint's call site (docs/waitstates.md) */
+    if (!st)
+        fprintf(f,
+                ",\"late_sender_ns\":%" PRIu64 ",\"late_receiver_ns\":%" PRIu64
+                ",\"wait_at_collective_ns\":%" PRIu64,
+                h->late_sender_ns, h->late_receiver_ns, h->wait_collective_ns);
+    /* root is meaningful for collective hints only (-1: none) */
+    if (h->kind == SEARCH_HINT_COLLECTIVE && h->root >= 0)
+        fprintf(f, ",\"root\":%d", h->root);
+    else
+        fputs(",\"root\":null", f);
+    if (explain) {
+        fputc(',', f);
+        json_key_string(f, "explain", h->explain ? h->explain : "");
+    }
+    fputc('}', f);
+}
+
+void search_write_json(FILE *f, const struct view *v, uint32_t n, const struct view *dv, uint32_t nd,
+                       const struct wview *wv, const struct search_report *rep,
+                       const struct search_format_opts *o)
+{
+    bool st = o->stable;
+    fprintf(f, "{\"schema\":\"commhint-hints\",\"version\":2,");
+    /* With --stable the directory's last component only: traces compared
+     * across runs are usually written to temporary directories. */
+    const char *dir = o->trace_dir ? o->trace_dir : "";
+    const char *base = strrchr(dir, '/');
+    json_key_string(f, "trace", st && base && base[1] ? base + 1 : dir);
+    fprintf(f, ",\"world_size\":%d,\"ranks_analysed\":%d,\"events\":%" PRIu64, rep->world_size, rep->nranks,
+            rep->events);
+    if (!st)
+        fprintf(f, ",\"run_ns\":%" PRIu64, rep->run_ns);
+    fprintf(f, ",\"filtered\":%u", rep->nfiltered);
+    fprintf(f, ",\"clocks_aligned\":%s,\"imbalance\":{", rep->clocks_aligned ? "true" : "false");
+    if (!st)
+        fprintf(f, "\"severity\":%.6g,\"comp_mean_ns\":%" PRIu64 ",\"comp_max_ns\":%" PRIu64, rep->imbalance,
+                rep->comp_mean_ns, rep->comp_max_ns);
+    fprintf(f, "},\"unmatched\":{\"sends\":%" PRIu64 ",\"recvs\":%" PRIu64 ",\"collectives\":%" PRIu64 "}",
+            rep->unmatched_sends, rep->unmatched_recvs, rep->incomplete_colls);
+    fputs(",\"hints\":[", f);
+    for (uint32_t i = 0; i < n; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        json_hint(f, &v[i], st, false);
+    }
+    fprintf(f, "%s],\"dropped\":[", n ? "\n" : "");
+    for (uint32_t i = 0; i < nd; i++) {
+        fputs(i ? ",\n" : "\n", f);
+        json_hint(f, &dv[i], st, true);
+    }
+    fprintf(f, "%s],\"wait_states\":[", nd ? "\n" : "");
+    for (uint32_t i = 0; i < rep->nwaits; i++) {
+        const struct search_waitsite *w = wv[i].w;
+        fputs(i ? ",\n{" : "\n{", f);
+        json_key_string(f, "file", search_display_path(w->file ? w->file : "", st));
+        fprintf(f, ",\"line\":%u,\"column\":%u,", w->line, w->col);
+        json_key_string(f, "function", w->func ? w->func : "");
+        fputc(',', f);
+        json_key_string(f, "call", trace_mpi_call_name(w->call));
+        fprintf(f, ",\"ranks\":%d,\"calls\":%" PRIu64, w->nranks, w->calls);
+        if (!st)
+            fprintf(f,
+                    ",\"time_ns\":%" PRIu64 ",\"late_sender_ns\":%" PRIu64 ",\"late_receiver_ns\":%" PRIu64
+                    ",\"wait_at_collective_ns\":%" PRIu64,
+                    w->time_ns, w->late_sender_ns, w->late_receiver_ns, w->wait_collective_ns);
+        fputc('}', f);
+    }
+    fprintf(f, "%s]}\n", rep->nwaits ? "\n" : "");
+}
+
