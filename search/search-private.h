@@ -96,6 +96,23 @@ void search_text_time(struct search_text *b, uint64_t ns);
 
 /* ---- the cross-rank stage of search_report_build ----------------------------------- */
 
+/* ---- the common clock of the ranks (search/xrank/clocks.c) ------------------------------ */
+
+struct search_clocks {
+    int mode;               /* enum search_clock */
+    bool sampled;           /* every rank with a log has a clock sample */
+    struct dg_clockmap *cm; /* [P]: zero (times as recorded) on one host */
+};
+/* The one rule (clocks.c) for the logs of P ranks (NULL entries: no log).
+ * 0 or TRACE_ERR_NOMEM; freed with search_clocks_free. */
+int search_clocks_build(const struct dg_mpilog *const *logs, int P, struct search_clocks *c);
+void search_clocks_free(struct search_clocks *c);
+/* A time of rank r's CLOCK_MONOTONIC on the common clock (ns). */
+static inline int64_t search_clocks_at(const struct search_clocks *c, int r, uint64_t mono_ns)
+{
+    return dg_clock_at(&c->cm[r], mono_ns);
+}
+
 /* What the cross-rank analyses share: the ranks' results by world rank,
  * their logs matched, and the happens-before order. */
 struct search_xrank {
@@ -106,6 +123,7 @@ struct search_xrank {
     const struct dg_mpilog **logs;           /* [world_size], NULL likewise */
     struct dg_match *match;
     struct dg_hb *hb;                        /* NULL if it could not be built */
+    struct search_clocks clocks;             /* the ranks on one clock (clocks.c) */
 };
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,

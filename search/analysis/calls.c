@@ -4,22 +4,16 @@
  * (parts) matched across ranks (depgraph's dg_match), and every time put on
  * one clock.
  *
- * The clock: ranks of one host share CLOCK_MONOTONIC and are shown on it as
- * recorded; when the ranks' clock samples say they ran on different hosts
- * (their REALTIME - MONOTONIC offsets differ by more than 1 ms), each
- * rank's times are mapped to CLOCK_REALTIME through its samples at MPI_Init
- * and MPI_Finalize (linear in between, depgraph's dg_clockmap).  Times are
- * then counted from the earliest call of any rank.  A call without times
+ * The clock is the cross-rank stage's (search/xrank/clocks.c: one host's
+ * CLOCK_MONOTONIC as recorded, or CLOCK_REALTIME through each rank's clock
+ * samples for ranks of different hosts); times are counted from the
+ * earliest call of any rank.  A call without times
  * (its record has none) is placed at the end of the call before it, or at
  * the rank's first time. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis-private.h"
-
-/* Offsets of REALTIME - MONOTONIC that differ by more than this between
- * ranks mean different hosts (ns). */
-#define SAME_HOST_NS 1000000
 
 /* ---- classes ------------------------------------------------------------------- */
 
@@ -57,31 +51,24 @@ const char *search_call_class_name(int cls)
 
 /* ---- the clock --------------------------------------------------------------------- */
 
-static void choose_clock(struct search_analysis *a)
+/* The cross-rank stage's rule (search/xrank/clocks.c), and the earliest
+ * call of any rank as time 0. */
+static int choose_clock(struct search_analysis *a)
 {
-    bool all = true, have = false;
-    int64_t lo = 0, hi = 0;
-    for (int r = 0; r < a->world; r++) {
-        const struct search_rank_result *res = a->res[r];
-        if (!res)
-            continue;
-        const struct dg_clock *c = res->log.clock[0].valid ? &res->log.clock[0] : &res->log.clock[1];
-        if (!c->valid) {
-            all = false;
-            continue;
-        }
-        int64_t d = dg_clock_delta(c);
-        if (!have || d < lo)
-            lo = d;
-        if (!have || d > hi)
-            hi = d;
-        have = true;
-    }
-    a->clock = have && all && hi - lo > SAME_HOST_NS ? SEARCH_CLOCK_REALTIME : SEARCH_CLOCK_MONOTONIC;
-    if (a->clock == SEARCH_CLOCK_REALTIME)
-        for (int r = 0; r < a->world; r++)
-            if (a->res[r]) /* lo keeps shown times near the monotonic ones */
-                dg_clockmap_init(&a->ranks[r].cm, &a->res[r]->log, lo);
+    const struct dg_mpilog **logs = calloc(a->world > 0 ? (size_t)a->world : 1, sizeof *logs);
+    struct search_clocks c;
+    if (!logs)
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < a->world; r++)
+        logs[r] = a->res[r] ? &a->res[r]->log : NULL;
+    int rc = search_clocks_build(logs, a->world, &c);
+    free(logs);
+    if (rc < 0)
+        return rc;
+    a->clock = c.mode;
+    for (int r = 0; r < a->world; r++)
+        a->ranks[r].cm = c.cm[r];
+    search_clocks_free(&c);
     bool have_base = false;
     a->base = 0;
     for (int r = 0; r < a->world; r++) {
@@ -95,6 +82,7 @@ static void choose_clock(struct search_analysis *a)
             have_base = true;
         }
     }
+    return 0;
 }
 
 uint64_t search_analysis_time(const struct search_analysis *a, int rank, uint64_t mono_ns)
@@ -234,7 +222,8 @@ int search_analysis_calls_build(struct search_analysis *a)
     free(logs);
     if (rc < 0)
         return rc;
-    choose_clock(a);
+    if ((rc = choose_clock(a)) < 0)
+        return rc;
     a->end = 0;
     for (int r = 0; r < a->world; r++)
         if (a->res[r] && (rc = index_rank(a, r)) < 0)

@@ -7,9 +7,11 @@
  * location, summed over ranks), clocks_aligned, imbalance, comp_mean_ns,
  * comp_max_ns and the unmatched counts.
  *
- * Times of different ranks are compared only after mapping each rank's
- * CLOCK_MONOTONIC to CLOCK_REALTIME through its CLOCK samples (at MPI_Init
- * and MPI_Finalize, linear in between for drift).  If a rank has no sample,
+ * Times of different ranks are compared on the cross-rank stage's common
+ * clock (search/xrank/clocks.c: one host's CLOCK_MONOTONIC as recorded, or
+ * each rank's CLOCK_MONOTONIC mapped to CLOCK_REALTIME through its CLOCK
+ * samples, at MPI_Init and MPI_Finalize, for ranks of different hosts).
+ * If a rank has no sample,
  * or if after the mapping a message would be received before it was sent
  * (or a collective would return before a member it needs entered it) by
  * more than WAIT_CLOCK_TOLERANCE_NS, the clocks are not trusted: wait
@@ -63,7 +65,7 @@ struct ent {
 
 struct ws {
     const struct search_xrank *x;
-    struct dg_clockmap *cm; /* [world_size] */
+    struct dg_clockmap *cm; /* [world_size]: the common clock's maps */
     bool aligned;
     struct dg_map *sites; /* [world_size]: site id -> entry index + 1, or 0 without info */
     struct ent *ent;
@@ -583,27 +585,12 @@ int search_waitstates(const struct search_xrank *x, struct search_report *rep)
         rc = TRACE_ERR_NOMEM;
         goto out;
     }
-    /* Clocks: every rank with a log needs a sample; the base is the first
-     * such rank's offset at its first sample. */
-    bool have_base = false, all_sampled = true;
-    int64_t base = 0;
-    for (int r = 0; r < x->world_size; r++) {
-        const struct dg_mpilog *log = x->logs[r];
-        if (!log)
-            continue;
-        if (!have_base && (log->clock[0].valid || log->clock[1].valid)) {
-            base = dg_clock_delta(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
-            have_base = true;
-        }
-    }
-    for (int r = 0; r < x->world_size; r++) {
-        if (!x->logs[r])
-            continue;
-        dg_clockmap_init(&w.cm[r], x->logs[r], base);
-        if (!w.cm[r].ok)
-            all_sampled = false;
-    }
-    w.aligned = all_sampled && have_base && x->match && clocks_consistent(&w, &nomem);
+    /* Clocks: the cross-rank stage's common clock (clocks.c); every rank
+     * with a log needs a sample for the ranks' times to be related. */
+    for (int r = 0; r < x->world_size && x->clocks.cm; r++)
+        if (x->logs[r])
+            w.cm[r] = x->clocks.cm[r];
+    w.aligned = x->clocks.cm && x->clocks.sampled && x->match && clocks_consistent(&w, &nomem);
     if (nomem) {
         rc = TRACE_ERR_NOMEM;
         goto out;

@@ -1,6 +1,6 @@
 /* xrank.c - the cross-rank context of search_report_build: the ranks'
- * results by world rank, their MPI logs matched, and the happens-before
- * order (depgraph's dg_match and dg_hb). */
+ * results by world rank, their MPI logs matched, the happens-before order
+ * (depgraph's dg_match and dg_hb) and the ranks on one clock (clocks.c). */
 #include <stdlib.h>
 
 #include "search-private.h"
@@ -36,6 +36,8 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
         records += ranks[i]->log.n;
     }
     int rc = dg_match_build(x->logs, P, &x->match);
+    if (rc == 0)
+        rc = search_clocks_build(x->logs, P, &x->clocks);
     if (rc < 0) {
         search_xrank_destroy(x);
         return rc;
@@ -56,6 +58,7 @@ void search_xrank_destroy(struct search_xrank *x)
 {
     if (!x)
         return;
+    search_clocks_free(&x->clocks);
     dg_hb_destroy(x->hb);
     dg_match_destroy(x->match);
     free(x->by_rank);

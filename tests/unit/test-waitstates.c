@@ -468,6 +468,48 @@ static void test_clock_offset(void **state)
     free_all(rep, r, 2);
 }
 
+/* The one clock rule (search/xrank/clocks.c): ranks whose offsets are
+ * within 1 ms of each other ran on one host and are compared on their
+ * monotonic clocks as recorded (the 0.4 ms offset and the drift, NTP's
+ * doing, change nothing); 1 ms or more apart they are mapped to real time. */
+static void test_clock_one_host(void **state)
+{
+    (void)state;
+    struct search_rank_result *r[2] = {new_rank(0, 0, 0), new_rank(1, 400000, 3 * (int64_t)MS)};
+    recv(r[0], 0, S_RECV, 1, 1, 5000 * MS, 5030 * MS);
+    send(r[1], 0, S_SEND, CHT_MPI_SEND, 0, 1, 5020 * MS, 5020 * MS + 1000);
+    const struct dg_mpilog *logs[2] = {&r[0]->log, &r[1]->log};
+    struct search_clocks c;
+    assert_int_equal(search_clocks_build(logs, 2, &c), 0);
+    assert_int_equal(c.mode, SEARCH_CLOCK_MONOTONIC);
+    assert_true(c.sampled);
+    assert_int_equal(search_clocks_at(&c, 1, 5020 * MS), 5020 * MS);
+    search_clocks_free(&c);
+    struct search_report *rep = run(r, 2);
+    assert_true(rep->clocks_aligned);
+    assert_int_equal(site_at(rep, 10)->late_sender_ns, 20 * MS); /* exactly: no offset, no drift */
+    free_all(rep, r, 2);
+
+    /* 1.5 ms apart: two hosts, real time (rank 1's times + 1.5 ms, less the
+     * smallest offset, 0) */
+    r[0] = new_rank(0, 0, 0);
+    r[1] = new_rank(1, 1500000, 0);
+    logs[0] = &r[0]->log;
+    logs[1] = &r[1]->log;
+    assert_int_equal(search_clocks_build(logs, 2, &c), 0);
+    assert_int_equal(c.mode, SEARCH_CLOCK_REALTIME);
+    assert_int_equal(search_clocks_at(&c, 1, 5020 * MS) - search_clocks_at(&c, 0, 5020 * MS), 1500000);
+    search_clocks_free(&c);
+    /* a rank without samples: not sampled, times as recorded */
+    r[1]->log.clock[0].valid = r[1]->log.clock[1].valid = false;
+    assert_int_equal(search_clocks_build(logs, 2, &c), 0);
+    assert_false(c.sampled);
+    assert_int_equal(c.mode, SEARCH_CLOCK_MONOTONIC);
+    search_clocks_free(&c);
+    search_rank_result_free(r[0]);
+    search_rank_result_free(r[1]);
+}
+
 /* Clocks that contradict the messages: with rank 1's offset wrong by 1 s,
  * a message would be received 1 s before it was sent; with the collective
  * wrong, a Barrier member would leave before another entered.  Either way
@@ -683,6 +725,7 @@ int main(void)
         T(test_collective_incomplete),
         T(test_imbalance),
         T(test_clock_offset),
+        T(test_clock_one_host),
         T(test_untrustworthy),
         T(test_unmatched),
         T(test_merge_and_skip),

@@ -170,30 +170,11 @@ static void partner_waits(const struct search_xrank *x, const struct dg_clockmap
     }
 }
 
-/* The ranks' clock maps, when the clocks are aligned (NULL otherwise):
- * as search_waitstates, the base is the first rank's real - mono, so that
- * aligned times stay near the monotonic ones. */
-static int clockmaps(const struct search_xrank *xr, bool aligned, struct dg_clockmap **out)
+/* The ranks' clock maps when the clocks are aligned (NULL otherwise): the
+ * cross-rank stage's common clock (search/xrank/clocks.c), borrowed. */
+static int clockmaps(const struct search_xrank *xr, bool aligned, const struct dg_clockmap **out)
 {
-    int P = xr ? xr->world_size : 0;
-    *out = NULL;
-    if (!aligned || !P)
-        return 0;
-    struct dg_clockmap *cm = calloc(P, sizeof *cm);
-    if (!cm)
-        return TRACE_ERR_NOMEM;
-    int64_t base = 0;
-    for (int r = 0; r < P; r++) {
-        const struct dg_mpilog *log = xr->logs[r];
-        if (log && (log->clock[0].valid || log->clock[1].valid)) {
-            base = dg_clock_delta(log->clock[0].valid ? &log->clock[0] : &log->clock[1]);
-            break;
-        }
-    }
-    for (int r = 0; r < P; r++)
-        if (xr->logs[r])
-            dg_clockmap_init(&cm[r], xr->logs[r], base);
-    *out = cm;
+    *out = aligned && xr && xr->world_size ? xr->clocks.cm : NULL;
     return 0;
 }
 
@@ -201,7 +182,7 @@ static int clockmaps(const struct search_xrank *xr, bool aligned, struct dg_cloc
  * the saving of the hint being made (own and credited). */
 struct ov_merge {
     const struct search_merge *m;
-    struct dg_clockmap *cm;
+    const struct dg_clockmap *cm;
     uint64_t *own, *partner;
     int P;
 };
@@ -335,7 +316,6 @@ int search_overlap_merge(const struct search_merge *m)
         i = j;
     }
 out:
-    free(x.cm);
     free(x.partner);
     free(x.own);
     free(e);
