@@ -35,18 +35,6 @@ static void dump_help(void)
            "loop at that line, outermost first, and R:/W: ranges as address+bytes.\n");
 }
 
-static const char *comm_name(uint64_t id, char *buf, size_t n)
-{
-    if (id == CHT_COMM_WORLD)
-        return "world";
-    if (id == CHT_COMM_SELF)
-        return "self";
-    if (id == CHT_COMM_UNKNOWN)
-        return "unknown";
-    snprintf(buf, n, "0x%" PRIx64, id);
-    return buf;
-}
-
 static const char *rank_name(int32_t r, char *buf, size_t n)
 {
     if (r == CHT_RANK_ANY)
@@ -209,11 +197,11 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
                 fprintf(f, " done=req%" PRIu64 ":send", c->request);
         }
     }
-    fprintf(f, " comm=%s", comm_name(m->comm, b1, sizeof b1));
+    fprintf(f, " comm=%s", trace_comm_name(m->comm, b1, sizeof b1));
     if (ev->newcomm) {
         const struct cht_rec_comm *nc = ev->newcomm;
         const int32_t *ranks = (const int32_t *)(nc + 1);
-        fprintf(f, " newcomm=%s size=%u myrank=%d members=[", comm_name(nc->comm, b1, sizeof b1),
+        fprintf(f, " newcomm=%s size=%u myrank=%d members=[", trace_comm_name(nc->comm, b1, sizeof b1),
                 nc->size, nc->my_rank);
         for (uint32_t i = 0; i < nc->size && i < 64; i++)
             fprintf(f, "%s%d", i ? "," : "", ranks[i]);

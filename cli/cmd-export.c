@@ -105,18 +105,6 @@ static uint64_t call_mid(const struct xport *x, int rank, uint32_t call)
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-static const char *comm_name(uint64_t id, char *buf, size_t n)
-{
-    if (id == CHT_COMM_WORLD)
-        return "world";
-    if (id == CHT_COMM_SELF)
-        return "self";
-    if (id == CHT_COMM_UNKNOWN)
-        return "unknown";
-    snprintf(buf, n, "0x%" PRIx64, id);
-    return buf;
-}
-
 /* A time in ns as microseconds with three decimals, exactly. */
 static void put_us(FILE *f, const char *key, uint64_t ns)
 {
@@ -259,7 +247,7 @@ static int write_call(struct xport *x, int rank, uint32_t i)
     put_location(f, "location", si);
     if (si && si->func && *si->func)
         put_str(f, "function", si->func);
-    put_str(f, "comm", comm_name(c->comm, buf, sizeof buf));
+    put_str(f, "comm", trace_comm_name(c->comm, buf, sizeof buf));
     bool unmatched = false;
     for (uint32_t p = 0; p < c->nparts; p++)
         if ((pt[p].kind == SEARCH_PART_SEND || pt[p].kind == SEARCH_PART_RECV) && pt[p].match_rank < 0)

@@ -351,6 +351,9 @@ const char *trace_mpi_call_name(int call);   /* "MPI_Send", ... or "MPI_?" */
 const char *trace_mpi_op_name(int op);       /* "MPI_SUM", ... */
 const char *trace_site_op_name(int op);      /* "fadd", ... */
 const char *trace_site_kind_name(int kind);  /* "comp", "memcpy", ... */
+/* A communicator id: "world", "self", "unknown", or "0x..." written into
+ * buf (n bytes); returns the name. */
+const char *trace_comm_name(uint64_t id, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

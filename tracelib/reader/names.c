@@ -1,4 +1,7 @@
 /* names.c - printable names of the enums of trace-format.h. */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "reader-private.h"
 
 const char *trace_mpi_call_name(int call)
@@ -117,4 +120,16 @@ const char *trace_site_kind_name(int kind)
     case CHT_SITE_CALL: return "call";
     }
     return "?";
+}
+
+const char *trace_comm_name(uint64_t id, char *buf, size_t n)
+{
+    if (id == CHT_COMM_WORLD)
+        return "world";
+    if (id == CHT_COMM_SELF)
+        return "self";
+    if (id == CHT_COMM_UNKNOWN)
+        return "unknown";
+    snprintf(buf, n, "0x%" PRIx64, id);
+    return buf;
 }
