@@ -4,6 +4,8 @@
 #ifndef COMMHINT_SEARCH_PRIVATE_H
 #define COMMHINT_SEARCH_PRIVATE_H
 
+#include <string.h>
+
 #include "rank/rank.h"
 #include "search.h"
 
@@ -77,6 +79,18 @@ static inline const char *search_nz(const char *s)
 static inline int search_cmp_u64(uint64_t a, uint64_t b)
 {
     return a < b ? -1 : a > b;
+}
+
+/* Order of source locations: file ("" for NULL), line, column. */
+static inline int search_place_cmp(const char *fa, uint32_t la, uint32_t ca, const char *fb, uint32_t lb,
+                                 uint32_t cb)
+{
+    int c = strcmp(fa ? fa : "", fb ? fb : "");
+    if (c)
+        return c;
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return ca < cb ? -1 : ca > cb;
 }
 
 /* ---- growing strings (search/report/text.c) ------------------------------------------------ */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "search-private.h"
 
 const char *const search_flag_names[4] = {"conditional", "some-ranks", "some-iterations", "truncated"};
 
@@ -52,14 +53,8 @@ const char *search_display_path(const char *p, bool relative)
 static int wview_location_cmp(const void *pa, const void *pb)
 {
     const struct search_waitsite *x = ((const struct wview *)pa)->w, *y = ((const struct wview *)pb)->w;
-    int c;
-    if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
-        return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
-    return x->call < y->call ? -1 : x->call > y->call;
+    int c = search_place_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+    return c ? c : x->call < y->call ? -1 : x->call > y->call;
 }
 
 static int view_location_cmp(const void *pa, const void *pb)

@@ -116,14 +116,7 @@ bool search_parse_duration(const char *s, uint64_t *out)
 
 int search_hint_location_cmp(const struct search_hint *x, const struct search_hint *y)
 {
-    int c;
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    if ((c = strcmp(x->file ? x->file : "", y->file ? y->file : "")))
-        return c;
-    if (x->line != y->line)
-        return x->line < y->line ? -1 : 1;
-    if (x->col != y->col)
-        return x->col < y->col ? -1 : 1;
-    return 0;
+    return search_place_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
 }

@@ -470,20 +470,10 @@ static int cmp_u64(uint64_t a, uint64_t b)
     return a < b ? -1 : a > b;
 }
 
-static int loc_cmp(const char *fa, uint32_t la, uint32_t ca, const char *fb, uint32_t lb, uint32_t cb)
-{
-    int c = strcmp(nz(fa), nz(fb));
-    if (c)
-        return c;
-    if ((c = cmp_u64(la, lb)))
-        return c;
-    return cmp_u64(ca, cb);
-}
-
 static int ent_cmp(const void *pa, const void *pb)
 {
     const struct ent *a = pa, *b = pb;
-    int c = loc_cmp(a->info->file, a->info->line, a->info->col, b->info->file, b->info->line, b->info->col);
+    int c = search_place_cmp(a->info->file, a->info->line, a->info->col, b->info->file, b->info->line, b->info->col);
     if (c)
         return c;
     if (a->rank != b->rank)
@@ -504,7 +494,7 @@ static int waitsite_cmp(const void *pa, const void *pb)
         return ta > tb ? -1 : 1;
     if (a->time_ns != b->time_ns)
         return a->time_ns > b->time_ns ? -1 : 1;
-    return loc_cmp(a->file, a->line, a->col, b->file, b->line, b->col);
+    return search_place_cmp(a->file, a->line, a->col, b->file, b->line, b->col);
 }
 
 static int merge(struct ws *w, struct search_report *rep)
@@ -519,7 +509,7 @@ static int merge(struct ws *w, struct search_report *rep)
     for (size_t i = 0; i < w->nent;) {
         const struct trace_site_info *in = w->ent[i].info;
         size_t j = i + 1;
-        while (j < w->nent && !loc_cmp(w->ent[j].info->file, w->ent[j].info->line, w->ent[j].info->col,
+        while (j < w->nent && !search_place_cmp(w->ent[j].info->file, w->ent[j].info->line, w->ent[j].info->col,
                                        in->file, in->line, in->col))
             j++;
         struct search_waitsite *s = &v[n];
