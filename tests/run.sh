@@ -1,20 +1,39 @@
 #!/usr/bin/env bash
 # tests/run.sh - runs the whole commhint test suite and ends with the line
-# "N passed, N failed".  Called by `make check` after everything is built:
+# "N passed, N failed, N skipped".  Called by `make check` after everything
+# is built:
 #   B=<build dir> CLANG=clang-16 OPT=opt-16 FILECHECK=FileCheck-16 bash tests/run.sh [FILTER]
 # Every test reports TAP-style lines ("ok - name" / "not ok - name"); a test
-# program that dies without reporting counts as one failure.  FILTER (a
-# substring) runs only the matching test files.
+# program that exits non-zero without reporting a failure counts as one
+# failed check.  A check with a SKIP directive is counted as skipped, not as
+# passed and not as failed: "ok # skip why" / "ok - name # SKIP why" (the
+# e2e scripts) and "not ok N # SKIP name" (what cmocka's TAP output prints
+# for a test that called skip()).  FILTER (a substring) runs only the
+# matching test files.  The exit status is 0 only if no check failed.
 #
 # SAN=1: B is a SAN=1 build (ASan+UBSan); the sanitizers' options are set
 # below and the IR tests are skipped (the pass is never sanitized).
 # SAN_B=<dir>: after this suite, run it again on the SAN=1 build in <dir>
-# (`make check` does); the last line then sums both passes.  That second
-# pass leaves out the e2e tests in SAN_SKIP (docs/reliability.md,
+# (`make check` does).  That second pass prints its own tally, "san pass:
+# N passed, N failed, N skipped", and is not added to the last line: the
+# last line counts each distinct check of the suite once.  A check that
+# fails in the second pass counts as failed there: it is matched with the
+# first pass's check of the same test by its TAP description (and its
+# occurrence among equal descriptions; temporary directories and the
+# build directory are left out of the comparison) and moves from passed
+# (or skipped) to failed.  A failure the first pass has no check of that
+# name for (a test that died, a description with run-dependent text)
+# turns one passed check of the same test into a failed one, or, if there
+# is none, adds one failed check.  Either way any failure in either pass
+# makes the last line's "failed" non-zero and the exit status 1.  The
+# second pass leaves out the e2e tests in SAN_SKIP (docs/reliability.md,
 # "Sanitizers and valgrind"): their time goes to tracing, building or
 # installing, and programs traced there never run sanitized code (the unit
 # tests link a sanitized copy of the runtime; the fuzz harnesses always
 # have the sanitizers; valgrind.sh cannot run ASan binaries).
+#
+# Each check's result is also written, one per line, to $CHECKS_TSV
+# (default $B/tests/log/checks.tsv): "pass|fail|skip <TAB> test <TAB> key".
 SAN_SKIP="crash faults fuzz-corpus install mpi-calls runs threads unwritable valgrind"
 set -u
 cd "$(dirname "$0")/.."
@@ -40,25 +59,58 @@ fi
 
 passed=0
 failed=0
+skipped=0
 failures=()
+CHECKS_TSV=${CHECKS_TSV:-$LOG/checks.tsv}
+: >"$CHECKS_TSV"
 
-# Counts the ok/not ok lines of one test's output.
+# classify NAME < OUTPUT: one "pass|fail|skip <TAB> NAME <TAB> key" line per
+# TAP result line.  The key is the description (test number included, the
+# SKIP/TODO directive and the "- " left out), with the build directory and
+# the e2e tests' temporary directories replaced, and "#n" for its n-th
+# occurrence in the output.
+classify() {
+    awk -v name="$1" -v b="$B" '
+    function norm(s,   i) {
+        while (b != "" && (i = index(s, b)) > 0)
+            s = substr(s, 1, i - 1) "$B" substr(s, i + length(b))
+        gsub(/\/commhint-[A-Za-z0-9_-]*\.[A-Za-z0-9]+/, "/commhint-TMP", s)
+        return s
+    }
+    /^(not )?ok( |$)/ {
+        st = /^not ok/ ? "fail" : "pass"
+        d = $0
+        sub(/^(not )?ok[ \t]*/, "", d)
+        if (tolower(d) ~ /(^|[ \t])#[ \t]*skip([^a-z]|$)/) st = "skip"
+        sub(/[ \t]*#[ \t]*([Ss][Kk][Ii][Pp]|[Tt][Oo][Dd][Oo])([^A-Za-z].*)?$/, "", d)
+        sub(/^- */, "", d)
+        k = norm(d)
+        printf "%s\t%s\t%s#%d\n", st, name, k, ++seen[k]
+    }'
+}
+
+# Counts the ok/not ok/skip lines of one test's output.
 tally() { # name output-file exit-code
-    local name=$PASS_LABEL$1 out=$2 rc=$3 ok nok
-    ok=$(grep -cE '^ok( |$)' "$out")
-    nok=$(grep -cE '^not ok( |$)' "$out")
-    if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then
-        nok=1
-        echo "not ok - $name exited with status $rc without reporting a failure" >>"$out"
+    local name=$1 label=$PASS_LABEL$1 out=$2 rc=$3 recs ok nok skip
+    if [ "$rc" -ne 0 ] && [ "$(classify "$name" <"$out" | grep -c '^fail')" -eq 0 ]; then
+        echo "not ok - $label exited with status $rc without reporting a failure" >>"$out"
     fi
+    recs=$(classify "$name" <"$out")
+    [ -z "$recs" ] || printf '%s\n' "$recs" >>"$CHECKS_TSV"
+    ok=$(grep -c '^pass' <<<"$recs")
+    nok=$(grep -c '^fail' <<<"$recs")
+    skip=$(grep -c '^skip' <<<"$recs")
     passed=$((passed + ok))
     failed=$((failed + nok))
+    skipped=$((skipped + skip))
+    local sk=""
+    [ "$skip" -eq 0 ] || sk=$(printf ' %3d skipped' "$skip")
     if [ "$nok" -gt 0 ]; then
-        failures+=("$name")
-        printf '  FAIL %-40s %3d passed %3d failed  (log: %s)\n' "$name" "$ok" "$nok" "$out"
-        grep -E '^not ok' "$out" | head -20 | sed 's/^/       /'
+        failures+=("$label")
+        printf '  FAIL %-40s %3d passed %3d failed%s  (log: %s)\n' "$label" "$ok" "$nok" "$sk" "$out"
+        grep -E '^not ok' "$out" | grep -viE '^not ok[^#]*#[[:space:]]*skip([^a-z]|$)' | head -20 | sed 's/^/       /'
     else
-        printf '  ok   %-40s %3d passed\n' "$name" "$ok"
+        printf '  ok   %-40s %3d passed%s\n' "$label" "$ok" "$sk"
     fi
 }
 
@@ -117,16 +169,35 @@ if [ -n "${SAN_B:-}" ]; then
     echo
     echo "== the suite again with ASan+UBSan (SAN=1 build in $SAN_B)"
     san_out=$LOG/san-pass.out
+    san_tsv=$LOG/san-checks.tsv
+    : >"$san_tsv"
     # (B first: in `SAN_B= B=$SAN_B` B would see the emptied SAN_B)
-    B=$SAN_B SAN_B= SAN=1 SAN_SUBSET=1 PASS_LABEL=san/ bash tests/run.sh "$FILTER" | tee "$san_out"
-    tally_line=$(sed -n 's/^san pass: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$san_out")
-    if [ -n "$tally_line" ]; then
-        read -r p f <<<"$tally_line"
-        passed=$((passed + p))
-        failed=$((failed + f))
-        read -r -a more <<<"$(sed -n 's/^failed: //p' "$san_out")"
-        failures+=("${more[@]}")
-    else
+    B=$SAN_B SAN_B= SAN=1 SAN_SUBSET=1 PASS_LABEL=san/ CHECKS_TSV=$san_tsv \
+        bash tests/run.sh "$FILTER" | tee "$san_out"
+    read -r -a more <<<"$(sed -n 's/^failed: //p' "$san_out")"
+    failures+=("${more[@]}")
+    # The last line counts the first pass's checks, with those that failed
+    # in the second pass counted as failed (see the top of this file).
+    read -r passed failed skipped moved added <<<"$(awk -F'\t' '
+        FNR == NR { k = $2 FS $3; st[k] = $1; if ($1 == "pass") byname[$2] = byname[$2] SUBSEP k; next }
+        $1 == "fail" { sf[++n] = $2 FS $3; sn[n] = $2 }
+        END {
+            for (i = 1; i <= n; i++)        # the same check failed
+                if (sf[i] in st) { if (st[sf[i]] != "fail") { st[sf[i]] = "fail"; moved++ } done[i] = 1 }
+            for (i = 1; i <= n; i++) {      # a failure with no check of that name
+                if (i in done) continue
+                m = split(byname[sn[i]], ks, SUBSEP); hit = 0
+                for (j = 2; j <= m && !hit; j++)
+                    if (st[ks[j]] == "pass") { st[ks[j]] = "fail"; moved++; hit = 1 }
+                if (!hit) added++
+            }
+            for (k in st) c[st[k]]++
+            printf "%d %d %d %d %d\n", c["pass"], c["fail"] + added, c["skip"], moved, added
+        }' "$CHECKS_TSV" "$san_tsv")"
+    if [ "$moved" -gt 0 ] || [ "$added" -gt 0 ]; then
+        echo "failed in the sanitizer pass: $moved passed or skipped checks counted as failed, $added failed checks added"
+    fi
+    if ! grep -qE '^san pass: [0-9]+ passed, [0-9]+ failed' "$san_out"; then
         failed=$((failed + 1))
         failures+=("san/(the pass did not finish)")
     fi
@@ -136,5 +207,5 @@ echo
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed: ${failures[*]}"
 fi
-echo "${PASS_LABEL:+${PASS_LABEL%/} pass: }$passed passed, $failed failed"
+echo "${PASS_LABEL:+${PASS_LABEL%/} pass: }$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

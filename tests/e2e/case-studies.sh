@@ -9,14 +9,42 @@
 #  - the improved version gets no hint of that kind at the lines that
 #    replace them (nonblocking calls and their waits, merged messages, real
 #    collectives), and its trace has those calls (so a version that is not
-#    traced cannot pass).
+#    traced cannot pass);
+#  - `commhint hints` exits 0 on both with its summary and valid JSON, and
+#    an absent hint counts only if it did (so a failing run cannot pass).
 source "$(dirname "$0")/lib.sh"
 
 flat() { python3 tests/e2e/hints-flat.py; }
 
-# hints_of DIR: one flat line per hint: "<kind> <call> <file>:<line> ...".
-hints_of() {
-    "$CH" hints "$1" --format=json --stable 2>"$WORK/hints.err" | flat 2>&1 || echo "ERROR $(cat "$WORK/hints.err")"
+# run_hints NAME: `commhint hints` on the trace $WORK/NAME; one flat line
+# per hint, "<kind> <call> <file>:<line> ...", in $WORK/NAME.hints.  Checks
+# that it exits 0, prints its summary on stderr ("N hints (...") and one
+# valid JSON document; only then is $WORK/NAME.hints-ok created, without
+# which no_hint cannot say that a hint is absent.
+run_hints() {
+    local n=$1 what="$1: hints exits 0, with its summary and a valid JSON document" rc fl frc
+    rm -f "$WORK/$n.hints-ok"
+    "$CH" hints "$WORK/$n" --format=json --stable >"$WORK/$n.json" 2>"$WORK/$n.hints-err"
+    rc=$?
+    fl=$(flat <"$WORK/$n.json" 2>&1)
+    frc=$?
+    printf '%s\n' "$fl" >"$WORK/$n.hints"
+    if [ "$rc" -eq 0 ] && [ "$frc" -eq 0 ] && grep -qE '^[0-9]+ hints? \(' "$WORK/$n.hints-err"; then
+        ok "$what"
+        touch "$WORK/$n.hints-ok"
+    else
+        not_ok "$what" "exit status $rc; stderr:" "$(head -5 "$WORK/$n.hints-err")" "output:" "$(head -3 <<<"$fl")"
+    fi
+}
+
+# no_hint WHAT NAME ERE: hints ran cleanly on NAME (run_hints) and none of
+# its hints matches ERE.
+no_hint() {
+    if [ -e "$WORK/$2.hints-ok" ]; then
+        expect_no_match "$1" "$(cat "$WORK/$2.hints")" "$3"
+    else
+        not_ok "$1" "commhint hints did not run cleanly on $2 (see the check above)"
+    fi
 }
 
 # lines FILE ERE: the line numbers of FILE matching ERE, as "l1|l2|..."
@@ -56,12 +84,14 @@ pair() {
 # ---- jacobi: overlap of the halo exchange ------------------------------------------
 J=examples/jacobi.c JA=examples/jacobi_after.c
 pair jacobi "6 5 1" "10 7 3" "33 20 4"
-h=$(hints_of "$WORK/jacobi"); ha=$(hints_of "$WORK/jacobi_after")
+run_hints jacobi
+run_hints jacobi_after
+h=$(cat "$WORK/jacobi.hints")
 expect_match "jacobi: the halo receives can overlap (the hint applied)" "$h" \
     "^overlap MPI_Recv [^ ]*jacobi.c:($(lines "$J" 'MPI_Recv\(')) "
 expect_match "jacobi: the halo sends can overlap (the hint applied)" "$h" \
     "^overlap MPI_Send [^ ]*jacobi.c:($(lines "$J" 'MPI_Send\(')) "
-expect_no_match "jacobi_after: no overlap hint at the nonblocking exchange or its waits" "$ha" \
+no_hint "jacobi_after: no overlap hint at the nonblocking exchange or its waits" jacobi_after \
     "^overlap [^ ]+ [^ ]*jacobi_after.c:($(lines "$JA" 'MPI_(Isend|Irecv|Waitall)\(')) "
 expect_match "jacobi_after: the trace has the nonblocking calls" "$(calls_of "$WORK/jacobi_after")" \
     '"MPI_Isend":[1-9].*"MPI_Irecv":[1-9].*"MPI_Waitall":[1-9]|"MPI_Irecv":[1-9].*"MPI_Isend":[1-9]'
@@ -69,7 +99,9 @@ expect_match "jacobi_after: the trace has the nonblocking calls" "$(calls_of "$W
 # ---- gauss: look-ahead (overlap of the pivot rows) -----------------------------------
 G=examples/gauss.c GA=examples/gauss_after.c
 pair gauss "1" "5" "37"
-h=$(hints_of "$WORK/gauss"); ha=$(hints_of "$WORK/gauss_after")
+run_hints gauss
+run_hints gauss_after
+h=$(cat "$WORK/gauss.hints")
 expect_match "gauss: the pivot row's receive can overlap (the hint applied)" "$h" \
     "^overlap MPI_Recv [^ ]*gauss.c:$(lines "$G" 'MPI_Recv\(&pivot\[k\]') "
 expect_match "gauss: the pivot row's sends can overlap (the hint applied)" "$h" \
@@ -77,7 +109,7 @@ expect_match "gauss: the pivot row's sends can overlap (the hint applied)" "$h" 
 # (the MPI_Waitall of the sends before back substitution is left out: on
 # the owner of row n-1 it can still wait one statement later, x[n-1],
 # computed from a row that was never sent, which is right and negligible)
-expect_no_match "gauss_after: no overlap hint at the pivot row's Isend, Irecv or Wait" "$ha" \
+no_hint "gauss_after: no overlap hint at the pivot row's Isend, Irecv or Wait" gauss_after \
     "^overlap [^ ]+ [^ ]*gauss_after.c:($(lines "$GA" 'MPI_(Isend\(&prow|Irecv\(&pbuf|Wait\(&rreq)')) "
 expect_match "gauss_after: the trace has the nonblocking calls" "$(calls_of "$WORK/gauss_after")" \
     '"MPI_Wait":[1-9]'
@@ -86,7 +118,9 @@ expect_match "gauss_after: and the sends start early" "$(calls_of "$WORK/gauss_a
 # ---- master_worker: real collectives ---------------------------------------------------
 M=examples/master_worker.c MA=examples/master_worker_after.c
 pair master_worker "12 3" "400 7"
-h=$(hints_of "$WORK/master_worker"); ha=$(hints_of "$WORK/master_worker_after")
+run_hints master_worker
+run_hints master_worker_after
+h=$(cat "$WORK/master_worker.hints")
 for c in MPI_Bcast MPI_Scatter MPI_Gather MPI_Reduce; do
     got=$("$CH" hints "$WORK/master_worker" --format=json --stable --kind=collective 2>/dev/null |
         python3 -c 'import json,sys; print(sorted({h["collective"] for h in json.load(sys.stdin)["hints"]}))')
@@ -94,8 +128,8 @@ for c in MPI_Bcast MPI_Scatter MPI_Gather MPI_Reduce; do
 done
 expect_match "master_worker: the two sends to one rank can be one message" "$h" \
     "^aggregate MPI_Send [^ ]*master_worker.c:$(lines "$M" 'MPI_Send\(params') "
-expect_no_match "master_worker_after: no collective hint" "$ha" "^collective "
-expect_no_match "master_worker_after: no aggregation hint" "$ha" "^aggregate "
+no_hint "master_worker_after: no collective hint" master_worker_after "^collective "
+no_hint "master_worker_after: no aggregation hint" master_worker_after "^aggregate "
 expect_match "master_worker_after: the trace has the collectives" "$(calls_of "$WORK/master_worker_after")" \
     '"MPI_Bcast":[1-9]'
 for c in MPI_Scatter MPI_Gather MPI_Reduce; do
@@ -105,17 +139,19 @@ done
 # ---- small_sends: one message per step, overlapped; one Gatherv ----------------------
 S=examples/small_sends.c SA=examples/small_sends_after.c
 pair small_sends "9 3" "1001 13"
-h=$(hints_of "$WORK/small_sends"); ha=$(hints_of "$WORK/small_sends_after")
+run_hints small_sends
+run_hints small_sends_after
+h=$(cat "$WORK/small_sends.hints")
 expect_match "small_sends: the five sends can be one message (the hint applied)" "$h" \
     "^aggregate MPI_Send [^ ]*small_sends.c:($(lines "$S" 'MPI_Send\(')) "
 expect_match "small_sends: the receives can overlap (the hint applied)" "$h" \
     "^overlap MPI_Recv [^ ]*small_sends.c:($(lines "$S" 'MPI_Recv\(')) "
 expect_match "small_sends: the four MPI_Gatherv can be one (the hint applied)" "$h" \
     "^collective MPI_Gatherv [^ ]*small_sends.c:$(lines "$S" 'MPI_Gatherv\(') "
-expect_no_match "small_sends_after: no aggregation hint" "$ha" "^aggregate "
-expect_no_match "small_sends_after: no overlap hint at the nonblocking exchange or its wait" "$ha" \
+no_hint "small_sends_after: no aggregation hint" small_sends_after "^aggregate "
+no_hint "small_sends_after: no overlap hint at the nonblocking exchange or its wait" small_sends_after \
     "^overlap [^ ]+ [^ ]*small_sends_after.c:($(lines "$SA" 'MPI_(Isend|Irecv|Waitall)\(')) "
-expect_no_match "small_sends_after: no collective hint" "$ha" "^collective "
+no_hint "small_sends_after: no collective hint" small_sends_after "^collective "
 calls=$(calls_of "$WORK/small_sends_after")
 expect_match "small_sends_after: the trace has one send per step" "$calls" '"MPI_Isend":200[,}]'
 expect_match "small_sends_after: and one MPI_Gatherv per rank" "$calls" '"MPI_Gatherv":4[,}]'

@@ -49,3 +49,37 @@ trace_run() {
     local dir=$1 np=$2; shift 2
     "$CH" run -n "$np" -o "$dir" -- "$@" >"$dir.out" 2>"$dir.err"
 }
+
+# xvfb_start: a private X server for the viewer's tests; exports DISPLAY.
+# Xvfb picks a free display number itself and writes it once it accepts
+# connections (-displayfd), so tests running at the same time cannot race
+# for a number and nothing waits a fixed time.  -noreset: it stays up
+# between viewer runs (under xvfb-run, the reset after each client sends
+# xvfb-run a SIGUSR1 that, landing in its cleanup, makes it exit 5 and
+# leave its Xvfb running).  Stopped on exit.  Returns 1, with the reason
+# on stderr, if it is not ready within XVFB_WAIT seconds (default 60).
+XVFB_PID=
+xvfb_start() {
+    local fd=$WORK/xvfb.display n= i
+    : >"$fd"
+    Xvfb -displayfd 3 -screen 0 1280x1024x24 -nolisten tcp -noreset 3>"$fd" </dev/null >"$WORK/xvfb.log" 2>&1 &
+    XVFB_PID=$!
+    trap 'xvfb_stop; rm -rf "$WORK"' EXIT
+    for ((i = 0; i < ${XVFB_WAIT:-60} * 10; i++)); do
+        if read -r n <"$fd" && [ -n "$n" ]; then
+            export DISPLAY=:$n
+            return 0
+        fi
+        kill -0 "$XVFB_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "Xvfb did not start within ${XVFB_WAIT:-60} s: $(tail -5 "$WORK/xvfb.log")" >&2
+    xvfb_stop
+    return 1
+}
+xvfb_stop() {
+    [ -n "$XVFB_PID" ] || return 0
+    kill "$XVFB_PID" 2>/dev/null
+    wait "$XVFB_PID" 2>/dev/null
+    XVFB_PID=
+}
