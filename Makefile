@@ -292,7 +292,8 @@ demo: deps
 tests: all examples $(UNIT_BIN)
 
 # `make check` runs the suite on this build, then again on a second build with
-# ASan+UBSan in $(B)-san (tests/run.sh sums both passes in its last line).
+# ASan+UBSan in $(B)-san (its own tally line; tests/run.sh's last line counts each
+# distinct check once, failed if it failed in either pass).
 # CHECK_SAN=0 leaves the second pass out; `make check SAN=1` runs the suite
 # once, on the sanitized build.
 CHECK_SAN ?= 1
