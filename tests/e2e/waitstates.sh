@@ -64,8 +64,10 @@ for O in -O0 -O2; do
         'all(set(w) == {"file","line","column","function","call","ranks","calls","time_ns","late_sender_ns","late_receiver_ns","wait_at_collective_ns"} for w in d["wait_states"]) and len(d["wait_states"]) >= 3'
     json_check "$O: json: late sender of 10 ms or more at the receive, within its time" "$js" \
         "site($RECV)['call'] == 'MPI_Recv' and site($RECV)['ranks'] == 1 and site($RECV)['calls'] == 1 and 10000000 <= site($RECV)['late_sender_ns'] <= site($RECV)['time_ns'] and site($RECV)['wait_at_collective_ns'] == 0"
-    json_check "$O: json: rank 0 waits at each barrier (5 x ~7 ms)" "$js" \
-        "site($BAR)['call'] == 'MPI_Barrier' and site($BAR)['ranks'] == 2 and site($BAR)['calls'] == 10 and site($BAR)['wait_at_collective_ns'] >= 20000000 and site($BAR)['late_sender_ns'] == 0"
+    # (5 x ~7 ms on a quiet machine; a rank descheduled on a loaded one
+    # arrives later and waits less, so the bound is 10 ms, not 35)
+    json_check "$O: json: rank 0 waits at the barriers (5 x ~7 ms, 10 ms at least)" "$js" \
+        "site($BAR)['call'] == 'MPI_Barrier' and site($BAR)['ranks'] == 2 and site($BAR)['calls'] == 10 and site($BAR)['wait_at_collective_ns'] >= 10000000 and site($BAR)['late_sender_ns'] == 0"
     json_check "$O: json: wait states sorted by total wait" "$js" \
         '[w["late_sender_ns"] + w["late_receiver_ns"] + w["wait_at_collective_ns"] for w in d["wait_states"]] == sorted([w["late_sender_ns"] + w["late_receiver_ns"] + w["wait_at_collective_ns"] for w in d["wait_states"]], reverse=True)'
     json_check "$O: json: the overlap hint at the receive carries its wait states" "$js" \
