@@ -198,8 +198,9 @@ static gboolean shot_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data
         cv_window_select_hint(r->win, (int)(r->o.select - 1));
     if (r->frames < SHOT_MIN_FRAMES)
         return G_SOURCE_CONTINUE;
-    /* the source view scrolls once its lines are measured (idle work) */
-    if (r->line && !cv_source_pane_line_visible(src, r->line) && r->frames < SHOT_MAX_FRAMES)
+    /* the source view scrolls, and aligns the line, once its lines are
+     * measured (idle work, starved on a loaded machine): wait for it */
+    if (r->line && !cv_source_pane_line_settled(src, r->line) && r->frames < SHOT_MAX_FRAMES)
         return G_SOURCE_CONTINUE;
     if (r->line && !cv_source_pane_line_visible(src, r->line))
         fprintf(stderr, "commhint-gui: warning: the selected hint's line is not in view: line=%u\n", r->line);

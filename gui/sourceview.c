@@ -390,6 +390,7 @@ static void set_missing(CvSourcePane *p, const char *file)
 }
 
 static gboolean line_in_view(CvSourcePane *p, guint line);
+static gboolean line_settled(CvSourcePane *p, guint line);
 
 /* A scroll asked for before the view knew its size or its lines' heights
  * (a file just loaded, a window not laid out yet) can be lost: check a
@@ -397,7 +398,7 @@ static gboolean line_in_view(CvSourcePane *p, guint line);
 static gboolean scroll_check(gpointer data)
 {
     CvSourcePane *p = data;
-    if (!p->scroll_line || !p->scroll_mark || line_in_view(p, p->scroll_line) || ++p->scroll_tries > 20) {
+    if (!p->scroll_line || !p->scroll_mark || line_settled(p, p->scroll_line) || ++p->scroll_tries > 20) {
         p->scroll_source = 0;
         p->scroll_line = 0;
         return G_SOURCE_REMOVE;
@@ -788,6 +789,12 @@ gboolean cv_source_pane_line_visible(CvSourcePane *p, guint line)
     return line_in_view(p, line);
 }
 
+gboolean cv_source_pane_line_settled(CvSourcePane *p, guint line)
+{
+    g_return_val_if_fail(CV_IS_SOURCE_PANE(p), FALSE);
+    return line_settled(p, line);
+}
+
 static gboolean line_in_view(CvSourcePane *p, guint line)
 {
     int y, h;
@@ -795,6 +802,22 @@ static gboolean line_in_view(CvSourcePane *p, guint line)
         return FALSE;
     int mid = y + h / 2;
     return mid >= 0 && mid < gtk_widget_get_allocated_height(GTK_WIDGET(p->view));
+}
+
+/* The line where scroll_to_line puts it: in view and in the upper half of
+ * the view, unless the view cannot scroll further down (the file's end).
+ * A line merely in view may still be where a first, unaligned scroll left
+ * it (the text view aligns once its lines are measured, in idle work). */
+static gboolean line_settled(CvSourcePane *p, guint line)
+{
+    int y, h;
+    if (!line_in_view(p, line) || !line_extent(p, line, &y, &h))
+        return FALSE;
+    if (y + h / 2 < gtk_widget_get_allocated_height(GTK_WIDGET(p->view)) / 2)
+        return TRUE;
+    GtkAdjustment *adj = gtk_scrollable_get_vadjustment(GTK_SCROLLABLE(p->view));
+    return adj && gtk_adjustment_get_value(adj) >=
+                      gtk_adjustment_get_upper(adj) - gtk_adjustment_get_page_size(adj) - 1;
 }
 
 static void visit_marks(CvSourcePane *p, const struct cv_marks *set, GtkWidget *relative_to,

@@ -47,6 +47,9 @@ const char *cv_source_pane_current_file(CvSourcePane *p, gboolean *found);
 /* Whether line (from 1) of the file shown is inside the visible part of the
  * view (for waiting until a scroll has happened). */
 gboolean cv_source_pane_line_visible(CvSourcePane *p, guint line);
+/* Whether line is where selecting a hint scrolls it: in view, in the upper
+ * half unless the file ends below it. */
+gboolean cv_source_pane_line_settled(CvSourcePane *p, guint line);
 
 /* Calls fn for every mark on a line of the file shown that is in view:
  * category ("overlap", "aggregate", "collective", "call", "related"), role
