@@ -15,7 +15,7 @@
 # program's processes, summed over the ranks, from bench/rusage.c preloaded
 # into them (mpiexec's own processes are left out).  ns/event = (CPU -
 # plain CPU) / events.  Trace bytes per access and per event come from
-# `commhint info DIR --format=json` of the last run.  Every run's figures
+# `commhint info DIR --format=json` of the last round's traces.  Every run's figures
 # are listed below the table.  A bigger size:
 #   STENCIL_ARGS="4000000 200" bash bench/fastpath.sh
 # Writes bench/results/fastpath.md (or OUT).
@@ -43,9 +43,10 @@ COMMHINT_INLINE=0 CLANG=$CLANG "$CH" cc mpicc -O2 -o "$tmp/calls" bench/stencil.
 BUILDS=(plain commhint calls noruns)
 label() { case $1 in noruns) echo "no runs" ;; *) echo "$1" ;; esac; }
 
-# one NP BUILD: runs the build once on NP ranks; prints "wall_s cpu_s"
+# one NP BUILD [info]: runs the build once on NP ranks; prints "wall_s cpu_s";
+# with "info", keeps `commhint info` of its trace
 one() {
-    local np=$1 b=$2 prog t0 t1 cpu
+    local np=$1 b=$2 info=${3:-} prog t0 t1 cpu
     prog=$tmp/$b; [ "$b" != noruns ] || prog=$tmp/commhint
     rm -rf "$tmp/tr"
     t0=$(date +%s.%N)
@@ -62,12 +63,13 @@ one() {
         END { if (n == 0) exit 1; printf "%.4f", s / 1e9 }' "$tmp/err") ||
         die "no rusage lines from $b on $np ranks"
     [ "$(grep -c '^rusage: ' "$tmp/err")" -eq "$np" ] || die "expected $np rusage lines from $b, got: $(cat "$tmp/err")"
-    if [ "$b" != plain ]; then
+    if [ "$b" != plain ] && [ -n "$info" ]; then
         "$CH" info "$tmp/tr" --format=json >"$tmp/info-$b.json"
     fi
     echo "$(echo "$t1 - $t0" | bc -l) $cpu"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+minof() { printf '%s\n' "$@" | sort -g | head -1; }
 json() { grep -o "\"$2\":[0-9.]*" "$tmp/info-$1.json" | head -1 | cut -d: -f2; }
 list() { local s="" x; for x in "$@"; do s="$s${s:+, }$(printf '%.3f' "$x")"; done; echo "$s"; }
 
@@ -81,11 +83,12 @@ echo "*commhint* = \`commhint cc mpicc -O2\` (inline fast path), tracing to disk
 echo "with \`COMMHINT_INLINE=0\`; *no runs* = the commhint build run with \`COMMHINT_RUNS=0\`."
 echo "*wall* = wall time of \`mpiexec\`, start-up included; *CPU* = user + system time of the program's"
 echo "processes, summed over the ranks (bench/rusage.c), start-up included; medians of $REPS alternating"
-echo "runs. *ns/event* = (CPU - plain CPU) / events. *B/access*, *B/event*: trace bytes on disk per"
-echo "traced memory access and per event."
+echo "runs; *best* = the same ratio of the fastest runs (on a loaded machine the runs least disturbed by"
+echo "other work). *ns/event* = (CPU - plain CPU) / events, medians. *B/access*, *B/event*: trace bytes"
+echo "on disk per traced memory access and per event."
 echo
-echo "| ranks | build | events | wall (s) | wall / plain | CPU (s) | CPU / plain | ns/event (CPU) | B/access | B/event |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| ranks | build | events | wall (s) | wall / plain | best wall / plain | CPU (s) | CPU / plain | best CPU / plain | ns/event (CPU) | B/access | B/event |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 runs_lines=()
 for np in $RANKS; do
     declare -A W=() C=()
@@ -93,22 +96,27 @@ for np in $RANKS; do
         order=("${BUILDS[@]}")
         if ((i % 2 == 1)); then order=(noruns calls commhint plain); fi
         for b in "${order[@]}"; do
-            read -r w c <<<"$(one "$np" "$b")"
+            read -r w c <<<"$(one "$np" "$b" $( ((i == REPS - 1)) && echo info))"
             W[$b]="${W[$b]:-} $w"; C[$b]="${C[$b]:-} $c"
         done
     done
     # shellcheck disable=SC2086
     pw=$(median ${W[plain]}); pc=$(median ${C[plain]})
+    # shellcheck disable=SC2086
+    bw=$(minof ${W[plain]}); bc=$(minof ${C[plain]})
     ev=$(json commhint events)
     [ "$(json noruns events)" = "$ev" ] || die "events differ with COMMHINT_RUNS=0: $(json noruns events) against $ev"
     for b in "${BUILDS[@]}"; do
         # shellcheck disable=SC2086
         w=$(median ${W[$b]}); c=$(median ${C[$b]})
+        # shellcheck disable=SC2086
+        mw=$(minof ${W[$b]}); mc=$(minof ${C[$b]})
         if [ "$b" = plain ]; then
-            printf '| %d | %s | - | %.3f | 1.00 | %.3f | 1.00 | - | - | - |\n' "$np" "$b" "$w" "$c"
+            printf '| %d | %s | - | %.3f | 1.00 | 1.00 | %.3f | 1.00 | 1.00 | - | - | - |\n' "$np" "$b" "$w" "$c"
         else
-            printf '| %d | %s | %s | %.3f | %.2f | %.3f | %.2f | %.2f | %s | %s |\n' "$np" "$(label "$b")" "$ev" \
-                "$w" "$(echo "$w / $pw" | bc -l)" "$c" "$(echo "$c / $pc" | bc -l)" \
+            printf '| %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %.2f | %.2f | %.2f | %s | %s |\n' "$np" "$(label "$b")" "$ev" \
+                "$w" "$(echo "$w / $pw" | bc -l)" "$(echo "$mw / $bw" | bc -l)" \
+                "$c" "$(echo "$c / $pc" | bc -l)" "$(echo "$mc / $bc" | bc -l)" \
                 "$(echo "($c - $pc) * 1000000000 / $ev" | bc -l)" "$(json "$b" bytes_per_access)" "$(json "$b" bytes_per_event)"
         fi
         # shellcheck disable=SC2086
