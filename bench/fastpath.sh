@@ -84,11 +84,11 @@ echo "with \`COMMHINT_INLINE=0\`; *no runs* = the commhint build run with \`COMM
 echo "*wall* = wall time of \`mpiexec\`, start-up included; *CPU* = user + system time of the program's"
 echo "processes, summed over the ranks (bench/rusage.c), start-up included; medians of $REPS alternating"
 echo "runs; *best* = the same ratio of the fastest runs (on a loaded machine the runs least disturbed by"
-echo "other work). *ns/event* = (CPU - plain CPU) / events, medians. *B/access*, *B/event*: trace bytes"
-echo "on disk per traced memory access and per event."
+echo "other work). *ns/event* = (CPU - plain CPU) / events, medians. *trace bytes*: on disk, all ranks,"
+echo "with the metadata; *B/access*, *B/event*: trace bytes per traced memory access and per event."
 echo
-echo "| ranks | build | events | wall (s) | wall / plain | best wall / plain | CPU (s) | CPU / plain | best CPU / plain | ns/event (CPU) | B/access | B/event |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| ranks | build | events | wall (s) | wall / plain | best wall / plain | CPU (s) | CPU / plain | best CPU / plain | ns/event (CPU) | trace bytes | B/access | B/event |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 runs_lines=()
 for np in $RANKS; do
     declare -A W=() C=()
@@ -112,12 +112,14 @@ for np in $RANKS; do
         # shellcheck disable=SC2086
         mw=$(minof ${W[$b]}); mc=$(minof ${C[$b]})
         if [ "$b" = plain ]; then
-            printf '| %d | %s | - | %.3f | 1.00 | 1.00 | %.3f | 1.00 | 1.00 | - | - | - |\n' "$np" "$b" "$w" "$c"
+            printf '| %d | %s | - | %.3f | 1.00 | 1.00 | %.3f | 1.00 | 1.00 | - | - | - | - |\n' "$np" "$b" "$w" "$c"
         else
-            printf '| %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %.2f | %.2f | %.2f | %s | %s |\n' "$np" "$(label "$b")" "$ev" \
+            printf '| %d | %s | %s | %.3f | %.2f | %.2f | %.3f | %.2f | %.2f | %.2f | %s | %.3g | %.3g |\n' "$np" "$(label "$b")" "$ev" \
                 "$w" "$(echo "$w / $pw" | bc -l)" "$(echo "$mw / $bw" | bc -l)" \
                 "$c" "$(echo "$c / $pc" | bc -l)" "$(echo "$mc / $bc" | bc -l)" \
-                "$(echo "($c - $pc) * 1000000000 / $ev" | bc -l)" "$(json "$b" bytes_per_access)" "$(json "$b" bytes_per_event)"
+                "$(echo "($c - $pc) * 1000000000 / $ev" | bc -l)" "$(json "$b" bytes_on_disk)" \
+                "$(echo "$(json "$b" bytes_on_disk) / $(json "$b" accesses)" | bc -l)" \
+                "$(echo "$(json "$b" bytes_on_disk) / $ev" | bc -l)"
         fi
         # shellcheck disable=SC2086
         runs_lines+=("- $np rank(s), $(label "$b"): wall $(list ${W[$b]}); CPU $(list ${C[$b]}).")
