@@ -96,21 +96,25 @@ for np in $RANKS; do
         order=("${BUILDS[@]}")
         if ((i % 2 == 1)); then order=(noruns calls commhint plain); fi
         for b in "${order[@]}"; do
-            read -r w c <<<"$(one "$np" "$b" $( ((i == REPS - 1)) && echo info))"
+            info=; ((i < REPS - 1)) || info=info
+            read -r w c <<<"$(one "$np" "$b" "$info")"
             W[$b]="${W[$b]:-} $w"; C[$b]="${C[$b]:-} $c"
         done
     done
+    # the lists are space-separated numbers: split on purpose
     # shellcheck disable=SC2086
-    pw=$(median ${W[plain]}); pc=$(median ${C[plain]})
-    # shellcheck disable=SC2086
-    bw=$(minof ${W[plain]}); bc=$(minof ${C[plain]})
+    {
+        pw=$(median ${W[plain]}); pc=$(median ${C[plain]})
+        bw=$(minof ${W[plain]}); bc=$(minof ${C[plain]})
+    }
     ev=$(json commhint events)
     [ "$(json noruns events)" = "$ev" ] || die "events differ with COMMHINT_RUNS=0: $(json noruns events) against $ev"
     for b in "${BUILDS[@]}"; do
         # shellcheck disable=SC2086
-        w=$(median ${W[$b]}); c=$(median ${C[$b]})
-        # shellcheck disable=SC2086
-        mw=$(minof ${W[$b]}); mc=$(minof ${C[$b]})
+        {
+            w=$(median ${W[$b]}); c=$(median ${C[$b]})
+            mw=$(minof ${W[$b]}); mc=$(minof ${C[$b]})
+        }
         if [ "$b" = plain ]; then
             printf '| %d | %s | - | %.3f | 1.00 | 1.00 | %.3f | 1.00 | 1.00 | - | - | - | - |\n' "$np" "$b" "$w" "$c"
         else
