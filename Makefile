@@ -309,6 +309,7 @@ check: deps
 bench: all examples $(B)/bench/compress-chunks
 	$(Q)B=$(B) bash bench/compression.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/fastpath.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/analysis.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/parallel.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/tracing.sh

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/overhead.sh - run-time ratio of the Jacobi example built with
 # commhint (pass + runtime, tracing to disk) to the same program built plain,
-# both at -O2, on 1 and 4 ranks and two problem sizes.  Runs alternate
+# both at -O2, on RANKS (default 1, 2 and 4; 4 ranks oversubscribe a 2-core
+# machine) ranks and two problem sizes.  Runs alternate
 # (plain, traced, plain, ...) and the median of REPS runs of each is taken,
 # so both see the same machine load.  Writes bench/results/overhead.md.
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
 REPS=${REPS:-5}
+RANKS=${RANKS:-"1 2 4"}
 out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -21,12 +23,13 @@ secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); ec
 {
 echo "# Tracing overhead: Jacobi example, -O2"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores; median of $REPS alternating runs; traced = built with"
-echo "\`commhint cc\` and writing its trace to disk (zstd level 1, 1 MiB buffers)."
+echo "$(date -u +%Y-%m-%d), $(nproc) cores; load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "Wall time of \`mpiexec\` (start-up included), median of $REPS alternating runs; traced = built with"
+echo "\`commhint cc -g -O2\` (make examples) and writing its trace to disk."
 echo
 echo "| ranks | grid, sweeps | plain (s) | traced (s) | ratio | trace bytes per access |"
 echo "|---|---|---|---|---|---|"
-for np in 1 4; do
+for np in $RANKS; do
     for args in "64 50" "256 200"; do
         : >"$tmp/p"; : >"$tmp/t"
         for _ in $(seq "$REPS"); do
@@ -39,4 +42,6 @@ for np in 1 4; do
         printf '| %d | %s | %.3f | %.3f | %.2f | %s |\n' $np "$args" "$p" "$t" "$(echo "$t / $p" | bc -l)" "$bpa"
     done
 done
+echo
+echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$out/overhead.md"

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # bench/parallel.sh - `commhint hints --parallel`: an 8-rank trace analysed
-# by the serial command and by MPI jobs of 1 and 2 processes
-# (`mpiexec -n P commhint hints --parallel`), wall time, median of RUNS
-# alternating runs (default 3).  The trace comes from bench/stencil.c built
-# with commhint and run on 8 ranks, EVENTS events long (default 4e7); the
-# outputs of the serial and parallel runs must be identical.
+# by the serial command and by MPI jobs of P processes
+# (`mpiexec -n P commhint hints --parallel`) for each P in PROCS (default
+# 1 2 3 4 8; more than 2 oversubscribes a 2-core machine); wall time,
+# median of RUNS alternating runs (default 3; the order is reversed every
+# other round).  The trace comes from bench/stencil.c built with commhint
+# and run on 8 ranks, EVENTS events long (default 4e7); the outputs of the
+# serial and 2-process runs must be identical.
 # Writes bench/results/parallel.md.
-set -eu
+set -eu -o pipefail
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
 CH=$B/bin/commhint
 EVENTS=${EVENTS:-40000000}
 RUNS=${RUNS:-3}
+PROCS=${PROCS:-"1 2 3 4 8"}
 NRANKS=8
 POINTS=250000
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -54,28 +57,46 @@ seconds() {
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-ser=(); p1=(); p2=()
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+declare -A T=()
+confs=(serial $PROCS)
 for ((i = 0; i < RUNS; i++)); do
-    ser+=("$(seconds "$CH" hints "$tmp/tr")")
-    p2+=("$(seconds "$MPIEXEC" -n 2 "$CH" hints --parallel "$tmp/tr")")
-    p1+=("$(seconds "$MPIEXEC" -n 1 "$CH" hints --parallel "$tmp/tr")")
+    order=("${confs[@]}")
+    if ((i % 2 == 1)); then
+        order=(); for ((j = ${#confs[@]} - 1; j >= 0; j--)); do order+=("${confs[j]}"); done
+    fi
+    for c in "${order[@]}"; do
+        if [ "$c" = serial ]; then
+            x=$(seconds "$CH" hints "$tmp/tr")
+        else
+            x=$(seconds "$MPIEXEC" -n "$c" "$CH" hints --parallel "$tmp/tr")
+        fi
+        T[$c]="${T[$c]:-} $x"
+    done
 done
-ts=$(median "${ser[@]}"); t1=$(median "${p1[@]}"); t2=$(median "${p2[@]}")
 fmt() { printf '%.2f' "$1"; }
 list() { local s="" x; for x in "$@"; do s="$s${s:+, }$(fmt "$x")"; done; echo "$s"; }
+name() { case $1 in serial) echo "serial" ;; 1) echo "1 process" ;; *) echo "$1 processes" ;; esac; }
 
 {
 echo "# Parallel analysis"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores. A trace of bench/stencil.c on $NRANKS ranks (-O2, $POINTS"
-echo "points per rank, $sweeps sweeps): $events events, $mb MB. *serial* = \`commhint hints\`;"
-echo "*P processes* = \`mpiexec -n P commhint hints --parallel\` (the same output, checked)."
-echo "Wall time in seconds, median of $RUNS alternating runs (every run below the table)."
+echo "$(date -u +%Y-%m-%d), $(nproc) cores; load average before the runs: $load0. A trace of bench/stencil.c"
+echo "on $NRANKS ranks (-O2, $POINTS points per rank, $sweeps sweeps): $events events, $mb MB."
+echo "*serial* = \`commhint hints\`; *P processes* = \`mpiexec -n P commhint hints --parallel\` (the same"
+echo "output as serial, checked with P = 2). Wall time in seconds (start-up included), median of $RUNS"
+echo "alternating runs; *speedup* = serial median / this median."
 echo
-echo "| events | trace MB | serial (s) | 1 process (s) | 2 processes (s) | speedup, 2 processes |"
-echo "|---|---|---|---|---|---|"
-printf '| %s | %s | %s | %s | %s | %.2f |\n' "$events" "$mb" "$(fmt "$ts")" "$(fmt "$t1")" "$(fmt "$t2")" \
-    "$(echo "$ts / $t2" | bc -l)"
+echo "| analysis | wall (s) | speedup | every run (s) |"
+echo "|---|---|---|---|"
+# shellcheck disable=SC2086
+ts=$(median ${T[serial]})
+for c in "${confs[@]}"; do
+    # shellcheck disable=SC2086
+    m=$(median ${T[$c]})
+    # shellcheck disable=SC2086
+    printf '| %s | %s | %.2f | %s |\n' "$(name "$c")" "$(fmt "$m")" "$(echo "$ts / $m" | bc -l)" "$(list ${T[$c]})"
+done
 echo
-echo "Runs: serial $(list "${ser[@]}"); 1 process $(list "${p1[@]}"); 2 processes $(list "${p2[@]}")."
+echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$out/parallel.md"

@@ -2,7 +2,7 @@
 # bench/scaling.sh - how the tracing overhead, the trace size and the
 # analysis grow with ranks and problem size.  bench/stencil.c (a 1-D
 # stencil with a halo exchange every sweep), built plain and with commhint
-# at -O2, runs on RANKS (default 4 8 16) ranks at each of SIZES (points per
+# at -O2, runs on RANKS (default 2 4 8 16) ranks at each of SIZES (points per
 # rank at 4 ranks, default 1e4 1e5 1e6; SWEEPS sweeps, default 20):
 #   weak   the same points per rank on every rank count,
 #   strong the same total points (4 x size) split over the ranks.
@@ -19,7 +19,7 @@ B=${B:-$PWD/build}
 CH=$B/bin/commhint
 CLANG=${CLANG:-clang-16}
 REPS=${REPS:-3}
-RANKS=${RANKS:-"4 8 16"}
+RANKS=${RANKS:-"2 4 8 16"}
 SIZES=${SIZES:-"10000 100000 1000000"}
 SWEEPS=${SWEEPS:-20}
 out=bench/results
@@ -64,7 +64,8 @@ point() {
 {
 echo "# Scaling with ranks and problem size"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores. bench/stencil.c at -O2, $SWEEPS sweeps; *size* = points per rank"
+echo "$(date -u +%Y-%m-%d), $(nproc) cores; load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "bench/stencil.c at -O2, $SWEEPS sweeps; *size* = points per rank"
 echo "at 4 ranks; *weak* keeps the points per rank, *strong* the total (4 x size). Plain and traced"
 echo "(\`commhint cc\`, tracing to disk) wall times are medians of $REPS alternating runs, start-up"
 echo "included; *hints* = one \`commhint hints\` of the last trace (one analysis thread), its rate"
@@ -83,6 +84,8 @@ for size in $SIZES; do
         point strong "$size" "$np" $((size * 4 / np))
     done
 done
+echo
+echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$out/scaling.md"
 fi
 

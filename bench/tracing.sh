@@ -7,10 +7,12 @@
 #             event is a call into the runtime (what the fast path saves)
 #   tsan      MPICH_CC=clang-16 mpicc -std=c11 -O2 -g -fsanitize=thread, the
 #             usual yardstick for compiler-inserted access instrumentation
-# and they run alternately (plain, commhint, calls, tsan, plain, ...) REPS
+# and they run alternately (plain, calls, commhint, tsan, plain, ...) REPS
 # times (default 3); the medians are compared.  The examples run with their
-# default arguments on 4 ranks, bench/stencil.c with STENCIL_ARGS (default
-# 1,000,000 points per rank, 200 sweeps) on 1 and 4 ranks.  Trace bytes per
+# default arguments on NP ranks (default 4), bench/stencil.c with
+# STENCIL_ARGS (default 1,000,000 points per rank, 200 sweeps) on 1, 2 and
+# NP ranks (2 ranks: as many as the 2 cores of the machines we measure on,
+# where NP = 4 oversubscribes them).  Trace bytes per
 # access and per event come from `commhint info DIR --format=json`.
 # Writes bench/results/tracing.md.
 set -eu -o pipefail
@@ -74,7 +76,6 @@ row() { # name ranks args...
     for ((i = 0; i < REPS; i++)); do
         x=$(seconds mpiexec -n "$np" "$tmp/$name.plain" "$@"); p+=("$x")
         rm -rf "$tmp/tr"
-        rm -rf "$tmp/tr"
         x=$(COMMHINT_TRACE_DIR=$tmp/tr seconds mpiexec -n "$np" "$tmp/$name.calls" "$@"); k+=("$x")
         rm -rf "$tmp/tr"
         x=$(COMMHINT_TRACE_DIR=$tmp/tr seconds mpiexec -n "$np" "$tmp/$name.ch" "$@"); c+=("$x")
@@ -97,7 +98,8 @@ row() { # name ranks args...
 {
 echo "# Tracing overhead and trace size"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores, $CLANG, MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')."
+echo "$(date -u +%Y-%m-%d), $(nproc) cores, $CLANG, MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p'); load average before the runs:"
+echo "$(cut -d' ' -f1-3 /proc/loadavg) (anything above 0 is other work on the machine)."
 echo "Wall time of \`mpiexec -n RANKS prog args\` (start-up included), median of $REPS alternating runs."
 echo "*plain* = \`mpicc -O2\`; *commhint* = \`commhint cc mpicc -O2\`, tracing to disk; *calls* = the same"
 echo "built with \`COMMHINT_INLINE=0\` (no inline fast path: a runtime call per event);"
@@ -116,11 +118,15 @@ for src in examples/*.c; do
 done
 # shellcheck disable=SC2086
 row stencil 1 $STENCIL_ARGS
+if [ "$NP" -ne 2 ]; then
+    # shellcheck disable=SC2086
+    row stencil 2 $STENCIL_ARGS
+fi
 # shellcheck disable=SC2086
 row stencil "$NP" $STENCIL_ARGS
 echo
 nw=$(cat "$tmp"/tsan-log* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer' || true)
 echo "ThreadSanitizer warnings in all tsan runs: $nw. Reference sizes: a raw drmemtrace record is"
 echo "8 bytes per access; OTF2 spends about 24 bytes per enter/leave pair; the original tool's traces"
-echo "were about 58 bytes per event."
+echo "were about 58 bytes per event. Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$out/tracing.md"
