@@ -30,7 +30,9 @@ static uint64_t new_run_id(void)
 
 /* Common end of Init and Init_thread: once MPI is up, agree on the run id,
  * start the rank's stream, set up the tables and write the clock sample and
- * the call's record. */
+ * the call's record.  The call ends for the program when this returns, so
+ * its exit time is taken last: the recorder's setup (rank 0 alone writes
+ * the meta file) is time in MPI_Init, never computation of one rank. */
 static int end_init(struct mpi_ev *ev)
 {
     int rank = 0, size = 0;
@@ -45,6 +47,7 @@ static int end_init(struct mpi_ev *ev)
     mpi_tables_init(rank, size);
     rt_mpi_initialized(rank, size, run_id);
     rt_record_clock(0, PMPI_Wtime());
+    ev->rec.t_exit = rt_now_ns();
     ev->rec.comm = CHT_COMM_WORLD;
     ev->rec.comm_size = (uint32_t)size;
     return mpi_ev_end(ev);
