@@ -95,12 +95,36 @@ bool AccessAnalysis::isInterestingPointer(const Value *Ptr, bool IsWrite) {
     auto It = EscapingAlloca.find(Obj);
     if (It == EscapingAlloca.end())
       It = EscapingAlloca
-               .insert({Obj, PointerMayBeCaptured(Obj, /*ReturnCaptures=*/true,
-                                                  /*StoreCaptures=*/true)})
+               .insert({Obj, isEscapingAlloca(cast<AllocaInst>(Obj))})
                .first;
     return It->second;
   }
   return true;
+}
+
+// Captured, or handed to a function: a callee that does not capture its
+// parameter (`nocapture`, which -O2 infers) still reads and writes through
+// it, and its accesses are traced; the caller's must be too, or the
+// dependence between them is lost.  Intrinsics (memcpy, lifetime markers)
+// are not functions here: a memcpy is a site of its own.
+bool AccessAnalysis::isEscapingAlloca(const AllocaInst *AI) {
+  if (PointerMayBeCaptured(AI, /*ReturnCaptures=*/true, /*StoreCaptures=*/true))
+    return true;
+  SmallVector<const Value *, 8> Work{AI};
+  SmallPtrSet<const Value *, 8> Seen{AI};
+  for (size_t W = 0; W < Work.size(); ++W)
+    for (const User *U : Work[W]->users()) {
+      if (isa<GetElementPtrInst>(U) || isa<CastInst>(U) || isa<PHINode>(U) ||
+          isa<SelectInst>(U)) {
+        if (Seen.insert(U).second)
+          Work.push_back(U);
+        continue;
+      }
+      if (const auto *CB = dyn_cast<CallBase>(U))
+        if (!isa<IntrinsicInst>(CB) && CB->hasArgument(Work[W]))
+          return true;
+    }
+  return false;
 }
 
 bool AccessAnalysis::describeAccess(Instruction &I, Access &A) {

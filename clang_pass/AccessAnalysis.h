@@ -20,6 +20,7 @@
 #include <vector>
 
 namespace llvm {
+class AllocaInst;
 class BasicBlock;
 class DataLayout;
 class DILocation;
@@ -101,6 +102,10 @@ public:
   /// address never escapes, not a load from a constant global, address
   /// space 0 only.
   bool isInterestingPointer(const llvm::Value *Ptr, bool IsWrite);
+
+  /// Whether a local is traced: its address is captured or handed to a
+  /// function (not an intrinsic).
+  static bool isEscapingAlloca(const llvm::AllocaInst *AI);
 
   /// Directory + '/' + file name (when relative) of a debug location.
   static std::string fileOf(const llvm::DILocation *DL);

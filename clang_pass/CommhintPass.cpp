@@ -9,6 +9,7 @@
 #include "CommhintPass.h"
 
 #include "AccessAnalysis.h"
+#include "DepAnalysis.h"
 #include "Filter.h"
 #include "SiteTable.h"
 
@@ -58,6 +59,11 @@ public:
             Triple(M.getTargetTriple()), /*Signed=*/false)) {}
 
   void instrument(Function &F, FunctionPlan &Plan);
+  /// Records the dependences of the sites instrument() just added (local
+  /// ids from \p FirstLocal) and merges the function's symbol rows.
+  void addDeps(uint32_t FirstLocal, const std::vector<std::vector<Dep>> &Rows);
+  uint32_t numSites() const { return Table.numSites(); }
+  SymbolRows &symbols() { return Syms; }
   bool empty() const { return Table.numSites() == 0 && Table.numLoops() == 0; }
   void emitTable();
 
@@ -76,7 +82,12 @@ private:
   LLVMContext &Ctx;
   Type *I32, *I64, *Ptr, *Void;
   Attribute::AttrKind I32Ext;
+  std::vector<SiteTable::DepEntry> entries(const std::vector<Dep> &Deps);
+  static std::string depText(const Dep &D);
+
   SiteTable Table;
+  SymbolRows Syms;
+  std::string DepLines; // -commhint-print-sites: the deps lines, printed last
   StringMap<FunctionCallee> Runtime;
 };
 
@@ -404,9 +415,66 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
     LoopCall(P.At, P.Name, P.Kind, P.Loop);
 }
 
+std::vector<SiteTable::DepEntry>
+Instrumenter::entries(const std::vector<Dep> &Deps) {
+  std::vector<SiteTable::DepEntry> Out;
+  for (const Dep &D : Deps) {
+    bool Sym = D.Kind == CHT_DEP_SYM_VALUE || D.Kind == CHT_DEP_SYM_CONTROL;
+    Out.push_back({Sym ? Table.addString(D.Func) : D.Site, D.Kind,
+                   Sym ? D.Arg : int16_t(0)});
+  }
+  return Out;
+}
+
+// "v3" (a value of site 3), "c3" (a condition), "v:ret:f", "c:entry:f",
+// "v:p1:f" for -commhint-print-sites.
+std::string Instrumenter::depText(const Dep &D) {
+  switch (D.Kind) {
+  case CHT_DEP_VALUE:
+    return "v" + std::to_string(D.Site);
+  case CHT_DEP_CONTROL:
+    return "c" + std::to_string(D.Site);
+  default:
+    break;
+  }
+  std::string Arg = D.Arg == CHT_DEP_ARG_RET     ? "ret"
+                    : D.Arg == CHT_DEP_ARG_ENTRY ? "entry"
+                                                 : "p" + std::to_string(D.Arg);
+  return std::string(D.Kind == CHT_DEP_SYM_VALUE ? "v:" : "c:") + Arg + ":" +
+         D.Func;
+}
+
+void Instrumenter::addDeps(uint32_t FirstLocal,
+                           const std::vector<std::vector<Dep>> &Rows) {
+  for (size_t K = 0; K < Rows.size(); ++K) {
+    if (Print) { // printed after every site and loop line (emitTable)
+      DepLines += "commhint: deps " + std::to_string(FirstLocal + K) + ":";
+      for (const Dep &D : Rows[K])
+        DepLines += " " + depText(D);
+      DepLines += "\n";
+    }
+    Table.setSiteDeps(FirstLocal + K, entries(Rows[K]));
+  }
+}
+
 // The site table as private constant data and a constructor registering it:
 // __commhint_register_tu(ABI, blob, size, &site_base, &loop_base).
 void Instrumenter::emitTable() {
+  if (Print)
+    errs() << DepLines;
+  for (const auto &[Key, Deps] : Syms) {
+    if (Print) {
+      errs() << "commhint: symbol " << Key.first << " "
+             << (Key.second == CHT_DEP_ARG_RET     ? "ret"
+                 : Key.second == CHT_DEP_ARG_ENTRY ? "entry"
+                                                   : "p" + std::to_string(Key.second))
+             << ":";
+      for (const Dep &D : Deps)
+        errs() << " " << depText(D);
+      errs() << "\n";
+    }
+    Table.addSymbolRow(Key.first, Key.second, entries(Deps));
+  }
   std::vector<uint8_t> Blob = Table.serialize(
       M.getModuleIdentifier(), M.getDataLayout().isLittleEndian());
   Constant *Init = ConstantDataArray::get(Ctx, ArrayRef<uint8_t>(Blob));
@@ -464,7 +532,12 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
                               /*MSSAU=*/nullptr, /*PreserveLCSSA=*/false);
     PostDominatorTree PDT(F);
     FunctionPlan Plan = AccessAnalysis(F, LI, PDT).run();
+    // Dependences are read off the IR before instrumenting changes it.
+    uint32_t FirstLocal = Ins.numSites();
+    std::vector<std::vector<Dep>> Deps =
+        DepAnalysis(F, Plan, FirstLocal, PDT).run(Ins.symbols());
     Ins.instrument(F, Plan);
+    Ins.addDeps(FirstLocal, Deps);
   }
   if (Ins.empty())
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();

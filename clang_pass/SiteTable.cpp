@@ -94,6 +94,17 @@ uint32_t SiteTable::addSite(StringRef File, StringRef Func, uint32_t Line,
   return Sites.size() - 1;
 }
 
+void SiteTable::setSiteDeps(uint32_t Local, std::vector<DepEntry> Deps) {
+  if (SiteDeps.size() <= Local)
+    SiteDeps.resize(Local + 1);
+  SiteDeps[Local] = std::move(Deps);
+}
+
+void SiteTable::addSymbolRow(StringRef Func, int32_t Arg,
+                             std::vector<DepEntry> Deps) {
+  SymRows.push_back({addString(Func), Arg, std::move(Deps)});
+}
+
 uint32_t SiteTable::addLoop(StringRef File, StringRef Func, uint32_t Line,
                             uint16_t Col, uint16_t Depth, uint32_t Parent) {
   LoopEntry E;
@@ -118,10 +129,20 @@ uint64_t SiteTable::fnv1a64(const uint8_t *Data, size_t Size) {
 
 std::vector<uint8_t> SiteTable::serialize(StringRef ModuleName, bool LE) {
   uint32_t ModuleStr = addString(ModuleName);
+  SiteDeps.resize(Sites.size());
+  const uint32_t NRows = Sites.size() + SymRows.size();
+  uint32_t NEntries = 0;
+  for (const auto &D : SiteDeps)
+    NEntries += D.size();
+  for (const SymRow &R : SymRows)
+    NEntries += R.Deps.size();
   const uint32_t SitesOff = sizeof(cht_tu_header);
   const uint32_t LoopsOff = SitesOff + Sites.size() * sizeof(cht_site);
   const uint32_t AccessOff = LoopsOff + Loops.size() * sizeof(cht_loop);
-  const uint32_t StringsOff = AccessOff + Accesses.size() * sizeof(cht_access);
+  const uint32_t DepsOff = AccessOff + Accesses.size() * sizeof(cht_access);
+  const uint32_t RowsOff = DepsOff + sizeof(cht_tu_deps);
+  const uint32_t EntriesOff = RowsOff + NRows * sizeof(cht_dep_row);
+  const uint32_t StringsOff = EntriesOff + NEntries * sizeof(cht_dep);
   const uint32_t Total = (StringsOff + Strings.size() + 7) & ~7u;
 
   std::vector<uint8_t> Blob;
@@ -141,7 +162,7 @@ std::vector<uint8_t> SiteTable::serialize(StringRef ModuleName, bool LE) {
   W.u32(StringsOff);
   W.u32(Strings.size());
   W.u32(ModuleStr);
-  W.u32(0);
+  W.u32(DepsOff);
   W.u32(0);
   assert(W.size() == SitesOff);
   for (const SiteEntry &S : Sites) {
@@ -171,6 +192,38 @@ std::vector<uint8_t> SiteTable::serialize(StringRef ModuleName, bool LE) {
     W.u32(A.Size);
     W.u32(A.Flags);
   }
+  assert(W.size() == DepsOff);
+  W.u32(NRows);
+  W.u32(NEntries);
+  W.u32(RowsOff);
+  W.u32(EntriesOff);
+  uint32_t First = 0;
+  for (const auto &D : SiteDeps) {
+    W.u32(First);
+    W.u32(D.size());
+    W.u32(0);
+    W.u32(static_cast<uint32_t>(CHT_DEP_ARG_SITE));
+    First += D.size();
+  }
+  for (const SymRow &R : SymRows) {
+    W.u32(First);
+    W.u32(R.Deps.size());
+    W.u32(R.Func);
+    W.u32(static_cast<uint32_t>(R.Arg));
+    First += R.Deps.size();
+  }
+  assert(W.size() == EntriesOff);
+  auto Entry = [&](const DepEntry &E) {
+    W.u32(E.Target);
+    W.u16(E.Kind);
+    W.u16(static_cast<uint16_t>(E.Arg));
+  };
+  for (const auto &D : SiteDeps)
+    for (const DepEntry &E : D)
+      Entry(E);
+  for (const SymRow &R : SymRows)
+    for (const DepEntry &E : R.Deps)
+      Entry(E);
   assert(W.size() == StringsOff);
   Blob.insert(Blob.end(), Strings.begin(), Strings.end());
   W.pad8();

@@ -33,6 +33,25 @@ public:
                    uint16_t Col, uint8_t Kind, uint8_t Op, uint32_t Loop,
                    uint32_t Flags, const std::vector<AccessEntry> &Accesses);
 
+  /// One dependence entry (struct cht_dep): Target is a local site id or a
+  /// string offset (addString) for the symbol kinds.
+  struct DepEntry {
+    uint32_t Target;
+    uint16_t Kind;
+    int16_t Arg;
+  };
+
+  /// The dependences of site \p Local (see DepAnalysis.h).
+  void setSiteDeps(uint32_t Local, std::vector<DepEntry> Deps);
+
+  /// A symbol row: what parameter \p Arg of \p Func (or its return value,
+  /// or its calls' conditions: CHT_DEP_ARG_RET / _ENTRY) is made of here.
+  void addSymbolRow(llvm::StringRef Func, int32_t Arg,
+                    std::vector<DepEntry> Deps);
+
+  /// Offset of \p S in the string area (0 for "").
+  uint32_t addString(llvm::StringRef S);
+
   /// Appends a loop; \p Parent is a local loop id or CHT_NONE.
   uint32_t addLoop(llvm::StringRef File, llvm::StringRef Func, uint32_t Line,
                    uint16_t Col, uint16_t Depth, uint32_t Parent);
@@ -58,9 +77,15 @@ private:
     uint16_t Col, Depth;
     uint32_t Parent;
   };
-  uint32_t addString(llvm::StringRef S);
+  struct SymRow {
+    uint32_t Func;
+    int32_t Arg;
+    std::vector<DepEntry> Deps;
+  };
 
   std::vector<SiteEntry> Sites;
+  std::vector<std::vector<DepEntry>> SiteDeps; // by local site id
+  std::vector<SymRow> SymRows;
   std::vector<LoopEntry> Loops;
   std::vector<AccessEntry> Accesses;
   std::string Strings;

@@ -26,7 +26,16 @@ struct dg_builder {
     struct dg_map reqs;           /* request id -> index in req + 1 */
     struct request *req;          /* slots, free ones chained by r.addr */
     uint32_t nreq, creq, free_req;
+    /* per site id, index + 1 of its latest event (dense below LAST_DENSE) */
+    uint64_t *last;
+    size_t nlast;
+    struct dg_map last_big;
+    uint64_t *vdeps;
+    uint32_t cvdeps;
+    uint64_t unknown_producers;
 };
+
+#define LAST_DENSE (1u << 22)
 
 #define NO_SLOT UINT32_MAX
 
@@ -48,7 +57,80 @@ void dg_builder_destroy(struct dg_builder *b)
     free(b->keys);
     free(b->req);
     dg_map_free(&b->reqs);
+    free(b->last);
+    dg_map_free(&b->last_big);
+    free(b->vdeps);
     free(b);
+}
+
+uint64_t dg_builder_unknown_producers(const struct dg_builder *b)
+{
+    return b->unknown_producers;
+}
+
+/* ---- the latest event of each site ------------------------------------------------ */
+
+static int set_last(struct dg_builder *b, uint32_t site, uint64_t index)
+{
+    if (site == CHT_NONE)
+        return 0;
+    if (site < b->nlast) {
+        b->last[site] = index + 1;
+        return 0;
+    }
+    if (site < LAST_DENSE) {
+        size_t nc = b->nlast ? b->nlast : 256;
+        while (nc <= site)
+            nc *= 2;
+        uint64_t *p = realloc(b->last, nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        memset(p + b->nlast, 0, (nc - b->nlast) * sizeof *p);
+        b->last = p;
+        b->nlast = nc;
+        b->last[site] = index + 1;
+        return 0;
+    }
+    uint64_t *v = dg_map_put(&b->last_big, site, 0);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    *v = index + 1;
+    return 0;
+}
+
+static uint64_t get_last(const struct dg_builder *b, uint32_t site)
+{
+    if (site < b->nlast)
+        return b->last[site];
+    const uint64_t *v = dg_map_get(&b->last_big, site);
+    return v ? *v : 0;
+}
+
+/* The call's register and control dependences: the latest event of each
+ * site the trace names as its producer. */
+static int resolve_vdeps(struct dg_builder *b, const struct trace_event *tev, struct dg_event *e)
+{
+    if (!tev->producers_known) {
+        if (tev->site != CHT_NONE)
+            b->unknown_producers++;
+        return 0;
+    }
+    if (tev->nproducers > b->cvdeps) {
+        uint64_t *p = realloc(b->vdeps, tev->nproducers * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        b->vdeps = p;
+        b->cvdeps = tev->nproducers;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < tev->nproducers; i++) {
+        uint64_t l = get_last(b, tev->producers[i]);
+        if (l)
+            b->vdeps[n++] = l - 1;
+    }
+    e->nvdeps = n;
+    e->vdeps = n ? b->vdeps : NULL;
+    return 0;
 }
 
 size_t dg_builder_open_requests(const struct dg_builder *b)
@@ -327,13 +409,17 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
     struct dg_event *e = &b->ev;
     b->nranges = b->nkeys = 0;
     convert_common(e, tev);
+    int rc;
     if (tev->kind == TRACE_EV_COMP) {
+        if ((rc = set_last(b, tev->site, tev->index)) < 0)
+            return rc;
         *out = e;
         return 1;
     }
     e->kind = DG_MPI;
-    int rc = convert_mpi(b, tev);
-    if (rc < 0)
+    if ((rc = resolve_vdeps(b, tev, e)) < 0 || (rc = convert_mpi(b, tev)) < 0)
+        return rc;
+    if ((rc = set_last(b, tev->site, tev->index)) < 0)
         return rc;
     e->nranges = b->nranges;
     e->ranges = b->ranges;
@@ -382,6 +468,14 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
         convert_common(&d->ph[p].ev, tev);
         d->ph[p].stride = r->ph[p].stride;
         d->ph[p].diter = r->ph[p].diter;
+    }
+    /* the latest event of each phase's site: its last repetition (phases
+     * later in the period come later, so a site in two phases ends at the
+     * later one) */
+    for (uint32_t p = 0; p < r->period; p++) {
+        int rc = set_last(b, r->ph[p].ev.site, r->first + (r->reps - 1) * r->period + p);
+        if (rc < 0)
+            return rc;
     }
     *out = d;
     return 1;

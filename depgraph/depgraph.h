@@ -108,6 +108,15 @@ struct dg_event {
     /* iteration vector, outermost first (borrowed like the event) */
     uint32_t depth;
     const struct trace_iter *iters;
+    /* MPI events: register and control dependences, the indices of the
+     * most recent events of the sites that computed a value the call uses
+     * or a condition deciding whether it runs (docs/dependence.md), in no
+     * particular order; always computation events (an MPI call's return
+     * code is not a value, docs/dependence.md).  Computation events carry
+     * none: the searches only
+     * ask the relation of pairs that include an MPI event. */
+    uint32_t nvdeps;
+    const uint64_t *vdeps;
 };
 
 /* True for the sends message aggregation may move and merge: blocking
@@ -129,7 +138,8 @@ static inline bool dg_keys_conflict(const struct dg_key *a, const struct dg_key 
 /* The dependence relation on two events of one rank (order does not matter;
  * the earlier one is the source): true if either is a FENCE, if they touch
  * overlapping bytes and at least one of them writes (flow, anti and output
- * dependence), or if they carry conflicting keys.  With same_channel_sends
+ * dependence), if one is among the other's register and control
+ * dependences (vdeps), or if they carry conflicting keys.  With same_channel_sends
  * false, two movable sends on the same (comm, peer) do not depend on each
  * other through their shared send key (message aggregation merges them). */
 bool dg_depends(const struct dg_event *a, const struct dg_event *b, bool same_channel_sends);
@@ -155,6 +165,10 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *ev,
 
 /* Requests started and not completed so far. */
 size_t dg_builder_open_requests(const struct dg_builder *b);
+
+/* MPI events the builder could not give register and control dependences
+ * (their site's table has none: built by an older pass). */
+uint64_t dg_builder_unknown_producers(const struct dg_builder *b);
 
 /* ---- runs ----------------------------------------------------------------------- */
 

@@ -31,12 +31,21 @@ static bool keys_conflict(const struct dg_event *a, const struct dg_event *b,
     return false;
 }
 
+static bool uses(const struct dg_event *a, const struct dg_event *b)
+{
+    for (uint32_t i = 0; i < b->nvdeps; i++)
+        if (b->vdeps[i] == a->index)
+            return true;
+    return false;
+}
+
 bool dg_depends(const struct dg_event *a, const struct dg_event *b, bool same_channel_sends)
 {
     if ((a->kind == DG_MPI && a->role == DG_ROLE_FENCE) ||
         (b->kind == DG_MPI && b->role == DG_ROLE_FENCE))
         return true;
-    return ranges_conflict(a, b) || keys_conflict(a, b, same_channel_sends);
+    return uses(a, b) || uses(b, a) || ranges_conflict(a, b) ||
+           keys_conflict(a, b, same_channel_sends);
 }
 
 const char *dg_role_name(int role)

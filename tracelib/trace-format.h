@@ -414,7 +414,8 @@ CHT_STATIC_ASSERT(sizeof(struct cht_rec_site_table) == 16, "site table record is
  * embedded in the object as constant data; the runtime copies it verbatim
  * into the trace.  All offsets are from the start of the blob. */
 #define CHT_TU_MAGIC 0x55544843u /* "CHTU" little-endian */
-#define CHT_TU_VERSION 1
+#define CHT_TU_VERSION 2 /* version 2 added the dependence section (deps_off) */
+#define CHT_TU_OLDEST 1  /* readers still read version-1 tables (no dependences) */
 
 struct cht_tu_header {
     uint32_t magic;        /* CHT_TU_MAGIC */
@@ -431,7 +432,8 @@ struct cht_tu_header {
     uint32_t strings_off;  /* -> NUL-terminated strings; offset 0 is "" */
     uint32_t strings_size; /* bytes of the string area */
     uint32_t module_name;  /* string: the LLVM module identifier (source file as compiled) */
-    uint32_t reserved[2];
+    uint32_t deps_off;     /* -> struct cht_tu_deps (version 2), 0 if none */
+    uint32_t reserved;
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_tu_header) == 64, "tu header is 64 bytes");
 
@@ -494,6 +496,58 @@ struct cht_loop {
     uint32_t reserved;
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_loop) == 24, "loop is 24 bytes");
+
+/* ---- register and control dependences (site table version 2) ------------
+ *
+ * What each site reads in registers: the values computed by which other
+ * sites its addresses, stored values or call arguments are made of
+ * (through SSA values, phis, locals whose address never escapes, calls),
+ * and which sites compute the conditions of the branches deciding whether
+ * it runs at all (control dependence, closed transitively).  An execution
+ * of a site depends on the most recent execution of each site named here
+ * (docs/dependence.md).  Values that cross functions are named by symbols,
+ * resolved by function name over every table of the process: a site may
+ * use parameter k of its function, the value a function returns, or the
+ * conditions under which its function was called (ENTRY); rows of symbols
+ * say, for the call sites and functions of this translation unit, what
+ * those are made of.  The function name "*" stands for every function
+ * called through a pointer.
+ *
+ * At deps_off: struct cht_tu_deps, then nrows rows, then nentries entries
+ * (offsets from the start of the blob).  Rows 0 .. nsites-1 are the sites'
+ * (arg CHT_DEP_ARG_SITE); the rest are symbol rows. */
+enum cht_dep_kind {
+    CHT_DEP_VALUE = 1,   /* target is a local site id: a value it computed */
+    CHT_DEP_CONTROL = 2, /* target is a local site id: a branch condition */
+    CHT_DEP_SYM_VALUE = 3,   /* target is a string (function), arg says what */
+    CHT_DEP_SYM_CONTROL = 4
+};
+#define CHT_DEP_ARG_RET (-1)   /* the value the function returns */
+#define CHT_DEP_ARG_ENTRY (-2) /* the conditions under which it is called */
+#define CHT_DEP_ARG_SITE (-3)  /* a site's row */
+
+struct cht_tu_deps {
+    uint32_t nrows;       /* nsites site rows, then symbol rows */
+    uint32_t nentries;
+    uint32_t rows_off;    /* -> struct cht_dep_row[nrows] */
+    uint32_t entries_off; /* -> struct cht_dep[nentries] */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_tu_deps) == 16, "deps header is 16 bytes");
+
+struct cht_dep_row {
+    uint32_t first; /* index of its first entry */
+    uint32_t n;     /* entries */
+    uint32_t func;  /* symbol rows: string, the function; site rows: 0 */
+    int32_t arg;    /* parameter index >= 0, CHT_DEP_ARG_RET, _ENTRY, or _SITE */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_dep_row) == 16, "dep row is 16 bytes");
+
+struct cht_dep {
+    uint32_t target; /* local site id, or string (function) for SYM kinds */
+    uint16_t kind;   /* enum cht_dep_kind */
+    int16_t arg;     /* SYM kinds: parameter index, CHT_DEP_ARG_RET or _ENTRY */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_dep) == 8, "dep entry is 8 bytes");
 
 /* FNV-1a, 64 bit: tu_key of a site table. */
 #define CHT_FNV64_OFFSET 0xcbf29ce484222325ull

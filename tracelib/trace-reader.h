@@ -206,6 +206,14 @@ struct trace_event {
     const struct cht_rec_complete *const *complete;
     const struct cht_rec_blocks *blocks[2]; /* [0] send side, [1] receive side, or NULL */
     const struct cht_rec_comm *newcomm;     /* communicator created by the call, or NULL */
+    /* The call's register and control dependences: the sites whose most
+     * recent execution before it computed a value it uses (an argument)
+     * or a condition deciding whether it runs (docs/dependence.md).
+     * producers_known is false for a site whose table has no dependence
+     * section (built by an older pass) or no table. */
+    bool producers_known;
+    uint32_t nproducers;
+    const uint32_t *producers; /* global site ids, sorted; borrowed until close */
     /* TRACE_EV_LOOP */
     int loop_kind;           /* enum cht_loop_kind */
     uint32_t loop;           /* global loop id */

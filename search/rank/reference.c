@@ -27,7 +27,7 @@ struct ref_state {
     struct dg_event *ev;
     size_t n, cap;
     struct ref_off {
-        size_t range, key, iter;
+        size_t range, key, iter, vdep;
     } *off;
     size_t capoff;
     struct dg_range *ranges;
@@ -36,6 +36,8 @@ struct ref_state {
     size_t nkeys, capkeys;
     struct trace_iter *iters;
     size_t niters, capiters;
+    uint64_t *vdeps;
+    size_t nvdeps, capvdeps;
     /* memory accounting: bytes held now and at most */
     size_t bytes, peak;
 };
@@ -121,7 +123,9 @@ static int ref_feed(void *state, const struct dg_event *e)
         (rc = ref_grow(r, (void **)&r->keys, &r->capkeys, r->nkeys + e->nkeys,
                        sizeof(*r->keys))) < 0 ||
         (rc = ref_grow(r, (void **)&r->iters, &r->capiters, r->niters + e->depth,
-                       sizeof(*r->iters))) < 0)
+                       sizeof(*r->iters))) < 0 ||
+        (rc = ref_grow(r, (void **)&r->vdeps, &r->capvdeps, r->nvdeps + e->nvdeps,
+                       sizeof(*r->vdeps))) < 0)
         return rc;
 
     c = &r->ev[r->n];
@@ -129,6 +133,11 @@ static int ref_feed(void *state, const struct dg_event *e)
     c->ranges = NULL;
     c->keys = NULL;
     c->iters = NULL;
+    c->vdeps = NULL;
+    r->off[r->n].vdep = r->nvdeps;
+    if (e->nvdeps)
+        memcpy(r->vdeps + r->nvdeps, e->vdeps, e->nvdeps * sizeof(*r->vdeps));
+    r->nvdeps += e->nvdeps;
     r->off[r->n].range = r->nranges;
     r->off[r->n].key = r->nkeys;
     r->off[r->n].iter = r->niters;
@@ -156,6 +165,7 @@ static void ref_destroy(void *state)
     free(r->ranges);
     free(r->keys);
     free(r->iters);
+    free(r->vdeps);
     free(r);
 }
 
@@ -289,6 +299,7 @@ static int ref_finish(void *state, struct search_rank_result **out)
         r->ev[i].ranges = r->ev[i].nranges ? r->ranges + r->off[i].range : NULL;
         r->ev[i].keys = r->ev[i].nkeys ? r->keys + r->off[i].key : NULL;
         r->ev[i].iters = r->ev[i].depth ? r->iters + r->off[i].iter : NULL;
+        r->ev[i].vdeps = r->ev[i].nvdeps ? r->vdeps + r->off[i].vdep : NULL;
     }
     x.state = r;
     x.ev = r->ev;

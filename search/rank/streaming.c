@@ -110,6 +110,13 @@ const struct search_deps *search_stream_deps(struct search_stream *s, const stru
         last = search_max64(last, l);
         anchor = search_max64(anchor, v ? v - 1 : 0);
     }
+    /* register and control dependences: computation events (never movable
+     * sends), so the anchor is the event itself */
+    for (uint32_t k = 0; k < e->nvdeps; k++)
+        if (e->vdeps[k] < i) {
+            last = search_max64(last, e->vdeps[k] + 1);
+            anchor = search_max64(anchor, e->vdeps[k] + 1);
+        }
     s->deps = (struct search_deps){last, anchor};
     s->deps_for = i + 1;
     return &s->deps;

@@ -795,7 +795,9 @@ struct table_case {
 
 static const struct table_case table_cases[] = {
     { "magic", F_HDR, offsetof(struct cht_tu_header, magic), 0x12345678, 4, "magic=0x12345678" },
-    { "version", F_HDR, offsetof(struct cht_tu_header, version), 2, 2, "version=2" },
+    { "version", F_HDR, offsetof(struct cht_tu_header, version), 3, 2, "version=3" },
+    { "old version", F_HDR, offsetof(struct cht_tu_header, version), 0, 2, "version=0" },
+    { "deps_off", F_HDR, offsetof(struct cht_tu_header, deps_off), 12, 4, "deps_off=12" },
     { "header_size", F_HDR, offsetof(struct cht_tu_header, header_size), 32, 2,
       "header_size=32" },
     { "total_size", F_HDR, offsetof(struct cht_tu_header, total_size), 100000, 4,

@@ -8,7 +8,9 @@
  * them (sends, receives and Sendrecv to a few peers on two communicators,
  * nonblocking starts completed later by a Wait carrying their buffers and
  * request keys, collectives, barriers, probes, fences, calls of role
- * OTHER), small site pools, odd times (unknown, exit before enter), and
+ * OTHER), register and control dependences of MPI calls on the latest
+ * events of a few computation sites (vdeps, as the builder gives them),
+ * small site pools, odd times (unknown, exit before enter), and
  * iteration vectors from a simulated loop nest; a small horizon (so that
  * windows are cut) or a huge one, and 1 to 8 boxes per list.
  *
@@ -45,6 +47,7 @@
 #define MAXR 8
 #define MAXK 6
 #define MAXD 3
+#define MAXV 4
 
 /* ---- a random rank ---------------------------------------------------------------- */
 
@@ -53,6 +56,7 @@ struct slot {
     struct dg_range rg[MAXR];
     struct dg_key ky[MAXK];
     struct trace_iter it[MAXD];
+    uint64_t vd[MAXV];
 };
 
 struct trace_case {
@@ -95,6 +99,7 @@ static void fix_pointers(struct trace_case *t)
         t->ev[i].ranges = t->sl[i].rg;
         t->ev[i].keys = t->sl[i].ky;
         t->ev[i].iters = t->sl[i].it;
+        t->ev[i].vdeps = t->sl[i].vd;
     }
 }
 
@@ -114,6 +119,18 @@ static void tc_drop(struct trace_case *t, size_t k, size_t len)
     memmove(&t->ev[k], &t->ev[k + len], (t->n - k - len) * sizeof(t->ev[0]));
     memmove(&t->sl[k], &t->sl[k + len], (t->n - k - len) * sizeof(t->sl[0]));
     t->n -= len;
+    /* register dependences on dropped events go, later ones move down */
+    for (size_t j = 0; j < t->n; j++) {
+        uint32_t m = 0;
+        for (uint32_t q = 0; q < t->ev[j].nvdeps; q++) {
+            uint64_t v = t->sl[j].vd[q];
+            if (v < k)
+                t->sl[j].vd[m++] = v;
+            else if (v >= k + len)
+                t->sl[j].vd[m++] = v - len;
+        }
+        t->ev[j].nvdeps = m;
+    }
     fix_pointers(t);
 }
 
@@ -202,10 +219,52 @@ static uint32_t comp_site(void)
     return chance(5) ? CHT_NONE : (uint32_t)between(1, 8);
 }
 
+static void gen_event_body(struct trace_case *t, struct gen *g, size_t i, int sel, unsigned v,
+                           uint32_t csite);
+
+/* Register and control dependences of an MPI event, as the builder gives
+ * them: the latest earlier event of a few computation sites (and now and
+ * then any earlier event). */
+static void gen_vdeps(struct trace_case *t, size_t i)
+{
+    struct dg_event *e = &t->ev[i];
+    if (e->kind != DG_MPI || !chance(40))
+        return;
+    unsigned want = (unsigned)between(1, MAXV);
+    for (unsigned q = 0; q < want && i; q++) {
+        uint64_t pick = UINT64_MAX;
+        if (chance(15)) {
+            /* any earlier computation event (the builder names no MPI event) */
+            for (size_t j = between(0, i - 1) + 1; j-- > 0;)
+                if (t->ev[j].kind == DG_COMP) {
+                    pick = j;
+                    break;
+                }
+        } else {
+            uint32_t site = (uint32_t)between(1, 8);
+            for (size_t j = i; j-- > 0;)
+                if (t->ev[j].kind == DG_COMP && t->ev[j].site == site) {
+                    pick = j;
+                    break;
+                }
+        }
+        if (pick != UINT64_MAX)
+            t->sl[i].vd[e->nvdeps++] = pick;
+    }
+}
+
 /* Fills event i (its iteration vector already set): a computation event
  * if sel < 0, else an MPI event chosen by sel (0..19), sites by v. */
 static void gen_event(struct trace_case *t, struct gen *g, size_t i, int sel, unsigned v,
                       uint32_t csite)
+{
+    gen_event_body(t, g, i, sel, v, csite);
+    gen_vdeps(t, i);
+    t->ev[i].vdeps = t->sl[i].vd;
+}
+
+static void gen_event_body(struct trace_case *t, struct gen *g, size_t i, int sel, unsigned v,
+                           uint32_t csite)
 {
     struct dg_event *e = &t->ev[i];
     uint64_t comm = between(1, g->ncomm);
@@ -598,6 +657,8 @@ static void dump(const struct trace_case *t)
                 P(" %s(%" PRIu64 ",%" PRId32 ")", key_class(e->keys[k].cls), e->keys[k].comm,
                   e->keys[k].peer);
         }
+        for (uint32_t k = 0; k < e->nvdeps; k++)
+            P("%s%" PRIu64, k ? "," : " uses=", e->vdeps[k]);
         P(" iv=(");
         for (uint32_t k = 0; k < e->depth; k++)
             P("%sL%" PRIu32 ":%" PRIu64, k ? " " : "", e->iters[k].loop, e->iters[k].iter);
@@ -708,7 +769,27 @@ struct coverage {
     uint64_t overlaps, with_window, truncated, both_flags, stmts, longest;
     uint64_t groups, group_sends, multi_site_groups, box_more, box_ranges, wide_boxes;
     uint64_t leads;
+    uint64_t vdep_ends; /* backward windows that a register or control dependence ends */
 };
+
+/* Counts the MPI events of t whose backward window (without a horizon) is
+ * ended by one of their register or control dependences alone: the first
+ * earlier event they depend on would not be without vdeps. */
+static void cover_vdeps(struct coverage *cv, const struct trace_case *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct dg_event *c = &t->ev[i];
+        if (c->kind != DG_MPI || !c->nvdeps)
+            continue;
+        struct dg_event bare = *c;
+        bare.nvdeps = 0;
+        for (size_t k = i; k-- > 0;)
+            if (dg_depends(&t->ev[k], c, true)) {
+                cv->vdep_ends += !dg_depends(&t->ev[k], &bare, true);
+                break;
+            }
+    }
+}
 
 static void box_cover(struct coverage *cv, const struct search_boxes *b)
 {
@@ -793,6 +874,7 @@ static void run_traces(bool longer, uint64_t ntraces, uint64_t first, struct cov
         }
         assert_non_null(r);
         cover(cv, r);
+        cover_vdeps(cv, &t);
         search_rank_result_free(r);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -801,12 +883,12 @@ static void run_traces(bool longer, uint64_t ntraces, uint64_t first, struct cov
             " instances with a window, %" PRIu64 " truncated, %" PRIu64 " statements (%" PRIu64
             " before and after, up to %" PRIu64 " events), %" PRIu64 " groups (%" PRIu64
             " sends, %" PRIu64 " multi-site summaries), boxes: %" PRIu64 " ranges, %" PRIu64
-            " 2-d, %" PRIu64 " lists full\n",
+            " 2-d, %" PRIu64 " lists full, %" PRIu64 " windows ended by register or control dependences\n",
             cv->traces, longer ? "long" : "short", cv->events,
             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
             cv->overlaps, cv->with_window, cv->truncated, cv->stmts, cv->both_flags,
             cv->longest, cv->groups, cv->group_sends, cv->multi_site_groups, cv->box_ranges,
-            cv->wide_boxes, cv->box_more);
+            cv->wide_boxes, cv->box_more, cv->vdep_ends);
     tc_free(&t);
 }
 
@@ -828,6 +910,7 @@ static void test_engines_agree(void **state)
         assert_true(cv.wide_boxes > 0);
         assert_true(cv.box_more > ntraces / 100);
         assert_true(cv.leads > ntraces); /* leads are compared too */
+        assert_true(cv.vdep_ends > ntraces); /* register/control dependences matter */
     } else if (ntraces >= 100) {
         assert_true(cv.with_window > 0 && cv.truncated > 0 && cv.groups > 0 &&
                     cv.box_ranges > 0);

@@ -356,6 +356,12 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
 
     begin_event(c, TRACE_EV_MPI, th, m->site);
     c->ev.mpi = m;
+    {
+        int known = rd_rank_producers(c->r, m->site, &c->ev.producers, &c->ev.nproducers);
+        if (known < 0)
+            return nomem(c);
+        c->ev.producers_known = known > 0;
+    }
     for (i = 0; (f = trace_stream_peek(c->s, i)); i++) {
         if (f->type == CHT_REC_COMPLETE) {
             if (ncomplete == c->complete_cap) {

@@ -76,6 +76,10 @@ struct rd_table {
     const struct cht_loop *loops;
     const struct cht_access *access;
     const char *strings;
+    /* dependence section (version 2), all NULL without one */
+    const struct cht_tu_deps *deps;
+    const struct cht_dep_row *rows;
+    const struct cht_dep *entries;
 };
 
 /* Validates a site table blob; on success adds a copy to the trace (a table
@@ -85,6 +89,11 @@ int rd_add_table(struct trace *t, const void *blob, uint32_t blob_size,
                  char *why, size_t whylen);
 const struct rd_table *rd_find_table(const struct trace *t, uint64_t key);
 
+/* Checks the dependence section of a table whose other sections are valid
+ * (deps.c); 0 if it is sound or absent. */
+int rd_validate_deps(const uint8_t *blob, const struct cht_tu_header *h, char *why,
+                     size_t whylen);
+
 /* Per-rank id mapping, owned by the trace so that site and loop info handed
  * out stays valid until trace_close. */
 struct rd_tu {
@@ -93,6 +102,17 @@ struct rd_tu {
     const struct rd_table *table;    /* NULL until its table is known */
     struct trace_site_info *sites;   /* nsites, built on first use */
     struct trace_loop_info *loops;   /* nloops, built on first use */
+    /* resolved producers per site (rd_rank_producers), built on first use */
+    uint32_t **prod;
+    uint32_t *nprod;
+    size_t *prod_gen;                /* ntus of the rank they were resolved with + 1 */
+};
+
+/* A symbol row of some TU of a rank (for resolving by name). */
+struct rd_sym {
+    const char *func;
+    int32_t arg;
+    uint32_t tu, row;
 };
 
 struct rd_rank {
@@ -101,6 +121,8 @@ struct rd_rank {
     struct rd_tu *tus;
     size_t ntus, cap;
     size_t last_site, last_loop;     /* index of the last TU that matched */
+    struct rd_sym *syms;             /* sorted by (func, arg); for ntus = syms_gen - 1 */
+    size_t nsyms, syms_gen;
 };
 
 struct rd_rank *rd_rank_state(struct trace *t, int rank);
@@ -112,6 +134,12 @@ int rd_rank_add_tu(struct trace *t, struct rd_rank *r, const struct cht_rec_tu *
 void rd_rank_attach_tables(struct trace *t, struct rd_rank *r);
 const struct trace_site_info *rd_rank_site(struct rd_rank *r, uint32_t id);
 const struct trace_loop_info *rd_rank_loop(struct rd_rank *r, uint32_t id);
+/* The sites whose most recent execution site `id` depends on in registers
+ * or by control (trace_event.producers): 1 with *ids (sorted, borrowed
+ * until close) and *n set, 0 if unknown (no table, or a table without a
+ * dependence section), TRACE_ERR_NOMEM. */
+int rd_rank_producers(struct rd_rank *r, uint32_t id, const uint32_t **ids, uint32_t *n);
+void rd_rank_free(struct rd_rank *r);
 
 /* ---- symbolisation (symbolize.c) ---------------------------------------- */
 

@@ -83,8 +83,8 @@ static int validate_table(const uint8_t *b, uint32_t blob_size, char *why, size_
         WHY("blob_size=%u is smaller than the 64-byte header", blob_size);
     if (h->magic != CHT_TU_MAGIC)
         WHY("magic=0x%08x is not CHTU", h->magic);
-    if (h->version != CHT_TU_VERSION)
-        WHY("version=%u, this reader reads %u", h->version, CHT_TU_VERSION);
+    if (h->version < CHT_TU_OLDEST || h->version > CHT_TU_VERSION)
+        WHY("version=%u, this reader reads %u to %u", h->version, CHT_TU_OLDEST, CHT_TU_VERSION);
     if (h->header_size < sizeof(*h))
         WHY("header_size=%u is less than 64", h->header_size);
     if (h->total_size > blob_size)
@@ -132,7 +132,7 @@ static int validate_table(const uint8_t *b, uint32_t blob_size, char *why, size_
         if (l->parent != CHT_NONE && l->parent >= h->nloops)
             WHY("loops[%u].parent=%u is not below nloops=%u", i, l->parent, h->nloops);
     }
-    return 0;
+    return rd_validate_deps(b, h, why, whylen);
 }
 
 int rd_add_table(struct trace *t, const void *blob, uint32_t blob_size, char *why,
@@ -180,6 +180,11 @@ int rd_add_table(struct trace *t, const void *blob, uint32_t blob_size, char *wh
     tab->loops = (const void *)(copy + tab->hdr->loops_off);
     tab->access = (const void *)(copy + tab->hdr->access_off);
     tab->strings = (const char *)copy + tab->hdr->strings_off;
+    if (tab->hdr->version >= 2 && tab->hdr->deps_off) {
+        tab->deps = (const void *)(copy + tab->hdr->deps_off);
+        tab->rows = (const void *)(copy + tab->deps->rows_off);
+        tab->entries = (const void *)(copy + tab->deps->entries_off);
+    }
     memmove(&t->tables[pos + 1], &t->tables[pos], (t->ntables - pos) * sizeof(*t->tables));
     t->tables[pos] = tab;
     t->ntables++;
@@ -567,21 +572,13 @@ fail:
 
 void trace_close(struct trace *t)
 {
-    size_t i, j;
+    size_t i;
 
     if (!t)
         return;
     rd_symcache_destroy(t->sym);
-    for (i = 0; i < t->nranks; i++) {
-        struct rd_rank *r = t->ranks[i];
-        for (j = 0; j < r->ntus; j++) {
-            free(r->tus[j].sites);
-            free(r->tus[j].loops);
-        }
-        free(r->tus);
-        free(r->path);
-        free(r);
-    }
+    for (i = 0; i < t->nranks; i++)
+        rd_rank_free(t->ranks[i]);
     free(t->ranks);
     for (i = 0; i < t->ntables; i++) {
         free(t->tables[i]->blob);
