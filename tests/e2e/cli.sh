@@ -110,3 +110,77 @@ else
     chmod -R u+rwX "$U"
     rm -rf "$U"
 fi
+
+# commhint cc turns unrolling and vectorisation off whatever the user's
+# optimisation level: its flags must come after the user's, since clang
+# takes the last of -O<n> / -fvectorize / -fno-vectorize (an -O2 after
+# -fno-vectorize turns it back on).  -### prints the driver's cc1 command
+# (mpicc passes it through), where vectorisation shows as -vectorize-loops
+# and -vectorize-slp and unrolling as -funroll-loops / -fno-unroll-loops.
+# cc1_flags OUT: the loop-related flags of every cc1 command in OUT, one
+# per line, in order.
+cc1_flags() {
+    printf '%s\n' "$1" | grep -F '"-cc1"' | tr ' ' '\n' | tr -d '"' |
+        grep -E '^-(vectorize-loops|vectorize-slp|f(no-)?unroll-loops|O.*)$'
+}
+# expect_scalar_loops "what" -### output: each cc1 command keeps loops
+# scalar (no vectoriser, unrolling off) and there is at least one.
+expect_scalar_loops() {
+    local what=$1 out=$2 f
+    f=$(cc1_flags "$out")
+    if [ "$(printf '%s\n' "$out" | grep -cF '"-cc1"')" -ge 1 ] &&
+        ! printf '%s\n' "$f" | grep -qE '^-(vectorize-loops|vectorize-slp|funroll-loops)$' &&
+        [ "$(printf '%s\n' "$f" | grep -E 'unroll-loops$' | tail -1)" = -fno-unroll-loops ]; then
+        ok "$what"
+    else
+        not_ok "$what" "cc1 loop flags: $(printf '%s\n' "$f" | tr '\n' ' ')" "$(printf '%s\n' "$out" | grep -vF '"-cc1"' | head -5)"
+    fi
+}
+printf 'void scale(double *__restrict a, const double *__restrict b, int n)\n{\n    for (int i = 0; i < n; i++)\n        a[i] = b[i] * 2.0;\n}\n' >"$WORK/loop.c"
+printf 'int main(void) { return 0; }\n' >"$WORK/main.c"
+for O in -O2 -O3 -Ofast -Os; do
+    out=$(cd "$WORK" && "$CH" cc mpicc -### $O -c loop.c 2>&1)
+    expect_scalar_loops "cc mpicc $O -c: no vectoriser, no unrolling in cc1" "$out"
+done
+out=$(cd "$WORK" && "$CH" cc mpicc -### -O2 -o app main.c loop.c 2>&1)
+expect_scalar_loops "cc mpicc -O2 -o app (compile and link): loops stay scalar" "$out"
+expect_eq "cc mpicc -O2 -o app: a cc1 command per source" "$(printf '%s\n' "$out" | grep -cF '"-cc1"')" 2
+expect_match "cc mpicc -O2 -o app: links -lcommhint before -lmpich" "$out" '"-lcommhint".*"-lmpich"'
+# With plain clang and the user's own MPI library (the help's
+# `$(pkg-config --libs mpich)`), the runtime must come before it or the
+# program calls MPICH's MPI_* directly and no MPI call is recorded.
+out=$(cd "$WORK" && "$CH" cc "$CLANG" -### -O2 -o app main.c loop.c -lmpich -lm 2>&1)
+expect_scalar_loops "cc $CLANG -O2 -o app ... -lmpich: loops stay scalar" "$out"
+expect_match "cc $CLANG -O2 -o app ... -lmpich: links -lcommhint before the user's -lmpich" "$out" '"-lcommhint".*"-lmpich"'
+out=$(cd "$WORK" && "$CH" cc mpicc -### -c loop.c -O3 -o loop.o 2>&1)
+expect_scalar_loops "cc mpicc -c loop.c -O3 -o loop.o (options after the input, -o last): loops stay scalar" "$out"
+out=$(cd "$WORK" && "$CH" cc mpicxx -### -O3 -x c++ -c loop.c 2>&1)
+expect_scalar_loops "cc mpicxx -O3: loops stay scalar" "$out"
+out=$(cd "$WORK" && "$CH" cc "$CLANG" -### -O2 -c -- loop.c 2>&1)
+expect_scalar_loops "cc $CLANG -O2 -c -- loop.c: the flags go before '--'" "$out"
+expect_no_match "cc $CLANG -O2 -c -- loop.c: nothing of commhint's is taken for an input" "$out" 'no such file'
+# The user's own -funroll-loops / -fvectorize lose too (the trace's loops are
+# the source's), with a warning naming them.
+out=$(cd "$WORK" && "$CH" cc mpicc -### -O3 -funroll-loops -fvectorize -fslp-vectorize -c loop.c 2>&1)
+expect_scalar_loops "cc mpicc -O3 -funroll-loops -fvectorize: loops stay scalar" "$out"
+expect_match "cc mpicc -funroll-loops -fvectorize: a warning names the flags overridden" "$out" \
+    '^commhint: warning: .*flags=-funroll-loops,-fvectorize,-fslp-vectorize .*COMMHINT_KEEP_LOOP_OPTS=1'
+# The documented way to keep them: COMMHINT_KEEP_LOOP_OPTS=1 leaves the
+# user's -O level and flags in charge.
+out=$(cd "$WORK" && COMMHINT_KEEP_LOOP_OPTS=1 "$CH" cc mpicc -### -O2 -c loop.c 2>&1)
+expect_match "COMMHINT_KEEP_LOOP_OPTS=1 cc mpicc -O2: the vectoriser stays on" "$(cc1_flags "$out")" '^-vectorize-loops$'
+out=$(cd "$WORK" && COMMHINT_KEEP_LOOP_OPTS=1 "$CH" cc mpicc -### -O2 -funroll-loops -c loop.c 2>&1)
+expect_match "COMMHINT_KEEP_LOOP_OPTS=1 cc mpicc -O2 -funroll-loops: unrolling stays on" "$(cc1_flags "$out")" '^-funroll-loops$'
+expect_no_match "COMMHINT_KEEP_LOOP_OPTS=1: no warning" "$out" '^commhint: warning'
+# What the code is: the loop compiled with the pass at -O2 and -O3 has no
+# vector type, where the same build with COMMHINT_KEEP_LOOP_OPTS=1 has (so
+# this check can see vectorisation on this machine).
+for O in -O2 -O3; do
+    if ir=$(cd "$WORK" && "$CH" cc mpicc $O -S -emit-llvm -o - loop.c 2>&1); then
+        expect_no_match "cc mpicc $O: the loop is not vectorised (no vector type in the IR)" "$ir" '<[0-9]+ x (double|i64|ptr)>'
+    else
+        not_ok "cc mpicc $O -S -emit-llvm exits 0" "$ir"
+    fi
+    ir=$(cd "$WORK" && COMMHINT_KEEP_LOOP_OPTS=1 "$CH" cc mpicc $O -S -emit-llvm -o - loop.c 2>&1)
+    expect_match "COMMHINT_KEEP_LOOP_OPTS=1 cc mpicc $O: the loop is vectorised" "$ir" 'fmul <[0-9]+ x double>'
+done
