@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Register and control dependences end to end (issue 15, items 1 and 2):
+# the statements a blocking call needs are never among its related lines,
+# and the real overlap next to them is still found.  Two programs of our
+# own, each traced on 2 ranks at -O0 and -O2:
+#
+#   programs/deps-register.c  a value the call needs travels through a
+#       local: its count (a1 returned by a function, a2 an expression of a
+#       global), its destination (b), its buffer pointer (c), a malloc'd
+#       buffer of an MPI_Bcast (d), a destination delivered by an MPI_Bcast
+#       (e), a count loaded in the call's own argument list (f), and after a
+#       receive, a local taking the received value (h);
+#   programs/deps-control.c   the call is guarded by if (rank % 2 == 0)
+#       (g1) or if (size == 2) (g2), or runs nsteps times, nsteps read from
+#       argv (g3).
+#
+# Per pattern and build, two checks on `hints --format=json`:
+#   - "needs": the NEEDED line (it reads traced memory into what the call
+#     uses or what decides whether it runs) is not a related line of the
+#     call's overlap hint, in either role;
+#   - "overlap": the INDEP line (an array update the call does not touch)
+#     is a related line of that hint with the expected role: "before" (can
+#     move after the call), or "after" (can run before the wait) for f
+#     (once the load in its argument list is a dependence, nothing is left
+#     to move after the receive) and h (a check of the forward window).
+# Each program's streaming and reference engines must agree as well.
+# Written before register and control dependences were implemented: until
+# then every "needs" check fails except h's (the local's statement loads
+# the received buffer itself); every "overlap" check passes.  a1 at -O0 is
+# the one interprocedural case: count_for is not inlined, the count comes
+# back as its return value.
+source "$(dirname "$0")/lib.sh"
+
+P=tests/e2e/programs
+
+# related WHAT JSON SRC CALL-LINE LINE ROLE: ROLE "before" or "after": the
+# overlap hint of the call at CALL-LINE lists LINE with that role; ROLE
+# "none": it does not list LINE at all (nor does any other overlap hint at
+# CALL-LINE).  On failure, prints what the tool lists.
+related() {
+    local what=$1 got
+    got=$(python3 -c '
+import json, os, sys
+src, call, line, role = os.path.basename(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = json.loads(sys.stdin.read())
+hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == call
+      and os.path.basename(h["file"]) == src]
+rel = {}
+for h in hs:
+    for r in h["related"]:
+        if os.path.basename(r["file"]) == src:
+            rel[r["line"]] = r["role"]
+say = {"before": "can move after the call", "after": "can run before the wait"}
+listed = "; related lines of the %s at line %d: %s" % (
+    hs[0]["call"] if hs else "call", call,
+    ", ".join("%d:%s" % kv for kv in sorted(rel.items())) or "none")
+if role == "none":
+    if line in rel:
+        print("line %d is listed as %s (%s)%s" % (line, rel[line], say[rel[line]], listed))
+    else:
+        print("yes")
+elif not hs:
+    print("no overlap hint at line %d" % call)
+elif rel.get(line) == role:
+    print("yes")
+else:
+    print("line %d: expected %s, listed as %s%s" % (line, role, rel.get(line, "nothing"), listed))
+' "$3" "$4" "$5" "$6" <<<"$2" 2>&1)
+    if [ "$got" = yes ]; then ok "$what"; else not_ok "$what" "$got"; fi
+}
+
+# pattern NAME O JSON SRC LABEL CALL NEEDED INDEP ROLE: the two checks of one
+# pattern; CALL, NEEDED (one or more, space-separated) and INDEP are marker
+# names, found in SRC as /* MARKER */.
+pattern() {
+    local name=$1 o=$2 js=$3 src=$4 label=$5 call=$6 needed=$7 indep=$8 role=$9 cl n
+    cl=$(line_of "$src" "/* $call */")
+    for n in $needed; do
+        related "$name $o: $label: $n is not a related line of $call" "$js" "$src" \
+            "$cl" "$(line_of "$src" "/* $n */")" none
+    done
+    related "$name $o: $label: $indep is still a related line of $call ($role)" "$js" "$src" \
+        "$cl" "$(line_of "$src" "/* $indep */")" "$role"
+}
+
+# patterns of each program: label|call|needed|indep|role
+REGISTER='a1 count returned by a function|DEP-COUNT-FN-SEND|DEP-COUNT-FN|DEP-COUNT-FN-INDEP|before
+a2 count from an expression|DEP-COUNT-EXPR-SEND|DEP-COUNT-EXPR|DEP-COUNT-EXPR-INDEP|before
+b destination in a local|DEP-DEST-SEND|DEP-DEST|DEP-DEST-INDEP|before
+c buffer pointer in a local|DEP-PTR-SEND|DEP-PTR|DEP-PTR-INDEP|before
+d malloc feeding a Bcast|DEP-MALLOC-BCAST|DEP-MALLOC|DEP-MALLOC-INDEP|before
+e destination delivered by a Bcast|DEP-BCAST-PEER-SEND|DEP-BCAST-PEER|DEP-BCAST-PEER-INDEP|before
+f count loaded in the argument list|DEP-ROWS-RECV|DEP-ROWS-RECV|DEP-ROWS-INDEP|after
+h received value in a local|DEP-RECV-CALL|DEP-RECV-LOCAL DEP-RECV-USE|DEP-RECV-INDEP|after'
+CONTROL='g1 guard rank % 2 == 0|DEP-GUARD-PARITY-SEND|DEP-GUARD-PARITY|DEP-GUARD-PARITY-INDEP|before
+g2 guard size == 2|DEP-GUARD-SIZE-SEND|DEP-GUARD-SIZE|DEP-GUARD-SIZE-INDEP|before
+g3 loop bound read from argv|DEP-NSTEPS-SEND|DEP-NSTEPS|DEP-NSTEPS-INDEP|before'
+
+# program NAME PATTERNS CHECKSUM ARGS...: build, trace and check one program
+# (CHECKSUM a regex for the value it prints).
+program() {
+    local name=$1 pats=$2 sum=$3 src=$P/$1.c O bin dir js a b label call needed indep role
+    shift 3
+    for O in -O0 -O2; do
+        bin=$WORK/$name$O
+        dir=$WORK/$name$O.trace
+        check "$name $O: builds" build_prog "$src" "$bin" "$O"
+        trace_run "$dir" 2 "$bin" "$@"
+        expect_eq "$name $O: traced run exits 0" "$?" 0
+        expect_match "$name $O: prints its checksum" "$(cat "$dir.out")" "^$name: sum=$sum\$"
+        js=$("$CH" hints "$dir" --format=json 2>"$WORK/hints.err")
+        expect_eq "$name $O: hints exits 0" "$?" 0
+        while IFS='|' read -r label call needed indep role; do
+            pattern "$name" "$O" "$js" "$src" "$label" "$call" "$needed" "$indep" "$role"
+        done <<<"$pats"
+        a=$("$CH" hints "$dir" --format=json --stable 2>&1)
+        b=$("$CH" hints "$dir" --format=json --stable --engine=reference 2>&1)
+        if [ "$a" = "$b" ]; then ok "$name $O: streaming and reference engines agree"; else
+            not_ok "$name $O: streaming and reference engines agree" "$(diff <(echo "$a") <(echo "$b") | head -20)"; fi
+    done
+}
+
+program deps-register "$REGISTER" '1\.531800e\+04'
+program deps-control "$CONTROL" '1\.137900e\+04' 3
