@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The viewer headless, on a private Xvfb (lib.sh, xvfb_start): `commhint
 # view DIR --select-hint N --screenshot FILE` on a 4-rank trace of
-# examples/jacobi.c exits 0, writes a PNG of the window, selects hint N of
+# examples/gauss.c exits 0, writes a PNG of the window, selects hint N of
 # `commhint hints`, and the marks it reports are where the hint says: on
 # the hint's line, with the highlight colour of the selected call (and of
 # related lines) at the reported pixel of the PNG, in line order.  N is the
 # first hint with a related line a few lines from its own (the ranking
-# follows the run's timing; usually N=1), so that the view shows both.  A
+# follows the run's timing), so that the view shows both (jacobi's hints
+# sit in its exchange() helper, far from the lines they relate to).  A
 # missing source file is reported and found again through --source-dir and
 # the remembered settings; a directory that is not a trace, a damaged trace
 # and bad usage end with a one-sentence message and exit 1 or 2, not a
@@ -77,10 +78,10 @@ print("%02x%02x%02x %dx%d" % (prev[x * bpp], prev[x * bpp + 1], prev[x * bpp + 2
 EOF
 pixel() { python3 "$WORK/pixel.py" "$@" 2>&1; }
 
-# ---- the headless screenshot of the jacobi example ---------------------------------
-T=$WORK/jacobi.trace
-trace_run "$T" 4 "$B/examples/O2/jacobi"
-expect_eq "jacobi traced on 4 ranks" "$?" 0
+# ---- the headless screenshot of the gauss example ---------------------------------
+T=$WORK/gauss.trace
+trace_run "$T" 4 "$B/examples/O2/gauss"
+expect_eq "gauss traced on 4 ranks" "$?" 0
 
 # the hint to select: the first with a related line in its file from 3
 # lines above to 16 below its line (the view scrolls the hint's line near
