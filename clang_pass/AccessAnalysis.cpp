@@ -809,6 +809,28 @@ static const BranchInst *loopGuard(const Loop &L, const DominatorTree &DT,
   return nullptr;
 }
 
+void AccessAnalysis::forEachControlDependence(
+    Function &F, PostDominatorTree &PDT,
+    function_ref<void(const BasicBlock *, const BasicBlock *)> Fn) {
+  for (BasicBlock &A : F) {
+    const Instruction *T = A.getTerminator();
+    if (!T ||
+        !(isa<BranchInst>(T) || isa<SwitchInst>(T) || isa<IndirectBrInst>(T)))
+      continue;
+    SmallPtrSet<BasicBlock *, 4> Succs(succ_begin(&A), succ_end(&A));
+    if (Succs.size() < 2)
+      continue;
+    DomTreeNode *AN = PDT.getNode(&A);
+    if (!AN)
+      continue;
+    DomTreeNode *Stop = AN->getIDom();
+    for (BasicBlock *S : Succs)
+      for (DomTreeNode *N = PDT.getNode(S); N && N != Stop && N->getBlock();
+           N = N->getIDom())
+        Fn(&A, N->getBlock());
+  }
+}
+
 // Blocks control dependent on a real decision: for a branch block A and
 // each successor S, the blocks on the post-dominator-tree path from S up to,
 // excluding, ipdom(A) depend on A.  A real branch makes them conditional; a
@@ -829,29 +851,14 @@ void AccessAnalysis::computeConditionalBlocks() {
 
   DenseMap<const BasicBlock *, SmallVector<const BasicBlock *, 8>> Inherits;
   SmallVector<const BasicBlock *, 16> Work;
-  for (BasicBlock &A : F) {
-    const Instruction *T = A.getTerminator();
-    if (!T ||
-        !(isa<BranchInst>(T) || isa<SwitchInst>(T) || isa<IndirectBrInst>(T)))
-      continue;
-    SmallPtrSet<BasicBlock *, 4> Succs(succ_begin(&A), succ_end(&A));
-    if (Succs.size() < 2)
-      continue;
-    DomTreeNode *AN = PDT.getNode(&A);
-    if (!AN)
-      continue;
-    const Loop *L = LI.getLoopFor(&A);
-    bool LoopControl = (L && L->isLoopExiting(&A)) || Guards.count(&A);
-    DomTreeNode *Stop = AN->getIDom();
-    for (BasicBlock *S : Succs)
-      for (DomTreeNode *N = PDT.getNode(S); N && N != Stop && N->getBlock();
-           N = N->getIDom()) {
-        if (LoopControl)
-          Inherits[&A].push_back(N->getBlock());
-        else if (Conditional.insert(N->getBlock()).second)
-          Work.push_back(N->getBlock());
-      }
-  }
+  forEachControlDependence(
+      F, PDT, [&](const BasicBlock *A, const BasicBlock *B) {
+        const Loop *L = LI.getLoopFor(A);
+        if ((L && L->isLoopExiting(A)) || Guards.count(A))
+          Inherits[A].push_back(B);
+        else if (Conditional.insert(B).second)
+          Work.push_back(B);
+      });
   while (!Work.empty()) {
     auto It = Inherits.find(Work.pop_back_val());
     if (It == Inherits.end())

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
@@ -106,6 +107,15 @@ public:
   /// Whether a local is traced: its address is captured or handed to a
   /// function (not an intrinsic).
   static bool isEscapingAlloca(const llvm::AllocaInst *AI);
+
+  /// Calls \p Fn(A, B) for every block B directly control dependent on the
+  /// branch (br, switch, indirectbr with two or more distinct successors)
+  /// ending block A: the blocks on the post-dominator-tree path from a
+  /// successor of A up to, excluding, ipdom(A).
+  static void forEachControlDependence(
+      llvm::Function &F, llvm::PostDominatorTree &PDT,
+      llvm::function_ref<void(const llvm::BasicBlock *, const llvm::BasicBlock *)>
+          Fn);
 
   /// Directory + '/' + file name (when relative) of a debug location.
   static std::string fileOf(const llvm::DILocation *DL);

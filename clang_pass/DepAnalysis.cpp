@@ -132,28 +132,14 @@ void DepAnalysis::Impl::indexSites() {
   }
 }
 
-// Direct control dependence: for a branch block A and each successor S,
-// the blocks on the post-dominator-tree path from S up to, excluding,
-// ipdom(A) depend on A.  Every decision counts here, loop control
-// included: a loop's exit test decides how often its body runs.
+// Direct control dependence (AccessAnalysis::forEachControlDependence).
+// Every decision counts here, loop control included: a loop's exit test
+// decides how often its body runs.
 void DepAnalysis::Impl::computeCD() {
-  for (BasicBlock &A : F) {
-    const Instruction *T = A.getTerminator();
-    if (!T ||
-        !(isa<BranchInst>(T) || isa<SwitchInst>(T) || isa<IndirectBrInst>(T)))
-      continue;
-    SmallPtrSet<BasicBlock *, 4> Succs(succ_begin(&A), succ_end(&A));
-    if (Succs.size() < 2)
-      continue;
-    DomTreeNode *AN = PDT.getNode(&A);
-    if (!AN)
-      continue;
-    DomTreeNode *Stop = AN->getIDom();
-    for (BasicBlock *S : Succs)
-      for (DomTreeNode *N = PDT.getNode(S); N && N != Stop && N->getBlock();
-           N = N->getIDom())
-        CD[N->getBlock()].push_back(&A);
-  }
+  AccessAnalysis::forEachControlDependence(
+      F, PDT, [&](const BasicBlock *A, const BasicBlock *B) {
+        CD[B].push_back(A);
+      });
 }
 
 // A local the pass does not trace: an alloca whose address never escapes
