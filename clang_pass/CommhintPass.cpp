@@ -14,6 +14,7 @@
 #include "SiteTable.h"
 
 #include "commhint-rt.h"
+#include "mpi-local.h"
 #include "trace-format.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -302,9 +303,24 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
         runtime("__commhint_memset", Void, {I32, Ptr, I64}),
         {Id, B.CreatePointerCast(S.Dst, Ptr), B.CreateZExtOrTrunc(S.Len, I64)});
     break;
-  case CHT_SITE_CALL:
+  case CHT_SITE_CALL: {
     B.CreateCall(runtime("__commhint_mpi_site", Void, {I32}), {Id});
+    // After a call that is not local: records it if no wrapper did
+    // (mpi-local.h).  An invoke (C++) has no single place after it yet.
+    auto *CI = dyn_cast<CallInst>(S.Anchor);
+    const Function *Callee =
+        CI ? dyn_cast<Function>(CI->getCalledOperand()->stripPointerCasts())
+           : nullptr;
+    if (!Callee || cht_mpi_is_local(Callee->getName().str().c_str()))
+      break;
+    IRBuilder<> After(CI->getNextNode());
+    After.SetCurrentDebugLocation(CI->getDebugLoc());
+    Value *Name = After.CreateGlobalStringPtr(Callee->getName(),
+                                              "commhint.mpi_name");
+    After.CreateCall(runtime("__commhint_mpi_after", Void, {I32, Ptr}),
+                     {Id, Name});
     break;
+  }
   }
 }
 

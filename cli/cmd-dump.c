@@ -103,6 +103,12 @@ static const char *kind_name(const struct trace_event *ev)
     case TRACE_EV_COMP:
         return ev->site_info ? trace_site_kind_name(ev->site_info->kind) : "comp";
     case TRACE_EV_MPI:
+        /* an untraced call by its own name ("MPI_Put (untraced)") */
+        if (ev->call_name) {
+            static _Thread_local char buf[CHT_CALLNAME_MAX + 16];
+            snprintf(buf, sizeof buf, "%s (untraced)", ev->call_name);
+            return buf;
+        }
         return trace_mpi_call_name(ev->mpi->h.aux);
     case TRACE_EV_LOOP:
         return ev->loop_kind == CHT_LOOP_ENTER ? "loop-enter"

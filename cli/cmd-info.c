@@ -22,7 +22,35 @@ static void info_help(void)
            "a rank missing or cut short is reported with a warning (docs/reliability.md).\n");
 }
 
+/* Calls recorded as untraced (CHT_MPI_UNTRACED), by function name; the
+ * names past UNTRACED_NAMES are counted under "others". */
+#define UNTRACED_NAMES 32
+struct untraced {
+    struct {
+        char name[CHT_CALLNAME_MAX + 1];
+        uint64_t n;
+    } by[UNTRACED_NAMES];
+    int nnames;
+    uint64_t others;
+};
+
+static void untraced_add(struct untraced *u, const char *name, uint64_t n)
+{
+    for (int i = 0; i < u->nnames; i++)
+        if (strcmp(u->by[i].name, name) == 0) {
+            u->by[i].n += n;
+            return;
+        }
+    if (u->nnames == UNTRACED_NAMES) {
+        u->others += n;
+        return;
+    }
+    snprintf(u->by[u->nnames].name, sizeof u->by[0].name, "%s", name);
+    u->by[u->nnames++].n = n;
+}
+
 struct rank_info {
+    struct untraced untraced;
     bool present;
     bool damaged;
     bool cut_short;
@@ -58,8 +86,11 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
     const struct trace_event *ev;
     int rc;
     while ((rc = trace_cursor_next(cur, &ev)) == 1)
-        if (ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX)
+        if (ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
             ri->calls[ev->mpi->h.aux]++;
+            if (ev->mpi->h.aux == CHT_MPI_UNTRACED)
+                untraced_add(&ri->untraced, ev->call_name ? ev->call_name : "?", 1);
+        }
     trace_cursor_stats(cur, &ri->st);
     if (rc < 0) {
         ri->damaged = true;
@@ -148,6 +179,9 @@ int cmd_info(int argc, char **argv)
         tot.st.bytes_raw += s->bytes_raw;
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
             tot.calls[k] += ri[r].calls[k];
+        for (int i = 0; i < ri[r].untraced.nnames; i++)
+            untraced_add(&tot.untraced, ri[r].untraced.by[i].name, ri[r].untraced.by[i].n);
+        tot.untraced.others += ri[r].untraced.others;
         damaged += ri[r].damaged;
         cut += ri[r].cut_short;
         missing += !ri[r].present;
@@ -183,6 +217,14 @@ int cmd_info(int argc, char **argv)
                 printf("%s\"%s\":%" PRIu64, first ? "" : ",", trace_mpi_call_name(k), tot.calls[k]);
                 first = false;
             }
+        printf("},\"untraced_mpi_calls\":{");
+        for (int i = 0; i < tot.untraced.nnames; i++) {
+            printf("%s", i ? "," : "");
+            search_json_string(stdout, tot.untraced.by[i].name);
+            printf(":%" PRIu64, tot.untraced.by[i].n);
+        }
+        if (tot.untraced.others)
+            printf("%s\"others\":%" PRIu64, tot.untraced.nnames ? "," : "", tot.untraced.others);
         printf("},\"ranks\":[");
         for (int r = 0; r < n; r++) {
             struct trace_cursor_stats *s = &ri[r].st;
@@ -221,7 +263,18 @@ int cmd_info(int argc, char **argv)
                 printf(" %s=%" PRIu64, trace_mpi_call_name(k), tot.calls[k]);
                 any = true;
             }
-        printf("%s\n\n", any ? "" : " none");
+        printf("%s\n", any ? "" : " none");
+        if (tot.calls[CHT_MPI_UNTRACED]) {
+            printf("untraced MPI:     %" PRIu64 " calls no wrapper records (fences for the analysis:\n"
+                   "                  nothing moves across them):",
+                   tot.calls[CHT_MPI_UNTRACED]);
+            for (int i = 0; i < tot.untraced.nnames; i++)
+                printf(" %s=%" PRIu64, tot.untraced.by[i].name, tot.untraced.by[i].n);
+            if (tot.untraced.others)
+                printf(" others=%" PRIu64, tot.untraced.others);
+            printf("\n");
+        }
+        printf("\n");
         printf("%5s %12s %10s %8s %12s %12s %8s  %s\n", "rank", "computation", "MPI", "threads",
                "bytes", "bytes/event", "exit", "status");
         for (int r = 0; r < n; r++) {

@@ -10,10 +10,16 @@ _Static_assert(sizeof(struct dg_range) == sizeof(struct trace_range) &&
                    offsetof(struct dg_range, write) == offsetof(struct trace_range, write),
                "dg_range has the layout of trace_range");
 
-/* A started request: its buffer range (len 0 if none) and direction. */
+#define HELD_MAX 8 /* argument ranges a request holds (the runtime records at most 8) */
+
+/* A started request: its buffer range (len 0 if none) and direction, and
+ * the argument ranges it holds until completion (a nonblocking
+ * collective's count and displacement arrays). */
 struct request {
     struct dg_range r;
     bool contiguous;  /* receive: count * type size == extent, so the status bytes are exact */
+    uint8_t nheld;
+    struct dg_range held[HELD_MAX];
 };
 
 struct dg_builder {
@@ -199,7 +205,7 @@ static int add_blocks(struct dg_builder *b, uint64_t base, const struct cht_rec_
 }
 
 static int request_start(struct dg_builder *b, uint64_t id, const struct dg_range *r,
-                         bool contiguous)
+                         bool contiguous, const struct trace_event *tev)
 {
     uint32_t slot;
     if (b->free_req != NO_SLOT) {
@@ -218,6 +224,10 @@ static int request_start(struct dg_builder *b, uint64_t id, const struct dg_rang
     }
     b->req[slot].r = *r;
     b->req[slot].contiguous = contiguous;
+    b->req[slot].nheld = (uint8_t)(tev->nheld < HELD_MAX ? tev->nheld : HELD_MAX);
+    for (uint32_t k = 0; k < b->req[slot].nheld; k++)
+        b->req[slot].held[k] = (struct dg_range){tev->held[k].addr, tev->held[k].len,
+                                                 tev->held[k].write};
     uint64_t *v = dg_map_put(&b->reqs, id, slot + 1);
     if (!v)
         return TRACE_ERR_NOMEM;
@@ -249,6 +259,9 @@ static int complete_requests(struct dg_builder *b, const struct trace_event *ev)
             c->st_bytes < r.len)
             r.len = c->st_bytes;
         rc = add_range(b, r.addr, r.len, r.write);
+        for (uint32_t k = 0; !rc && k < b->req[slot].nheld; k++)
+            rc = add_range(b, b->req[slot].held[k].addr, b->req[slot].held[k].len,
+                           b->req[slot].held[k].write);
         if (rc < 0)
             return rc;
         dg_map_del(&b->reqs, c->request);
@@ -325,7 +338,7 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
             rc = add_key(b, DG_KEY_REQ, m->request, 0);
         if (!rc && m->request) {
             bool contiguous = (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes;
-            rc = request_start(b, m->request, &r, contiguous);
+            rc = request_start(b, m->request, &r, contiguous, tev);
         }
         break;
     }
@@ -338,10 +351,12 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     case CHT_MPI_WAIT: case CHT_MPI_WAITALL: case CHT_MPI_WAITANY: case CHT_MPI_WAITSOME:
     case CHT_MPI_TEST: case CHT_MPI_TESTALL: case CHT_MPI_TESTANY: case CHT_MPI_TESTSOME:
     case CHT_MPI_REQUEST_FREE:
-        if (tev->ncomplete) {
+        if (m->flags & CHT_MPIF_UNKNOWN_REQUEST)
+            e->role = DG_ROLE_FENCE; /* it completes something we cannot see */
+        else if (tev->ncomplete)
             e->role = DG_ROLE_COMPLETE;
+        if (tev->ncomplete)
             rc = complete_requests(b, tev);
-        }
         break;
     case CHT_MPI_BARRIER:
         e->role = DG_ROLE_SYNC;
@@ -372,11 +387,19 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     case CHT_MPI_COMM_FREE: case CHT_MPI_CART_CREATE: case CHT_MPI_CART_SUB:
     case CHT_MPI_COMM_SPLIT_TYPE: case CHT_MPI_INTERCOMM_CREATE: case CHT_MPI_INIT:
     case CHT_MPI_INIT_THREAD: case CHT_MPI_FINALIZE: case CHT_MPI_ABORT:
+    case CHT_MPI_UNTRACED: /* what it touches is unknown */
         e->role = DG_ROLE_FENCE;
         break;
     default:
         break;
     }
+    /* what it touches through its other arguments: statuses, count and
+     * displacement arrays, request handles, flags (held ones too: the
+     * call itself reads them, and so does everything until completion) */
+    for (uint32_t k = 0; !rc && k < tev->nargs; k++)
+        rc = add_range(b, tev->args[k].addr, tev->args[k].len, tev->args[k].write);
+    for (uint32_t k = 0; !rc && k < tev->nheld; k++)
+        rc = add_range(b, tev->held[k].addr, tev->held[k].len, tev->held[k].write);
     return rc;
 }
 

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define COMMHINT_RT_ABI_VERSION 2
+#define COMMHINT_RT_ABI_VERSION 3 /* 3: __commhint_mpi_after */
 
 /* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
  * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
@@ -68,6 +68,13 @@ void __commhint_loop_exit(uint32_t loop);
 /* Emitted right before a call to an MPI function: the next MPI event of this
  * thread records `site` as its call site. */
 void __commhint_mpi_site(uint32_t site);
+
+/* Emitted right after a call to an MPI function that is not local
+ * (mpi-local.h), with the function's name: if no wrapper recorded the call
+ * (the site is still pending), the runtime records it as an untraced call
+ * (CHT_MPI_UNTRACED, a fence for the analysis) timed from the
+ * __commhint_mpi_site before it. */
+void __commhint_mpi_after(uint32_t site, const char *name);
 
 /* The inline fast path (ABI version 2).  While a thread's records repeat
  * with a period (a run, CHT_REC_REPEAT in trace-format.h), the runtime keeps

@@ -31,11 +31,13 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 2 /* version this header describes */
+#define CHT_FORMAT_VERSION 3 /* version this header describes */
 #define CHT_FORMAT_OLDEST 2  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
-                                reader would skip, losing events); readers of
-                                version 2 still read version-1 files */
+                                reader would skip, losing events; version 3 added
+                                CHT_REC_ARGS, which a version-2 reader skips,
+                                losing only what calls touch besides their
+                                buffers); readers still read version-1 and -2 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -120,6 +122,8 @@ enum cht_rec_type {
     CHT_REC_LOST = 11,      /* events dropped by the writer */
     CHT_REC_END = 12,       /* clean end of the stream: last record of the file */
     CHT_REC_REPEAT = 13,    /* stands for records that repeat earlier ones with strides (v2) */
+    CHT_REC_ARGS = 14,      /* memory the preceding MPI call touches besides its buffers (v3) */
+    CHT_REC_CALLNAME = 15,  /* the function an UNTRACED MPI record stands for (v3) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -187,6 +191,12 @@ enum cht_mpi_call {
     CHT_MPI_COMM_DUP = 70, CHT_MPI_COMM_SPLIT, CHT_MPI_COMM_CREATE, CHT_MPI_COMM_FREE,
     CHT_MPI_CART_CREATE, CHT_MPI_CART_SUB, CHT_MPI_COMM_SPLIT_TYPE, CHT_MPI_INTERCOMM_CREATE,
     CHT_MPI_INIT = 90, CHT_MPI_INIT_THREAD, CHT_MPI_FINALIZE, CHT_MPI_ABORT,
+    /* local calls that read what another call wrote */
+    CHT_MPI_GET_COUNT = 100, CHT_MPI_GET_ELEMENTS,
+    /* a call to an MPI function the runtime does not wrap (it is not local:
+     * mpi-local.h), made from code built with the pass: recorded by the
+     * hook after the call with its name (CHT_REC_CALLNAME), a fence */
+    CHT_MPI_UNTRACED = 126,
     CHT_MPI_CALL_MAX = 127
 };
 
@@ -206,7 +216,10 @@ enum cht_mpi_flag {
     CHT_MPIF_NOT_FOUND = 1u << 6,     /* Iprobe/Test* reported flag = false */
     CHT_MPIF_ROOT = 1u << 7,          /* this rank was the collective's root */
     CHT_MPIF_INTERCOMM = 1u << 8,     /* communicator is an intercommunicator */
-    CHT_MPIF_HAS_STATUS = 1u << 9     /* st_* fields hold a received status */
+    CHT_MPIF_HAS_STATUS = 1u << 9,    /* st_* fields hold a received status */
+    CHT_MPIF_UNKNOWN_REQUEST = 1u << 10 /* a completion call got a request no wrapper
+                                           made (an untraced call's, persistent,
+                                           generalized): a fence for the analysis (v3) */
 };
 
 /* Ranks in MPI records are world ranks; these stand for the rest. */
@@ -272,6 +285,31 @@ struct cht_rec_complete {
     uint64_t rseq;     /* receive: channel sequence number */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_complete) == 40, "complete record is 40 bytes");
+
+/* CHT_REC_ARGS follows an MPI record (among the records that follow it):
+ * memory the call reads or writes through its other
+ * arguments - the status it fills, the count and displacement arrays it
+ * reads, the request handles and arrays, flags, indices and counts it
+ * writes.  aux = number of ranges; with `held` set, the ranges stay in use
+ * until the request the call started completes (the arrays of a
+ * nonblocking collective); a call writes at most one record of each. */
+struct cht_rec_args {
+    struct cht_rec h;
+    uint32_t held;     /* 1: held until completion, 0: touched during the call */
+    uint32_t reserved;
+    /* struct cht_range range[h.aux]; */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_args) == 16, "args record is 16 bytes + ranges");
+
+/* CHT_REC_CALLNAME follows an MPI record of call CHT_MPI_UNTRACED: the
+ * function's name, aux = its length without the NUL, NUL-terminated and
+ * padded to 8. */
+struct cht_rec_callname {
+    struct cht_rec h;
+    /* char name[h.aux + 1]; */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_callname) == 8, "callname record is 8 bytes + name");
+#define CHT_CALLNAME_MAX 64 /* longer names are cut */
 
 /* CHT_REC_BLOCKS follows a v-collective (and Alltoall/Gather/Scatter, whose
  * blocks are uniform but are spelled out too): aux = 0 for the send side,

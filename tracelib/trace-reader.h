@@ -206,6 +206,12 @@ struct trace_event {
     const struct cht_rec_complete *const *complete;
     const struct cht_rec_blocks *blocks[2]; /* [0] send side, [1] receive side, or NULL */
     const struct cht_rec_comm *newcomm;     /* communicator created by the call, or NULL */
+    /* Memory the call touches through other arguments (CHT_REC_ARGS):
+     * during the call, and held until the request it started completes. */
+    uint32_t nargs, nheld;
+    const struct trace_range *args, *held;
+    /* CHT_MPI_UNTRACED: the MPI function called (CHT_REC_CALLNAME), or NULL */
+    const char *call_name;
     /* The call's register and control dependences: the sites whose most
      * recent execution before it computed a value it uses (an argument)
      * or a condition deciding whether it runs (docs/dependence.md).

@@ -14,6 +14,16 @@
 #       (g1) or if (size == 2) (g2), or runs nsteps times, nsteps read from
 #       argv (g3).
 #
+#   programs/deps-mpiargs.c   memory an MPI call touches besides its
+#       buffers (item 3): a receive's status read after it (i1), the count
+#       MPI_Get_count takes from it (i2), the count and displacement arrays
+#       of an MPI_Allgatherv computed right before it (i3), the request
+#       array MPI_Waitall resets (i4).
+#   programs/deps-untraced.c  MPI calls commhint does not wrap (item 4):
+#       a one-sided exchange (u1), MPI_Ibcast and its wait (u2), persistent
+#       requests (u3).  The pass hooks them, the runtime records them as
+#       untraced calls (fences), and `commhint info` names them.
+#
 # Per pattern and build, two checks on `hints --format=json`:
 #   - "needs": the NEEDED line (it reads traced memory into what the call
 #     uses or what decides whether it runs) is not a related line of the
@@ -120,5 +130,26 @@ program() {
     done
 }
 
+ARGS='i1 status fields after a receive|ARG-STATUS-RECV|ARG-STATUS|ARG-STATUS-INDEP|after
+i2 MPI_Get_count after a receive|ARG-GETCOUNT-RECV|ARG-GETCOUNT|ARG-GETCOUNT-INDEP|after
+i3 v-collective arrays computed before the call|ARG-VARRAYS-CALL|ARG-VCOUNTS ARG-VDISPLS|ARG-VARRAYS-INDEP|before
+i4 request array after MPI_Waitall|ARG-REQS-WAITALL|ARG-REQS|ARG-REQS-INDEP|after'
+
+UNTRACED='u1 a window read after MPI_Put and MPI_Win_fence|UNT-PUT-SEND|UNT-PUT|UNT-PUT-INDEP|after
+u2 a buffer read after MPI_Ibcast and its wait|UNT-IBCAST-SEND|UNT-IBCAST|UNT-IBCAST-INDEP|after
+u3 a buffer read after persistent requests complete|UNT-PERSIST-SEND|UNT-PERSIST|UNT-PERSIST-INDEP|after'
+
 program deps-register "$REGISTER" '1\.531800e\+04'
 program deps-control "$CONTROL" '1\.137900e\+04' 3
+program deps-mpiargs "$ARGS" '1\.214300e\+04'
+program deps-untraced "$UNTRACED" '6\.846000e\+03'
+# the untraced calls are counted by name (per rank, both ranks make each)
+got=$("$CH" info "$WORK/deps-untraced-O2.trace" --format=json 2>/dev/null | python3 -c '
+import json, sys
+u = json.load(sys.stdin)["untraced_mpi_calls"]
+want = {"MPI_Win_create": 2, "MPI_Win_fence": 4, "MPI_Put": 2, "MPI_Ibcast": 2,
+        "MPI_Recv_init": 2, "MPI_Send_init": 2, "MPI_Startall": 2, "MPI_Win_free": 2}
+print("yes" if u == want else "got %r, want %r" % (u, want))' 2>&1)
+expect_eq "deps-untraced: info counts the untraced calls by name" "$got" yes
+expect_match "deps-untraced: the text summary names them" \
+    "$("$CH" info "$WORK/deps-untraced-O2.trace" 2>/dev/null)" "^untraced MPI: +18 calls"

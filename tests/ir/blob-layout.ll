@@ -23,7 +23,7 @@
 ; the stored phi depends on which edge entered the loop) and parameter 0
 ; (%n, the loop bound deciding the edge).
 ; CHECK: @__commhint_site_table = private constant [200 x i8] c"CHTU\02\00@\00Va\1F\FC4\CD]\05\01\00\00\00\01\00\00\00\01\00\00\00\C8\00\00\00@\00\00\00`\00\00\00x\00\00\00\B0\00\00\00\12\00\00\00\0A\00\00\00\80\00\00\00\00\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\FF\FF\FF\FF\00\00\00\00\04\00\00\00\02\00\00\00\01\00\00\00\02\00\00\00\90\00\00\00\A0\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\FD\FF\FF\FF\08\00\00\00\03\00\FE\FF\08\00\00\00\03\00\00\00\00blob.c\00w\00<stdin>\00\00\00\00\00\00\00", align 8
-; CHECK: call void @__commhint_register_tu(i32 2, ptr @__commhint_site_table, i32 200, ptr @__commhint_site_base, ptr @__commhint_loop_base)
+; CHECK: call void @__commhint_register_tu(i32 3, ptr @__commhint_site_table, i32 200, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 
 source_filename = "blob.c"
 

@@ -965,20 +965,20 @@ static void test_other_byte_order(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 4, 3 }; /* version 4, oldest readable 3 */
+    uint16_t v[2] = { 5, 4 }; /* version 5, oldest readable 4 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=3, this reader reads up to 2");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=4, this reader reads up to 3");
 }
 
 static void test_newer_but_readable_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 3, 2 }; /* newer writer, still readable by version 2 */
+    uint16_t v[2] = { 4, 3 }; /* newer writer, still readable by version 3 */
     bool cut = true;
     (void)state;
 

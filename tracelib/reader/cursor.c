@@ -48,6 +48,7 @@ struct trace_cursor {
     size_t ranges_cap;
     const struct cht_rec_complete **complete;
     size_t complete_cap;
+    struct trace_range args[2][RD_MAX_ARGS]; /* of the current MPI event */
 
     struct rd_thread *threads;
     size_t nthreads, threads_cap;
@@ -377,6 +378,25 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
             c->ev.blocks[f->aux] = (const void *)f;
         } else if (f->type == CHT_REC_COMM) {
             c->ev.newcomm = (const void *)f;
+        } else if (f->type == CHT_REC_CALLNAME) {
+            c->ev.call_name = (const char *)f + sizeof(struct cht_rec_callname);
+        } else if (f->type == CHT_REC_ARGS) {
+            const struct cht_rec_args *a = (const void *)f;
+            const struct cht_range *rg = (const void *)(a + 1);
+            int h = a->held ? 1 : 0;
+            if (a->h.aux > RD_MAX_ARGS)
+                return rec_error(c, "args record with %u ranges (at most %u)", a->h.aux,
+                                 RD_MAX_ARGS);
+            for (uint32_t k = 0; k < a->h.aux; k++)
+                c->args[h][k] = (struct trace_range){rg[k].addr, rg[k].len & CHT_RANGE_LEN_MASK,
+                                                     (rg[k].len & CHT_RANGE_WRITE) != 0};
+            if (h) {
+                c->ev.nheld = a->h.aux;
+                c->ev.held = c->args[1];
+            } else {
+                c->ev.nargs = a->h.aux;
+                c->ev.args = c->args[0];
+            }
         } else {
             break;
         }

@@ -60,6 +60,9 @@ const char *trace_mpi_call_name(int call)
     case CHT_MPI_INIT_THREAD: return "MPI_Init_thread";
     case CHT_MPI_FINALIZE: return "MPI_Finalize";
     case CHT_MPI_ABORT: return "MPI_Abort";
+    case CHT_MPI_GET_COUNT: return "MPI_Get_count";
+    case CHT_MPI_GET_ELEMENTS: return "MPI_Get_elements";
+    case CHT_MPI_UNTRACED: return "MPI (untraced)";
     }
     return "MPI_?";
 }

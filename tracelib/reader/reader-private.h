@@ -13,6 +13,7 @@
 #include "trace-reader.h"
 
 #define RD_MAX_LOOP_DEPTH TRACE_MAX_LOOP_DEPTH /* deeper loop stacks are a format error */
+#define RD_MAX_ARGS 64 /* ranges in one CHT_REC_ARGS record; more is a format error */
 #define RD_MAX_CHUNK_HEADER 4096 /* bytes; larger chunk header_size is rejected */
 #define RD_MAX_WORLD_SIZE (1 << 20) /* ranks; a larger world_size is a format error (the
                                        analysis allocates per world rank) */

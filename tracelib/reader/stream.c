@@ -420,6 +420,14 @@ const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
     case CHT_REC_COMPLETE:
         NEED(sizeof(struct cht_rec_complete));
         break;
+    case CHT_REC_ARGS:
+        NEED(sizeof(struct cht_rec_args) + 16ull * r->aux);
+        break;
+    case CHT_REC_CALLNAME:
+        NEED(sizeof(struct cht_rec_callname) + (uint64_t)r->aux + 1);
+        if (((const char *)r)[sizeof(struct cht_rec_callname) + r->aux] != '\0')
+            return "call name is not NUL-terminated at its length";
+        break;
     case CHT_REC_BLOCKS: {
         const struct cht_rec_blocks *b = (const void *)r;
         NEED(sizeof(*b));

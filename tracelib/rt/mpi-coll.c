@@ -108,6 +108,13 @@ COMMHINT_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                       recvbuf, count, datatype, op, comm);
 }
 
+/* A count or displacement array of n ints the call reads. */
+static void ints_arg(struct mpi_ev *ev, const int *a, int n)
+{
+    if (n > 0)
+        mpi_ev_arg(ev, a, (size_t)n * sizeof(int), 0, 0);
+}
+
 COMMHINT_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                        const int recvcounts[], MPI_Datatype datatype,
                                        MPI_Op op, MPI_Comm comm)
@@ -119,6 +126,7 @@ COMMHINT_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
     mpi_ev_op(&ev, op);
     for (int i = 0; i < ev.cv.size; i++)
         total += recvcounts[i];
+    ints_arg(&ev, recvcounts, ev.cv.size);
     mpi_ev_sbuf(&ev, sendbuf, total > INT_MAX ? INT_MAX : (int)total, datatype);
     if (ev.cv.rank >= 0)
         mpi_ev_rbuf(&ev, recvbuf, recvcounts[ev.cv.rank], datatype);
@@ -167,6 +175,10 @@ COMMHINT_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype
         mpi_ev_sbuf(&ev, sendbuf, sendcount, sendtype);
     if (r == 1)
         mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), recvcounts, displs, 0, recvtype);
+    if (r == 1) {
+        ints_arg(&ev, recvcounts, block_ranks(&ev));
+        ints_arg(&ev, displs, block_ranks(&ev));
+    }
     MPI_EV_CALL(&ev, PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                   recvtype, root, comm));
     return mpi_ev_end(&ev);
@@ -197,6 +209,10 @@ COMMHINT_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], co
     int r = mpi_ev_root(&ev, root);
     if (r == 1)
         mpi_ev_blocks(&ev, 0, sendbuf, block_ranks(&ev), sendcounts, displs, 0, sendtype);
+    if (r == 1) {
+        ints_arg(&ev, sendcounts, block_ranks(&ev));
+        ints_arg(&ev, displs, block_ranks(&ev));
+    }
     if (non_root_side(&ev, r))
         mpi_ev_rbuf(&ev, recvbuf, recvcount, recvtype);
     MPI_EV_CALL(&ev, PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
@@ -227,6 +243,8 @@ COMMHINT_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datat
     mpi_ev_coll(&ev);
     mpi_ev_sbuf(&ev, sendbuf, sendcount, sendtype);
     mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), recvcounts, displs, 0, recvtype);
+    ints_arg(&ev, recvcounts, block_ranks(&ev));
+    ints_arg(&ev, displs, block_ranks(&ev));
     MPI_EV_CALL(&ev, PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                      recvtype, comm));
     return mpi_ev_end(&ev);
@@ -256,6 +274,10 @@ COMMHINT_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
     mpi_ev_coll(&ev);
     mpi_ev_blocks(&ev, 0, sendbuf, block_ranks(&ev), sendcounts, sdispls, 0, sendtype);
     mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), recvcounts, rdispls, 0, recvtype);
+    ints_arg(&ev, sendcounts, block_ranks(&ev));
+    ints_arg(&ev, sdispls, block_ranks(&ev));
+    ints_arg(&ev, recvcounts, block_ranks(&ev));
+    ints_arg(&ev, rdispls, block_ranks(&ev));
     MPI_EV_CALL(&ev, PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                     rdispls, recvtype, comm));
     return mpi_ev_end(&ev);

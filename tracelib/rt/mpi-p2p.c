@@ -20,6 +20,7 @@ static MPI_Status *status_ptr(MPI_Status *user, MPI_Status *mine)
 /* Enters the request a nonblocking call returned, if the call succeeded. */
 static void post_request(struct mpi_ev *ev, MPI_Request *req, int is_recv)
 {
+    mpi_ev_arg(ev, req, sizeof(MPI_Request), 1, 0);
     if (ev->ret != MPI_SUCCESS)
         return;
     struct mpi_req r = {0, ev->cv.id, ev->rec.rseq, ev->comm, *req, is_recv,
@@ -111,6 +112,7 @@ COMMHINT_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int so
     struct mpi_ev ev;
     MPI_Status mine, *st = status_ptr(status, &mine);
     MPI_EV_BEGIN(&ev, CHT_MPI_RECV, comm);
+    mpi_ev_status_arg(&ev, status);
     mpi_ev_recv(&ev, buf, count, datatype, source, tag);
     MPI_EV_CALL(&ev, PMPI_Recv(buf, count, datatype, source, tag, comm, st));
     mpi_ev_status(&ev, st, 1);
@@ -136,6 +138,7 @@ COMMHINT_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatyp
     struct mpi_ev ev;
     MPI_Status mine, *st = status_ptr(status, &mine);
     MPI_EV_BEGIN(&ev, CHT_MPI_SENDRECV, comm);
+    mpi_ev_status_arg(&ev, status);
     mpi_ev_send(&ev, sendbuf, sendcount, sendtype, dest, sendtag);
     mpi_ev_recv(&ev, recvbuf, recvcount, recvtype, source, recvtag);
     MPI_EV_CALL(&ev, PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
@@ -151,6 +154,7 @@ COMMHINT_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype data
     struct mpi_ev ev;
     MPI_Status mine, *st = status_ptr(status, &mine);
     MPI_EV_BEGIN(&ev, CHT_MPI_SENDRECV_REPLACE, comm);
+    mpi_ev_status_arg(&ev, status);
     mpi_ev_send(&ev, buf, count, datatype, dest, sendtag);
     mpi_ev_recv(&ev, buf, count, datatype, source, recvtag);
     MPI_EV_CALL(&ev, PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag,
@@ -164,6 +168,7 @@ COMMHINT_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *st
     struct mpi_ev ev;
     MPI_Status mine, *st = status_ptr(status, &mine);
     MPI_EV_BEGIN(&ev, CHT_MPI_PROBE, comm);
+    mpi_ev_status_arg(&ev, status);
     mpi_ev_probe(&ev, source, tag);
     MPI_EV_CALL(&ev, PMPI_Probe(source, tag, comm, st));
     mpi_ev_status(&ev, st, 0);
@@ -175,6 +180,8 @@ COMMHINT_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MP
     struct mpi_ev ev;
     MPI_Status mine, *st = status_ptr(status, &mine);
     MPI_EV_BEGIN(&ev, CHT_MPI_IPROBE, comm);
+    mpi_ev_arg(&ev, flag, sizeof(int), 1, 0);
+    mpi_ev_status_arg(&ev, status);
     mpi_ev_probe(&ev, source, tag);
     MPI_EV_CALL(&ev, PMPI_Iprobe(source, tag, comm, flag, st));
     if (ev.ret == MPI_SUCCESS && !*flag)

@@ -157,6 +157,9 @@ struct mpi_blocks {
     int64_t shift;       /* bytes from buffer + true_lb to the record's buffer address */
 };
 
+/* Ranges of other arguments one call records (status, arrays, handles). */
+#define MPI_ARGS_MAX 8
+
 /* One MPI call being recorded. */
 struct mpi_ev {
     struct cht_rec_mpi rec;   /* the record, filled in as the call is described */
@@ -165,6 +168,10 @@ struct mpi_ev {
     int ret;                  /* what PMPI returned */
     int counted;              /* rec.count / rec.datatype already set */
     struct mpi_blocks blocks[2]; /* index 0 = send side, 1 = receive side */
+    /* other memory the call touches (CHT_REC_ARGS): [0] during the call,
+     * [1] held until its request completes */
+    struct cht_range args[2][MPI_ARGS_MAX];
+    int nargs[2];
 };
 
 /* Starts recording a call: clears the record, takes the pending call site
@@ -231,6 +238,23 @@ int mpi_ev_root(struct mpi_ev *ev, int root);
 
 /* Reduction operator. */
 void mpi_ev_op(struct mpi_ev *ev, MPI_Op op);
+
+/* Memory the call touches through another argument: `len` bytes at
+ * `addr`, written or read, touched during the call or (`held`) until its
+ * request completes.  NULL, MPI_STATUS(ES)_IGNORE and len 0 are left out. */
+void mpi_ev_arg(struct mpi_ev *ev, const void *addr, size_t len, int write, int held);
+
+/* The status argument of a call that fills one (written, if not ignored). */
+static inline void mpi_ev_status_arg(struct mpi_ev *ev, const MPI_Status *user)
+{
+    if (user != MPI_STATUS_IGNORE)
+        mpi_ev_arg(ev, user, sizeof(MPI_Status), 1, 0);
+}
+
+/* Bytes of the CHT_REC_ARGS records of ev, and writes them at p (returns
+ * the end). */
+size_t mpi_ev_args_size(const struct mpi_ev *ev);
+char *mpi_ev_args_write(const struct mpi_ev *ev, char *p);
 
 /* Reserves space for the MPI record plus `extra` bytes of records that
  * follow it in the same chunk, writes the MPI record (setting ERROR from

@@ -299,21 +299,62 @@ static char *blocks_write(char *p, const struct mpi_blocks *b, int side)
     return (char *)(blk + b->n);
 }
 
+void mpi_ev_arg(struct mpi_ev *ev, const void *addr, size_t len, int write, int held)
+{
+    int h = held ? 1 : 0;
+    if (addr == NULL || addr == MPI_STATUS_IGNORE || addr == MPI_STATUSES_IGNORE || len == 0)
+        return;
+    if (ev->nargs[h] == MPI_ARGS_MAX) {
+        rt_warn_once(MPI_WARN_CALL, "an MPI call touches more argument ranges than a record "
+                     "holds: the rest are not recorded: call=%u", ev->rec.h.aux);
+        return;
+    }
+    ev->args[h][ev->nargs[h]++] =
+        (struct cht_range){(uint64_t)(uintptr_t)addr,
+                           ((uint64_t)len & CHT_RANGE_LEN_MASK) | (write ? CHT_RANGE_WRITE : 0)};
+}
+
+size_t mpi_ev_args_size(const struct mpi_ev *ev)
+{
+    size_t n = 0;
+    for (int h = 0; h < 2; h++)
+        if (ev->nargs[h])
+            n += sizeof(struct cht_rec_args) + (size_t)ev->nargs[h] * sizeof(struct cht_range);
+    return n;
+}
+
+char *mpi_ev_args_write(const struct mpi_ev *ev, char *p)
+{
+    for (int h = 0; h < 2; h++) {
+        if (!ev->nargs[h])
+            continue;
+        struct cht_rec_args *a = (struct cht_rec_args *)p;
+        size_t size = sizeof(*a) + (size_t)ev->nargs[h] * sizeof(struct cht_range);
+        *a = (struct cht_rec_args){{CHT_REC_ARGS, (uint16_t)ev->nargs[h], (uint32_t)size},
+                                   (uint32_t)h, 0};
+        memcpy(a + 1, ev->args[h], (size_t)ev->nargs[h] * sizeof(struct cht_range));
+        p += size;
+    }
+    return p;
+}
+
 int mpi_ev_end(struct mpi_ev *ev)
 {
     /* Records hold at most 64 KiB of blocks, so n is far below any int limit. */
+    size_t args = mpi_ev_args_size(ev);
     size_t extra = blocks_size(&ev->blocks[0]) + blocks_size(&ev->blocks[1]);
-    if (sizeof(struct cht_rec_mpi) + extra > MPI_RESERVE_MAX) {
+    if (sizeof(struct cht_rec_mpi) + args + extra > MPI_RESERVE_MAX) {
         rt_warn_once(MPI_WARN_SIZE, "per-rank blocks of a collective do not fit in one record "
                      "group: recorded without them: comm_size=%u", ev->rec.comm_size);
         extra = 0;
     }
-    char *p = mpi_ev_reserve(ev, extra);
+    char *p = mpi_ev_reserve(ev, args + extra);
     if (p == NULL)
         return ev->ret;
+    p = mpi_ev_args_write(ev, p);
     for (int side = 0; extra != 0 && side < 2; side++)
         if (ev->blocks[side].n)
             p = blocks_write(p, &ev->blocks[side], side);
-    rt_commit(sizeof(struct cht_rec_mpi) + extra);
+    rt_commit(sizeof(struct cht_rec_mpi) + args + extra);
     return ev->ret;
 }

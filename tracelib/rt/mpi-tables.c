@@ -519,8 +519,9 @@ void mpi_req_take(MPI_Request h, struct mpi_req *out)
     }
     pthread_mutex_unlock(&tables_lock);
     if (l == NULL)
-        rt_warn_once(MPI_WARN_REQUEST, "request not made by a wrapped call (persistent or "
-                     "generalized?): its completion is not recorded: handle=0x%x", (unsigned)h);
+        rt_warn_once(MPI_WARN_REQUEST, "request not made by a wrapped call (a call commhint "
+                     "records as untraced, a persistent or a generalized request): its completion "
+                     "is recorded without its buffers: handle=0x%x", (unsigned)h);
 }
 
 void mpi_req_put_back(const struct mpi_req *r)

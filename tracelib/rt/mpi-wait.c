@@ -41,8 +41,8 @@ struct completions {
 
 /* Looks up n requests; nst is the number of statuses the call fills (n, 1 or
  * 0), user_st the user's status argument. */
-static void reqset_open(struct reqset *rs, int n, const MPI_Request *reqs, int nst,
-                        MPI_Status *user_st)
+static void reqset_open(struct mpi_ev *ev, struct reqset *rs, int n, const MPI_Request *reqs,
+                        int nst, MPI_Status *user_st)
 {
     int ignore = user_st == MPI_STATUS_IGNORE || user_st == MPI_STATUSES_IGNORE;
     size_t nreq = n > 0 ? (size_t)n : 0, nmine = ignore && nst > 0 ? (size_t)nst : 0;
@@ -66,8 +66,12 @@ static void reqset_open(struct reqset *rs, int n, const MPI_Request *reqs, int n
         if (ignore)
             rs->st = (MPI_Status *)(rs->comp + nreq);
     }
-    for (int i = 0; i < rs->n; i++)
+    for (int i = 0; i < rs->n; i++) {
         mpi_req_take(reqs[i], &rs->req[i]);
+        /* a request no wrapper made: what its completion touches is unknown */
+        if (rs->req[i].id == 0 && reqs[i] != MPI_REQUEST_NULL)
+            ev->rec.flags |= CHT_MPIF_UNKNOWN_REQUEST;
+    }
 }
 
 /* Puts back the requests that did not complete (newest first, so that
@@ -113,14 +117,15 @@ static int complete_one(const struct mpi_ev *ev, struct reqset *rs, const MPI_Re
  * keeps them consecutive in this thread's stream. */
 static void write_completions(struct mpi_ev *ev, const struct cht_rec_complete *c, size_t m)
 {
-    const size_t per = sizeof(*c);
-    size_t k = (MPI_RESERVE_MAX - sizeof(struct cht_rec_mpi)) / per;
+    const size_t per = sizeof(*c), args = mpi_ev_args_size(ev);
+    size_t k = (MPI_RESERVE_MAX - sizeof(struct cht_rec_mpi) - args) / per;
     k = m < k ? m : k;
-    char *p = mpi_ev_reserve(ev, k * per);
+    char *p = mpi_ev_reserve(ev, args + k * per);
     if (p == NULL)
         return;
+    p = mpi_ev_args_write(ev, p);
     memcpy(p, c, k * per);
-    rt_commit(sizeof(struct cht_rec_mpi) + k * per);
+    rt_commit(sizeof(struct cht_rec_mpi) + args + k * per);
     if (k < m)
         rt_warn_once(MPI_WARN_SIZE, "completions of one call span several reservations: "
                      "requests=%zu", m);
@@ -196,12 +201,30 @@ static struct completions if_found(struct mpi_ev *ev, int found, struct completi
     return cmp;
 }
 
+/* The arguments a completion call touches: its requests (read, and set to
+ * MPI_REQUEST_NULL), the statuses it fills, and its outputs (flag, index,
+ * outcount, indices). */
+static void completion_args(struct mpi_ev *ev, MPI_Request *reqs, int n, MPI_Status *st,
+                            int nst, int *flag, int *index, int *outcount, int *indices)
+{
+    if (n > 0)
+        mpi_ev_arg(ev, reqs, (size_t)n * sizeof(MPI_Request), 1, 0);
+    if (nst > 0 && st != MPI_STATUS_IGNORE && st != MPI_STATUSES_IGNORE)
+        mpi_ev_arg(ev, st, (size_t)nst * sizeof(MPI_Status), 1, 0);
+    mpi_ev_arg(ev, flag, sizeof(int), 1, 0);
+    mpi_ev_arg(ev, index, sizeof(int), 1, 0);
+    mpi_ev_arg(ev, outcount, sizeof(int), 1, 0);
+    if (n > 0)
+        mpi_ev_arg(ev, indices, (size_t)n * sizeof(int), 1, 0);
+}
+
 COMMHINT_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_WAIT, MPI_COMM_NULL);
-    reqset_open(&rs, 1, request, 1, status);
+    completion_args(&ev, request, 1, status, 1, NULL, NULL, NULL, NULL);
+    reqset_open(&ev, &rs, 1, request, 1, status);
     note_single(&ev, &rs);
     MPI_EV_CALL(&ev, PMPI_Wait(request, reqset_statuses(&rs, status)));
     return end_completion(&ev, &rs, request, all_of(1), 1);
@@ -212,7 +235,8 @@ COMMHINT_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_TEST, MPI_COMM_NULL);
-    reqset_open(&rs, 1, request, 1, status);
+    completion_args(&ev, request, 1, status, 1, flag, NULL, NULL, NULL);
+    reqset_open(&ev, &rs, 1, request, 1, status);
     note_single(&ev, &rs);
     MPI_EV_CALL(&ev, PMPI_Test(request, flag, reqset_statuses(&rs, status)));
     return end_completion(&ev, &rs, request, if_found(&ev, *flag, all_of(1)), 1);
@@ -224,8 +248,9 @@ COMMHINT_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[],
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_WAITALL, MPI_COMM_NULL);
+    completion_args(&ev, array_of_requests, count, array_of_statuses, count, NULL, NULL, NULL, NULL);
     ev.rec.count = count;
-    reqset_open(&rs, count, array_of_requests, count, array_of_statuses);
+    reqset_open(&ev, &rs, count, array_of_requests, count, array_of_statuses);
     MPI_EV_CALL(&ev, PMPI_Waitall(count, array_of_requests,
                                   reqset_statuses(&rs, array_of_statuses)));
     return end_completion(&ev, &rs, array_of_requests, all_of(count), 0);
@@ -237,8 +262,9 @@ COMMHINT_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int 
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_TESTALL, MPI_COMM_NULL);
+    completion_args(&ev, array_of_requests, count, array_of_statuses, count, flag, NULL, NULL, NULL);
     ev.rec.count = count;
-    reqset_open(&rs, count, array_of_requests, count, array_of_statuses);
+    reqset_open(&ev, &rs, count, array_of_requests, count, array_of_statuses);
     MPI_EV_CALL(&ev, PMPI_Testall(count, array_of_requests, flag,
                                   reqset_statuses(&rs, array_of_statuses)));
     return end_completion(&ev, &rs, array_of_requests, if_found(&ev, *flag, all_of(count)), 0);
@@ -250,8 +276,9 @@ COMMHINT_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int 
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_WAITANY, MPI_COMM_NULL);
+    completion_args(&ev, array_of_requests, count, status, 1, NULL, indx, NULL, NULL);
     ev.rec.count = count;
-    reqset_open(&rs, count, array_of_requests, 1, status);
+    reqset_open(&ev, &rs, count, array_of_requests, 1, status);
     MPI_EV_CALL(&ev, PMPI_Waitany(count, array_of_requests, indx, reqset_statuses(&rs, status)));
     return end_completion(&ev, &rs, array_of_requests,
                           some_of(&ev, count, indx, *indx == MPI_UNDEFINED ? MPI_UNDEFINED : 1),
@@ -264,8 +291,9 @@ COMMHINT_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int 
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_TESTANY, MPI_COMM_NULL);
+    completion_args(&ev, array_of_requests, count, status, 1, flag, indx, NULL, NULL);
     ev.rec.count = count;
-    reqset_open(&rs, count, array_of_requests, 1, status);
+    reqset_open(&ev, &rs, count, array_of_requests, 1, status);
     MPI_EV_CALL(&ev, PMPI_Testany(count, array_of_requests, indx, flag,
                                   reqset_statuses(&rs, status)));
     return end_completion(
@@ -281,8 +309,9 @@ COMMHINT_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], i
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_WAITSOME, MPI_COMM_NULL);
+    completion_args(&ev, array_of_requests, incount, array_of_statuses, incount, NULL, NULL, outcount, array_of_indices);
     ev.rec.count = incount;
-    reqset_open(&rs, incount, array_of_requests, incount, array_of_statuses);
+    reqset_open(&ev, &rs, incount, array_of_requests, incount, array_of_statuses);
     MPI_EV_CALL(&ev, PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices,
                                    reqset_statuses(&rs, array_of_statuses)));
     return end_completion(&ev, &rs, array_of_requests,
@@ -295,8 +324,9 @@ COMMHINT_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], i
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_TESTSOME, MPI_COMM_NULL);
+    completion_args(&ev, array_of_requests, incount, array_of_statuses, incount, NULL, NULL, outcount, array_of_indices);
     ev.rec.count = incount;
-    reqset_open(&rs, incount, array_of_requests, incount, array_of_statuses);
+    reqset_open(&ev, &rs, incount, array_of_requests, incount, array_of_statuses);
     MPI_EV_CALL(&ev, PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices,
                                    reqset_statuses(&rs, array_of_statuses)));
     return end_completion(&ev, &rs, array_of_requests,
@@ -310,7 +340,8 @@ COMMHINT_EXPORT int MPI_Request_free(MPI_Request *request)
     struct mpi_ev ev;
     struct reqset rs;
     MPI_EV_BEGIN(&ev, CHT_MPI_REQUEST_FREE, MPI_COMM_NULL);
-    reqset_open(&rs, 1, request, 0, MPI_STATUS_IGNORE);
+    completion_args(&ev, request, 1, MPI_STATUS_IGNORE, 0, NULL, NULL, NULL, NULL);
+    reqset_open(&ev, &rs, 1, request, 0, MPI_STATUS_IGNORE);
     note_single(&ev, &rs);
     MPI_EV_CALL(&ev, PMPI_Request_free(request));
     rs.st = NULL; /* no status: the request may still be in progress */

@@ -42,6 +42,7 @@ enum rt_tls_state {
 
 static __thread struct rt_thread *tls_thr;
 static __thread uint32_t tls_mpi_site = CHT_NONE;
+static __thread uint64_t tls_mpi_site_t; /* when it was set */
 static __thread int tls_state;
 
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -1043,6 +1044,16 @@ COMMHINT_EXPORT void __commhint_loop_exit(uint32_t loop)
 COMMHINT_EXPORT void __commhint_mpi_site(uint32_t site)
 {
     tls_mpi_site = site_ok(site) ? site : CHT_NONE;
+    tls_mpi_site_t = rt_now_ns();
+}
+
+COMMHINT_EXPORT void __commhint_mpi_after(uint32_t site, const char *name)
+{
+    /* a wrapper took the site: the call was recorded */
+    if (tls_mpi_site == CHT_NONE || tls_mpi_site != site)
+        return;
+    rt_mpi_untraced(name, tls_mpi_site_t, __builtin_return_address(0));
+    tls_mpi_site = CHT_NONE;
 }
 
 uint32_t rt_take_mpi_site(void)

@@ -31,6 +31,10 @@ void rt_commit(size_t bytes);
 /* The site that __commhint_mpi_site announced for this thread's next MPI
  * call, or CHT_NONE; reading it clears it. */
 uint32_t rt_take_mpi_site(void);
+/* Records the call to MPI function `name` whose site is pending as an
+ * untraced call (CHT_MPI_UNTRACED + CHT_REC_CALLNAME), from t_enter to now;
+ * ra is the return address into the caller (mpi-untraced.c). */
+void rt_mpi_untraced(const char *name, uint64_t t_enter, void *ra);
 
 /* Called by the MPI_Init/MPI_Init_thread wrapper after PMPI_Init succeeded,
  * with the world rank and size and the run id rank 0 generated and
