@@ -12,6 +12,9 @@ _Static_assert(sizeof(struct dg_range) == sizeof(struct trace_range) &&
 
 #define HELD_MAX 8 /* argument ranges a request holds (the runtime records at most 8) */
 
+#define RECENT 16       /* computation events the companion walk looks back at most */
+#define RECENT_RANGES 8  /* read ranges a companion may have */
+
 /* A started request: its buffer range (len 0 if none) and direction, and
  * the argument ranges it holds until completion (a nonblocking
  * collective's count and displacement arrays). */
@@ -39,6 +42,15 @@ struct dg_builder {
     uint64_t *vdeps;
     uint32_t cvdeps;
     uint64_t unknown_producers;
+    const struct trace_cursor *cursor;
+    /* the last RECENT computation events, for the companions of a call */
+    struct recent {
+        uint64_t index;
+        uint32_t site;
+        uint32_t nranges;      /* RECENT_RANGES + 1: more, or a write: never a companion */
+        struct dg_range r[RECENT_RANGES];
+    } recent[RECENT];
+    struct dg_range comp_ranges[RECENT * RECENT_RANGES];
 };
 
 #define LAST_DENSE (1u << 22)
@@ -72,6 +84,28 @@ void dg_builder_destroy(struct dg_builder *b)
 uint64_t dg_builder_unknown_producers(const struct dg_builder *b)
 {
     return b->unknown_producers;
+}
+
+void dg_builder_set_cursor(struct dg_builder *b, const struct trace_cursor *c)
+{
+    b->cursor = c;
+}
+
+/* Remembers a computation event for the companion walk: its reads, or
+ * that it cannot be a companion (it writes, or has too many ranges). */
+static void recent_add(struct dg_builder *b, uint64_t index, uint32_t site, uint32_t n,
+                       const struct dg_range *r)
+{
+    struct recent *x = &b->recent[index % RECENT];
+    x->index = index + 1; /* 0 = empty */
+    x->site = site;
+    x->nranges = n <= RECENT_RANGES ? n : RECENT_RANGES + 1;
+    for (uint32_t k = 0; k < n && x->nranges <= RECENT_RANGES; k++) {
+        if (r[k].write)
+            x->nranges = RECENT_RANGES + 1;
+        else
+            x->r[k] = r[k];
+    }
 }
 
 /* ---- the latest event of each site ------------------------------------------------ */
@@ -110,6 +144,102 @@ static uint64_t get_last(const struct dg_builder *b, uint32_t site)
         return b->last[site];
     const uint64_t *v = dg_map_get(&b->last_big, site);
     return v ? *v : 0;
+}
+
+static bool in_set(const uint64_t *v, uint32_t n, uint64_t x)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+/* Adds the latest event of each of a site's producers to b->vdeps (n in
+ * use, room grown); false if one of them is at or after `before` (a later
+ * execution than the one the site used: the caller stops there). */
+static int add_producers(struct dg_builder *b, const uint32_t *ids, uint32_t nids, uint64_t before,
+                         uint32_t *n)
+{
+    for (uint32_t i = 0; i < nids; i++) {
+        uint64_t l = get_last(b, ids[i]);
+        if (!l)
+            continue;
+        if (l - 1 >= before)
+            return 0;
+        if (in_set(b->vdeps, *n, l - 1))
+            continue;
+        if (*n == b->cvdeps) {
+            uint32_t nc = b->cvdeps ? 2 * b->cvdeps : 16;
+            uint64_t *p = realloc(b->vdeps, nc * sizeof *p);
+            if (!p)
+                return TRACE_ERR_NOMEM;
+            b->vdeps = p;
+            b->cvdeps = nc;
+        }
+        b->vdeps[(*n)++] = l - 1;
+    }
+    return 1;
+}
+
+static bool reads_overlap_writes(const struct recent *x, const struct dg_event *e)
+{
+    for (uint32_t k = 0; k < x->nranges; k++)
+        for (uint32_t j = 0; j < e->nranges; j++) {
+            const struct dg_range *a = &x->r[k], *w = &e->ranges[j];
+            if (w->write && a->len && w->len && a->addr < w->addr + w->len &&
+                w->addr < a->addr + a->len)
+                return true;
+        }
+    return false;
+}
+
+/* The companions of MPI event e (its ranges and vdeps set): walking back
+ * over the computation events right before it, each that only reads, is
+ * the latest event of a producer (of the call or of a companion already
+ * taken) and reads nothing the call writes joins; its own producers join
+ * the call's vdeps (all of them executed before it, or the walk stops:
+ * the site used an older execution than the latest), and its reads go to
+ * cranges.  The walk stops at the first event that does not join. */
+static int companions(struct dg_builder *b, struct dg_event *e)
+{
+    uint32_t n = e->nvdeps, nc = 0, nr = 0;
+    if (!b->cursor || !n)
+        return 0;
+    for (uint64_t i = e->index; i-- > 0 && e->index - i <= RECENT;) {
+        const struct recent *x = &b->recent[i % RECENT];
+        if (x->index != i + 1 || x->nranges > RECENT_RANGES || !in_set(b->vdeps, n, i) ||
+            reads_overlap_writes(x, e))
+            break;
+        const uint32_t *ids;
+        uint32_t nids;
+        int rc = trace_cursor_site_producers(b->cursor, x->site, &ids, &nids);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            break;
+        uint32_t keep = n;
+        if ((rc = add_producers(b, ids, nids, i, &n)) < 0)
+            return rc;
+        if (rc == 0) {
+            n = keep;
+            break;
+        }
+        /* joins: out of vdeps, its reads into cranges */
+        for (uint32_t k = 0; k < n; k++)
+            if (b->vdeps[k] == i) {
+                b->vdeps[k] = b->vdeps[--n];
+                break;
+            }
+        for (uint32_t k = 0; k < x->nranges; k++)
+            b->comp_ranges[nr++] = x->r[k];
+        nc++;
+    }
+    e->nvdeps = n;
+    e->vdeps = n ? b->vdeps : NULL;
+    e->ncompanions = nc;
+    e->ncranges = nr;
+    e->cranges = nr ? b->comp_ranges : NULL;
+    return 0;
 }
 
 /* The call's register and control dependences: the latest event of each
@@ -436,18 +566,19 @@ int dg_builder_convert(struct dg_builder *b, const struct trace_event *tev,
     if (tev->kind == TRACE_EV_COMP) {
         if ((rc = set_last(b, tev->site, tev->index)) < 0)
             return rc;
+        recent_add(b, tev->index, tev->site, e->nranges, e->ranges);
         *out = e;
         return 1;
     }
     e->kind = DG_MPI;
     if ((rc = resolve_vdeps(b, tev, e)) < 0 || (rc = convert_mpi(b, tev)) < 0)
         return rc;
-    if ((rc = set_last(b, tev->site, tev->index)) < 0)
-        return rc;
     e->nranges = b->nranges;
     e->ranges = b->ranges;
     e->nkeys = b->nkeys;
     e->keys = b->keys;
+    if ((rc = companions(b, e)) < 0 || (rc = set_last(b, tev->site, tev->index)) < 0)
+        return rc;
     *out = e;
     return 1;
 }
@@ -499,6 +630,15 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
         int rc = set_last(b, r->ph[p].ev.site, r->first + (r->reps - 1) * r->period + p);
         if (rc < 0)
             return rc;
+    }
+    /* its last events, for the companions of a call right after it */
+    uint64_t total = r->reps * r->period;
+    for (uint64_t t = total > RECENT ? total - RECENT : 0; t < total; t++) {
+        struct dg_event ev;
+        struct dg_range rg[DG_RUN_MAX_ADDRS];
+        static _Thread_local struct trace_iter it[TRACE_MAX_LOOP_DEPTH];
+        dg_run_event(d, t, &ev, rg, it);
+        recent_add(b, ev.index, ev.site, ev.nranges, ev.ranges);
     }
     *out = d;
     return 1;

@@ -117,6 +117,16 @@ struct dg_event {
      * ask the relation of pairs that include an MPI event. */
     uint32_t nvdeps;
     const uint64_t *vdeps;
+    /* MPI events: the call's companions, the ncompanions computation events
+     * right before it that only read and compute what the call uses or
+     * what decides whether it runs (its arguments' and its guard's loads):
+     * they move with the call, so they are never in its window, and what
+     * they depend on the call depends on: their reads (cranges, all reads)
+     * and their own producers (in vdeps).  None of them reads what the
+     * call writes.  docs/dependence.md, "The call and its companions". */
+    uint32_t ncompanions;
+    uint32_t ncranges;
+    const struct dg_range *cranges;
 };
 
 /* True for the sends message aggregation may move and merge: blocking
@@ -136,10 +146,11 @@ static inline bool dg_keys_conflict(const struct dg_key *a, const struct dg_key 
 }
 
 /* The dependence relation on two events of one rank (order does not matter;
- * the earlier one is the source): true if either is a FENCE, if they touch
- * overlapping bytes and at least one of them writes (flow, anti and output
- * dependence), if one is among the other's register and control
- * dependences (vdeps), or if they carry conflicting keys.  With same_channel_sends
+ * the earlier one, by index, is the source): true if either is a FENCE, if
+ * they touch overlapping bytes and at least one of them writes (flow, anti
+ * and output dependence), if the earlier is among the later's register and
+ * control dependences (vdeps) or writes what the later's companions read
+ * (cranges), or if they carry conflicting keys.  With same_channel_sends
  * false, two movable sends on the same (comm, peer) do not depend on each
  * other through their shared send key (message aggregation merges them). */
 bool dg_depends(const struct dg_event *a, const struct dg_event *b, bool same_channel_sends);
@@ -162,6 +173,11 @@ void dg_builder_destroy(struct dg_builder *b);
  * events that are not analysed, negative on out-of-memory. */
 int dg_builder_convert(struct dg_builder *b, const struct trace_event *ev,
                        const struct dg_event **out);
+
+/* The cursor the events come from, so that the builder can look up the
+ * register and control dependences of computation sites (for the
+ * companions of MPI calls); without one a call has no companions. */
+void dg_builder_set_cursor(struct dg_builder *b, const struct trace_cursor *c);
 
 /* Requests started and not completed so far. */
 size_t dg_builder_open_requests(const struct dg_builder *b);

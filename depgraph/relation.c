@@ -31,11 +31,23 @@ static bool keys_conflict(const struct dg_event *a, const struct dg_event *b,
     return false;
 }
 
+/* Whether later event b depends on earlier event a through b's register
+ * and control dependences or through its companions' reads (a writes what
+ * they read). */
 static bool uses(const struct dg_event *a, const struct dg_event *b)
 {
     for (uint32_t i = 0; i < b->nvdeps; i++)
         if (b->vdeps[i] == a->index)
             return true;
+    for (uint32_t i = 0; i < b->ncranges; i++) {
+        const struct dg_range *rb = &b->cranges[i];
+        for (uint32_t j = 0; j < a->nranges; j++) {
+            const struct dg_range *ra = &a->ranges[j];
+            if (ra->write && ra->len && rb->len && ra->addr < rb->addr + rb->len &&
+                rb->addr < ra->addr + ra->len)
+                return true;
+        }
+    }
     return false;
 }
 
@@ -44,7 +56,8 @@ bool dg_depends(const struct dg_event *a, const struct dg_event *b, bool same_ch
     if ((a->kind == DG_MPI && a->role == DG_ROLE_FENCE) ||
         (b->kind == DG_MPI && b->role == DG_ROLE_FENCE))
         return true;
-    return uses(a, b) || uses(b, a) || ranges_conflict(a, b) ||
+    bool ab = a->index < b->index;
+    return uses(ab ? a : b, ab ? b : a) || ranges_conflict(a, b) ||
            keys_conflict(a, b, same_channel_sends);
 }
 

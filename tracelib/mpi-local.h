@@ -35,7 +35,7 @@ static const char *const cht_mpi_local_names[] = {
     "Comm_test_inter", "Dims_create", "Dist_graph_neighbors", "Dist_graph_neighbors_count",
     "Error_class", "Error_string", "File_call_errhandler", "File_create_errhandler",
     "File_get_errhandler", "File_set_errhandler", "Finalized", "Free_mem", "Get_address",
-    "Get_hw_resource_info", "Get_library_version", "Get_processor_name", "Get_version",
+    "Get_library_version", "Get_processor_name", "Get_version",
     "Graph_get", "Graph_map", "Graph_neighbors", "Graph_neighbors_count", "Graphdims_get",
     "Initialized", "Is_thread_main", "Op_commutative", "Op_create", "Op_create_c", "Op_free",
     "Pack_external_size", "Pack_size", "Pack_size_c", "Query_thread", "Register_datarep",

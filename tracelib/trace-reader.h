@@ -291,6 +291,13 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
  * killed); trace_cursor_error then says where it was cut. */
 bool trace_cursor_cut_short(const struct trace_cursor *c);
 
+/* The register and control dependences of any site of this rank, as
+ * trace_event.producers gives them for MPI events: 1 with *ids (sorted,
+ * borrowed until the trace is closed) and *n set, 0 if unknown,
+ * TRACE_ERR_NOMEM. */
+int trace_cursor_site_producers(const struct trace_cursor *c, uint32_t site, const uint32_t **ids,
+                                uint32_t *n);
+
 /* Site and loop lookup by global id for this rank (NULL if unknown). */
 const struct trace_site_info *trace_cursor_site(const struct trace_cursor *c, uint32_t id);
 const struct trace_loop_info *trace_cursor_loop(const struct trace_cursor *c, uint32_t id);

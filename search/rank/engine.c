@@ -180,22 +180,14 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
     int rc = trace_cursor_open(t, rank, o && o->expand_runs ? 0 : TRACE_CURSOR_RUNS, &c, err);
     if (rc < 0)
         return rc;
-    uint64_t total = 0;
-    {
-        /* the file size, for progress */
-        FILE *f = fopen(trace_rank_path(t, rank), "rb");
-        if (f) {
-            if (fseek(f, 0, SEEK_END) == 0)
-                total = (uint64_t)ftell(f);
-            fclose(f);
-        }
-    }
+    uint64_t total = trace_rank_file_size(t, rank); /* for progress */
     if ((rc = dg_builder_create(&b)) < 0 || (rc = search_engine_create(o, rank, &e)) < 0 ||
         (rc = dg_logger_create(rank, &lg)) < 0) {
         snprintf(err->msg, sizeof err->msg, "cannot start the analysis: rank=%d reason=%s", rank,
                  trace_status_str(rc));
         goto out;
     }
+    dg_builder_set_cursor(b, c);
     const struct trace_event *tev;
     const struct trace_run *run;
     uint64_t n = 0, next_progress = 0x10000;

@@ -27,7 +27,7 @@ struct ref_state {
     struct dg_event *ev;
     size_t n, cap;
     struct ref_off {
-        size_t range, key, iter, vdep;
+        size_t range, key, iter, vdep, crange;
     } *off;
     size_t capoff;
     struct dg_range *ranges;
@@ -38,6 +38,8 @@ struct ref_state {
     size_t niters, capiters;
     uint64_t *vdeps;
     size_t nvdeps, capvdeps;
+    struct dg_range *cranges;
+    size_t ncranges, capcranges;
     /* memory accounting: bytes held now and at most */
     size_t bytes, peak;
 };
@@ -125,7 +127,9 @@ static int ref_feed(void *state, const struct dg_event *e)
         (rc = ref_grow(r, (void **)&r->iters, &r->capiters, r->niters + e->depth,
                        sizeof(*r->iters))) < 0 ||
         (rc = ref_grow(r, (void **)&r->vdeps, &r->capvdeps, r->nvdeps + e->nvdeps,
-                       sizeof(*r->vdeps))) < 0)
+                       sizeof(*r->vdeps))) < 0 ||
+        (rc = ref_grow(r, (void **)&r->cranges, &r->capcranges, r->ncranges + e->ncranges,
+                       sizeof(*r->cranges))) < 0)
         return rc;
 
     c = &r->ev[r->n];
@@ -138,6 +142,11 @@ static int ref_feed(void *state, const struct dg_event *e)
     if (e->nvdeps)
         memcpy(r->vdeps + r->nvdeps, e->vdeps, e->nvdeps * sizeof(*r->vdeps));
     r->nvdeps += e->nvdeps;
+    c->cranges = NULL;
+    r->off[r->n].crange = r->ncranges;
+    if (e->ncranges)
+        memcpy(r->cranges + r->ncranges, e->cranges, e->ncranges * sizeof(*r->cranges));
+    r->ncranges += e->ncranges;
     r->off[r->n].range = r->nranges;
     r->off[r->n].key = r->nkeys;
     r->off[r->n].iter = r->niters;
@@ -166,6 +175,7 @@ static void ref_destroy(void *state)
     free(r->keys);
     free(r->iters);
     free(r->vdeps);
+    free(r->cranges);
     free(r);
 }
 
@@ -300,6 +310,7 @@ static int ref_finish(void *state, struct search_rank_result **out)
         r->ev[i].keys = r->ev[i].nkeys ? r->keys + r->off[i].key : NULL;
         r->ev[i].iters = r->ev[i].depth ? r->iters + r->off[i].iter : NULL;
         r->ev[i].vdeps = r->ev[i].nvdeps ? r->vdeps + r->off[i].vdep : NULL;
+        r->ev[i].cranges = r->ev[i].ncranges ? r->cranges + r->off[i].crange : NULL;
     }
     x.state = r;
     x.ev = r->ev;

@@ -117,6 +117,12 @@ const struct search_deps *search_stream_deps(struct search_stream *s, const stru
             last = search_max64(last, e->vdeps[k] + 1);
             anchor = search_max64(anchor, e->vdeps[k] + 1);
         }
+    /* what its companions read: the last writer (they never write) */
+    for (uint32_t k = 0; k < e->ncranges; k++) {
+        uint64_t w = dg_shadow_last_conflict(s->shadow, &e->cranges[k]);
+        last = search_max64(last, w);
+        anchor = search_max64(anchor, w);
+    }
     s->deps = (struct search_deps){last, anchor};
     s->deps_for = i + 1;
     return &s->deps;

@@ -48,6 +48,7 @@
 #define MAXK 6
 #define MAXD 3
 #define MAXV 4
+#define MAXC 3 /* companions of an MPI event */
 
 /* ---- a random rank ---------------------------------------------------------------- */
 
@@ -57,6 +58,7 @@ struct slot {
     struct dg_key ky[MAXK];
     struct trace_iter it[MAXD];
     uint64_t vd[MAXV];
+    struct dg_range cr[MAXC * MAXR]; /* the companions' reads */
 };
 
 struct trace_case {
@@ -100,6 +102,7 @@ static void fix_pointers(struct trace_case *t)
         t->ev[i].keys = t->sl[i].ky;
         t->ev[i].iters = t->sl[i].it;
         t->ev[i].vdeps = t->sl[i].vd;
+        t->ev[i].cranges = t->sl[i].cr;
     }
 }
 
@@ -130,6 +133,13 @@ static void tc_drop(struct trace_case *t, size_t k, size_t len)
                 t->sl[j].vd[m++] = v - len;
         }
         t->ev[j].nvdeps = m;
+        /* companions: those still right before it (their reads stay in
+         * cranges: a stricter call, the same for both engines) */
+        if (t->ev[j].ncompanions && j >= k) {
+            uint64_t orig = j + len; /* its index before the drop */
+            if (orig - t->ev[j].ncompanions < k + len)
+                t->ev[j].ncompanions = (uint32_t)(orig - (k + len));
+        }
     }
     fix_pointers(t);
 }
@@ -250,6 +260,42 @@ static void gen_vdeps(struct trace_case *t, size_t i)
         }
         if (pick != UINT64_MAX)
             t->sl[i].vd[e->nvdeps++] = pick;
+    }
+    if (!chance(60))
+        return;
+    /* companions, as the builder makes them: the computation events right
+     * before the call, made read-only, none reading what the call writes,
+     * out of vdeps (which stay before them), their reads in cranges */
+    unsigned k = 0, maxk = (unsigned)between(1, MAXC);
+    while (k < maxk && k < i && t->ev[i - 1 - k].kind == DG_COMP)
+        k++;
+    if (!k)
+        return;
+    uint32_t m = 0;
+    for (uint32_t q = 0; q < e->nvdeps; q++)
+        if (t->sl[i].vd[q] < i - k)
+            t->sl[i].vd[m++] = t->sl[i].vd[q];
+    e->nvdeps = m;
+    e->ncompanions = k;
+    e->ncranges = 0;
+    for (size_t j = i - k; j < i; j++) {
+        struct dg_event *x = &t->ev[j];
+        uint32_t keep = 0;
+        for (uint32_t r = 0; r < x->nranges; r++) {
+            struct dg_range rg = t->sl[j].rg[r];
+            bool clash = false;
+            for (uint32_t w = 0; w < e->nranges; w++) {
+                const struct dg_range *cw = &t->sl[i].rg[w];
+                clash |= cw->write && cw->len && rg.len && rg.addr < cw->addr + cw->len &&
+                         cw->addr < rg.addr + rg.len;
+            }
+            if (clash)
+                continue;
+            rg.write = false;
+            t->sl[j].rg[keep++] = rg;
+            t->sl[i].cr[e->ncranges++] = rg;
+        }
+        x->nranges = keep;
     }
 }
 
@@ -659,6 +705,10 @@ static void dump(const struct trace_case *t)
         }
         for (uint32_t k = 0; k < e->nvdeps; k++)
             P("%s%" PRIu64, k ? "," : " uses=", e->vdeps[k]);
+        if (e->ncompanions)
+            P(" companions=%u", e->ncompanions);
+        for (uint32_t k = 0; k < e->ncranges; k++)
+            P(" CR[%" PRIu64 ",+%" PRIu64 ")", e->cranges[k].addr - BASE, e->cranges[k].len);
         P(" iv=(");
         for (uint32_t k = 0; k < e->depth; k++)
             P("%sL%" PRIu32 ":%" PRIu64, k ? " " : "", e->iters[k].loop, e->iters[k].iter);
@@ -770,6 +820,7 @@ struct coverage {
     uint64_t groups, group_sends, multi_site_groups, box_more, box_ranges, wide_boxes;
     uint64_t leads;
     uint64_t vdep_ends; /* backward windows that a register or control dependence ends */
+    uint64_t companions; /* calls with companions */
 };
 
 /* Counts the MPI events of t whose backward window (without a horizon) is
@@ -779,6 +830,7 @@ static void cover_vdeps(struct coverage *cv, const struct trace_case *t)
 {
     for (size_t i = 0; i < t->n; i++) {
         const struct dg_event *c = &t->ev[i];
+        cv->companions += c->kind == DG_MPI && c->ncompanions;
         if (c->kind != DG_MPI || !c->nvdeps)
             continue;
         struct dg_event bare = *c;
@@ -883,12 +935,12 @@ static void run_traces(bool longer, uint64_t ntraces, uint64_t first, struct cov
             " instances with a window, %" PRIu64 " truncated, %" PRIu64 " statements (%" PRIu64
             " before and after, up to %" PRIu64 " events), %" PRIu64 " groups (%" PRIu64
             " sends, %" PRIu64 " multi-site summaries), boxes: %" PRIu64 " ranges, %" PRIu64
-            " 2-d, %" PRIu64 " lists full, %" PRIu64 " windows ended by register or control dependences\n",
+            " 2-d, %" PRIu64 " lists full, %" PRIu64 " windows ended by register or control dependences, %" PRIu64 " calls with companions\n",
             cv->traces, longer ? "long" : "short", cv->events,
             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
             cv->overlaps, cv->with_window, cv->truncated, cv->stmts, cv->both_flags,
             cv->longest, cv->groups, cv->group_sends, cv->multi_site_groups, cv->box_ranges,
-            cv->wide_boxes, cv->box_more, cv->vdep_ends);
+            cv->wide_boxes, cv->box_more, cv->vdep_ends, cv->companions);
     tc_free(&t);
 }
 
@@ -911,6 +963,7 @@ static void test_engines_agree(void **state)
         assert_true(cv.box_more > ntraces / 100);
         assert_true(cv.leads > ntraces); /* leads are compared too */
         assert_true(cv.vdep_ends > ntraces); /* register/control dependences matter */
+        assert_true(cv.companions > ntraces); /* so do companions */
     } else if (ntraces >= 100) {
         assert_true(cv.with_window > 0 && cv.truncated > 0 && cv.groups > 0 &&
                     cv.box_ranges > 0);

@@ -191,6 +191,12 @@ bool trace_cursor_cut_short(const struct trace_cursor *c)
     return c->cut_short;
 }
 
+int trace_cursor_site_producers(const struct trace_cursor *c, uint32_t site, const uint32_t **ids,
+                                uint32_t *n)
+{
+    return rd_rank_producers(c->r, site, ids, n);
+}
+
 const struct trace_site_info *trace_cursor_site(const struct trace_cursor *c, uint32_t id)
 {
     return rd_rank_site(c->r, id);

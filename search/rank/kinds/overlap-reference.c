@@ -48,16 +48,17 @@ static bool windows(const struct search_ref *x, size_t i, size_t *blo, size_t *f
     *blo = i;
     if (search_has_backward(c)) {
         uint64_t reach = h < i ? h : i; /* events scanned: i-1 down to i-reach */
+        size_t top = i - (c->ncompanions < i ? c->ncompanions : i); /* companions move with it */
         size_t k;
         bool found = false;
-        for (k = i; k > i - reach; k--)
+        for (k = top; k > i - reach; k--)
             if (dg_depends(&ev[k - 1], c, true)) {
                 found = true;
                 break;
             }
         /* k is the first event of the window: right after the dependence,
          * or i - reach when there is none */
-        *blo = k;
+        *blo = k < top ? k : top;
         if (!found && h < i)
             truncated = true;
     }
@@ -115,8 +116,9 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
     bool trunc = windows(x, i, &blo, &fhi);
     int rc;
 
+    size_t top = i - (c->ncompanions < i ? c->ncompanions : i); /* the window ends before them */
     for (size_t k = blo; k <= fhi; k++) {
-        if (k == i || ev[k].kind != DG_COMP)
+        if ((k >= top && k <= i) || ev[k].kind != DG_COMP)
             continue;
         wcount++;
         search_set_time_add(&wt, x->gap[k], x);
@@ -129,7 +131,7 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
         sc->mark[k] |= k < i ? MARK_BEFORE : MARK_AFTER;
     }
     search_set_time_flush(&wt, x);
-    if (blo < i) {
+    if (blo < top) {
         uint64_t t0 = search_ref_start_time(x, blo);
         if (t0 && c->t_enter > t0 && (rc = lead_add(o, (struct search_lead){i, c->t_enter - t0})) < 0)
             return rc;

@@ -390,15 +390,17 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
     } else {
         lo = 0;
     }
-    if (lo > i - 1)
+    /* the companions right before the call move with it */
+    uint64_t hi = i - 1 - (e->ncompanions < i ? e->ncompanions : i);
+    if (e->ncompanions >= i || lo > hi)
         return 0;
     uint64_t t, k;
-    search_stream_range_time(s, lo, i - 1, &t, &k);
+    search_stream_range_time(s, lo, hi, &t, &k);
     in->time += t;
     in->comp += k;
     if (k)
         in->t_lo = search_stream_time_at(s, lo, false);
-    if (interval_add(&c->bw, &c->nbw, &c->cbw, lo, i - 1) < 0)
+    if (interval_add(&c->bw, &c->nbw, &c->cbw, lo, hi) < 0)
         return TRACE_ERR_NOMEM;
     uint64_t t0 = search_stream_start_time(s, lo);
     if (t0 && e->t_enter > t0)
