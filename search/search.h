@@ -394,10 +394,12 @@ const char *search_display_path(const char *p, bool relative);
 enum search_warning {
     SEARCH_WARN_NO_STREAM = 1, /* the rank has no stream file: left out */
     SEARCH_WARN_FAILED = 2,    /* the rank could not be analysed: left out */
-    SEARCH_WARN_CUT_SHORT = 3  /* the rank's trace has no clean end: what it recorded is used */
+    SEARCH_WARN_CUT_SHORT = 3, /* the rank's trace has no clean end: what it recorded is used */
+    SEARCH_WARN_NO_DEPS = 4    /* calls built by an older pass: no register or control dependences */
 };
 /* msg is one sentence with its facts ("rank 3 has no stream file and is
- * left out: file=..."), borrowed for the call. */
+ * left out: file=..."), borrowed for the call; rank is -1 for a warning
+ * about the run as a whole (SEARCH_WARN_NO_DEPS). */
 typedef void (*search_warn_fn)(void *ctx, int rank, int what, const char *msg);
 /* Progress of the per-rank stage: the world rank being analysed, its
  * index (from 1) of count (rank -1 and index 0 when a driver analyses

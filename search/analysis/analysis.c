@@ -54,6 +54,33 @@ static void warn_cut_short(const struct search_analysis_opts *o, struct trace *t
          trace_rank_path(t, r));
 }
 
+/* What a rank's result says about its trace. */
+static void warn_rank_facts(const struct search_analysis_opts *o, struct trace *t,
+                            const struct search_rank_result *rr)
+{
+    if (rr->cut_short)
+        warn_cut_short(o, t, rr->rank);
+}
+
+/* Once for the run: calls whose code an older pass built (their register
+ * and control dependences are unknown, so a statement such a call needs
+ * may be listed as movable). */
+static void warn_old_pass(const struct search_analysis_opts *o, const struct search_analysis *a)
+{
+    uint64_t calls = 0;
+    int ranks = 0;
+    for (int r = 0; r < a->world; r++)
+        if (a->res[r] && a->res[r]->unknown_producers) {
+            calls += a->res[r]->unknown_producers;
+            ranks++;
+        }
+    if (calls)
+        warn(o, -1, SEARCH_WARN_NO_DEPS,
+             "%llu MPI calls on %d rank%s come from code built by an older commhint pass, without "
+             "register and control dependences: their hints may list statements the calls need "
+             "(rebuild with this commhint)", (unsigned long long)calls, ranks, ranks == 1 ? "" : "s");
+}
+
 struct progress {
     const struct search_analysis_opts *o;
     int rank, index, count;
@@ -105,8 +132,7 @@ static int run_serial(struct search_analysis *a, const struct search_analysis_op
             warn_failed(o, r, rc, err.msg);
             continue;
         }
-        if (rr->cut_short)
-            warn_cut_short(o, t, r);
+        warn_rank_facts(o, t, rr);
         a->res[r] = rr;
         a->nres++;
     }
@@ -136,8 +162,7 @@ static int run_driver(struct search_analysis *a, const struct search_analysis_op
             warn_failed(o, r, failed[f].status, failed[f].msg);
             f++;
         } else if (k < n && got[k]->rank == r) {
-            if (got[k]->cut_short)
-                warn_cut_short(o, t, r);
+            warn_rank_facts(o, t, got[k]);
             a->res[r] = got[k++];
             a->nres++;
         }
@@ -234,6 +259,7 @@ int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct
         *out = a;
         return 0;
     }
+    warn_old_pass(o, a);
     if (!a->nres) {
         rc = TRACE_ERR_NOT_FOUND;
         snprintf(err->msg, sizeof err->msg, "no rank could be analysed: dir=%s world_size=%d", trace_dir(t),

@@ -28,7 +28,7 @@
  * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 232,
+_Static_assert(sizeof(struct search_rank_result) == 240,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel/pack.c");
@@ -47,7 +47,7 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 3u
+#define PACK_VERSION 4u /* 4: unknown_producers after cut_short */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'
  * parts have theirs). */
@@ -192,6 +192,7 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     pk_u64(b, 0); /* total bytes, patched at the end */
     pk_i32(b, r->rank);
     pk_u8(b, r->cut_short ? 1 : 0);
+    pk_u64(b, r->unknown_producers);
     pk_u64(b, r->events);
     pk_u64(b, r->comp_events);
     pk_u64(b, r->mpi_events);
@@ -253,6 +254,7 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
         goto out;
     res->rank = rd_i32(r);
     res->cut_short = rd_bool(r);
+    res->unknown_producers = rd_u64(r);
     res->events = rd_u64(r);
     res->comp_events = rd_u64(r);
     res->mpi_events = rd_u64(r);

@@ -234,6 +234,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
         goto out;
     }
     r->cut_short = trace_cursor_cut_short(c);
+    r->unknown_producers = dg_builder_unknown_producers(b);
     if ((rc = dg_logger_take(lg, &r->log)) < 0)
         goto out;
     {

@@ -44,6 +44,8 @@ struct search_rank_result {
     /* engine facts (not compared between engines) */
     uint64_t peak_bytes;   /* largest memory the engine held */
     bool cut_short;        /* the rank's trace had no clean end */
+    uint64_t unknown_producers; /* MPI events whose site has no register or control
+                                   dependences (built by an older pass) */
 };
 
 void search_rank_result_free(struct search_rank_result *r);
