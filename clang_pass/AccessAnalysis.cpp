@@ -373,6 +373,26 @@ static void rmwOp(const AtomicRMWInst &RMW, Site &S) {
   }
 }
 
+// Whether load \p Ld's value only becomes arguments of calls (through
+// casts and address computations): the loads of a call's statement.
+static bool onlyFeedsCalls(const Instruction *Ld) {
+  SmallVector<const Value *, 8> Work{Ld};
+  SmallPtrSet<const Value *, 8> Seen{Ld};
+  for (size_t W = 0; W < Work.size(); ++W)
+    for (const Use &U : Work[W]->uses()) {
+      const User *Usr = U.getUser();
+      if (isa<CastInst>(Usr) || isa<GetElementPtrInst>(Usr)) {
+        if (Seen.insert(Usr).second)
+          Work.push_back(Usr);
+        continue;
+      }
+      const auto *CB = dyn_cast<CallBase>(Usr);
+      if (!CB || !CB->isArgOperand(&U) || isa<IntrinsicInst>(CB))
+        return false;
+    }
+  return true;
+}
+
 void AccessAnalysis::finishGroup(FunctionPlan &Plan,
                                  SmallVectorImpl<Access> &Group) {
   if (Group.empty())
@@ -406,6 +426,10 @@ void AccessAnalysis::finishGroup(FunctionPlan &Plan,
     if (isa<AtomicCmpXchgInst>(It->Inst))
       break;
   }
+  if (llvm::all_of(Group, [](const Access &A) {
+        return isa<LoadInst>(A.Inst) && onlyFeedsCalls(A.Inst);
+      }))
+    S.Flags |= CHT_SITEF_ARGS_ONLY;
   S.Accesses.assign(Group.begin(), Group.end());
   S.Anchor = Group.back().Inst;
   Plan.MaxAddrs = std::max<unsigned>(Plan.MaxAddrs, Group.size());

@@ -120,7 +120,8 @@ std::string flagNames(uint32_t Flags) {
       {CHT_SITEF_ACCUMULATE, "accumulate"},
       {CHT_SITEF_INLINED, "inlined"},
       {CHT_SITEF_ATOMIC, "atomic"},
-      {CHT_SITEF_VECTOR, "vector"}};
+      {CHT_SITEF_VECTOR, "vector"},
+      {CHT_SITEF_ARGS_ONLY, "args-only"}};
   std::string Out;
   for (const auto &[Bit, Name] : Names)
     if (Flags & Bit)

@@ -498,7 +498,10 @@ enum cht_site_flag {
     CHT_SITEF_ACCUMULATE = 1u << 1,  /* stores op(load of the same address, x) */
     CHT_SITEF_INLINED = 1u << 2,     /* code was inlined into func */
     CHT_SITEF_ATOMIC = 1u << 3,      /* includes an atomic access */
-    CHT_SITEF_VECTOR = 1u << 4       /* includes a vector access */
+    CHT_SITEF_VECTOR = 1u << 4,      /* includes a vector access */
+    CHT_SITEF_ARGS_ONLY = 1u << 5    /* only loads values passed to calls (their arguments):
+                                        part of the call's statement, never a related line
+                                        of its own (site table version 2) */
 };
 
 struct cht_site {

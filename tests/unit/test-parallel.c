@@ -404,10 +404,11 @@ static uint32_t get_u32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Offsets of the fixed layout (search.h): header 16, rank 4, cut_short 1,
- * 5 u64, 1 f64 and peak_bytes, then the overlap count. */
+/* Offsets of the fixed layout (search/parallel/pack.c): header 16, rank 4,
+ * cut_short 1, unknown_producers, 5 u64, 1 f64 and peak_bytes, then the
+ * overlap count. */
 #define OFF_RANK 16
-#define OFF_NOVERLAPS (16 + 4 + 1 + 7 * 8)
+#define OFF_NOVERLAPS (16 + 4 + 1 + 8 * 8)
 
 static int unpack_copy(const uint8_t *buf, size_t len, struct trace_err *err)
 {

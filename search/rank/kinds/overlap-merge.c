@@ -76,6 +76,10 @@ static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t
             const struct search_stmt *st = &e[k].ov->stmts[s];
             if (!st->info || !st->info->file || !st->info->file[0] || !st->info->line)
                 continue;
+            /* the loads of a call's arguments belong to the call's statement:
+             * listed alone they would read as the whole call moving */
+            if (st->site_flags & CHT_SITEF_ARGS_ONLY)
+                continue;
             v[n++] = (struct st_ent){st->info->file, st->info->line, e[k].rank, st};
         }
     if (!n)

@@ -330,6 +330,12 @@ uint8_t *tg_table(const struct cht_site *sites, uint32_t nsites, const struct ch
     off += nloops * (uint32_t)sizeof(*loops);
     h.access_off = off;
     off += naccess * (uint32_t)sizeof(*acc);
+    /* an empty dependence section, as the pass writes for sites without
+     * register or control dependences: one row per site, no entries */
+    off = (off + 7) & ~7u;
+    h.deps_off = off;
+    uint32_t rows_off = off + (uint32_t)sizeof(struct cht_tu_deps);
+    off = rows_off + nsites * (uint32_t)sizeof(struct cht_dep_row);
     h.strings_off = off;
     h.strings_size = strings_size;
     off += strings_size;
@@ -340,6 +346,12 @@ uint8_t *tg_table(const struct cht_site *sites, uint32_t nsites, const struct ch
     memcpy(b + h.sites_off, sites, nsites * sizeof(*sites));
     memcpy(b + h.loops_off, loops, nloops * sizeof(*loops));
     memcpy(b + h.access_off, acc, naccess * sizeof(*acc));
+    struct cht_tu_deps deps = {nsites, 0, rows_off, rows_off + nsites * (uint32_t)sizeof(struct cht_dep_row)};
+    memcpy(b + h.deps_off, &deps, sizeof deps);
+    for (uint32_t i = 0; i < nsites; i++) {
+        struct cht_dep_row row = {0, 0, 0, CHT_DEP_ARG_SITE};
+        memcpy(b + rows_off + i * sizeof row, &row, sizeof row);
+    }
     memcpy(b + h.strings_off, strings, strings_size);
     tg_table_rekey(b, size);
     *size_out = size;
