@@ -247,7 +247,9 @@ static int companions(struct dg_builder *b, struct dg_event *e)
 static int resolve_vdeps(struct dg_builder *b, const struct trace_event *tev, struct dg_event *e)
 {
     if (!tev->producers_known) {
-        if (tev->site != CHT_NONE)
+        /* a table without a dependence section (a table that is missing
+         * altogether is reported by the reader) */
+        if (tev->site_info)
             b->unknown_producers++;
         return 0;
     }

@@ -183,7 +183,8 @@ void dg_builder_set_cursor(struct dg_builder *b, const struct trace_cursor *c);
 size_t dg_builder_open_requests(const struct dg_builder *b);
 
 /* MPI events the builder could not give register and control dependences
- * (their site's table has none: built by an older pass). */
+ * although their site's table is known (it has none: built by an older
+ * pass). */
 uint64_t dg_builder_unknown_producers(const struct dg_builder *b);
 
 /* ---- runs ----------------------------------------------------------------------- */
