@@ -458,7 +458,7 @@ std::string Instrumenter::depText(const Dep &D) {
                     : D.Arg == CHT_DEP_ARG_ENTRY ? "entry"
                                                  : "p" + std::to_string(D.Arg);
   return std::string(D.Kind == CHT_DEP_SYM_VALUE ? "v:" : "c:") + Arg + ":" +
-         D.Func;
+         D.Func.str();
 }
 
 void Instrumenter::addDeps(uint32_t FirstLocal,

@@ -67,10 +67,10 @@ bool isMPICallee(const CallBase &CB) {
 }
 
 // The name calls of \p CB resolve to: the callee, or "*" through a pointer.
-std::string calleeName(const CallBase &CB) {
+StringRef calleeName(const CallBase &CB) {
   if (const auto *Callee =
           dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts()))
-    return Callee->getName().str();
+    return Callee->getName();
   return "*";
 }
 
@@ -168,7 +168,7 @@ void DepAnalysis::Impl::addSym(std::vector<Dep> &Terms, int Arg) {
   Dep D;
   D.Kind = TermSym;
   D.Arg = static_cast<int16_t>(Arg);
-  D.Func = F.getName().str();
+  D.Func = F.getName();
   Terms.push_back(D);
   if (F.hasAddressTaken()) {
     D.Func = "*";
@@ -519,7 +519,7 @@ std::vector<std::vector<Dep>> DepAnalysis::run(SymbolRows &Syms) {
       if (!CB || isMPICallee(*CB) || isa<IntrinsicInst>(CB) ||
           CB->isInlineAsm())
         continue;
-      std::string Callee = calleeName(*CB);
+      std::string Callee = calleeName(*CB).str();
       for (unsigned A = 0; A < CB->arg_size(); ++A) {
         std::vector<Dep> Row = rowOf(I.setOfValues({CB->getArgOperand(A)}), {});
         if (!Row.empty())

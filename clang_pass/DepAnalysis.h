@@ -38,7 +38,8 @@ struct Dep {
   uint16_t Kind = 0;
   int16_t Arg = 0;
   uint32_t Site = 0; // local site id
-  std::string Func;  // symbol kinds
+  llvm::StringRef Func; // symbol kinds: a function's name (alive as long as
+                        // the module) or "*"; cheap to copy in the sets
 
   bool operator<(const Dep &O) const {
     return std::tie(Kind, Site, Func, Arg) <
