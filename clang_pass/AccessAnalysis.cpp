@@ -393,6 +393,33 @@ static bool onlyFeedsCalls(const Instruction *Ld) {
   return true;
 }
 
+// Whether load \p Ld's value only reaches the condition of branches that
+// leave a loop whose header is on source line \p Line (through arithmetic
+// and comparisons): the test of a `for`/`while` header, not a `break` or
+// `return` on data inside the body.
+static bool onlyFeedsLoopExit(const Instruction *Ld, const LoopInfo &LI,
+                              unsigned Line) {
+  SmallVector<const Value *, 8> Work{Ld};
+  SmallPtrSet<const Value *, 8> Seen{Ld};
+  for (size_t W = 0; W < Work.size(); ++W)
+    for (const User *U : Work[W]->users()) {
+      if (const auto *BI = dyn_cast<BranchInst>(U)) {
+        const Loop *L = LI.getLoopFor(BI->getParent());
+        if (!BI->isConditional() || !L || !L->isLoopExiting(BI->getParent()) ||
+            !L->getStartLoc() || L->getStartLoc().getLine() != Line)
+          return false;
+        continue;
+      }
+      if (isa<CmpInst>(U) || isa<CastInst>(U) || isa<BinaryOperator>(U)) {
+        if (Seen.insert(U).second)
+          Work.push_back(U);
+        continue;
+      }
+      return false;
+    }
+  return true;
+}
+
 void AccessAnalysis::finishGroup(FunctionPlan &Plan,
                                  SmallVectorImpl<Access> &Group) {
   if (Group.empty())
@@ -430,6 +457,11 @@ void AccessAnalysis::finishGroup(FunctionPlan &Plan,
         return isa<LoadInst>(A.Inst) && onlyFeedsCalls(A.Inst);
       }))
     S.Flags |= CHT_SITEF_ARGS_ONLY;
+  else if (S.Line && llvm::all_of(Group, [&](const Access &A) {
+             return isa<LoadInst>(A.Inst) &&
+                    onlyFeedsLoopExit(A.Inst, LI, S.Line);
+           }))
+    S.Flags |= CHT_SITEF_LOOP_TEST;
   S.Accesses.assign(Group.begin(), Group.end());
   S.Anchor = Group.back().Inst;
   Plan.MaxAddrs = std::max<unsigned>(Plan.MaxAddrs, Group.size());

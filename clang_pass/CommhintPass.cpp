@@ -121,7 +121,8 @@ std::string flagNames(uint32_t Flags) {
       {CHT_SITEF_INLINED, "inlined"},
       {CHT_SITEF_ATOMIC, "atomic"},
       {CHT_SITEF_VECTOR, "vector"},
-      {CHT_SITEF_ARGS_ONLY, "args-only"}};
+      {CHT_SITEF_ARGS_ONLY, "args-only"},
+      {CHT_SITEF_LOOP_TEST, "loop-test"}};
   std::string Out;
   for (const auto &[Bit, Name] : Names)
     if (Flags & Bit)

@@ -76,6 +76,13 @@ static inline const char *search_nz(const char *s)
 {
     return s ? s : "";
 }
+/* qsort/bsearch comparator of uint32_t values. */
+static inline int search_u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 static inline int search_cmp_u64(uint64_t a, uint64_t b)
 {
     return a < b ? -1 : a > b;

@@ -499,9 +499,11 @@ enum cht_site_flag {
     CHT_SITEF_INLINED = 1u << 2,     /* code was inlined into func */
     CHT_SITEF_ATOMIC = 1u << 3,      /* includes an atomic access */
     CHT_SITEF_VECTOR = 1u << 4,      /* includes a vector access */
-    CHT_SITEF_ARGS_ONLY = 1u << 5    /* only loads values passed to calls (their arguments):
+    CHT_SITEF_ARGS_ONLY = 1u << 5,   /* only loads values passed to calls (their arguments):
                                         part of the call's statement, never a related line
                                         of its own (site table version 2) */
+    CHT_SITEF_LOOP_TEST = 1u << 6    /* only loads what a loop's exit test compares: listed
+                                        only with statements of that loop's body (v2) */
 };
 
 struct cht_site {

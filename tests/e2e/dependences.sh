@@ -132,7 +132,7 @@ program() {
 
 ARGS='i1 status fields after a receive|ARG-STATUS-RECV|ARG-STATUS|ARG-STATUS-INDEP|after
 i2 MPI_Get_count after a receive|ARG-GETCOUNT-RECV|ARG-GETCOUNT|ARG-GETCOUNT-INDEP|after
-i3 v-collective arrays computed before the call|ARG-VARRAYS-CALL|ARG-VCOUNTS ARG-VDISPLS|ARG-VARRAYS-INDEP|before
+i3 v-collective arrays computed before the call|ARG-VARRAYS-CALL|ARG-VCOUNTS ARG-VDISPLS ARG-VDISPLS-LOOP|ARG-VARRAYS-INDEP|before
 i4 request array after MPI_Waitall|ARG-REQS-WAITALL|ARG-REQS|ARG-REQS-INDEP|after'
 
 UNTRACED='u1 a window read after MPI_Put and MPI_Win_fence|UNT-PUT-SEND|UNT-PUT|UNT-PUT-INDEP|after

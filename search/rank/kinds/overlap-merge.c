@@ -82,6 +82,28 @@ static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t
                 continue;
             v[n++] = (struct st_ent){st->info->file, st->info->line, e[k].rank, st};
         }
+    /* a loop's exit test without any statement of that loop's body is its
+     * last evaluation alone (the loop ended before the window): listed,
+     * its `for` line would read as the whole loop moving */
+    uint32_t *body = malloc((n ? n : 1) * sizeof *body);
+    size_t nbody = 0, m = 0;
+    if (!body) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t a = 0; a < n; a++)
+        if (!(v[a].st->site_flags & CHT_SITEF_LOOP_TEST) && v[a].st->info->loop != CHT_NONE)
+            body[nbody++] = v[a].st->info->loop;
+    qsort(body, nbody, sizeof *body, search_u32_cmp);
+    for (size_t a = 0; a < n; a++) {
+        const struct search_stmt *st = v[a].st;
+        if (!(st->site_flags & CHT_SITEF_LOOP_TEST) ||
+            (st->info->loop != CHT_NONE &&
+             bsearch(&st->info->loop, body, nbody, sizeof *body, search_u32_cmp)))
+            v[m++] = v[a];
+    }
+    free(body);
+    n = m;
     if (!n)
         goto out;
     qsort(v, n, sizeof *v, st_ent_cmp);

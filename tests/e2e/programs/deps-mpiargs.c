@@ -11,7 +11,10 @@
  *   i2 ARG-GETCOUNT    after a receive, MPI_Get_count reads its status and
  *                      the count it wrote is used
  *   i3 ARG-VCOUNTS / ARG-VDISPLS   the count and displacement arrays of an
- *                      MPI_Allgatherv, computed right before it
+ *                      MPI_Allgatherv, computed right before it; the last
+ *                      test of the displacements' loop (ARG-VDISPLS-LOOP)
+ *                      is in the window at -O0, but listed alone its `for`
+ *                      line would read as the loop moving: it is not listed
  *   i4 ARG-REQS        after MPI_Waitall, its request array is read
  * Run on 2 ranks.  Prints one checksum line on rank 0.
  */
@@ -83,7 +86,7 @@ static void v_arrays(void)
     fill(out, N, 3.0 + rank);
     for (int q = 0; q < size; q++)
         counts[q] = N / 2 + q * (N / 4); /* ARG-VCOUNTS */
-    for (int q = 0; q < size; q++)
+    for (int q = 0; q < size; q++) /* ARG-VDISPLS-LOOP */
         displs[q] = q * N; /* ARG-VDISPLS */
     for (int i = 0; i < N; i++)
         wk[i] = 0.5 * wk[i] + 3.0; /* ARG-VARRAYS-INDEP */
