@@ -197,7 +197,44 @@ enum cht_mpi_call {
      * mpi-local.h), made from code built with the pass: recorded by the
      * hook after the call with its name (CHT_REC_CALLNAME), a fence */
     CHT_MPI_UNTRACED = 126,
-    CHT_MPI_CALL_MAX = 127
+    /* persistent and partitioned point to point, matched probes, nonblocking Sendrecv */
+    CHT_MPI_SEND_INIT = 128, CHT_MPI_SSEND_INIT, CHT_MPI_BSEND_INIT, CHT_MPI_RSEND_INIT,
+    CHT_MPI_RECV_INIT, CHT_MPI_START, CHT_MPI_STARTALL, CHT_MPI_PSEND_INIT,
+    CHT_MPI_PRECV_INIT, CHT_MPI_PREADY, CHT_MPI_PREADY_RANGE, CHT_MPI_PREADY_LIST,
+    CHT_MPI_PARRIVED, CHT_MPI_MPROBE, CHT_MPI_IMPROBE, CHT_MPI_MRECV, CHT_MPI_IMRECV,
+    CHT_MPI_ISENDRECV, CHT_MPI_ISENDRECV_REPLACE,
+    /* Alltoallw and the nonblocking collectives */
+    CHT_MPI_ALLTOALLW = 150, CHT_MPI_IBARRIER, CHT_MPI_IBCAST, CHT_MPI_IREDUCE,
+    CHT_MPI_IALLREDUCE, CHT_MPI_IGATHER, CHT_MPI_IGATHERV, CHT_MPI_ISCATTER,
+    CHT_MPI_ISCATTERV, CHT_MPI_IALLGATHER, CHT_MPI_IALLGATHERV, CHT_MPI_IALLTOALL,
+    CHT_MPI_IALLTOALLV, CHT_MPI_IALLTOALLW, CHT_MPI_IREDUCE_SCATTER,
+    CHT_MPI_IREDUCE_SCATTER_BLOCK, CHT_MPI_ISCAN, CHT_MPI_IEXSCAN,
+    /* persistent collectives (MPI-4): the init call; each MPI_Start is recorded under the same id */
+    CHT_MPI_BARRIER_INIT = 170, CHT_MPI_BCAST_INIT, CHT_MPI_REDUCE_INIT,
+    CHT_MPI_ALLREDUCE_INIT, CHT_MPI_GATHER_INIT, CHT_MPI_GATHERV_INIT, CHT_MPI_SCATTER_INIT,
+    CHT_MPI_SCATTERV_INIT, CHT_MPI_ALLGATHER_INIT, CHT_MPI_ALLGATHERV_INIT,
+    CHT_MPI_ALLTOALL_INIT, CHT_MPI_ALLTOALLV_INIT, CHT_MPI_ALLTOALLW_INIT,
+    CHT_MPI_REDUCE_SCATTER_INIT, CHT_MPI_REDUCE_SCATTER_BLOCK_INIT, CHT_MPI_SCAN_INIT,
+    CHT_MPI_EXSCAN_INIT,
+    /* neighbourhood collectives: blocking, nonblocking, persistent */
+    CHT_MPI_NEIGHBOR_ALLGATHER = 190, CHT_MPI_NEIGHBOR_ALLGATHERV,
+    CHT_MPI_NEIGHBOR_ALLTOALL, CHT_MPI_NEIGHBOR_ALLTOALLV, CHT_MPI_NEIGHBOR_ALLTOALLW,
+    CHT_MPI_INEIGHBOR_ALLGATHER, CHT_MPI_INEIGHBOR_ALLGATHERV, CHT_MPI_INEIGHBOR_ALLTOALL,
+    CHT_MPI_INEIGHBOR_ALLTOALLV, CHT_MPI_INEIGHBOR_ALLTOALLW,
+    CHT_MPI_NEIGHBOR_ALLGATHER_INIT, CHT_MPI_NEIGHBOR_ALLGATHERV_INIT,
+    CHT_MPI_NEIGHBOR_ALLTOALL_INIT, CHT_MPI_NEIGHBOR_ALLTOALLV_INIT,
+    CHT_MPI_NEIGHBOR_ALLTOALLW_INIT,
+    /* one-sided communication: windows, operations, synchronisation */
+    CHT_MPI_WIN_CREATE = 210, CHT_MPI_WIN_ALLOCATE, CHT_MPI_WIN_ALLOCATE_SHARED,
+    CHT_MPI_WIN_CREATE_DYNAMIC, CHT_MPI_WIN_ATTACH, CHT_MPI_WIN_DETACH, CHT_MPI_WIN_FREE,
+    CHT_MPI_PUT, CHT_MPI_GET, CHT_MPI_ACCUMULATE, CHT_MPI_GET_ACCUMULATE,
+    CHT_MPI_FETCH_AND_OP, CHT_MPI_COMPARE_AND_SWAP, CHT_MPI_RPUT, CHT_MPI_RGET,
+    CHT_MPI_RACCUMULATE, CHT_MPI_RGET_ACCUMULATE, CHT_MPI_WIN_FENCE, CHT_MPI_WIN_LOCK,
+    CHT_MPI_WIN_UNLOCK, CHT_MPI_WIN_LOCK_ALL, CHT_MPI_WIN_UNLOCK_ALL, CHT_MPI_WIN_FLUSH,
+    CHT_MPI_WIN_FLUSH_ALL, CHT_MPI_WIN_FLUSH_LOCAL, CHT_MPI_WIN_FLUSH_LOCAL_ALL,
+    CHT_MPI_WIN_POST, CHT_MPI_WIN_START, CHT_MPI_WIN_COMPLETE, CHT_MPI_WIN_WAIT,
+    CHT_MPI_WIN_TEST, CHT_MPI_WIN_SYNC,
+    CHT_MPI_CALL_MAX = 255
 };
 
 enum cht_mpi_op {
@@ -217,9 +254,16 @@ enum cht_mpi_flag {
     CHT_MPIF_ROOT = 1u << 7,          /* this rank was the collective's root */
     CHT_MPIF_INTERCOMM = 1u << 8,     /* communicator is an intercommunicator */
     CHT_MPIF_HAS_STATUS = 1u << 9,    /* st_* fields hold a received status */
-    CHT_MPIF_UNKNOWN_REQUEST = 1u << 10 /* a completion call got a request no wrapper
-                                           made (an untraced call's, persistent,
-                                           generalized): a fence for the analysis (v3) */
+    CHT_MPIF_UNKNOWN_REQUEST = 1u << 10, /* a completion call got a request no wrapper
+                                            made (an untraced call's, generalized): a
+                                            fence for the analysis (v3) */
+    CHT_MPIF_LARGE_COUNT = 1u << 11,     /* called as the MPI-4 large-count variant
+                                            (MPI_Send_c...); count is clamped to INT32_MAX,
+                                            byte fields are exact (v3) */
+    CHT_MPIF_STARTED = 1u << 12          /* a start (MPI_Start/Startall) of the persistent
+                                            request made by the call `aux` names (an *_init
+                                            id); the record describes that operation as a
+                                            nonblocking call with a new request id (v3) */
 };
 
 /* Ranks in MPI records are world ranks; these stand for the rest. */

@@ -369,6 +369,15 @@ int trace_symbolize_file(struct trace *t, const char *path, uint64_t pc,
 /* ---- names ------------------------------------------------------------- */
 
 const char *trace_mpi_call_name(int call);   /* "MPI_Send", ... or "MPI_?" */
+/* The blocking call a call id is a form of: nonblocking (MPI_Ibcast),
+ * persistent (MPI_Bcast_init, MPI_Send_init), partitioned, matched-probe and
+ * nonblocking-neighbourhood ids map to MPI_Bcast, MPI_Send, MPI_Recv,
+ * MPI_Probe, MPI_Neighbor_*...; every other id to itself. */
+int trace_mpi_call_base(int call);
+/* The name of the call as the program made it, from its record's aux and
+ * flags: "MPI_Send_c" for a large-count call, "MPI_Start(MPI_Send_init)" for
+ * a start of a persistent request. */
+const char *trace_mpi_call_label(int call, uint32_t flags, char *buf, size_t n);
 const char *trace_mpi_op_name(int op);       /* "MPI_SUM", ... */
 const char *trace_site_op_name(int op);      /* "fadd", ... */
 const char *trace_site_kind_name(int kind);  /* "comp", "memcpy", ... */

@@ -63,8 +63,148 @@ const char *trace_mpi_call_name(int call)
     case CHT_MPI_GET_COUNT: return "MPI_Get_count";
     case CHT_MPI_GET_ELEMENTS: return "MPI_Get_elements";
     case CHT_MPI_UNTRACED: return "MPI (untraced)";
+    case CHT_MPI_SEND_INIT: return "MPI_Send_init";
+    case CHT_MPI_SSEND_INIT: return "MPI_Ssend_init";
+    case CHT_MPI_BSEND_INIT: return "MPI_Bsend_init";
+    case CHT_MPI_RSEND_INIT: return "MPI_Rsend_init";
+    case CHT_MPI_RECV_INIT: return "MPI_Recv_init";
+    case CHT_MPI_START: return "MPI_Start";
+    case CHT_MPI_STARTALL: return "MPI_Startall";
+    case CHT_MPI_PSEND_INIT: return "MPI_Psend_init";
+    case CHT_MPI_PRECV_INIT: return "MPI_Precv_init";
+    case CHT_MPI_PREADY: return "MPI_Pready";
+    case CHT_MPI_PREADY_RANGE: return "MPI_Pready_range";
+    case CHT_MPI_PREADY_LIST: return "MPI_Pready_list";
+    case CHT_MPI_PARRIVED: return "MPI_Parrived";
+    case CHT_MPI_MPROBE: return "MPI_Mprobe";
+    case CHT_MPI_IMPROBE: return "MPI_Improbe";
+    case CHT_MPI_MRECV: return "MPI_Mrecv";
+    case CHT_MPI_IMRECV: return "MPI_Imrecv";
+    case CHT_MPI_ISENDRECV: return "MPI_Isendrecv";
+    case CHT_MPI_ISENDRECV_REPLACE: return "MPI_Isendrecv_replace";
+    case CHT_MPI_ALLTOALLW: return "MPI_Alltoallw";
+    case CHT_MPI_IBARRIER: return "MPI_Ibarrier";
+    case CHT_MPI_IBCAST: return "MPI_Ibcast";
+    case CHT_MPI_IREDUCE: return "MPI_Ireduce";
+    case CHT_MPI_IALLREDUCE: return "MPI_Iallreduce";
+    case CHT_MPI_IGATHER: return "MPI_Igather";
+    case CHT_MPI_IGATHERV: return "MPI_Igatherv";
+    case CHT_MPI_ISCATTER: return "MPI_Iscatter";
+    case CHT_MPI_ISCATTERV: return "MPI_Iscatterv";
+    case CHT_MPI_IALLGATHER: return "MPI_Iallgather";
+    case CHT_MPI_IALLGATHERV: return "MPI_Iallgatherv";
+    case CHT_MPI_IALLTOALL: return "MPI_Ialltoall";
+    case CHT_MPI_IALLTOALLV: return "MPI_Ialltoallv";
+    case CHT_MPI_IALLTOALLW: return "MPI_Ialltoallw";
+    case CHT_MPI_IREDUCE_SCATTER: return "MPI_Ireduce_scatter";
+    case CHT_MPI_IREDUCE_SCATTER_BLOCK: return "MPI_Ireduce_scatter_block";
+    case CHT_MPI_ISCAN: return "MPI_Iscan";
+    case CHT_MPI_IEXSCAN: return "MPI_Iexscan";
+    case CHT_MPI_BARRIER_INIT: return "MPI_Barrier_init";
+    case CHT_MPI_BCAST_INIT: return "MPI_Bcast_init";
+    case CHT_MPI_REDUCE_INIT: return "MPI_Reduce_init";
+    case CHT_MPI_ALLREDUCE_INIT: return "MPI_Allreduce_init";
+    case CHT_MPI_GATHER_INIT: return "MPI_Gather_init";
+    case CHT_MPI_GATHERV_INIT: return "MPI_Gatherv_init";
+    case CHT_MPI_SCATTER_INIT: return "MPI_Scatter_init";
+    case CHT_MPI_SCATTERV_INIT: return "MPI_Scatterv_init";
+    case CHT_MPI_ALLGATHER_INIT: return "MPI_Allgather_init";
+    case CHT_MPI_ALLGATHERV_INIT: return "MPI_Allgatherv_init";
+    case CHT_MPI_ALLTOALL_INIT: return "MPI_Alltoall_init";
+    case CHT_MPI_ALLTOALLV_INIT: return "MPI_Alltoallv_init";
+    case CHT_MPI_ALLTOALLW_INIT: return "MPI_Alltoallw_init";
+    case CHT_MPI_REDUCE_SCATTER_INIT: return "MPI_Reduce_scatter_init";
+    case CHT_MPI_REDUCE_SCATTER_BLOCK_INIT: return "MPI_Reduce_scatter_block_init";
+    case CHT_MPI_SCAN_INIT: return "MPI_Scan_init";
+    case CHT_MPI_EXSCAN_INIT: return "MPI_Exscan_init";
+    case CHT_MPI_NEIGHBOR_ALLGATHER: return "MPI_Neighbor_allgather";
+    case CHT_MPI_NEIGHBOR_ALLGATHERV: return "MPI_Neighbor_allgatherv";
+    case CHT_MPI_NEIGHBOR_ALLTOALL: return "MPI_Neighbor_alltoall";
+    case CHT_MPI_NEIGHBOR_ALLTOALLV: return "MPI_Neighbor_alltoallv";
+    case CHT_MPI_NEIGHBOR_ALLTOALLW: return "MPI_Neighbor_alltoallw";
+    case CHT_MPI_INEIGHBOR_ALLGATHER: return "MPI_Ineighbor_allgather";
+    case CHT_MPI_INEIGHBOR_ALLGATHERV: return "MPI_Ineighbor_allgatherv";
+    case CHT_MPI_INEIGHBOR_ALLTOALL: return "MPI_Ineighbor_alltoall";
+    case CHT_MPI_INEIGHBOR_ALLTOALLV: return "MPI_Ineighbor_alltoallv";
+    case CHT_MPI_INEIGHBOR_ALLTOALLW: return "MPI_Ineighbor_alltoallw";
+    case CHT_MPI_NEIGHBOR_ALLGATHER_INIT: return "MPI_Neighbor_allgather_init";
+    case CHT_MPI_NEIGHBOR_ALLGATHERV_INIT: return "MPI_Neighbor_allgatherv_init";
+    case CHT_MPI_NEIGHBOR_ALLTOALL_INIT: return "MPI_Neighbor_alltoall_init";
+    case CHT_MPI_NEIGHBOR_ALLTOALLV_INIT: return "MPI_Neighbor_alltoallv_init";
+    case CHT_MPI_NEIGHBOR_ALLTOALLW_INIT: return "MPI_Neighbor_alltoallw_init";
+    case CHT_MPI_WIN_CREATE: return "MPI_Win_create";
+    case CHT_MPI_WIN_ALLOCATE: return "MPI_Win_allocate";
+    case CHT_MPI_WIN_ALLOCATE_SHARED: return "MPI_Win_allocate_shared";
+    case CHT_MPI_WIN_CREATE_DYNAMIC: return "MPI_Win_create_dynamic";
+    case CHT_MPI_WIN_ATTACH: return "MPI_Win_attach";
+    case CHT_MPI_WIN_DETACH: return "MPI_Win_detach";
+    case CHT_MPI_WIN_FREE: return "MPI_Win_free";
+    case CHT_MPI_PUT: return "MPI_Put";
+    case CHT_MPI_GET: return "MPI_Get";
+    case CHT_MPI_ACCUMULATE: return "MPI_Accumulate";
+    case CHT_MPI_GET_ACCUMULATE: return "MPI_Get_accumulate";
+    case CHT_MPI_FETCH_AND_OP: return "MPI_Fetch_and_op";
+    case CHT_MPI_COMPARE_AND_SWAP: return "MPI_Compare_and_swap";
+    case CHT_MPI_RPUT: return "MPI_Rput";
+    case CHT_MPI_RGET: return "MPI_Rget";
+    case CHT_MPI_RACCUMULATE: return "MPI_Raccumulate";
+    case CHT_MPI_RGET_ACCUMULATE: return "MPI_Rget_accumulate";
+    case CHT_MPI_WIN_FENCE: return "MPI_Win_fence";
+    case CHT_MPI_WIN_LOCK: return "MPI_Win_lock";
+    case CHT_MPI_WIN_UNLOCK: return "MPI_Win_unlock";
+    case CHT_MPI_WIN_LOCK_ALL: return "MPI_Win_lock_all";
+    case CHT_MPI_WIN_UNLOCK_ALL: return "MPI_Win_unlock_all";
+    case CHT_MPI_WIN_FLUSH: return "MPI_Win_flush";
+    case CHT_MPI_WIN_FLUSH_ALL: return "MPI_Win_flush_all";
+    case CHT_MPI_WIN_FLUSH_LOCAL: return "MPI_Win_flush_local";
+    case CHT_MPI_WIN_FLUSH_LOCAL_ALL: return "MPI_Win_flush_local_all";
+    case CHT_MPI_WIN_POST: return "MPI_Win_post";
+    case CHT_MPI_WIN_START: return "MPI_Win_start";
+    case CHT_MPI_WIN_COMPLETE: return "MPI_Win_complete";
+    case CHT_MPI_WIN_WAIT: return "MPI_Win_wait";
+    case CHT_MPI_WIN_TEST: return "MPI_Win_test";
+    case CHT_MPI_WIN_SYNC: return "MPI_Win_sync";
     }
     return "MPI_?";
+}
+
+int trace_mpi_call_base(int call)
+{
+    switch (call) {
+    case CHT_MPI_ISEND: case CHT_MPI_SEND_INIT: case CHT_MPI_PSEND_INIT: return CHT_MPI_SEND;
+    case CHT_MPI_ISSEND: case CHT_MPI_SSEND_INIT: return CHT_MPI_SSEND;
+    case CHT_MPI_IBSEND: case CHT_MPI_BSEND_INIT: return CHT_MPI_BSEND;
+    case CHT_MPI_IRSEND: case CHT_MPI_RSEND_INIT: return CHT_MPI_RSEND;
+    case CHT_MPI_IRECV: case CHT_MPI_RECV_INIT: case CHT_MPI_PRECV_INIT: case CHT_MPI_MRECV:
+    case CHT_MPI_IMRECV: return CHT_MPI_RECV;
+    case CHT_MPI_IPROBE: case CHT_MPI_MPROBE: case CHT_MPI_IMPROBE: return CHT_MPI_PROBE;
+    case CHT_MPI_ISENDRECV: return CHT_MPI_SENDRECV;
+    case CHT_MPI_ISENDRECV_REPLACE: return CHT_MPI_SENDRECV_REPLACE;
+    case CHT_MPI_IALLTOALLW: case CHT_MPI_ALLTOALLW_INIT: return CHT_MPI_ALLTOALLW;
+    default: break;
+    }
+    if (call >= CHT_MPI_IBARRIER && call <= CHT_MPI_IEXSCAN) /* same order as Barrier.. */
+        return call == CHT_MPI_IALLTOALLW ? CHT_MPI_ALLTOALLW
+               : call < CHT_MPI_IALLTOALLW ? CHT_MPI_BARRIER + (call - CHT_MPI_IBARRIER)
+                                           : CHT_MPI_BARRIER + (call - CHT_MPI_IBARRIER) - 1;
+    if (call >= CHT_MPI_BARRIER_INIT && call <= CHT_MPI_EXSCAN_INIT)
+        return call < CHT_MPI_ALLTOALLW_INIT ? CHT_MPI_BARRIER + (call - CHT_MPI_BARRIER_INIT)
+                                             : CHT_MPI_BARRIER + (call - CHT_MPI_BARRIER_INIT) - 1;
+    if (call >= CHT_MPI_INEIGHBOR_ALLGATHER && call <= CHT_MPI_NEIGHBOR_ALLTOALLW_INIT)
+        return CHT_MPI_NEIGHBOR_ALLGATHER + (call - CHT_MPI_NEIGHBOR_ALLGATHER) % 5;
+    return call;
+}
+
+const char *trace_mpi_call_label(int call, uint32_t flags, char *buf, size_t n)
+{
+    const char *name = trace_mpi_call_name(call);
+    if (flags & CHT_MPIF_STARTED)
+        snprintf(buf, n, "MPI_Start(%s%s)", name, flags & CHT_MPIF_LARGE_COUNT ? "_c" : "");
+    else if (flags & CHT_MPIF_LARGE_COUNT)
+        snprintf(buf, n, "%s_c", name);
+    else
+        snprintf(buf, n, "%s", name);
+    return buf;
 }
 
 const char *trace_mpi_op_name(int op)
