@@ -109,7 +109,10 @@ static const char *kind_name(const struct trace_event *ev)
             snprintf(buf, sizeof buf, "%s (untraced)", ev->call_name);
             return buf;
         }
-        return trace_mpi_call_name(ev->mpi->h.aux);
+        {
+            static _Thread_local char buf[80];
+            return trace_mpi_call_label(ev->mpi->h.aux, ev->mpi->flags, buf, sizeof buf);
+        }
     case TRACE_EV_LOOP:
         return ev->loop_kind == CHT_LOOP_ENTER ? "loop-enter"
                : ev->loop_kind == CHT_LOOP_ITER ? "loop-iter" : "loop-exit";
@@ -122,6 +125,7 @@ enum family { F_SEND, F_RECV, F_SENDRECV, F_PROBE, F_COMPLETE, F_COLL, F_COMM, F
 
 static enum family family_of(int call)
 {
+    call = trace_mpi_call_base(call); /* Ibcast as Bcast, Send_init as Send... */
     switch (call) {
     case CHT_MPI_SEND: case CHT_MPI_SSEND: case CHT_MPI_BSEND: case CHT_MPI_RSEND:
     case CHT_MPI_ISEND: case CHT_MPI_ISSEND: case CHT_MPI_IBSEND: case CHT_MPI_IRSEND:
@@ -137,7 +141,8 @@ static enum family family_of(int call)
     }
     if (call >= CHT_MPI_WAIT && call <= CHT_MPI_CANCEL)
         return F_COMPLETE;
-    if (call >= CHT_MPI_BARRIER && call <= CHT_MPI_EXSCAN)
+    if ((call >= CHT_MPI_BARRIER && call <= CHT_MPI_EXSCAN) || call == CHT_MPI_ALLTOALLW ||
+        (call >= CHT_MPI_NEIGHBOR_ALLGATHER && call <= CHT_MPI_NEIGHBOR_ALLTOALLW))
         return F_COLL;
     if (call >= CHT_MPI_COMM_DUP && call <= CHT_MPI_INTERCOMM_CREATE)
         return F_COMM;
@@ -156,7 +161,9 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
 {
     const struct cht_rec_mpi *m = ev->mpi;
     char b1[32], b2[32];
-    enum family fam = family_of(m->h.aux);
+    /* an init call (MPI_Send_init...) describes nothing; its starts do */
+    bool init = !(m->flags & CHT_MPIF_STARTED) && trace_mpi_call_started(m->h.aux) != m->h.aux;
+    enum family fam = init ? F_OTHER : family_of(m->h.aux);
     bool send = fam == F_SEND || fam == F_SENDRECV;
     bool recv = fam == F_RECV || fam == F_SENDRECV || fam == F_PROBE;
     if (send) {

@@ -98,7 +98,7 @@ static struct dg_msgrec *rec_new(struct dg_logger *l, const struct trace_event *
     memset(r, 0, sizeof *r);
     r->index = tev->index;
     r->site = tev->site;
-    r->call = m->h.aux;
+    r->call = m->flags & CHT_MPIF_STARTED ? trace_mpi_call_started(m->h.aux) : m->h.aux;
     r->kind = (uint8_t)kind;
     r->role = ev ? ev->role : DG_ROLE_OTHER;
     r->peer = -1;
@@ -188,7 +188,7 @@ static int pend_add(struct dg_logger *l, uint64_t request, const struct pending_
 static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
-    int call = m->h.aux;
+    int call = m->flags & CHT_MPIF_STARTED ? trace_mpi_call_started(m->h.aux) : m->h.aux;
     int role = ev ? ev->role : DG_ROLE_OTHER;
     bool has_status = m->flags & CHT_MPIF_HAS_STATUS;
     struct dg_msgrec *r;

@@ -374,6 +374,12 @@ const char *trace_mpi_call_name(int call);   /* "MPI_Send", ... or "MPI_?" */
  * nonblocking-neighbourhood ids map to MPI_Bcast, MPI_Send, MPI_Recv,
  * MPI_Probe, MPI_Neighbor_*...; every other id to itself. */
 int trace_mpi_call_base(int call);
+/* The nonblocking call a persistent request's start behaves as: a record
+ * with CHT_MPIF_STARTED under MPI_Send_init is an MPI_Isend, MPI_Recv_init
+ * and MPI_Precv_init an MPI_Irecv, MPI_Bcast_init an MPI_Ibcast,
+ * MPI_Neighbor_alltoall_init an MPI_Ineighbor_alltoall...; every other id
+ * maps to itself. */
+int trace_mpi_call_started(int call);
 /* The name of the call as the program made it, from its record's aux and
  * flags: "MPI_Send_c" for a large-count call, "MPI_Start(MPI_Send_init)" for
  * a start of a persistent request. */

@@ -195,6 +195,23 @@ int trace_mpi_call_base(int call)
     return call;
 }
 
+int trace_mpi_call_started(int call)
+{
+    switch (call) {
+    case CHT_MPI_SEND_INIT: case CHT_MPI_PSEND_INIT: return CHT_MPI_ISEND;
+    case CHT_MPI_SSEND_INIT: return CHT_MPI_ISSEND;
+    case CHT_MPI_BSEND_INIT: return CHT_MPI_IBSEND;
+    case CHT_MPI_RSEND_INIT: return CHT_MPI_IRSEND;
+    case CHT_MPI_RECV_INIT: case CHT_MPI_PRECV_INIT: return CHT_MPI_IRECV;
+    default: break;
+    }
+    if (call >= CHT_MPI_BARRIER_INIT && call <= CHT_MPI_EXSCAN_INIT) /* same order */
+        return CHT_MPI_IBARRIER + (call - CHT_MPI_BARRIER_INIT);
+    if (call >= CHT_MPI_NEIGHBOR_ALLGATHER_INIT && call <= CHT_MPI_NEIGHBOR_ALLTOALLW_INIT)
+        return CHT_MPI_INEIGHBOR_ALLGATHER + (call - CHT_MPI_NEIGHBOR_ALLGATHER_INIT);
+    return call;
+}
+
 const char *trace_mpi_call_label(int call, uint32_t flags, char *buf, size_t n)
 {
     const char *name = trace_mpi_call_name(call);

@@ -24,7 +24,7 @@ static void post_request(struct mpi_ev *ev, MPI_Request *req, int is_recv)
     if (ev->ret != MPI_SUCCESS)
         return;
     struct mpi_req r = {0, ev->cv.id, ev->rec.rseq, ev->comm, *req, is_recv,
-                        is_recv && ev->rec.rpeer == CHT_RANK_PROC_NULL};
+                        is_recv && ev->rec.rpeer == CHT_RANK_PROC_NULL, 0};
     ev->rec.request = mpi_req_add(*req, &r);
 }
 

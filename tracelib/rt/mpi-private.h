@@ -127,6 +127,8 @@ struct mpi_req {
     MPI_Request handle;   /* the handle it was entered under */
     int is_recv;
     int proc_null;        /* receive from MPI_PROC_NULL: its status is not read */
+    int persistent;       /* a start of a persistent request: its handle stays valid
+                             (inactive) when it completes */
 };
 
 /* Enters the request `h` just returned by a nonblocking call; assigns and
@@ -144,6 +146,33 @@ void mpi_req_take(MPI_Request h, struct mpi_req *out);
 /* Puts back a request taken by mpi_req_take that did not complete, ahead
  * of any others under its handle (put several back newest first). */
 void mpi_req_put_back(const struct mpi_req *r);
+
+/* ---- persistent requests (mpi-persist.c) ------------------------------------ */
+
+struct mpi_ev;
+
+/* Describes one start of a persistent request into ev (already begun with
+ * the init call's id and communicator): buffers, peers and numbering, as the
+ * matching nonblocking call's wrapper would (mpi_ev_send, mpi_ev_recv,
+ * mpi_ev_coll + mpi_ev_blocks, held argument ranges...).  `params` is the
+ * copy of what the init wrapper passed to mpi_persist_add. */
+typedef void (*mpi_persist_fn)(struct mpi_ev *ev, const void *params);
+
+/* Remembers the persistent request `h` just made by a wrapped *_init call
+ * (`call`, on `comm`): each MPI_Start / MPI_Startall of it records one
+ * CHT_MPIF_STARTED record under `call`, described by `describe` from a copy
+ * of the `size` bytes at `params` (pointers in them must stay valid while the
+ * request exists, as MPI requires of the init's arguments).  `is_recv`: the
+ * request receives (its completion reads a status).  Returns 0, or -1 if it
+ * could not be remembered (out of memory: then its starts are fences). */
+int mpi_persist_add(MPI_Request h, enum cht_mpi_call call, MPI_Comm comm, int is_recv,
+                    mpi_persist_fn describe, const void *params, size_t size);
+
+/* Whether `h` is a persistent request a wrapped init made (active or not). */
+int mpi_persist_known(MPI_Request h);
+
+/* Forgets `h` (after MPI_Request_free freed it). */
+void mpi_persist_forget(MPI_Request h);
 
 /* ---- building MPI records (mpi-record.c) ---------------------------------- */
 
@@ -181,6 +210,11 @@ struct mpi_ev {
     mpi_ev_begin((ev), (call), (comm), __builtin_return_address(0))
 void mpi_ev_begin(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
                   void *ret_addr);
+/* The same for a record that belongs to a call already begun as `first`
+ * (one record per request MPI_Startall starts): same site and return
+ * address, no pending site taken. */
+void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
+                     const struct mpi_ev *first);
 
 /* Runs the PMPI call `call` between the two timestamps and keeps its
  * return code in ev->ret. */

@@ -58,6 +58,16 @@ void mpi_ev_begin(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm, void
     }
 }
 
+void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
+                     const struct mpi_ev *first)
+{
+    uint32_t site = first->rec.site;
+    uint64_t ra = first->rec.ret_addr;
+    mpi_ev_begin(ev, call, comm, NULL); /* first took the pending site */
+    ev->rec.site = site;
+    ev->rec.ret_addr = ra;
+}
+
 /* ---- buffers ---------------------------------------------------------------- */
 
 /* Sets rec.count/datatype from the first buffer described. */

@@ -518,9 +518,9 @@ void mpi_req_take(MPI_Request h, struct mpi_req *out)
         }
     }
     pthread_mutex_unlock(&tables_lock);
-    if (l == NULL)
+    if (l == NULL && !mpi_persist_known(h)) /* an inactive persistent request is ours */
         rt_warn_once(MPI_WARN_REQUEST, "request not made by a wrapped call (a call commhint "
-                     "records as untraced, a persistent or a generalized request): its completion "
+                     "records as untraced, or a generalized request): its completion "
                      "is recorded without its buffers: handle=0x%x", (unsigned)h);
 }
 

@@ -69,7 +69,7 @@ static void reqset_open(struct mpi_ev *ev, struct reqset *rs, int n, const MPI_R
     for (int i = 0; i < rs->n; i++) {
         mpi_req_take(reqs[i], &rs->req[i]);
         /* a request no wrapper made: what its completion touches is unknown */
-        if (rs->req[i].id == 0 && reqs[i] != MPI_REQUEST_NULL)
+        if (rs->req[i].id == 0 && reqs[i] != MPI_REQUEST_NULL && !mpi_persist_known(reqs[i]))
             ev->rec.flags |= CHT_MPIF_UNKNOWN_REQUEST;
     }
 }
@@ -97,9 +97,16 @@ static MPI_Status *reqset_statuses(const struct reqset *rs, MPI_Status *user_st)
 static int complete_one(const struct mpi_ev *ev, struct reqset *rs, const MPI_Request *reqs,
                         int i, const MPI_Status *st, struct cht_rec_complete *c)
 {
-    if (i < 0 || i >= rs->n || rs->req[i].id == 0 || reqs[i] != MPI_REQUEST_NULL)
+    if (i < 0 || i >= rs->n || rs->req[i].id == 0)
         return 0;
     struct mpi_req *r = &rs->req[i];
+    /* A persistent request's handle stays valid: it completed if the call
+     * reported it and did not fail for it. */
+    if (r->persistent ? !(ev->ret == MPI_SUCCESS ||
+                          (ev->ret == MPI_ERR_IN_STATUS && st != NULL &&
+                           st->MPI_ERROR == MPI_SUCCESS))
+                      : reqs[i] != MPI_REQUEST_NULL)
+        return 0;
     *c = (struct cht_rec_complete){{CHT_REC_COMPLETE, (uint16_t)r->is_recv, sizeof(*c)},
                                    r->id, CHT_RANK_NONE, CHT_TAG_NONE, 0, r->rseq};
     /* After MPI_ERR_IN_STATUS only the statuses without an error are defined. */
@@ -343,7 +350,12 @@ COMMHINT_EXPORT int MPI_Request_free(MPI_Request *request)
     completion_args(&ev, request, 1, MPI_STATUS_IGNORE, 0, NULL, NULL, NULL, NULL);
     reqset_open(&ev, &rs, 1, request, 0, MPI_STATUS_IGNORE);
     note_single(&ev, &rs);
+    MPI_Request h = *request;
     MPI_EV_CALL(&ev, PMPI_Request_free(request));
+    if (ev.ret == MPI_SUCCESS && *request == MPI_REQUEST_NULL)
+        mpi_persist_forget(h);
     rs.st = NULL; /* no status: the request may still be in progress */
+    if (rs.n == 1)
+        rs.req[0].persistent = 0; /* freed: completes by its handle, as any other */
     return end_completion(&ev, &rs, request, all_of(1), 0);
 }
