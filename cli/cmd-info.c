@@ -56,7 +56,9 @@ struct rank_info {
     bool cut_short;
     char why[512];
     uint64_t file_bytes;
-    uint64_t calls[CHT_MPI_CALL_MAX + 1];
+    /* per call id and variant: bit 0 large count (_c), bit 1 a start of a
+     * persistent request (MPI_Start(MPI_Send_init)) */
+    uint64_t calls[CHT_MPI_CALL_MAX + 1][4];
     struct trace_cursor_stats st;
 };
 
@@ -64,6 +66,18 @@ static uint64_t file_size(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+}
+
+static int variant_of(uint32_t flags)
+{
+    return (flags & CHT_MPIF_LARGE_COUNT ? 1 : 0) | (flags & CHT_MPIF_STARTED ? 2 : 0);
+}
+
+/* The label of call k in variant v ("MPI_Send_c", "MPI_Start(MPI_Send_init)"). */
+static const char *call_label(int k, int v, char *buf, size_t n)
+{
+    uint32_t flags = (v & 1 ? CHT_MPIF_LARGE_COUNT : 0) | (v & 2 ? CHT_MPIF_STARTED : 0);
+    return trace_mpi_call_label(k, flags, buf, n);
 }
 
 static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
@@ -87,7 +101,7 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
     int rc;
     while ((rc = trace_cursor_next(cur, &ev)) == 1)
         if (ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
-            ri->calls[ev->mpi->h.aux]++;
+            ri->calls[ev->mpi->h.aux][variant_of(ev->mpi->flags)]++;
             if (ev->mpi->h.aux == CHT_MPI_UNTRACED)
                 untraced_add(&ri->untraced, ev->call_name ? ev->call_name : "?", 1);
         }
@@ -178,7 +192,8 @@ int cmd_info(int argc, char **argv)
         tot.st.lost_records += s->lost_records;
         tot.st.bytes_raw += s->bytes_raw;
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
-            tot.calls[k] += ri[r].calls[k];
+            for (int v = 0; v < 4; v++)
+                tot.calls[k][v] += ri[r].calls[k][v];
         for (int i = 0; i < ri[r].untraced.nnames; i++)
             untraced_add(&tot.untraced, ri[r].untraced.by[i].name, ri[r].untraced.by[i].n);
         tot.untraced.others += ri[r].untraced.others;
@@ -212,11 +227,14 @@ int cmd_info(int argc, char **argv)
                tot.st.accesses, disk, meta_bytes, tot.st.bytes_raw, ratio(disk, events),
                ratio(disk, tot.st.accesses), max_dur, tot.st.lost_records);
         bool first = true;
+        char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
-            if (tot.calls[k]) {
-                printf("%s\"%s\":%" PRIu64, first ? "" : ",", trace_mpi_call_name(k), tot.calls[k]);
-                first = false;
-            }
+            for (int v = 0; v < 4; v++)
+                if (tot.calls[k][v]) {
+                    printf("%s\"%s\":%" PRIu64, first ? "" : ",", call_label(k, v, lb, sizeof lb),
+                           tot.calls[k][v]);
+                    first = false;
+                }
         printf("},\"untraced_mpi_calls\":{");
         for (int i = 0; i < tot.untraced.nnames; i++) {
             printf("%s", i ? "," : "");
@@ -258,16 +276,18 @@ int cmd_info(int argc, char **argv)
             printf("lost records:     %" PRIu64 " (the writer dropped them)\n", tot.st.lost_records);
         printf("MPI calls:       ");
         bool any = false;
+        char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
-            if (tot.calls[k]) {
-                printf(" %s=%" PRIu64, trace_mpi_call_name(k), tot.calls[k]);
-                any = true;
-            }
+            for (int v = 0; v < 4; v++)
+                if (tot.calls[k][v]) {
+                    printf(" %s=%" PRIu64, call_label(k, v, lb, sizeof lb), tot.calls[k][v]);
+                    any = true;
+                }
         printf("%s\n", any ? "" : " none");
-        if (tot.calls[CHT_MPI_UNTRACED]) {
+        if (tot.calls[CHT_MPI_UNTRACED][0]) {
             printf("untraced MPI:     %" PRIu64 " calls no wrapper records (fences for the analysis:\n"
                    "                  nothing moves across them):",
-                   tot.calls[CHT_MPI_UNTRACED]);
+                   tot.calls[CHT_MPI_UNTRACED][0]);
             for (int i = 0; i < tot.untraced.nnames; i++)
                 printf(" %s=%" PRIu64, tot.untraced.by[i].name, tot.untraced.by[i].n);
             if (tot.untraced.others)

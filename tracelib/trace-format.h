@@ -193,6 +193,10 @@ enum cht_mpi_call {
     CHT_MPI_INIT = 90, CHT_MPI_INIT_THREAD, CHT_MPI_FINALIZE, CHT_MPI_ABORT,
     /* local calls that read what another call wrote */
     CHT_MPI_GET_COUNT = 100, CHT_MPI_GET_ELEMENTS,
+    /* local calls that copy or combine memory: recorded with what they read
+     * and write (CHT_REC_ARGS), no data between ranks */
+    CHT_MPI_PACK, CHT_MPI_UNPACK, CHT_MPI_PACK_EXTERNAL, CHT_MPI_UNPACK_EXTERNAL,
+    CHT_MPI_REDUCE_LOCAL, CHT_MPI_REQUEST_GET_STATUS, CHT_MPI_TEST_CANCELLED,
     /* a call to an MPI function the runtime does not wrap (it is not local:
      * mpi-local.h), made from code built with the pass: recorded by the
      * hook after the call with its name (CHT_REC_CALLNAME), a fence */
