@@ -157,6 +157,20 @@ static void text_buf(FILE *f, const char *name, uint64_t addr, uint64_t bytes, b
         fprintf(f, " %s=0x%" PRIx64 "+%" PRIu64, name, addr, bytes);
 }
 
+/* The other memory a call touches (CHT_REC_ARGS): " args=w:0x...+8,r:0x...+16"
+ * (without addresses with --stable). */
+static void text_args(FILE *f, const char *name, const struct trace_range *r, uint32_t n,
+                      bool stable)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        fprintf(f, k ? "," : " %s=", name);
+        if (stable)
+            fprintf(f, "%c+%" PRIu64, r[k].write ? 'w' : 'r', r[k].len);
+        else
+            fprintf(f, "%c:0x%" PRIx64 "+%" PRIu64, r[k].write ? 'w' : 'r', r[k].addr, r[k].len);
+    }
+}
+
 static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_opts *o, uint64_t t0)
 {
     const struct cht_rec_mpi *m = ev->mpi;
@@ -198,6 +212,8 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
     }
     if (m->request)
         fprintf(f, " req=%" PRIu64, m->request);
+    text_args(f, "args", ev->args, ev->nargs, o->stable);
+    text_args(f, "held", ev->held, ev->nheld, o->stable);
     if (fam == F_COMPLETE) {
         if (m->flags & CHT_MPIF_NOT_FOUND)
             fprintf(f, " flag=false");
