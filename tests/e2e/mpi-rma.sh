@@ -130,8 +130,11 @@ for O in -O0 -O2; do
 import json, sys
 d = json.load(sys.stdin)
 want = {"MPI_Win_create": 4, "MPI_Win_fence": 16, "MPI_Put": 7, "MPI_Get": 4, "MPI_Win_free": 10,
-        "MPI_Win_lock": 3, "MPI_Rput": 2, "MPI_Win_test": 4, "MPI_Win_allocate_shared": 2}
+        "MPI_Win_lock": 3, "MPI_Rput": 2, "MPI_Win_allocate_shared": 2}
 bad = {k: d["mpi_calls"].get(k) for k in want if d["mpi_calls"].get(k) != want[k]}
+if d["mpi_calls"].get("MPI_Win_test", 0) < 2:  # a loop until it succeeds, once per rank at least
+    bad["MPI_Win_test"] = d["mpi_calls"].get("MPI_Win_test", 0)
+    want["MPI_Win_test"] = ">= 2"
 if d["untraced_mpi_calls"]:
     print("untraced: %r" % d["untraced_mpi_calls"])
 elif bad:
