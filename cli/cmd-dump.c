@@ -110,8 +110,8 @@ static const char *kind_name(const struct trace_event *ev)
             return buf;
         }
         {
-            static _Thread_local char buf[80];
-            return trace_mpi_call_label(ev->mpi->h.aux, ev->mpi->flags, buf, sizeof buf);
+            static _Thread_local char label[CHT_CALLNAME_MAX + 16];
+            return trace_mpi_call_label(ev->mpi->h.aux, ev->mpi->flags, label, sizeof label);
         }
     case TRACE_EV_LOOP:
         return ev->loop_kind == CHT_LOOP_ENTER ? "loop-enter"
@@ -121,7 +121,7 @@ static const char *kind_name(const struct trace_event *ev)
 }
 
 /* Family of an MPI call, for choosing which fields to show. */
-enum family { F_SEND, F_RECV, F_SENDRECV, F_PROBE, F_COMPLETE, F_COLL, F_COMM, F_OTHER };
+enum family { F_SEND, F_RECV, F_SENDRECV, F_PROBE, F_COMPLETE, F_COLL, F_COMM, F_RMA, F_OTHER };
 
 static enum family family_of(int call)
 {
@@ -146,6 +146,8 @@ static enum family family_of(int call)
         return F_COLL;
     if (call >= CHT_MPI_COMM_DUP && call <= CHT_MPI_INTERCOMM_CREATE)
         return F_COMM;
+    if (call >= CHT_MPI_WIN_CREATE && call <= CHT_MPI_WIN_SYNC)
+        return F_RMA;
     return F_OTHER;
 }
 
@@ -169,6 +171,33 @@ static void text_args(FILE *f, const char *name, const struct trace_range *r, ui
         else
             fprintf(f, "%c:0x%" PRIx64 "+%" PRIu64, r[k].write ? 'w' : 'r', r[k].addr, r[k].len);
     }
+}
+
+/* One-sided calls: the window ("W<world rank of its namer>.<n>"), the
+ * target, the origin buffers, the window's collective number. */
+static void text_rma(FILE *f, const struct cht_rec_mpi *m, const struct dump_opts *o)
+{
+    char b1[32];
+    if (m->seq & CHT_WIN_ID_BIT)
+        fprintf(f, " win=W%u.%u", (unsigned)((m->seq >> 32) & 0x7fffffffu) - 1,
+                (unsigned)(m->seq & 0xffffffffu));
+    else
+        fprintf(f, " win=unknown");
+    if (m->peer != CHT_RANK_NONE)
+        fprintf(f, " target=%s", rank_name(m->peer, b1, sizeof b1));
+    if (m->tag == CHT_LOCK_EXCLUSIVE || m->tag == CHT_LOCK_SHARED)
+        fprintf(f, " lock=%s", m->tag == CHT_LOCK_EXCLUSIVE ? "exclusive" : "shared");
+    bool mem = m->h.aux <= CHT_MPI_WIN_DETACH; /* creation, attach: the window memory */
+    if (m->sbytes)
+        text_buf(f, "origin", m->sbuf, m->sbytes, o->stable);
+    if (m->rbytes || m->h.aux == CHT_MPI_WIN_DETACH)
+        text_buf(f, mem ? "mem" : "result", m->rbuf, m->rbytes, o->stable);
+    if (m->op)
+        fprintf(f, " op=%s", trace_mpi_op_name(m->op));
+    if (m->rseq)
+        fprintf(f, " wseq=%" PRIu64, m->rseq);
+    if (m->flags & CHT_MPIF_NOT_FOUND)
+        fprintf(f, " flag=false");
 }
 
 static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_opts *o, uint64_t t0)
@@ -210,6 +239,8 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
             if (ev->blocks[s])
                 fprintf(f, " %sblocks=%u", s ? "r" : "s", ev->blocks[s]->count);
     }
+    if (fam == F_RMA)
+        text_rma(f, m, o);
     if (m->request)
         fprintf(f, " req=%" PRIu64, m->request);
     text_args(f, "args", ev->args, ev->nargs, o->stable);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "depgraph.h"
+#include "builder-private.h"
 
 _Static_assert(sizeof(struct dg_range) == sizeof(struct trace_range) &&
                    offsetof(struct dg_range, write) == offsetof(struct trace_range, write),
@@ -43,6 +43,7 @@ struct dg_builder {
     uint32_t cvdeps;
     uint64_t unknown_producers;
     const struct trace_cursor *cursor;
+    struct dg_rma *rma;           /* open windows (rma.c), NULL until the first */
     /* the last RECENT computation events, for the companions of a call */
     struct recent {
         uint64_t index;
@@ -78,6 +79,7 @@ void dg_builder_destroy(struct dg_builder *b)
     free(b->last);
     dg_map_free(&b->last_big);
     free(b->vdeps);
+    dg_rma_destroy(b->rma);
     free(b);
 }
 
@@ -527,8 +529,12 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
         e->role = DG_ROLE_FENCE;
         break;
     default:
+        if (call >= CHT_MPI_WIN_CREATE && call <= CHT_MPI_WIN_SYNC)
+            rc = dg_rma_convert(b, tev, e); /* one-sided: rma.c */
         break;
     }
+    if (!rc && b->rma) /* window memory: docs/dependence.md, "One-sided communication" */
+        rc = dg_rma_open_windows(b);
     /* what it touches through its other arguments: statuses, count and
      * displacement arrays, request handles, flags (held ones too: the
      * call itself reads them, and so does everything until completion) */
@@ -537,6 +543,30 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     for (uint32_t k = 0; !rc && k < tev->nheld; k++)
         rc = add_range(b, tev->held[k].addr, tev->held[k].len, tev->held[k].write);
     return rc;
+}
+
+/* ---- for the other parts of the builder (builder-private.h) ------------------------ */
+
+int dg_builder_add_range(struct dg_builder *b, uint64_t addr, uint64_t len, bool write)
+{
+    return add_range(b, addr, len, write);
+}
+
+int dg_builder_add_key(struct dg_builder *b, uint32_t cls, uint64_t comm, int32_t peer)
+{
+    return add_key(b, cls, comm, peer);
+}
+
+int dg_builder_request_start(struct dg_builder *b, uint64_t id, const struct trace_event *tev)
+{
+    struct dg_range none = {0, 0, false};
+    int rc = add_key(b, DG_KEY_REQ, id, 0);
+    return rc < 0 ? rc : request_start(b, id, &none, false, tev);
+}
+
+struct dg_rma **dg_builder_rma(struct dg_builder *b)
+{
+    return &b->rma;
 }
 
 /* What every event takes from its trace event; a computation event is

@@ -185,6 +185,28 @@ static int pend_add(struct dg_logger *l, uint64_t request, const struct pending_
     return 0;
 }
 
+/* One-sided calls (docs/dependence.md, "One-sided communication"): the
+ * window's collective calls (its creation, Win_fence, Win_free) are COLL
+ * records of an instance of the window, comm = the window id (never a
+ * communicator id), seq = their number on the window, so they match across
+ * its members and pass clocks all to all; every other one-sided call is an
+ * OTHER record: it has no partner call to match (a Put's target makes no
+ * call), so the happens-before order has no edge for it. */
+static int log_rma(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    bool coll = m->rseq && (m->seq & CHT_WIN_ID_BIT);
+    struct dg_msgrec *r = rec_new(l, tev, ev, coll ? DG_MSG_COLL : DG_MSG_OTHER);
+    if (!r)
+        return TRACE_ERR_NOMEM;
+    if (coll) {
+        r->flags |= DG_MSGF_BLOCKS;
+        r->comm = m->seq;
+        r->seq = m->rseq;
+    }
+    return 0;
+}
+
 static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
@@ -193,6 +215,8 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
     bool has_status = m->flags & CHT_MPIF_HAS_STATUS;
     struct dg_msgrec *r;
 
+    if (call >= CHT_MPI_WIN_CREATE && call <= CHT_MPI_WIN_SYNC)
+        return log_rma(l, tev, ev);
     switch (role) {
     case DG_ROLE_SEND:
         if (!(r = rec_new(l, tev, ev, DG_MSG_SEND)))

@@ -43,7 +43,8 @@ static const char *const cht_mpi_local_names[] = {
     "Topo_test", "Win_call_errhandler", "Win_create_errhandler",
     "Win_create_keyval", "Win_delete_attr", "Win_free_keyval", "Win_get_attr",
     "Win_get_errhandler", "Win_get_group", "Win_get_info", "Win_get_name", "Win_set_attr",
-    "Win_set_errhandler", "Win_set_info", "Win_set_name", "Wtick", "Wtime",
+    "Win_set_errhandler", "Win_set_info", "Win_set_name", "Win_shared_query",
+    "Win_shared_query_c", "Wtick", "Wtime",
 };
 
 /* Whether `name` (an "MPI_" or "PMPI_" function) is local. */

@@ -244,7 +244,8 @@ enum cht_mpi_call {
 enum cht_mpi_op {
     CHT_OP_NONE = 0, CHT_OP_SUM, CHT_OP_PROD, CHT_OP_MAX, CHT_OP_MIN, CHT_OP_LAND,
     CHT_OP_BAND, CHT_OP_LOR, CHT_OP_BOR, CHT_OP_LXOR, CHT_OP_BXOR, CHT_OP_MAXLOC,
-    CHT_OP_MINLOC, CHT_OP_REPLACE, CHT_OP_USER
+    CHT_OP_MINLOC, CHT_OP_REPLACE, CHT_OP_USER,
+    CHT_OP_NO_OP /* MPI_NO_OP (Get_accumulate, Fetch_and_op: an atomic read) */
 };
 
 enum cht_mpi_flag {
@@ -284,6 +285,32 @@ enum cht_mpi_flag {
 #define CHT_COMM_WORLD 0ull
 #define CHT_COMM_SELF 0xffffffffffffffffull
 #define CHT_COMM_UNKNOWN 0xfffffffffffffffeull
+
+/* One-sided communication: a window's id agrees across its members and never
+ * equals a communicator id: CHT_WIN_ID_BIT | ((world rank of rank 0 of the
+ * window's communicator) + 1) << 32 | (windows that rank has created as rank
+ * 0 so far), broadcast over the communicator at creation.  0 = a window the
+ * runtime did not see created.  RMA records (ids CHT_MPI_WIN_CREATE ..
+ * CHT_MPI_WIN_SYNC) use the MPI record so (docs/trace-format.md):
+ *   comm, comm_size  the window's communicator (its group is the window's)
+ *   seq              the window id
+ *   rseq             the window's collective calls (creation, Win_fence,
+ *                    Win_free): their number among them, from 1 (creation);
+ *                    0 for the others
+ *   peer             target world rank (operations, Win_lock/unlock/flush*),
+ *                    CHT_RANK_PROC_NULL for MPI_PROC_NULL
+ *   sbuf, sbytes     origin memory the operation reads (Put, Accumulate,
+ *                    Get_accumulate, Fetch_and_op, Compare_and_swap, R*)
+ *   rbuf, rbytes     origin memory it writes (Get, result buffers); window
+ *                    creation and Win_attach: the local window memory;
+ *                    Win_detach: the base it detaches (rbytes 0)
+ *   tag              Win_lock, Win_lock_all: 1 exclusive, 2 shared
+ *   op, request      accumulates; R-variants
+ * An operation's origin, compare and result buffers are also recorded as
+ * held CHT_REC_ARGS ranges: in use until the operation completes. */
+#define CHT_WIN_ID_BIT (1ull << 63)
+#define CHT_LOCK_EXCLUSIVE 1
+#define CHT_LOCK_SHARED 2
 
 /* CHT_REC_MPI, aux = enum cht_mpi_call.  One layout for every call; fields a
  * call does not use hold 0 / CHT_RANK_NONE / CHT_TAG_NONE.  Buffers are the

@@ -80,6 +80,20 @@ for f in MPI_Send MPI_Ssend MPI_Bsend MPI_Rsend MPI_Recv MPI_Isend MPI_Issend MP
 done
 expect_eq "the runtime wraps the calls of the dependence tables" "${missing_w:-none}" none
 
+# one-sided communication: every window, operation and synchronisation
+# function of the header (and its _c form) is wrapped; only the window
+# queries and attribute/name/info/group/error-handler calls are local
+rma=$(sed -E 's/^(MPI_[A-Za-z0-9_]+)\(.*/\1/' "$protos" |
+    grep -E '^MPI_(Win_[a-z_]+|R?put(_c)?|R?get(_c)?|R?(get_)?accumulate(_c)?|Fetch_and_op|Compare_and_swap)$' -i |
+    grep -viE '^MPI_Get_(count|elements|address|library_version|processor_name|version)')
+missing_rma=""
+for f in $rma; do
+    grep -qx "$f" <<<"$wrapped" || grep -qx "$f 1" "$WORK/local.txt" || missing_rma="$missing_rma $f"
+done
+expect_eq "every one-sided function is wrapped or local" "${missing_rma:-none}" none
+nrma=$(grep -cxF -f <(printf '%s\n' $rma) <<<"$wrapped")
+if [ "$nrma" -ge 43 ]; then ok "the runtime wraps the one-sided calls ($nrma)"; else
+    not_ok "the runtime wraps the one-sided calls" "wrapped $nrma of: $rma"; fi
 # Every function that moves data (between ranks, or between memory and a
 # packing buffer), completes communication or synchronises on a window has a
 # wrapper: recorded with its buffers and matching information, not left to

@@ -249,6 +249,7 @@ const char *trace_mpi_op_name(int op)
     case CHT_OP_MINLOC: return "MPI_MINLOC";
     case CHT_OP_REPLACE: return "MPI_REPLACE";
     case CHT_OP_USER: return "user op";
+    case CHT_OP_NO_OP: return "MPI_NO_OP";
     }
     return "MPI_OP_?";
 }

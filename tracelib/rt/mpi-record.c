@@ -267,7 +267,7 @@ void mpi_ev_op(struct mpi_ev *ev, MPI_Op op)
         {MPI_MIN, CHT_OP_MIN},       {MPI_LAND, CHT_OP_LAND},     {MPI_BAND, CHT_OP_BAND},
         {MPI_LOR, CHT_OP_LOR},       {MPI_BOR, CHT_OP_BOR},       {MPI_LXOR, CHT_OP_LXOR},
         {MPI_BXOR, CHT_OP_BXOR},     {MPI_MAXLOC, CHT_OP_MAXLOC}, {MPI_MINLOC, CHT_OP_MINLOC},
-        {MPI_REPLACE, CHT_OP_REPLACE}, {MPI_OP_NULL, CHT_OP_NONE},
+        {MPI_REPLACE, CHT_OP_REPLACE}, {MPI_NO_OP, CHT_OP_NO_OP}, {MPI_OP_NULL, CHT_OP_NONE},
     };
     ev->rec.op = CHT_OP_USER;
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
