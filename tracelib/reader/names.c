@@ -4,175 +4,177 @@
 
 #include "reader-private.h"
 
+static const char *const call_names[CHT_MPI_CALL_MAX + 1] = {
+    [CHT_MPI_UNKNOWN] = "MPI_?",
+    [CHT_MPI_SEND] = "MPI_Send",
+    [CHT_MPI_SSEND] = "MPI_Ssend",
+    [CHT_MPI_BSEND] = "MPI_Bsend",
+    [CHT_MPI_RSEND] = "MPI_Rsend",
+    [CHT_MPI_RECV] = "MPI_Recv",
+    [CHT_MPI_ISEND] = "MPI_Isend",
+    [CHT_MPI_ISSEND] = "MPI_Issend",
+    [CHT_MPI_IBSEND] = "MPI_Ibsend",
+    [CHT_MPI_IRSEND] = "MPI_Irsend",
+    [CHT_MPI_IRECV] = "MPI_Irecv",
+    [CHT_MPI_SENDRECV] = "MPI_Sendrecv",
+    [CHT_MPI_SENDRECV_REPLACE] = "MPI_Sendrecv_replace",
+    [CHT_MPI_PROBE] = "MPI_Probe",
+    [CHT_MPI_IPROBE] = "MPI_Iprobe",
+    [CHT_MPI_WAIT] = "MPI_Wait",
+    [CHT_MPI_WAITALL] = "MPI_Waitall",
+    [CHT_MPI_WAITANY] = "MPI_Waitany",
+    [CHT_MPI_WAITSOME] = "MPI_Waitsome",
+    [CHT_MPI_TEST] = "MPI_Test",
+    [CHT_MPI_TESTALL] = "MPI_Testall",
+    [CHT_MPI_TESTANY] = "MPI_Testany",
+    [CHT_MPI_TESTSOME] = "MPI_Testsome",
+    [CHT_MPI_REQUEST_FREE] = "MPI_Request_free",
+    [CHT_MPI_CANCEL] = "MPI_Cancel",
+    [CHT_MPI_BARRIER] = "MPI_Barrier",
+    [CHT_MPI_BCAST] = "MPI_Bcast",
+    [CHT_MPI_REDUCE] = "MPI_Reduce",
+    [CHT_MPI_ALLREDUCE] = "MPI_Allreduce",
+    [CHT_MPI_GATHER] = "MPI_Gather",
+    [CHT_MPI_GATHERV] = "MPI_Gatherv",
+    [CHT_MPI_SCATTER] = "MPI_Scatter",
+    [CHT_MPI_SCATTERV] = "MPI_Scatterv",
+    [CHT_MPI_ALLGATHER] = "MPI_Allgather",
+    [CHT_MPI_ALLGATHERV] = "MPI_Allgatherv",
+    [CHT_MPI_ALLTOALL] = "MPI_Alltoall",
+    [CHT_MPI_ALLTOALLV] = "MPI_Alltoallv",
+    [CHT_MPI_REDUCE_SCATTER] = "MPI_Reduce_scatter",
+    [CHT_MPI_REDUCE_SCATTER_BLOCK] = "MPI_Reduce_scatter_block",
+    [CHT_MPI_SCAN] = "MPI_Scan",
+    [CHT_MPI_EXSCAN] = "MPI_Exscan",
+    [CHT_MPI_COMM_DUP] = "MPI_Comm_dup",
+    [CHT_MPI_COMM_SPLIT] = "MPI_Comm_split",
+    [CHT_MPI_COMM_CREATE] = "MPI_Comm_create",
+    [CHT_MPI_COMM_FREE] = "MPI_Comm_free",
+    [CHT_MPI_CART_CREATE] = "MPI_Cart_create",
+    [CHT_MPI_CART_SUB] = "MPI_Cart_sub",
+    [CHT_MPI_COMM_SPLIT_TYPE] = "MPI_Comm_split_type",
+    [CHT_MPI_INTERCOMM_CREATE] = "MPI_Intercomm_create",
+    [CHT_MPI_INIT] = "MPI_Init",
+    [CHT_MPI_INIT_THREAD] = "MPI_Init_thread",
+    [CHT_MPI_FINALIZE] = "MPI_Finalize",
+    [CHT_MPI_ABORT] = "MPI_Abort",
+    [CHT_MPI_GET_COUNT] = "MPI_Get_count",
+    [CHT_MPI_GET_ELEMENTS] = "MPI_Get_elements",
+    [CHT_MPI_PACK] = "MPI_Pack",
+    [CHT_MPI_UNPACK] = "MPI_Unpack",
+    [CHT_MPI_PACK_EXTERNAL] = "MPI_Pack_external",
+    [CHT_MPI_UNPACK_EXTERNAL] = "MPI_Unpack_external",
+    [CHT_MPI_REDUCE_LOCAL] = "MPI_Reduce_local",
+    [CHT_MPI_REQUEST_GET_STATUS] = "MPI_Request_get_status",
+    [CHT_MPI_TEST_CANCELLED] = "MPI_Test_cancelled",
+    [CHT_MPI_UNTRACED] = "MPI (untraced)",
+    [CHT_MPI_SEND_INIT] = "MPI_Send_init",
+    [CHT_MPI_SSEND_INIT] = "MPI_Ssend_init",
+    [CHT_MPI_BSEND_INIT] = "MPI_Bsend_init",
+    [CHT_MPI_RSEND_INIT] = "MPI_Rsend_init",
+    [CHT_MPI_RECV_INIT] = "MPI_Recv_init",
+    [CHT_MPI_START] = "MPI_Start",
+    [CHT_MPI_STARTALL] = "MPI_Startall",
+    [CHT_MPI_PSEND_INIT] = "MPI_Psend_init",
+    [CHT_MPI_PRECV_INIT] = "MPI_Precv_init",
+    [CHT_MPI_PREADY] = "MPI_Pready",
+    [CHT_MPI_PREADY_RANGE] = "MPI_Pready_range",
+    [CHT_MPI_PREADY_LIST] = "MPI_Pready_list",
+    [CHT_MPI_PARRIVED] = "MPI_Parrived",
+    [CHT_MPI_MPROBE] = "MPI_Mprobe",
+    [CHT_MPI_IMPROBE] = "MPI_Improbe",
+    [CHT_MPI_MRECV] = "MPI_Mrecv",
+    [CHT_MPI_IMRECV] = "MPI_Imrecv",
+    [CHT_MPI_ISENDRECV] = "MPI_Isendrecv",
+    [CHT_MPI_ISENDRECV_REPLACE] = "MPI_Isendrecv_replace",
+    [CHT_MPI_ALLTOALLW] = "MPI_Alltoallw",
+    [CHT_MPI_IBARRIER] = "MPI_Ibarrier",
+    [CHT_MPI_IBCAST] = "MPI_Ibcast",
+    [CHT_MPI_IREDUCE] = "MPI_Ireduce",
+    [CHT_MPI_IALLREDUCE] = "MPI_Iallreduce",
+    [CHT_MPI_IGATHER] = "MPI_Igather",
+    [CHT_MPI_IGATHERV] = "MPI_Igatherv",
+    [CHT_MPI_ISCATTER] = "MPI_Iscatter",
+    [CHT_MPI_ISCATTERV] = "MPI_Iscatterv",
+    [CHT_MPI_IALLGATHER] = "MPI_Iallgather",
+    [CHT_MPI_IALLGATHERV] = "MPI_Iallgatherv",
+    [CHT_MPI_IALLTOALL] = "MPI_Ialltoall",
+    [CHT_MPI_IALLTOALLV] = "MPI_Ialltoallv",
+    [CHT_MPI_IALLTOALLW] = "MPI_Ialltoallw",
+    [CHT_MPI_IREDUCE_SCATTER] = "MPI_Ireduce_scatter",
+    [CHT_MPI_IREDUCE_SCATTER_BLOCK] = "MPI_Ireduce_scatter_block",
+    [CHT_MPI_ISCAN] = "MPI_Iscan",
+    [CHT_MPI_IEXSCAN] = "MPI_Iexscan",
+    [CHT_MPI_BARRIER_INIT] = "MPI_Barrier_init",
+    [CHT_MPI_BCAST_INIT] = "MPI_Bcast_init",
+    [CHT_MPI_REDUCE_INIT] = "MPI_Reduce_init",
+    [CHT_MPI_ALLREDUCE_INIT] = "MPI_Allreduce_init",
+    [CHT_MPI_GATHER_INIT] = "MPI_Gather_init",
+    [CHT_MPI_GATHERV_INIT] = "MPI_Gatherv_init",
+    [CHT_MPI_SCATTER_INIT] = "MPI_Scatter_init",
+    [CHT_MPI_SCATTERV_INIT] = "MPI_Scatterv_init",
+    [CHT_MPI_ALLGATHER_INIT] = "MPI_Allgather_init",
+    [CHT_MPI_ALLGATHERV_INIT] = "MPI_Allgatherv_init",
+    [CHT_MPI_ALLTOALL_INIT] = "MPI_Alltoall_init",
+    [CHT_MPI_ALLTOALLV_INIT] = "MPI_Alltoallv_init",
+    [CHT_MPI_ALLTOALLW_INIT] = "MPI_Alltoallw_init",
+    [CHT_MPI_REDUCE_SCATTER_INIT] = "MPI_Reduce_scatter_init",
+    [CHT_MPI_REDUCE_SCATTER_BLOCK_INIT] = "MPI_Reduce_scatter_block_init",
+    [CHT_MPI_SCAN_INIT] = "MPI_Scan_init",
+    [CHT_MPI_EXSCAN_INIT] = "MPI_Exscan_init",
+    [CHT_MPI_NEIGHBOR_ALLGATHER] = "MPI_Neighbor_allgather",
+    [CHT_MPI_NEIGHBOR_ALLGATHERV] = "MPI_Neighbor_allgatherv",
+    [CHT_MPI_NEIGHBOR_ALLTOALL] = "MPI_Neighbor_alltoall",
+    [CHT_MPI_NEIGHBOR_ALLTOALLV] = "MPI_Neighbor_alltoallv",
+    [CHT_MPI_NEIGHBOR_ALLTOALLW] = "MPI_Neighbor_alltoallw",
+    [CHT_MPI_INEIGHBOR_ALLGATHER] = "MPI_Ineighbor_allgather",
+    [CHT_MPI_INEIGHBOR_ALLGATHERV] = "MPI_Ineighbor_allgatherv",
+    [CHT_MPI_INEIGHBOR_ALLTOALL] = "MPI_Ineighbor_alltoall",
+    [CHT_MPI_INEIGHBOR_ALLTOALLV] = "MPI_Ineighbor_alltoallv",
+    [CHT_MPI_INEIGHBOR_ALLTOALLW] = "MPI_Ineighbor_alltoallw",
+    [CHT_MPI_NEIGHBOR_ALLGATHER_INIT] = "MPI_Neighbor_allgather_init",
+    [CHT_MPI_NEIGHBOR_ALLGATHERV_INIT] = "MPI_Neighbor_allgatherv_init",
+    [CHT_MPI_NEIGHBOR_ALLTOALL_INIT] = "MPI_Neighbor_alltoall_init",
+    [CHT_MPI_NEIGHBOR_ALLTOALLV_INIT] = "MPI_Neighbor_alltoallv_init",
+    [CHT_MPI_NEIGHBOR_ALLTOALLW_INIT] = "MPI_Neighbor_alltoallw_init",
+    [CHT_MPI_WIN_CREATE] = "MPI_Win_create",
+    [CHT_MPI_WIN_ALLOCATE] = "MPI_Win_allocate",
+    [CHT_MPI_WIN_ALLOCATE_SHARED] = "MPI_Win_allocate_shared",
+    [CHT_MPI_WIN_CREATE_DYNAMIC] = "MPI_Win_create_dynamic",
+    [CHT_MPI_WIN_ATTACH] = "MPI_Win_attach",
+    [CHT_MPI_WIN_DETACH] = "MPI_Win_detach",
+    [CHT_MPI_WIN_FREE] = "MPI_Win_free",
+    [CHT_MPI_PUT] = "MPI_Put",
+    [CHT_MPI_GET] = "MPI_Get",
+    [CHT_MPI_ACCUMULATE] = "MPI_Accumulate",
+    [CHT_MPI_GET_ACCUMULATE] = "MPI_Get_accumulate",
+    [CHT_MPI_FETCH_AND_OP] = "MPI_Fetch_and_op",
+    [CHT_MPI_COMPARE_AND_SWAP] = "MPI_Compare_and_swap",
+    [CHT_MPI_RPUT] = "MPI_Rput",
+    [CHT_MPI_RGET] = "MPI_Rget",
+    [CHT_MPI_RACCUMULATE] = "MPI_Raccumulate",
+    [CHT_MPI_RGET_ACCUMULATE] = "MPI_Rget_accumulate",
+    [CHT_MPI_WIN_FENCE] = "MPI_Win_fence",
+    [CHT_MPI_WIN_LOCK] = "MPI_Win_lock",
+    [CHT_MPI_WIN_UNLOCK] = "MPI_Win_unlock",
+    [CHT_MPI_WIN_LOCK_ALL] = "MPI_Win_lock_all",
+    [CHT_MPI_WIN_UNLOCK_ALL] = "MPI_Win_unlock_all",
+    [CHT_MPI_WIN_FLUSH] = "MPI_Win_flush",
+    [CHT_MPI_WIN_FLUSH_ALL] = "MPI_Win_flush_all",
+    [CHT_MPI_WIN_FLUSH_LOCAL] = "MPI_Win_flush_local",
+    [CHT_MPI_WIN_FLUSH_LOCAL_ALL] = "MPI_Win_flush_local_all",
+    [CHT_MPI_WIN_POST] = "MPI_Win_post",
+    [CHT_MPI_WIN_START] = "MPI_Win_start",
+    [CHT_MPI_WIN_COMPLETE] = "MPI_Win_complete",
+    [CHT_MPI_WIN_WAIT] = "MPI_Win_wait",
+    [CHT_MPI_WIN_TEST] = "MPI_Win_test",
+    [CHT_MPI_WIN_SYNC] = "MPI_Win_sync",
+};
+
 const char *trace_mpi_call_name(int call)
 {
-    switch (call) {
-    case CHT_MPI_UNKNOWN: return "MPI_?";
-    case CHT_MPI_SEND: return "MPI_Send";
-    case CHT_MPI_SSEND: return "MPI_Ssend";
-    case CHT_MPI_BSEND: return "MPI_Bsend";
-    case CHT_MPI_RSEND: return "MPI_Rsend";
-    case CHT_MPI_RECV: return "MPI_Recv";
-    case CHT_MPI_ISEND: return "MPI_Isend";
-    case CHT_MPI_ISSEND: return "MPI_Issend";
-    case CHT_MPI_IBSEND: return "MPI_Ibsend";
-    case CHT_MPI_IRSEND: return "MPI_Irsend";
-    case CHT_MPI_IRECV: return "MPI_Irecv";
-    case CHT_MPI_SENDRECV: return "MPI_Sendrecv";
-    case CHT_MPI_SENDRECV_REPLACE: return "MPI_Sendrecv_replace";
-    case CHT_MPI_PROBE: return "MPI_Probe";
-    case CHT_MPI_IPROBE: return "MPI_Iprobe";
-    case CHT_MPI_WAIT: return "MPI_Wait";
-    case CHT_MPI_WAITALL: return "MPI_Waitall";
-    case CHT_MPI_WAITANY: return "MPI_Waitany";
-    case CHT_MPI_WAITSOME: return "MPI_Waitsome";
-    case CHT_MPI_TEST: return "MPI_Test";
-    case CHT_MPI_TESTALL: return "MPI_Testall";
-    case CHT_MPI_TESTANY: return "MPI_Testany";
-    case CHT_MPI_TESTSOME: return "MPI_Testsome";
-    case CHT_MPI_REQUEST_FREE: return "MPI_Request_free";
-    case CHT_MPI_CANCEL: return "MPI_Cancel";
-    case CHT_MPI_BARRIER: return "MPI_Barrier";
-    case CHT_MPI_BCAST: return "MPI_Bcast";
-    case CHT_MPI_REDUCE: return "MPI_Reduce";
-    case CHT_MPI_ALLREDUCE: return "MPI_Allreduce";
-    case CHT_MPI_GATHER: return "MPI_Gather";
-    case CHT_MPI_GATHERV: return "MPI_Gatherv";
-    case CHT_MPI_SCATTER: return "MPI_Scatter";
-    case CHT_MPI_SCATTERV: return "MPI_Scatterv";
-    case CHT_MPI_ALLGATHER: return "MPI_Allgather";
-    case CHT_MPI_ALLGATHERV: return "MPI_Allgatherv";
-    case CHT_MPI_ALLTOALL: return "MPI_Alltoall";
-    case CHT_MPI_ALLTOALLV: return "MPI_Alltoallv";
-    case CHT_MPI_REDUCE_SCATTER: return "MPI_Reduce_scatter";
-    case CHT_MPI_REDUCE_SCATTER_BLOCK: return "MPI_Reduce_scatter_block";
-    case CHT_MPI_SCAN: return "MPI_Scan";
-    case CHT_MPI_EXSCAN: return "MPI_Exscan";
-    case CHT_MPI_COMM_DUP: return "MPI_Comm_dup";
-    case CHT_MPI_COMM_SPLIT: return "MPI_Comm_split";
-    case CHT_MPI_COMM_CREATE: return "MPI_Comm_create";
-    case CHT_MPI_COMM_FREE: return "MPI_Comm_free";
-    case CHT_MPI_CART_CREATE: return "MPI_Cart_create";
-    case CHT_MPI_CART_SUB: return "MPI_Cart_sub";
-    case CHT_MPI_COMM_SPLIT_TYPE: return "MPI_Comm_split_type";
-    case CHT_MPI_INTERCOMM_CREATE: return "MPI_Intercomm_create";
-    case CHT_MPI_INIT: return "MPI_Init";
-    case CHT_MPI_INIT_THREAD: return "MPI_Init_thread";
-    case CHT_MPI_FINALIZE: return "MPI_Finalize";
-    case CHT_MPI_ABORT: return "MPI_Abort";
-    case CHT_MPI_GET_COUNT: return "MPI_Get_count";
-    case CHT_MPI_GET_ELEMENTS: return "MPI_Get_elements";
-    case CHT_MPI_PACK: return "MPI_Pack";
-    case CHT_MPI_UNPACK: return "MPI_Unpack";
-    case CHT_MPI_PACK_EXTERNAL: return "MPI_Pack_external";
-    case CHT_MPI_UNPACK_EXTERNAL: return "MPI_Unpack_external";
-    case CHT_MPI_REDUCE_LOCAL: return "MPI_Reduce_local";
-    case CHT_MPI_REQUEST_GET_STATUS: return "MPI_Request_get_status";
-    case CHT_MPI_TEST_CANCELLED: return "MPI_Test_cancelled";
-    case CHT_MPI_UNTRACED: return "MPI (untraced)";
-    case CHT_MPI_SEND_INIT: return "MPI_Send_init";
-    case CHT_MPI_SSEND_INIT: return "MPI_Ssend_init";
-    case CHT_MPI_BSEND_INIT: return "MPI_Bsend_init";
-    case CHT_MPI_RSEND_INIT: return "MPI_Rsend_init";
-    case CHT_MPI_RECV_INIT: return "MPI_Recv_init";
-    case CHT_MPI_START: return "MPI_Start";
-    case CHT_MPI_STARTALL: return "MPI_Startall";
-    case CHT_MPI_PSEND_INIT: return "MPI_Psend_init";
-    case CHT_MPI_PRECV_INIT: return "MPI_Precv_init";
-    case CHT_MPI_PREADY: return "MPI_Pready";
-    case CHT_MPI_PREADY_RANGE: return "MPI_Pready_range";
-    case CHT_MPI_PREADY_LIST: return "MPI_Pready_list";
-    case CHT_MPI_PARRIVED: return "MPI_Parrived";
-    case CHT_MPI_MPROBE: return "MPI_Mprobe";
-    case CHT_MPI_IMPROBE: return "MPI_Improbe";
-    case CHT_MPI_MRECV: return "MPI_Mrecv";
-    case CHT_MPI_IMRECV: return "MPI_Imrecv";
-    case CHT_MPI_ISENDRECV: return "MPI_Isendrecv";
-    case CHT_MPI_ISENDRECV_REPLACE: return "MPI_Isendrecv_replace";
-    case CHT_MPI_ALLTOALLW: return "MPI_Alltoallw";
-    case CHT_MPI_IBARRIER: return "MPI_Ibarrier";
-    case CHT_MPI_IBCAST: return "MPI_Ibcast";
-    case CHT_MPI_IREDUCE: return "MPI_Ireduce";
-    case CHT_MPI_IALLREDUCE: return "MPI_Iallreduce";
-    case CHT_MPI_IGATHER: return "MPI_Igather";
-    case CHT_MPI_IGATHERV: return "MPI_Igatherv";
-    case CHT_MPI_ISCATTER: return "MPI_Iscatter";
-    case CHT_MPI_ISCATTERV: return "MPI_Iscatterv";
-    case CHT_MPI_IALLGATHER: return "MPI_Iallgather";
-    case CHT_MPI_IALLGATHERV: return "MPI_Iallgatherv";
-    case CHT_MPI_IALLTOALL: return "MPI_Ialltoall";
-    case CHT_MPI_IALLTOALLV: return "MPI_Ialltoallv";
-    case CHT_MPI_IALLTOALLW: return "MPI_Ialltoallw";
-    case CHT_MPI_IREDUCE_SCATTER: return "MPI_Ireduce_scatter";
-    case CHT_MPI_IREDUCE_SCATTER_BLOCK: return "MPI_Ireduce_scatter_block";
-    case CHT_MPI_ISCAN: return "MPI_Iscan";
-    case CHT_MPI_IEXSCAN: return "MPI_Iexscan";
-    case CHT_MPI_BARRIER_INIT: return "MPI_Barrier_init";
-    case CHT_MPI_BCAST_INIT: return "MPI_Bcast_init";
-    case CHT_MPI_REDUCE_INIT: return "MPI_Reduce_init";
-    case CHT_MPI_ALLREDUCE_INIT: return "MPI_Allreduce_init";
-    case CHT_MPI_GATHER_INIT: return "MPI_Gather_init";
-    case CHT_MPI_GATHERV_INIT: return "MPI_Gatherv_init";
-    case CHT_MPI_SCATTER_INIT: return "MPI_Scatter_init";
-    case CHT_MPI_SCATTERV_INIT: return "MPI_Scatterv_init";
-    case CHT_MPI_ALLGATHER_INIT: return "MPI_Allgather_init";
-    case CHT_MPI_ALLGATHERV_INIT: return "MPI_Allgatherv_init";
-    case CHT_MPI_ALLTOALL_INIT: return "MPI_Alltoall_init";
-    case CHT_MPI_ALLTOALLV_INIT: return "MPI_Alltoallv_init";
-    case CHT_MPI_ALLTOALLW_INIT: return "MPI_Alltoallw_init";
-    case CHT_MPI_REDUCE_SCATTER_INIT: return "MPI_Reduce_scatter_init";
-    case CHT_MPI_REDUCE_SCATTER_BLOCK_INIT: return "MPI_Reduce_scatter_block_init";
-    case CHT_MPI_SCAN_INIT: return "MPI_Scan_init";
-    case CHT_MPI_EXSCAN_INIT: return "MPI_Exscan_init";
-    case CHT_MPI_NEIGHBOR_ALLGATHER: return "MPI_Neighbor_allgather";
-    case CHT_MPI_NEIGHBOR_ALLGATHERV: return "MPI_Neighbor_allgatherv";
-    case CHT_MPI_NEIGHBOR_ALLTOALL: return "MPI_Neighbor_alltoall";
-    case CHT_MPI_NEIGHBOR_ALLTOALLV: return "MPI_Neighbor_alltoallv";
-    case CHT_MPI_NEIGHBOR_ALLTOALLW: return "MPI_Neighbor_alltoallw";
-    case CHT_MPI_INEIGHBOR_ALLGATHER: return "MPI_Ineighbor_allgather";
-    case CHT_MPI_INEIGHBOR_ALLGATHERV: return "MPI_Ineighbor_allgatherv";
-    case CHT_MPI_INEIGHBOR_ALLTOALL: return "MPI_Ineighbor_alltoall";
-    case CHT_MPI_INEIGHBOR_ALLTOALLV: return "MPI_Ineighbor_alltoallv";
-    case CHT_MPI_INEIGHBOR_ALLTOALLW: return "MPI_Ineighbor_alltoallw";
-    case CHT_MPI_NEIGHBOR_ALLGATHER_INIT: return "MPI_Neighbor_allgather_init";
-    case CHT_MPI_NEIGHBOR_ALLGATHERV_INIT: return "MPI_Neighbor_allgatherv_init";
-    case CHT_MPI_NEIGHBOR_ALLTOALL_INIT: return "MPI_Neighbor_alltoall_init";
-    case CHT_MPI_NEIGHBOR_ALLTOALLV_INIT: return "MPI_Neighbor_alltoallv_init";
-    case CHT_MPI_NEIGHBOR_ALLTOALLW_INIT: return "MPI_Neighbor_alltoallw_init";
-    case CHT_MPI_WIN_CREATE: return "MPI_Win_create";
-    case CHT_MPI_WIN_ALLOCATE: return "MPI_Win_allocate";
-    case CHT_MPI_WIN_ALLOCATE_SHARED: return "MPI_Win_allocate_shared";
-    case CHT_MPI_WIN_CREATE_DYNAMIC: return "MPI_Win_create_dynamic";
-    case CHT_MPI_WIN_ATTACH: return "MPI_Win_attach";
-    case CHT_MPI_WIN_DETACH: return "MPI_Win_detach";
-    case CHT_MPI_WIN_FREE: return "MPI_Win_free";
-    case CHT_MPI_PUT: return "MPI_Put";
-    case CHT_MPI_GET: return "MPI_Get";
-    case CHT_MPI_ACCUMULATE: return "MPI_Accumulate";
-    case CHT_MPI_GET_ACCUMULATE: return "MPI_Get_accumulate";
-    case CHT_MPI_FETCH_AND_OP: return "MPI_Fetch_and_op";
-    case CHT_MPI_COMPARE_AND_SWAP: return "MPI_Compare_and_swap";
-    case CHT_MPI_RPUT: return "MPI_Rput";
-    case CHT_MPI_RGET: return "MPI_Rget";
-    case CHT_MPI_RACCUMULATE: return "MPI_Raccumulate";
-    case CHT_MPI_RGET_ACCUMULATE: return "MPI_Rget_accumulate";
-    case CHT_MPI_WIN_FENCE: return "MPI_Win_fence";
-    case CHT_MPI_WIN_LOCK: return "MPI_Win_lock";
-    case CHT_MPI_WIN_UNLOCK: return "MPI_Win_unlock";
-    case CHT_MPI_WIN_LOCK_ALL: return "MPI_Win_lock_all";
-    case CHT_MPI_WIN_UNLOCK_ALL: return "MPI_Win_unlock_all";
-    case CHT_MPI_WIN_FLUSH: return "MPI_Win_flush";
-    case CHT_MPI_WIN_FLUSH_ALL: return "MPI_Win_flush_all";
-    case CHT_MPI_WIN_FLUSH_LOCAL: return "MPI_Win_flush_local";
-    case CHT_MPI_WIN_FLUSH_LOCAL_ALL: return "MPI_Win_flush_local_all";
-    case CHT_MPI_WIN_POST: return "MPI_Win_post";
-    case CHT_MPI_WIN_START: return "MPI_Win_start";
-    case CHT_MPI_WIN_COMPLETE: return "MPI_Win_complete";
-    case CHT_MPI_WIN_WAIT: return "MPI_Win_wait";
-    case CHT_MPI_WIN_TEST: return "MPI_Win_test";
-    case CHT_MPI_WIN_SYNC: return "MPI_Win_sync";
-    }
-    return "MPI_?";
+    const char *n = call >= 0 && call <= CHT_MPI_CALL_MAX ? call_names[call] : NULL;
+    return n ? n : "MPI_?";
 }
 
 int trace_mpi_call_base(int call)

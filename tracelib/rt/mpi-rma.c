@@ -235,7 +235,7 @@ static void rma_request(struct mpi_ev *ev, MPI_Request *req)
     mpi_ev_arg(ev, req, sizeof(MPI_Request), 1, 0);
     if (ev->ret != MPI_SUCCESS)
         return;
-    struct mpi_req r = {0, ev->rec.comm, 0, MPI_COMM_NULL, *req, 0, 0};
+    struct mpi_req r = {.comm = ev->rec.comm, .comm_handle = MPI_COMM_NULL, .handle = *req};
     ev->rec.request = mpi_req_add(*req, &r);
 }
 
