@@ -62,6 +62,7 @@ const char *trace_mpi_call_name(int call)
     case CHT_MPI_ABORT: return "MPI_Abort";
     case CHT_MPI_GET_COUNT: return "MPI_Get_count";
     case CHT_MPI_GET_ELEMENTS: return "MPI_Get_elements";
+    case CHT_MPI_TEST_CANCELLED: return "MPI_Test_cancelled";
     case CHT_MPI_UNTRACED: return "MPI (untraced)";
     case CHT_MPI_SEND_INIT: return "MPI_Send_init";
     case CHT_MPI_SSEND_INIT: return "MPI_Ssend_init";
