@@ -354,11 +354,12 @@ static void json_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         fputs(",\"completed\":[", f);
         for (uint32_t i = 0; i < ev->ncomplete; i++) {
             const struct cht_rec_complete *c = ev->complete[i];
-            fprintf(f, "%s{\"request\":%" PRIu64 ",\"recv\":%s,\"cancelled\":%s,\"st_source\":%d,"
-                       "\"st_tag\":%d,\"st_bytes\":%" PRIu64 ",\"rseq\":%" PRIu64 "}",
+            /* "cancelled" only when true, last: older readers of this output see no change */
+            fprintf(f, "%s{\"request\":%" PRIu64 ",\"recv\":%s,\"st_source\":%d,\"st_tag\":%d,"
+                       "\"st_bytes\":%" PRIu64 ",\"rseq\":%" PRIu64 "%s}",
                     i ? "," : "", c->request, (c->h.aux & CHT_COMPLETE_RECV) ? "true" : "false",
-                    (c->h.aux & CHT_COMPLETE_CANCELLED) ? "true" : "false", c->st_source,
-                    c->st_tag, c->st_bytes, c->rseq);
+                    c->st_source, c->st_tag, c->st_bytes, c->rseq,
+                    (c->h.aux & CHT_COMPLETE_CANCELLED) ? ",\"cancelled\":true" : "");
         }
         fputc(']', f);
         for (int s = 0; s < 2; s++) {

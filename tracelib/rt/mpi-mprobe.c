@@ -151,8 +151,8 @@ static void mrecv_begin(struct mpi_ev *ev, MPI_Message *message, void *buf, MPI_
 #define LARGE_MPI_Count CHT_MPIF_LARGE_COUNT
 
 #define MRECV_CALL(NAME, CT)                                                                  \
-    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype,                 \
-                                   MPI_Message *message, MPI_Status *status)                   \
+    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype,                \
+                                   MPI_Message *message, MPI_Status *status)                  \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_Status mine, *st = status_ptr(status, &mine);                                     \
@@ -167,15 +167,15 @@ static void mrecv_begin(struct mpi_ev *ev, MPI_Message *message, void *buf, MPI_
     }
 
 #define IMRECV_CALL(NAME, CT)                                                                 \
-    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype,                 \
-                                   MPI_Message *message, MPI_Request *request)                 \
+    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype,                \
+                                   MPI_Message *message, MPI_Request *request)                \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_EV_BEGIN(&ev, CHT_MPI_IMRECV, MPI_COMM_NULL);                                     \
         ev.rec.flags |= LARGE_##CT;                                                           \
         mrecv_begin(&ev, message, buf, count, datatype);                                      \
         MPI_EV_CALL(&ev, PMPI_##NAME(buf, count, datatype, message, request));                \
-        mpi_ev_request(&ev, request, 1, -1, 0);                                               \
+        mpi_ev_request(&ev, request, MPI_REQ_RECV, -1, 0);                                    \
         return mpi_ev_end(&ev);                                                               \
     }
 

@@ -61,7 +61,7 @@ static int p2p_init_end(struct mpi_ev *ev, const struct p2p_params *p, MPI_Comm 
 
 #define P2P_INIT(NAME, CALL, CT, IS_RECV, CONST)                                              \
     COMMHINT_EXPORT int MPI_##NAME(CONST void *buf, CT count, MPI_Datatype datatype, int peer, \
-                                   int tag, MPI_Comm comm, MPI_Request *request)               \
+                                   int tag, MPI_Comm comm, MPI_Request *request)              \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         struct p2p_params p = {buf, count, datatype, peer, tag, LARGE_##CT};                  \

@@ -18,8 +18,9 @@ static MPI_Status *status_ptr(MPI_Status *user, MPI_Status *mine)
     return user == MPI_STATUS_IGNORE ? mine : user;
 }
 
-void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, int tag)
+void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int kind, int peer, int tag)
 {
+    int is_recv = kind != MPI_REQ_SEND;
     mpi_ev_arg(ev, req, sizeof(MPI_Request), 1, 0);
     if (ev->ret != MPI_SUCCESS)
         return;
@@ -27,7 +28,10 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
                         .handle = *req, .is_recv = is_recv,
                         .proc_null = is_recv && ev->rec.rpeer == CHT_RANK_PROC_NULL,
                         .numbered = peer >= 0 && (is_recv ? ev->rec.rseq : ev->rec.seq) != 0,
-                        .chan_peer = peer, .chan_tag = tag, .seq = ev->rec.seq};
+                        .chan_peer = peer, .chan_tag = tag, .seq = ev->rec.seq,
+                        .no_status = kind == MPI_REQ_RECV_NO_STATUS,
+                        .posted_source = ev->rec.rpeer, .posted_tag = ev->rec.rtag,
+                        .posted_bytes = ev->rec.rbytes};
     ev->rec.request = mpi_req_add(*req, &r);
 }
 
@@ -37,7 +41,7 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
 /* MPI_Send and its modes. */
 #define SEND_CALL(NAME, CALL, CT)                                                             \
     COMMHINT_EXPORT int MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, \
-                                   int tag, MPI_Comm comm)                                     \
+                                   int tag, MPI_Comm comm)                                    \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_EV_BEGIN(&ev, CALL, comm);                                                        \
@@ -50,20 +54,20 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
 /* MPI_Isend and its modes. */
 #define ISEND_CALL(NAME, CALL, CT)                                                            \
     COMMHINT_EXPORT int MPI_##NAME(const void *buf, CT count, MPI_Datatype datatype, int dest, \
-                                   int tag, MPI_Comm comm, MPI_Request *request)               \
+                                   int tag, MPI_Comm comm, MPI_Request *request)              \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_EV_BEGIN(&ev, CALL, comm);                                                        \
         ev.rec.flags |= LARGE_##CT;                                                           \
         mpi_ev_send_c(&ev, buf, count, datatype, dest, tag);                                  \
         MPI_EV_CALL(&ev, PMPI_##NAME(buf, count, datatype, dest, tag, comm, request));        \
-        mpi_ev_request(&ev, request, 0, dest, tag);                                           \
+        mpi_ev_request(&ev, request, MPI_REQ_SEND, dest, tag);                                \
         return mpi_ev_end(&ev);                                                               \
     }
 
 #define RECV_CALL(NAME, CT)                                                                   \
-    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int source,     \
-                                   int tag, MPI_Comm comm, MPI_Status *status)                 \
+    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int source,    \
+                                   int tag, MPI_Comm comm, MPI_Status *status)                \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_Status mine, *st = status_ptr(status, &mine);                                     \
@@ -77,26 +81,28 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
     }
 
 #define IRECV_CALL(NAME, CT)                                                                  \
-    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int source,     \
-                                   int tag, MPI_Comm comm, MPI_Request *request)               \
+    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int source,    \
+                                   int tag, MPI_Comm comm, MPI_Request *request)              \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_EV_BEGIN(&ev, CHT_MPI_IRECV, comm);                                               \
         ev.rec.flags |= LARGE_##CT;                                                           \
         mpi_ev_recv_c(&ev, buf, count, datatype, source, tag);                                \
         MPI_EV_CALL(&ev, PMPI_##NAME(buf, count, datatype, source, tag, comm, request));      \
-        mpi_ev_request(&ev, request, 1, source, tag);                                         \
+        mpi_ev_request(&ev, request, MPI_REQ_RECV, source, tag);                              \
         return mpi_ev_end(&ev);                                                               \
     }
 
 /* MPI_Sendrecv; the nonblocking MPI_Isendrecv is recorded the same way plus
- * its request (a receive request: its completion reads a status).  The
- * record's count and datatype are the send side's. */
+ * its request, a receive request whose completion's status is not read
+ * (MPICH 4.0 leaves it unfilled: source 0, tag 0, count 0): the posted
+ * source and tag stand for it, so a wildcard one is not matched across
+ * ranks.  The record's count and datatype are the send side's. */
 #define SENDRECV_CALL(NAME, CT)                                                               \
-    COMMHINT_EXPORT int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,   \
-                                   int dest, int sendtag, void *recvbuf, CT recvcount,         \
-                                   MPI_Datatype recvtype, int source, int recvtag,             \
-                                   MPI_Comm comm, MPI_Status *status)                          \
+    COMMHINT_EXPORT int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,  \
+                                   int dest, int sendtag, void *recvbuf, CT recvcount,        \
+                                   MPI_Datatype recvtype, int source, int recvtag,            \
+                                   MPI_Comm comm, MPI_Status *status)                         \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_Status mine, *st = status_ptr(status, &mine);                                     \
@@ -112,10 +118,10 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
     }
 
 #define ISENDRECV_CALL(NAME, CT)                                                              \
-    COMMHINT_EXPORT int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,   \
-                                   int dest, int sendtag, void *recvbuf, CT recvcount,         \
-                                   MPI_Datatype recvtype, int source, int recvtag,             \
-                                   MPI_Comm comm, MPI_Request *request)                        \
+    COMMHINT_EXPORT int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,  \
+                                   int dest, int sendtag, void *recvbuf, CT recvcount,        \
+                                   MPI_Datatype recvtype, int source, int recvtag,            \
+                                   MPI_Comm comm, MPI_Request *request)                       \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_EV_BEGIN(&ev, CHT_MPI_ISENDRECV, comm);                                           \
@@ -124,14 +130,14 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
         mpi_ev_recv_c(&ev, recvbuf, recvcount, recvtype, source, recvtag);                    \
         MPI_EV_CALL(&ev, PMPI_##NAME(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,    \
                                      recvcount, recvtype, source, recvtag, comm, request));   \
-        mpi_ev_request(&ev, request, 1, source, recvtag);                                     \
+        mpi_ev_request(&ev, request, MPI_REQ_RECV_NO_STATUS, source, recvtag);                \
         return mpi_ev_end(&ev);                                                               \
     }
 
 #define SENDRECV_REPLACE_CALL(NAME, CT)                                                       \
-    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int dest,       \
-                                   int sendtag, int source, int recvtag, MPI_Comm comm,        \
-                                   MPI_Status *status)                                         \
+    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int dest,      \
+                                   int sendtag, int source, int recvtag, MPI_Comm comm,       \
+                                   MPI_Status *status)                                        \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_Status mine, *st = status_ptr(status, &mine);                                     \
@@ -147,9 +153,9 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
     }
 
 #define ISENDRECV_REPLACE_CALL(NAME, CT)                                                      \
-    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int dest,       \
-                                   int sendtag, int source, int recvtag, MPI_Comm comm,        \
-                                   MPI_Request *request)                                       \
+    COMMHINT_EXPORT int MPI_##NAME(void *buf, CT count, MPI_Datatype datatype, int dest,      \
+                                   int sendtag, int source, int recvtag, MPI_Comm comm,       \
+                                   MPI_Request *request)                                      \
     {                                                                                         \
         struct mpi_ev ev;                                                                     \
         MPI_EV_BEGIN(&ev, CHT_MPI_ISENDRECV_REPLACE, comm);                                   \
@@ -158,7 +164,7 @@ void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, 
         mpi_ev_recv_c(&ev, buf, count, datatype, source, recvtag);                            \
         MPI_EV_CALL(&ev, PMPI_##NAME(buf, count, datatype, dest, sendtag, source, recvtag,    \
                                      comm, request));                                         \
-        mpi_ev_request(&ev, request, 1, source, recvtag);                                     \
+        mpi_ev_request(&ev, request, MPI_REQ_RECV_NO_STATUS, source, recvtag);                \
         return mpi_ev_end(&ev);                                                               \
     }
 

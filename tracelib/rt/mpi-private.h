@@ -141,6 +141,11 @@ struct mpi_req {
     int chan_peer, chan_tag; /* peer's rank in the communicator, tag */
     uint64_t seq;         /* send: its channel number */
     int cancel;           /* MPI_Cancel was called on it */
+    /* appended for MPI_Isendrecv, whose status MPICH 4.0 leaves unfilled */
+    int no_status;        /* a receive whose completion's status is not read: a posted
+                             source and tag stand for it (none for a wildcard) */
+    int32_t posted_source, posted_tag; /* world rank or CHT_RANK_ANY, tag or CHT_TAG_ANY */
+    uint64_t posted_bytes;             /* the posted extent */
 };
 
 /* Enters the request `h` just returned by a nonblocking call; assigns and
@@ -287,13 +292,18 @@ void mpi_ev_recv_c(struct mpi_ev *ev, void *buf, MPI_Count count, MPI_Datatype t
  * in the status of such a nonblocking receive). */
 void mpi_ev_status(struct mpi_ev *ev, const MPI_Status *st, int consume);
 
+/* What mpi_ev_request enters: a send, a receive, or a receive whose
+ * completion MPI gives no status for (MPI_Isendrecv in MPICH 4.0). */
+enum { MPI_REQ_SEND = 0, MPI_REQ_RECV = 1, MPI_REQ_RECV_NO_STATUS = 2 };
+
 /* Enters the request a nonblocking point-to-point call (described in ev)
  * returned, if the call succeeded, and records its handle as written.
+ * `kind` is one of MPI_REQ_*.
  * `peer` (rank in ev's communicator) and `tag` name the channel the call
  * numbered its message on (the receive's, for Isendrecv), for MPI_Cancel;
  * peer < 0: none (a wildcard or MPI_PROC_NULL, or a matched receive, whose
  * number the probe took).  (mpi-p2p.c) */
-void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int is_recv, int peer, int tag);
+void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int kind, int peer, int tag);
 
 /* Status of a completed receive on communicator (comm_id, comm): world
  * source, tag, bytes; *rseq is numbered from the status if it is 0 and

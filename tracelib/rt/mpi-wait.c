@@ -137,6 +137,12 @@ static int complete_one(const struct mpi_ev *ev, struct reqset *rs, const MPI_Re
     else if (r->cancel && defined && was_cancelled(r, st)) {
         c->h.aux |= CHT_COMPLETE_CANCELLED;
         c->rseq = 0;
+    } else if (r->is_recv && r->no_status) {
+        if (r->posted_source >= 0 && r->posted_tag >= 0) { /* numbered at posting */
+            c->st_source = r->posted_source;
+            c->st_tag = r->posted_tag;
+            c->st_bytes = r->posted_bytes;
+        }
     } else if (r->is_recv && defined)
         mpi_status_read(r->comm, r->comm_handle, st, 1, &c->st_source, &c->st_tag,
                         &c->st_bytes, &c->rseq);
