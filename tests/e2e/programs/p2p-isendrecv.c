@@ -28,8 +28,8 @@ static void isendrecv(void)
     int peer = 1 - rank;
     for (int i = 0; i < N; i++)
         sb[i] = rank + i; /* IS-FILL */
-    MPI_Isendrecv(sb, N, MPI_DOUBLE, peer, 31, rb, N, MPI_DOUBLE, peer, 31, MPI_COMM_WORLD,
-                  &req); /* IS-CALL */
+    MPI_Isendrecv(sb, N, MPI_DOUBLE, peer, 31, rb, N, MPI_DOUBLE, peer, 31, /* IS-CALL */
+                  MPI_COMM_WORLD, &req);
     MPI_Wait(&req, &st); /* IS-WAIT */
     for (int i = 0; i < N; i++)
         wa[i] = 0.5 * wa[i] + 1.0; /* IS-INDEP */
@@ -47,8 +47,8 @@ static void isendrecv_replace(void)
     int peer = 1 - rank;
     for (int i = 0; i < N; i++)
         rep[i] = 10 * rank + i;
-    MPI_Isendrecv_replace(rep, N, MPI_DOUBLE, peer, 32, peer, 32, MPI_COMM_WORLD,
-                          &req); /* ISR-CALL */
+    MPI_Isendrecv_replace(rep, N, MPI_DOUBLE, peer, 32, peer, 32, /* ISR-CALL */
+                          MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE); /* ISR-WAIT */
     for (int i = 0; i < N; i++)
         wb[i] = 0.5 * wb[i] + 2.0; /* ISR-INDEP */
