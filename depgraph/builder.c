@@ -449,6 +449,27 @@ static int convert_isendrecv(struct dg_builder *b, const struct trace_event *tev
     return 0;
 }
 
+/* Calls on an active request: MPI_Pready* (the partitions handed to MPI,
+ * read from now until completion, whose request reads the whole buffer
+ * again), MPI_Parrived (the partition found arrived, written) and
+ * MPI_Cancel (marks it).  Their REQ key keeps them between the request's
+ * start and its completion. */
+static int convert_on_request(struct dg_builder *b, const struct cht_rec_mpi *m,
+                              struct dg_event *e)
+{
+    int rc = 0;
+    if (m->h.aux == CHT_MPI_CANCEL && (m->flags & CHT_MPIF_UNKNOWN_REQUEST)) {
+        e->role = DG_ROLE_FENCE; /* a request no wrapper made */
+        return 0;
+    }
+    rc = add_range(b, m->sbuf, m->sbytes, false);
+    if (!rc)
+        rc = add_range(b, m->rbuf, m->rbytes, true);
+    if (!rc && m->request)
+        rc = add_key(b, DG_KEY_REQ, m->request, 0);
+    return rc;
+}
+
 static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
@@ -529,21 +550,8 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
         rc = convert_isendrecv(b, tev, e, speer, rpeer);
         break;
     case CHT_MPI_PREADY: case CHT_MPI_PREADY_RANGE: case CHT_MPI_PREADY_LIST:
-    case CHT_MPI_PARRIVED:
-        /* partitions handed to MPI (read until completion, which reads the
-         * whole buffer again) or found arrived (written); between the start
-         * and the completion of their request */
-        rc = add_range(b, m->sbuf, m->sbytes, false);
-        if (!rc)
-            rc = add_range(b, m->rbuf, m->rbytes, true);
-        if (!rc && m->request)
-            rc = add_key(b, DG_KEY_REQ, m->request, 0);
-        break;
-    case CHT_MPI_CANCEL: /* marks its request: ordered with its start and completion */
-        if (m->flags & CHT_MPIF_UNKNOWN_REQUEST)
-            e->role = DG_ROLE_FENCE;
-        else if (m->request)
-            rc = add_key(b, DG_KEY_REQ, m->request, 0);
+    case CHT_MPI_PARRIVED: case CHT_MPI_CANCEL:
+        rc = convert_on_request(b, m, e);
         break;
     case CHT_MPI_MPROBE: case CHT_MPI_IMPROBE: /* the message handle: an argument range */
     case CHT_MPI_PROBE: case CHT_MPI_IPROBE:
