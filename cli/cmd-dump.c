@@ -121,7 +121,7 @@ static const char *kind_name(const struct trace_event *ev)
 }
 
 /* Family of an MPI call, for choosing which fields to show. */
-enum family { F_SEND, F_RECV, F_SENDRECV, F_PROBE, F_COMPLETE, F_COLL, F_COMM, F_RMA, F_OTHER };
+enum family { F_SEND, F_RECV, F_SENDRECV, F_PROBE, F_COMPLETE, F_COLL, F_COMM, F_RMA, F_PART, F_OTHER };
 
 static enum family family_of(int call)
 {
@@ -136,6 +136,9 @@ static enum family family_of(int call)
         return F_SENDRECV;
     case CHT_MPI_PROBE: case CHT_MPI_IPROBE:
         return F_PROBE;
+    case CHT_MPI_PREADY: case CHT_MPI_PREADY_RANGE: case CHT_MPI_PREADY_LIST:
+    case CHT_MPI_PARRIVED:
+        return F_PART;
     default:
         break;
     }
@@ -241,16 +244,27 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
     }
     if (fam == F_RMA)
         text_rma(f, m, o);
+    if (fam == F_PART) {
+        /* the partitions handed to MPI (Pready*) or found arrived (Parrived) */
+        if (m->sbytes)
+            text_buf(f, "parts", m->sbuf, m->sbytes, o->stable);
+        if (m->rbytes)
+            text_buf(f, "parts", m->rbuf, m->rbytes, o->stable);
+        fprintf(f, " partitions=%d", m->count);
+    }
     if (m->request)
         fprintf(f, " req=%" PRIu64, m->request);
     text_args(f, "args", ev->args, ev->nargs, o->stable);
     text_args(f, "held", ev->held, ev->nheld, o->stable);
-    if (fam == F_COMPLETE) {
+    if (fam == F_COMPLETE || fam == F_PART) {
         if (m->flags & CHT_MPIF_NOT_FOUND)
             fprintf(f, " flag=false");
         for (uint32_t i = 0; i < ev->ncomplete; i++) {
             const struct cht_rec_complete *c = ev->complete[i];
-            if (c->h.aux)
+            if (c->h.aux & CHT_COMPLETE_CANCELLED)
+                fprintf(f, " done=req%" PRIu64 ":%s:cancelled", c->request,
+                        (c->h.aux & CHT_COMPLETE_RECV) ? "recv" : "send");
+            else if (c->h.aux & CHT_COMPLETE_RECV)
                 fprintf(f, " done=req%" PRIu64 ":recv:%d:%d:%" PRIu64 ":rseq%" PRIu64, c->request,
                         c->st_source, c->st_tag, c->st_bytes, c->rseq);
             else
@@ -387,10 +401,12 @@ static void json_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         fputs(",\"completed\":[", f);
         for (uint32_t i = 0; i < ev->ncomplete; i++) {
             const struct cht_rec_complete *c = ev->complete[i];
+            /* "cancelled" only when true, last: older readers of this output see no change */
             fprintf(f, "%s{\"request\":%" PRIu64 ",\"recv\":%s,\"st_source\":%d,\"st_tag\":%d,"
-                       "\"st_bytes\":%" PRIu64 ",\"rseq\":%" PRIu64 "}",
-                    i ? "," : "", c->request, c->h.aux ? "true" : "false", c->st_source, c->st_tag,
-                    c->st_bytes, c->rseq);
+                       "\"st_bytes\":%" PRIu64 ",\"rseq\":%" PRIu64 "%s}",
+                    i ? "," : "", c->request, (c->h.aux & CHT_COMPLETE_RECV) ? "true" : "false",
+                    c->st_source, c->st_tag, c->st_bytes, c->rseq,
+                    (c->h.aux & CHT_COMPLETE_CANCELLED) ? ",\"cancelled\":true" : "");
         }
         fputc(']', f);
         for (int s = 0; s < 2; s++) {

@@ -405,6 +405,73 @@ static int complete_requests(struct dg_builder *b, const struct trace_event *ev)
     return 0;
 }
 
+/* Isendrecv(_replace): a start that sends (the send buffer is read now and
+ * until completion: a held range of its request) and receives (the receive
+ * buffer, written at completion: the request's range, the whole extent,
+ * since count and datatype are the send side's). */
+static int convert_isendrecv(struct dg_builder *b, const struct trace_event *tev,
+                             struct dg_event *e, int32_t speer, int32_t rpeer)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    struct dg_range r = {0, 0, true};
+    int rc = 0;
+    e->role = DG_ROLE_START;
+    e->bytes = speer >= 0 ? m->sbytes : 0;
+    if (rpeer != -1)
+        r = (struct dg_range){m->rbuf, m->rbytes, true};
+    if (speer >= 0)
+        rc = add_range(b, m->sbuf, m->sbytes, false);
+    if (!rc)
+        rc = add_range(b, r.addr, r.len, true);
+    if (!rc && speer >= 0)
+        rc = add_key(b, DG_KEY_SEND, m->comm, speer);
+    if (!rc && rpeer != -1)
+        rc = add_key(b, DG_KEY_RECV, m->comm, rpeer);
+    if (rc || !m->request)
+        return rc;
+    if ((rc = add_key(b, DG_KEY_REQ, m->request, 0)) < 0 ||
+        (rc = request_start(b, m->request, &r, false, tev)) < 0)
+        return rc;
+    if (speer < 0 || !m->sbuf || !m->sbytes)
+        return 0;
+    uint32_t slot = (uint32_t)(*dg_map_get(&b->reqs, m->request) - 1);
+    struct request *q = &b->req[slot];
+    struct dg_range send = {m->sbuf, m->sbytes, false};
+    if (q->nheld < HELD_MAX) {
+        q->held[q->nheld++] = send;
+    } else {
+        /* no room (the runtime holds no other range for Isendrecv): merge
+         * it with the last one into their hull, written (conservative) */
+        struct dg_range *h = &q->held[HELD_MAX - 1];
+        uint64_t lo = h->addr < send.addr ? h->addr : send.addr;
+        uint64_t hi = h->addr + h->len > send.addr + send.len ? h->addr + h->len
+                                                              : send.addr + send.len;
+        *h = (struct dg_range){lo, hi - lo, true};
+    }
+    return 0;
+}
+
+/* Calls on an active request: MPI_Pready* (the partitions handed to MPI,
+ * read from now until completion, whose request reads the whole buffer
+ * again), MPI_Parrived (the partition found arrived, written) and
+ * MPI_Cancel (marks it).  Their REQ key keeps them between the request's
+ * start and its completion. */
+static int convert_on_request(struct dg_builder *b, const struct cht_rec_mpi *m,
+                              struct dg_event *e)
+{
+    int rc = 0;
+    if (m->h.aux == CHT_MPI_CANCEL && (m->flags & CHT_MPIF_UNKNOWN_REQUEST)) {
+        e->role = DG_ROLE_FENCE; /* a request no wrapper made */
+        return 0;
+    }
+    rc = add_range(b, m->sbuf, m->sbytes, false);
+    if (!rc)
+        rc = add_range(b, m->rbuf, m->rbytes, true);
+    if (!rc && m->request)
+        rc = add_key(b, DG_KEY_REQ, m->request, 0);
+    return rc;
+}
+
 static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
@@ -433,7 +500,7 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
         if (!rc)
             rc = add_key(b, DG_KEY_SEND, m->comm, speer);
         break;
-    case CHT_MPI_RECV:
+    case CHT_MPI_RECV: case CHT_MPI_MRECV: /* Mrecv: rpeer is the probed message's source */
         if (rpeer == -1)
             break;
         e->role = DG_ROLE_RECV;
@@ -459,8 +526,8 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
         }
         break;
     case CHT_MPI_ISEND: case CHT_MPI_ISSEND: case CHT_MPI_IBSEND: case CHT_MPI_IRSEND:
-    case CHT_MPI_IRECV: {
-        bool recv = call == CHT_MPI_IRECV;
+    case CHT_MPI_IRECV: case CHT_MPI_IMRECV: {
+        bool recv = call == CHT_MPI_IRECV || call == CHT_MPI_IMRECV;
         int32_t p = recv ? rpeer : speer;
         struct dg_range r = {0, 0, recv};
         if (p != -1)
@@ -474,11 +541,21 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
         if (!rc && m->request)
             rc = add_key(b, DG_KEY_REQ, m->request, 0);
         if (!rc && m->request) {
-            bool contiguous = (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes;
+            /* a partitioned receive's completion: the whole buffer (conservative) */
+            bool contiguous = (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes &&
+                              m->h.aux != CHT_MPI_PRECV_INIT;
             rc = request_start(b, m->request, &r, contiguous, tev);
         }
         break;
     }
+    case CHT_MPI_ISENDRECV: case CHT_MPI_ISENDRECV_REPLACE:
+        rc = convert_isendrecv(b, tev, e, speer, rpeer);
+        break;
+    case CHT_MPI_PREADY: case CHT_MPI_PREADY_RANGE: case CHT_MPI_PREADY_LIST:
+    case CHT_MPI_PARRIVED: case CHT_MPI_CANCEL:
+        rc = convert_on_request(b, m, e);
+        break;
+    case CHT_MPI_MPROBE: case CHT_MPI_IMPROBE: /* the message handle: an argument range */
     case CHT_MPI_PROBE: case CHT_MPI_IPROBE:
         if (rpeer == -1)
             break;

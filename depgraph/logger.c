@@ -207,6 +207,29 @@ static int log_rma(struct dg_logger *l, const struct trace_event *tev, const str
     return 0;
 }
 
+/* Isendrecv(_replace): its send is a nonblocking send at the start, its
+ * receive is logged when the request completes (a pending receive, the
+ * whole extent: count and datatype are the send side's). */
+static int log_isendrecv(struct dg_logger *l, const struct trace_event *tev,
+                         const struct dg_event *ev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    struct dg_msgrec *r = rec_new(l, tev, ev, m->peer >= 0 ? DG_MSG_SEND : DG_MSG_OTHER);
+    if (!r)
+        return TRACE_ERR_NOMEM;
+    if (m->peer >= 0) {
+        r->flags |= DG_MSGF_NONBLOCKING;
+        r->peer = m->peer;
+        r->tag = m->tag;
+        r->seq = m->seq;
+        send_bytes(l, r, m->sbuf, m->sbytes);
+    }
+    if (m->rpeer == CHT_RANK_PROC_NULL || !m->request)
+        return 0;
+    struct pending_recv p = {m->rbuf, m->rbytes, m->comm, tev->site, false};
+    return pend_add(l, m->request, &p);
+}
+
 static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
@@ -254,7 +277,9 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
         }
         return 0;
     case DG_ROLE_START:
-        if (call == CHT_MPI_IRECV) {
+        if (call == CHT_MPI_ISENDRECV || call == CHT_MPI_ISENDRECV_REPLACE)
+            return log_isendrecv(l, tev, ev);
+        if (call == CHT_MPI_IRECV || call == CHT_MPI_IMRECV) {
             if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
                 return TRACE_ERR_NOMEM;
             if (m->rpeer == CHT_RANK_PROC_NULL || !m->request)
@@ -274,6 +299,12 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
         r->tag = m->tag;
         r->seq = m->seq;
         send_bytes(l, r, m->sbuf, m->sbytes);
+        if (m->h.aux == CHT_MPI_PSEND_INIT) {
+            /* a partitioned send reads its partitions from their Pready on,
+             * not at the start: what they hold now says nothing */
+            r->version = 0;
+            r->flags &= ~(uint32_t)DG_MSGF_FORWARD;
+        }
         return 0;
     case DG_ROLE_COMPLETE: {
         if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
@@ -282,7 +313,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
         for (uint32_t i = 0; i < tev->ncomplete; i++) {
             const struct cht_rec_complete *c = tev->complete[i];
             uint64_t *v = dg_map_get(&l->reqs, c->request);
-            if (!c->h.aux || !v)
+            if (!(c->h.aux & CHT_COMPLETE_RECV) || !v)
                 continue; /* a send request, or one we never saw start */
             uint32_t slot = (uint32_t)(*v - 1);
             struct pending_recv p = l->pend[slot];
@@ -290,7 +321,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
             l->pend[slot].rbuf = l->free_pend;
             l->free_pend = slot;
             if (c->st_source < 0)
-                continue; /* freed or failed: no message */
+                continue; /* freed, failed or cancelled: no message */
             l->log.rec[wait].flags |= DG_MSGF_BLOCKS;
             if (!(r = rec_new(l, tev, ev, DG_MSG_RECV)))
                 return TRACE_ERR_NOMEM;
@@ -327,7 +358,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
     case DG_ROLE_PROBE:
         if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
             return TRACE_ERR_NOMEM;
-        if (call == CHT_MPI_PROBE)
+        if (call == CHT_MPI_PROBE || call == CHT_MPI_MPROBE)
             r->flags |= DG_MSGF_BLOCKS;
         return 0;
     default:

@@ -352,7 +352,7 @@ CHT_STATIC_ASSERT(sizeof(struct cht_rec_mpi) == 152, "MPI record is 152 bytes");
 /* CHT_REC_COMPLETE follows the MPI record of a completion call (Wait*, Test*,
  * and MPI_Request_free), one per request it completed, in completion order. */
 struct cht_rec_complete {
-    struct cht_rec h;  /* aux: 1 = the request was a receive, 0 = a send */
+    struct cht_rec h;  /* aux: enum cht_complete_flag bits */
     uint64_t request;  /* request id from the Isend/Irecv record */
     int32_t st_source; /* receive: world rank the message came from */
     int32_t st_tag;    /* receive: its tag */
@@ -360,6 +360,15 @@ struct cht_rec_complete {
     uint64_t rseq;     /* receive: channel sequence number */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_complete) == 40, "complete record is 40 bytes");
+
+/* cht_rec_complete.h.aux. */
+enum cht_complete_flag {
+    CHT_COMPLETE_RECV = 1u,      /* the request was a receive (else a send) */
+    CHT_COMPLETE_CANCELLED = 2u  /* MPI_Cancel was called on it and it was cancelled
+                                    (MPI_Test_cancelled of its status): it moved no
+                                    message; st_source is CHT_RANK_NONE, st_bytes and
+                                    rseq 0 (v3) */
+};
 
 /* CHT_REC_ARGS follows an MPI record (among the records that follow it):
  * memory the call reads or writes through its other

@@ -33,7 +33,13 @@ int search_call_class_of(uint16_t call)
     case CHT_MPI_SENDRECV:
     case CHT_MPI_SENDRECV_REPLACE:
     case CHT_MPI_PROBE:
-    case CHT_MPI_IPROBE: return SEARCH_CALL_RECV;
+    case CHT_MPI_IPROBE:
+    case CHT_MPI_MPROBE:
+    case CHT_MPI_IMPROBE:
+    case CHT_MPI_MRECV:
+    case CHT_MPI_IMRECV:
+    case CHT_MPI_ISENDRECV:
+    case CHT_MPI_ISENDRECV_REPLACE: return SEARCH_CALL_RECV;
     default: break;
     }
     if (call >= CHT_MPI_WAIT && call < CHT_MPI_BARRIER)

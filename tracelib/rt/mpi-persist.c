@@ -154,8 +154,10 @@ static void start_end(struct start *s, const struct mpi_ev *call, MPI_Request h)
     s->ev.rec.t_exit = call->rec.t_exit;
     s->ev.ret = call->ret;
     if (call->ret == MPI_SUCCESS) {
-        struct mpi_req r = {0, s->ev.cv.id, s->ev.rec.rseq, s->p->comm, h, s->p->is_recv,
-                            s->p->is_recv && s->ev.rec.rpeer == CHT_RANK_PROC_NULL, 1};
+        struct mpi_req r = {.comm = s->ev.cv.id, .rseq = s->ev.rec.rseq,
+                            .comm_handle = s->p->comm, .handle = h, .is_recv = s->p->is_recv,
+                            .proc_null = s->p->is_recv && s->ev.rec.rpeer == CHT_RANK_PROC_NULL,
+                            .persistent = 1};
         s->ev.rec.request = mpi_req_add(h, &r);
     }
     mpi_ev_end(&s->ev);

@@ -117,6 +117,12 @@ enum mpi_dir { MPI_DIR_SEND = 0, MPI_DIR_RECV = 1 };
  * wildcard receives can get wrong. */
 uint64_t mpi_chan_next(uint64_t comm_id, int peer, int tag, enum mpi_dir dir);
 
+/* Gives number `seq` of the channel back (a cancelled send or receive that
+ * took it moved no message), so that the next one takes it again.  Only the
+ * latest number can be given back: returns 1 if it was, 0 if later ones were
+ * taken since (their numbers then stay one off: the caller warns). */
+int mpi_chan_give_back(uint64_t comm_id, int peer, int tag, enum mpi_dir dir, uint64_t seq);
+
 /* What a request handle stood for when it was posted. */
 struct mpi_req {
     uint64_t id;        /* request id (per rank, from 1); 0 = MPI_REQUEST_NULL or unknown */
@@ -129,6 +135,17 @@ struct mpi_req {
     int proc_null;        /* receive from MPI_PROC_NULL: its status is not read */
     int persistent;       /* a start of a persistent request: its handle stays valid
                              (inactive) when it completes */
+    /* appended for MPI_Cancel (zero in requests that do not set them) */
+    int numbered;         /* 1: a channel number was taken at posting - seq for a send,
+                             rseq for a receive - on channel (chan_peer, chan_tag) of comm */
+    int chan_peer, chan_tag; /* peer's rank in the communicator, tag */
+    uint64_t seq;         /* send: its channel number */
+    int cancel;           /* MPI_Cancel was called on it */
+    /* appended for MPI_Isendrecv, whose status MPICH 4.0 leaves unfilled */
+    int no_status;        /* a receive whose completion's status is not read: a posted
+                             source and tag stand for it (none for a wildcard) */
+    int32_t posted_source, posted_tag; /* world rank or CHT_RANK_ANY, tag or CHT_TAG_ANY */
+    uint64_t posted_bytes;             /* the posted extent */
 };
 
 /* Enters the request `h` just returned by a nonblocking call; assigns and
@@ -174,6 +191,10 @@ int mpi_persist_known(MPI_Request h);
 /* Forgets `h` (after MPI_Request_free freed it). */
 void mpi_persist_forget(MPI_Request h);
 
+/* Forgets the partitioned request `h` (after MPI_Request_free freed it);
+ * nothing if it is not one.  (mpi-partitioned.c) */
+void mpi_part_forget(MPI_Request h);
+
 /* ---- building MPI records (mpi-record.c) ---------------------------------- */
 
 /* Per-rank blocks of one buffer of a collective (CHT_REC_BLOCKS). */
@@ -216,6 +237,11 @@ void mpi_ev_begin(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
 void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
                      const struct mpi_ev *first);
 
+/* Sets the communicator of a call that names none itself (MPI_Mrecv's
+ * comes from its message, MPI_Pready's from its request) from a view taken
+ * earlier, without calling MPI on the handle. */
+void mpi_ev_comm_as(struct mpi_ev *ev, MPI_Comm comm, const struct mpi_comm_view *cv);
+
 /* Runs the PMPI call `call` between the two timestamps and keeps its
  * return code in ev->ret. */
 #define MPI_EV_CALL(ev, call)                 \
@@ -249,12 +275,35 @@ void mpi_ev_recv(struct mpi_ev *ev, void *buf, int count, MPI_Datatype type,
                  int source, int tag);
 void mpi_ev_probe(struct mpi_ev *ev, int source, int tag);
 
+/* The same with an MPI_Count (the MPI-4 large-count _c calls): byte fields
+ * exact, rec.count clamped into int32 (the wrapper sets
+ * CHT_MPIF_LARGE_COUNT). */
+void mpi_ev_sbuf_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type);
+void mpi_ev_rbuf_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type);
+void mpi_ev_send_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type,
+                   int dest, int tag);
+void mpi_ev_recv_c(struct mpi_ev *ev, void *buf, MPI_Count count, MPI_Datatype type,
+                   int source, int tag);
+
 /* After a successful receive or probe: fills st_* from *st and, if `consume`
  * and the receive was not numbered at posting, numbers it on the channel its
  * status names.  A receive posted from MPI_PROC_NULL gets st_source
  * CHT_RANK_PROC_NULL without reading *st (MPICH 4.0 leaves source 0, tag 0
  * in the status of such a nonblocking receive). */
 void mpi_ev_status(struct mpi_ev *ev, const MPI_Status *st, int consume);
+
+/* What mpi_ev_request enters: a send, a receive, or a receive whose
+ * completion MPI gives no status for (MPI_Isendrecv in MPICH 4.0). */
+enum { MPI_REQ_SEND = 0, MPI_REQ_RECV = 1, MPI_REQ_RECV_NO_STATUS = 2 };
+
+/* Enters the request a nonblocking point-to-point call (described in ev)
+ * returned, if the call succeeded, and records its handle as written.
+ * `kind` is one of MPI_REQ_*.
+ * `peer` (rank in ev's communicator) and `tag` name the channel the call
+ * numbered its message on (the receive's, for Isendrecv), for MPI_Cancel;
+ * peer < 0: none (a wildcard or MPI_PROC_NULL, or a matched receive, whose
+ * number the probe took).  (mpi-p2p.c) */
+void mpi_ev_request(struct mpi_ev *ev, MPI_Request *req, int kind, int peer, int tag);
 
 /* Status of a completed receive on communicator (comm_id, comm): world
  * source, tag, bytes; *rseq is numbered from the status if it is 0 and

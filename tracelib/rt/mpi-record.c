@@ -58,6 +58,17 @@ void mpi_ev_begin(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm, void
     }
 }
 
+void mpi_ev_comm_as(struct mpi_ev *ev, MPI_Comm comm, const struct mpi_comm_view *cv)
+{
+    struct cht_rec_mpi *r = &ev->rec;
+    ev->comm = comm;
+    ev->cv = *cv;
+    r->comm = cv->id;
+    r->comm_size = cv->size > 0 ? (uint32_t)cv->size : 0;
+    if (cv->inter)
+        r->flags |= CHT_MPIF_INTERCOMM;
+}
+
 void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
                      const struct mpi_ev *first)
 {
@@ -70,18 +81,22 @@ void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
 
 /* ---- buffers ---------------------------------------------------------------- */
 
-/* Sets rec.count/datatype from the first buffer described. */
-static void ev_count(struct mpi_ev *ev, int count, const struct mpi_type *t)
+/* Sets rec.count/datatype from the first buffer described; a large count
+ * (an MPI_Count of a _c call) is clamped into the record's int32. */
+static void ev_count(struct mpi_ev *ev, MPI_Count count, const struct mpi_type *t)
 {
     if (ev->counted)
         return;
     ev->counted = 1;
-    ev->rec.count = count;
+    ev->rec.count = count > INT32_MAX   ? INT32_MAX
+                    : count < INT32_MIN ? INT32_MIN
+                                        : (int32_t)count;
     ev->rec.datatype = t->size;
 }
 
 /* Address and bytes of `count` elements at buf, or the IN_PLACE flag. */
-static void ev_buf(struct mpi_ev *ev, int side, const void *buf, int count, MPI_Datatype type)
+static void ev_buf(struct mpi_ev *ev, int side, const void *buf, MPI_Count count,
+                   MPI_Datatype type)
 {
     struct mpi_type t;
     uint64_t *addr = side ? &ev->rec.rbuf : &ev->rec.sbuf;
@@ -102,6 +117,16 @@ void mpi_ev_sbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype typ
 }
 
 void mpi_ev_rbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type)
+{
+    ev_buf(ev, 1, buf, count, type);
+}
+
+void mpi_ev_sbuf_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type)
+{
+    ev_buf(ev, 0, buf, count, type);
+}
+
+void mpi_ev_rbuf_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type)
 {
     ev_buf(ev, 1, buf, count, type);
 }
@@ -172,7 +197,13 @@ static int32_t ev_tag(struct mpi_ev *ev, int tag)
 void mpi_ev_send(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type, int dest,
                  int tag)
 {
-    mpi_ev_sbuf(ev, buf, count, type);
+    mpi_ev_send_c(ev, buf, count, type, dest, tag);
+}
+
+void mpi_ev_send_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type,
+                   int dest, int tag)
+{
+    ev_buf(ev, 0, buf, count, type);
     ev->rec.peer = ev_peer(ev, dest);
     ev->rec.tag = tag;
     if (dest != MPI_PROC_NULL)
@@ -187,7 +218,13 @@ void mpi_ev_probe(struct mpi_ev *ev, int source, int tag)
 
 void mpi_ev_recv(struct mpi_ev *ev, void *buf, int count, MPI_Datatype type, int source, int tag)
 {
-    mpi_ev_rbuf(ev, buf, count, type);
+    mpi_ev_recv_c(ev, buf, count, type, source, tag);
+}
+
+void mpi_ev_recv_c(struct mpi_ev *ev, void *buf, MPI_Count count, MPI_Datatype type, int source,
+                   int tag)
+{
+    ev_buf(ev, 1, buf, count, type);
     mpi_ev_probe(ev, source, tag);
     if (source >= 0 && tag != MPI_ANY_TAG)
         ev->rec.rseq = mpi_chan_next(ev->cv.id, source, tag, MPI_DIR_RECV);

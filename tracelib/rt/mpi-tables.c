@@ -422,11 +422,30 @@ void mpi_comm_forget(MPI_Comm comm)
     pthread_mutex_unlock(&tables_lock);
 }
 
+/* Key of a channel.  Tags are at most MPI_TAG_UB < 2^31, which leaves bit 31
+ * for the direction. */
+static struct map_key chan_key(uint64_t comm_id, int peer, int tag, enum mpi_dir dir)
+{
+    return (struct map_key){comm_id, (uint64_t)(uint32_t)peer << 32 | (uint64_t)dir << 31 |
+                                         ((uint32_t)tag & 0x7fffffffu)};
+}
+
+int mpi_chan_give_back(uint64_t comm_id, int peer, int tag, enum mpi_dir dir, uint64_t seq)
+{
+    int done = 0;
+    pthread_mutex_lock(&tables_lock);
+    uint64_t *c = map_get(&chans, chan_key(comm_id, peer, tag, dir));
+    if (c != NULL && seq != 0 && *c == seq) {
+        --*c;
+        done = 1;
+    }
+    pthread_mutex_unlock(&tables_lock);
+    return done;
+}
+
 uint64_t mpi_chan_next(uint64_t comm_id, int peer, int tag, enum mpi_dir dir)
 {
-    /* Tags are at most MPI_TAG_UB < 2^31, which leaves bit 31 for the direction. */
-    struct map_key k = {comm_id, (uint64_t)(uint32_t)peer << 32 | (uint64_t)dir << 31 |
-                                     ((uint32_t)tag & 0x7fffffffu)};
+    struct map_key k = chan_key(comm_id, peer, tag, dir);
     uint64_t seq = 0;
     int created;
     pthread_mutex_lock(&tables_lock);

@@ -12,6 +12,7 @@
  * now MPI_REQUEST_NULL.  Statuses are read from the user's array, or from a
  * local one passed to PMPI instead of MPI_STATUS(ES)_IGNORE.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,26 @@ static MPI_Status *reqset_statuses(const struct reqset *rs, MPI_Status *user_st)
     return rs->st != NULL ? rs->st : user_st;
 }
 
+/* Whether request r, on which MPI_Cancel was called, was cancelled (its
+ * status says so); if it was, gives back the channel number it took at
+ * posting, so that the messages after it keep matching. */
+static int was_cancelled(const struct mpi_req *r, const MPI_Status *st)
+{
+    int flag = 0;
+    if (PMPI_Test_cancelled(st, &flag) != MPI_SUCCESS || !flag)
+        return 0;
+    if (r->is_recv ? r->rseq == 0 : r->seq == 0)
+        return 1; /* a wildcard receive is numbered at completion: nothing taken */
+    if (!r->numbered || !mpi_chan_give_back(r->comm, r->chan_peer, r->chan_tag,
+                                            r->is_recv ? MPI_DIR_RECV : MPI_DIR_SEND,
+                                            r->is_recv ? r->rseq : r->seq))
+        rt_warn_once(MPI_WARN_CALL, "a cancelled request took a channel number that cannot be "
+                     "given back (later messages were numbered, or a persistent or "
+                     "Isendrecv request): later messages of its channel may not be matched "
+                     "across ranks: request=%" PRIu64, r->id);
+    return 1;
+}
+
 /* Builds the COMPLETE record of request i into *c and marks the request
  * done (id 0).  st is its status, NULL if undefined.  Returns 0 if request i
  * did not complete or is not one of ours. */
@@ -110,9 +131,19 @@ static int complete_one(const struct mpi_ev *ev, struct reqset *rs, const MPI_Re
     *c = (struct cht_rec_complete){{CHT_REC_COMPLETE, (uint16_t)r->is_recv, sizeof(*c)},
                                    r->id, CHT_RANK_NONE, CHT_TAG_NONE, 0, r->rseq};
     /* After MPI_ERR_IN_STATUS only the statuses without an error are defined. */
+    int defined = st != NULL && (ev->ret == MPI_SUCCESS || st->MPI_ERROR == MPI_SUCCESS);
     if (r->is_recv && r->proc_null)
         c->st_source = CHT_RANK_PROC_NULL;
-    else if (r->is_recv && st != NULL && (ev->ret == MPI_SUCCESS || st->MPI_ERROR == MPI_SUCCESS))
+    else if (r->cancel && defined && was_cancelled(r, st)) {
+        c->h.aux |= CHT_COMPLETE_CANCELLED;
+        c->rseq = 0;
+    } else if (r->is_recv && r->no_status) {
+        if (r->posted_source >= 0 && r->posted_tag >= 0) { /* numbered at posting */
+            c->st_source = r->posted_source;
+            c->st_tag = r->posted_tag;
+            c->st_bytes = r->posted_bytes;
+        }
+    } else if (r->is_recv && defined)
         mpi_status_read(r->comm, r->comm_handle, st, 1, &c->st_source, &c->st_tag,
                         &c->st_bytes, &c->rseq);
     r->id = 0;
@@ -167,7 +198,7 @@ static int end_completion(struct mpi_ev *ev, struct reqset *rs, const MPI_Reques
         ev->rec.st_tag = c->st_tag;
         ev->rec.st_bytes = c->st_bytes;
         ev->rec.rseq = c->rseq;
-        if (c->h.aux)
+        if (c->h.aux == CHT_COMPLETE_RECV) /* a receive, not cancelled */
             ev->rec.flags |= CHT_MPIF_HAS_STATUS;
     }
     write_completions(ev, rs->comp, m);
@@ -352,10 +383,34 @@ COMMHINT_EXPORT int MPI_Request_free(MPI_Request *request)
     note_single(&ev, &rs);
     MPI_Request h = *request;
     MPI_EV_CALL(&ev, PMPI_Request_free(request));
-    if (ev.ret == MPI_SUCCESS && *request == MPI_REQUEST_NULL)
+    if (ev.ret == MPI_SUCCESS && *request == MPI_REQUEST_NULL) {
         mpi_persist_forget(h);
+        mpi_part_forget(h);
+    }
     rs.st = NULL; /* no status: the request may still be in progress */
     if (rs.n == 1)
         rs.req[0].persistent = 0; /* freed: completes by its handle, as any other */
     return end_completion(&ev, &rs, request, all_of(1), 0);
+}
+
+/* MPI_Cancel marks the request; the completion call that completes it then
+ * says (CHT_COMPLETE_CANCELLED) whether it was cancelled. */
+COMMHINT_EXPORT int MPI_Cancel(MPI_Request *request)
+{
+    struct mpi_ev ev;
+    struct mpi_req r;
+    MPI_EV_BEGIN(&ev, CHT_MPI_CANCEL, MPI_COMM_NULL);
+    mpi_ev_arg(&ev, request, sizeof *request, 0, 0);
+    MPI_Request h = *request;
+    MPI_EV_CALL(&ev, PMPI_Cancel(request));
+    mpi_req_take(h, &r);
+    if (r.id != 0) {
+        ev.rec.request = r.id;
+        ev.rec.comm = r.comm;
+        r.cancel = ev.ret == MPI_SUCCESS;
+        mpi_req_put_back(&r);
+    } else if (h != MPI_REQUEST_NULL && !mpi_persist_known(h)) {
+        ev.rec.flags |= CHT_MPIF_UNKNOWN_REQUEST;
+    }
+    return mpi_ev_end(&ev);
 }
