@@ -115,7 +115,7 @@ for O in -O0 -O2; do
     done
     expect_eq "rma-exchange $O: dump shows every one-sided call with its window" "${missing:-none}" none
     expect_match "rma-exchange $O: dump shows a Put's target and origin" "$dump" \
-        "rma-exchange\.c:$(line_of "$src" "MPI_Put(origin, N,"):[0-9]+: MPI_Put rank=0 ev=[0-9]+ win=W0\.1 target=1 origin=\+512 comm=world"
+        "rma-exchange\.c:$(line_of "$src" "MPI_Put(origin, N,"):[0-9]+: MPI_Put rank=0 ev=[0-9]+ win=W0\.1 target=1 origin=\+512( [a-z]+=[^ ]+)* comm=world"
     expect_match "rma-exchange $O: dump shows a fence with its number on the window" "$dump" \
         ": MPI_Win_fence rank=1 ev=[0-9]+ win=W0\.1 wseq=2 comm=world"
     expect_match "rma-exchange $O: dump shows a lock's target and type" "$dump" \
@@ -129,6 +129,11 @@ for O in -O0 -O2; do
     got=$("$CH" info "$dir" --format=json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
+calls = {}  # info counts the large-count forms by their own name: add them up
+for k, v in d["mpi_calls"].items():
+    base = k[:-2] if k.endswith("_c") else k
+    calls[base] = calls.get(base, 0) + v
+d["mpi_calls"] = calls
 want = {"MPI_Win_create": 4, "MPI_Win_fence": 16, "MPI_Put": 7, "MPI_Get": 4, "MPI_Win_free": 10,
         "MPI_Win_lock": 3, "MPI_Rput": 2, "MPI_Win_allocate_shared": 2}
 bad = {k: d["mpi_calls"].get(k) for k in want if d["mpi_calls"].get(k) != want[k]}
