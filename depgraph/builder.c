@@ -520,7 +520,8 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
         break;
     case CHT_MPI_COMM_DUP: case CHT_MPI_COMM_SPLIT: case CHT_MPI_COMM_CREATE:
     case CHT_MPI_COMM_FREE: case CHT_MPI_CART_CREATE: case CHT_MPI_CART_SUB:
-    case CHT_MPI_COMM_SPLIT_TYPE: case CHT_MPI_INTERCOMM_CREATE: case CHT_MPI_INIT:
+    case CHT_MPI_COMM_SPLIT_TYPE: case CHT_MPI_INTERCOMM_CREATE: case CHT_MPI_GRAPH_CREATE:
+    case CHT_MPI_DIST_GRAPH_CREATE: case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: case CHT_MPI_INIT:
     case CHT_MPI_INIT_THREAD: case CHT_MPI_FINALIZE: case CHT_MPI_ABORT:
     case CHT_MPI_UNTRACED: /* what it touches is unknown */
     case CHT_MPI_START: case CHT_MPI_STARTALL: /* of a request no wrapped init made */

@@ -56,6 +56,9 @@ const char *trace_mpi_call_name(int call)
     case CHT_MPI_CART_SUB: return "MPI_Cart_sub";
     case CHT_MPI_COMM_SPLIT_TYPE: return "MPI_Comm_split_type";
     case CHT_MPI_INTERCOMM_CREATE: return "MPI_Intercomm_create";
+    case CHT_MPI_GRAPH_CREATE: return "MPI_Graph_create";
+    case CHT_MPI_DIST_GRAPH_CREATE: return "MPI_Dist_graph_create";
+    case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: return "MPI_Dist_graph_create_adjacent";
     case CHT_MPI_INIT: return "MPI_Init";
     case CHT_MPI_INIT_THREAD: return "MPI_Init_thread";
     case CHT_MPI_FINALIZE: return "MPI_Finalize";
