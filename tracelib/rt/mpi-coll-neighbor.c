@@ -126,7 +126,7 @@ static void describe_nbr(struct mpi_ev *ev, const struct coll_args *a, int how)
     struct nbrs n;
     size_t csize = a->large ? sizeof(MPI_Count) : sizeof(int);
     size_t dsize = a->aint ? sizeof(MPI_Aint) : sizeof(int);
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     if (nbrs_get(ev->comm, ev->cv.rank, &n) < 0) {
         /* the blocks are unknown: a fence (only if the topology cannot be
@@ -143,40 +143,40 @@ static void describe_nbr(struct mpi_ev *ev, const struct coll_args *a, int how)
         struct mpi_blockspec s = nbr_blocks(a, n.nout, n.out, a->scounts, a->sdispls, a->scount,
                                             a->stype, a->stypes);
         mpi_ev_blocks(ev, 0, a->sbuf, &s);
-        coll_array(ev, a, a->scounts, n.nout, csize);
-        coll_array(ev, a, a->sdispls, n.nout, dsize);
-        coll_array(ev, a, a->stypes, n.nout, sizeof(MPI_Datatype));
+        mpi_coll_array(ev, a, a->scounts, n.nout, csize);
+        mpi_coll_array(ev, a, a->sdispls, n.nout, dsize);
+        mpi_coll_array(ev, a, a->stypes, n.nout, sizeof(MPI_Datatype));
     }
     struct mpi_blockspec r = nbr_blocks(a, n.nin, n.in, a->rcounts, a->rdispls, a->rcount,
                                         a->rtype, a->rtypes);
     mpi_ev_blocks(ev, 1, a->rbuf, &r);
-    coll_array(ev, a, a->rcounts, n.nin, csize);
-    coll_array(ev, a, a->rdispls, n.nin, dsize);
-    coll_array(ev, a, a->rtypes, n.nin, sizeof(MPI_Datatype));
+    mpi_coll_array(ev, a, a->rcounts, n.nin, csize);
+    mpi_coll_array(ev, a, a->rdispls, n.nin, dsize);
+    mpi_coll_array(ev, a, a->rtypes, n.nin, sizeof(MPI_Datatype));
     free(n.heap);
 }
 
-void coll_neighbor_allgather(struct mpi_ev *ev, const void *params)
+void mpi_desc_neighbor_allgather(struct mpi_ev *ev, const void *params)
 {
     describe_nbr(ev, params, NBR_SEND_ONE);
 }
 
-void coll_neighbor_allgatherv(struct mpi_ev *ev, const void *params)
+void mpi_desc_neighbor_allgatherv(struct mpi_ev *ev, const void *params)
 {
     describe_nbr(ev, params, NBR_SEND_ONE | NBR_V);
 }
 
-void coll_neighbor_alltoall(struct mpi_ev *ev, const void *params)
+void mpi_desc_neighbor_alltoall(struct mpi_ev *ev, const void *params)
 {
     describe_nbr(ev, params, NBR_SEND_BLOCKS);
 }
 
-void coll_neighbor_alltoallv(struct mpi_ev *ev, const void *params)
+void mpi_desc_neighbor_alltoallv(struct mpi_ev *ev, const void *params)
 {
     describe_nbr(ev, params, NBR_SEND_BLOCKS | NBR_V);
 }
 
-void coll_neighbor_alltoallw(struct mpi_ev *ev, const void *params)
+void mpi_desc_neighbor_alltoallw(struct mpi_ev *ev, const void *params)
 {
     describe_nbr(ev, params, NBR_SEND_BLOCKS | NBR_W);
 }
@@ -192,13 +192,13 @@ void coll_neighbor_alltoallw(struct mpi_ev *ev, const void *params)
           COLL_ARGS(.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, \
                     .rcount = recvcount, .rtype = recvtype, .large = L, .aint = L),           \
           sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
-NBR_ALL(Neighbor_allgather, Ineighbor_allgather, NEIGHBOR_ALLGATHER, coll_neighbor_allgather, ,
+NBR_ALL(Neighbor_allgather, Ineighbor_allgather, NEIGHBOR_ALLGATHER, mpi_desc_neighbor_allgather, ,
         int, 0)
-NBR_ALL(Neighbor_allgather, Ineighbor_allgather, NEIGHBOR_ALLGATHER, coll_neighbor_allgather,
+NBR_ALL(Neighbor_allgather, Ineighbor_allgather, NEIGHBOR_ALLGATHER, mpi_desc_neighbor_allgather,
         _c, MPI_Count, 1)
-NBR_ALL(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, coll_neighbor_alltoall, , int,
+NBR_ALL(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, mpi_desc_neighbor_alltoall, , int,
         0)
-NBR_ALL(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, coll_neighbor_alltoall, _c,
+NBR_ALL(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, mpi_desc_neighbor_alltoall, _c,
         MPI_Count, 1)
 
 #define P_NBR_ALLGATHERV(CNT, DSP)                                                            \
@@ -207,7 +207,7 @@ NBR_ALL(Neighbor_alltoall, Ineighbor_alltoall, NEIGHBOR_ALLTOALL, coll_neighbor_
 #define NBR_ALLGATHERV(S, CNT, DSP, L)                                                        \
     FORMS(Neighbor_allgatherv, Ineighbor_allgatherv, S, CHT_MPI_NEIGHBOR_ALLGATHERV,          \
           CHT_MPI_INEIGHBOR_ALLGATHERV, CHT_MPI_NEIGHBOR_ALLGATHERV_INIT,                     \
-          coll_neighbor_allgatherv, P_NBR_ALLGATHERV(CNT, DSP),                               \
+          mpi_desc_neighbor_allgatherv, P_NBR_ALLGATHERV(CNT, DSP),                               \
           COLL_ARGS(.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, \
                     .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .large = L,  \
                     .aint = L),                                                               \
@@ -222,7 +222,7 @@ NBR_ALLGATHERV(_c, MPI_Count, MPI_Aint, 1)
 #define NBR_ALLTOALLV(S, CNT, DSP, L)                                                         \
     FORMS(Neighbor_alltoallv, Ineighbor_alltoallv, S, CHT_MPI_NEIGHBOR_ALLTOALLV,             \
           CHT_MPI_INEIGHBOR_ALLTOALLV, CHT_MPI_NEIGHBOR_ALLTOALLV_INIT,                       \
-          coll_neighbor_alltoallv, P_NBR_ALLTOALLV(CNT, DSP),                                 \
+          mpi_desc_neighbor_alltoallv, P_NBR_ALLTOALLV(CNT, DSP),                                 \
           COLL_ARGS(.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,               \
                     .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts,                \
                     .rdispls = rdispls, .rtype = recvtype, .large = L, .aint = L),            \
@@ -238,7 +238,7 @@ NBR_ALLTOALLV(_c, MPI_Count, MPI_Aint, 1)
 #define NBR_ALLTOALLW(S, CNT, L)                                                              \
     FORMS(Neighbor_alltoallw, Ineighbor_alltoallw, S, CHT_MPI_NEIGHBOR_ALLTOALLW,             \
           CHT_MPI_INEIGHBOR_ALLTOALLW, CHT_MPI_NEIGHBOR_ALLTOALLW_INIT,                       \
-          coll_neighbor_alltoallw, P_NBR_ALLTOALLW(CNT),                                      \
+          mpi_desc_neighbor_alltoallw, P_NBR_ALLTOALLW(CNT),                                      \
           COLL_ARGS(.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,               \
                     .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts,              \
                     .rdispls = rdispls, .rtypes = recvtypes, .large = L, .aint = 1),          \

@@ -12,14 +12,14 @@
  */
 #include "mpi-coll.h"
 
-FORMS(Barrier, Ibarrier, , CHT_MPI_BARRIER, CHT_MPI_IBARRIER, CHT_MPI_BARRIER_INIT, coll_barrier,
+FORMS(Barrier, Ibarrier, , CHT_MPI_BARRIER, CHT_MPI_IBARRIER, CHT_MPI_BARRIER_INIT, mpi_desc_barrier,
       MPI_Comm comm, COLL_ARGS(.root = 0), comm)
 
 /* ---- reductions ---------------------------------------------------------------------- */
 
 #define P_BCAST(CNT) void *buffer, CNT count, MPI_Datatype datatype, int root, MPI_Comm comm
 #define BCAST(S, CNT, L)                                                                      \
-    FORMS(Bcast, Ibcast, S, CHT_MPI_BCAST, CHT_MPI_IBCAST, CHT_MPI_BCAST_INIT, coll_bcast,    \
+    FORMS(Bcast, Ibcast, S, CHT_MPI_BCAST, CHT_MPI_IBCAST, CHT_MPI_BCAST_INIT, mpi_desc_bcast,    \
           P_BCAST(CNT),                                  \
           COLL_ARGS(.rbuf = buffer, .rcount = count, .rtype = datatype, .root = root, .large = L,     \
             .aint = L), buffer, count, datatype, root, comm)
@@ -31,7 +31,7 @@ BCAST(_c, MPI_Count, 1)
         MPI_Comm comm
 #define REDUCE(S, CNT, L)                                                                     \
     FORMS(Reduce, Ireduce, S, CHT_MPI_REDUCE, CHT_MPI_IREDUCE, CHT_MPI_REDUCE_INIT,           \
-          coll_reduce, P_REDUCE(CNT),      \
+          mpi_desc_reduce, P_REDUCE(CNT),      \
           COLL_ARGS(.sbuf = sendbuf, .rbuf = recvbuf, .scount = count, .stype = datatype, .op = op,   \
             .root = root, .large = L, .aint = L), sendbuf, recvbuf, count, datatype, op, root, comm)
 REDUCE(, int, 0)
@@ -42,7 +42,7 @@ REDUCE(_c, MPI_Count, 1)
     const void *sendbuf, void *recvbuf, CNT count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm
 #define REDUCE_ALL(NAME, INAME, CALL, S, CNT, L)                                              \
     FORMS(NAME, INAME, S, CHT_MPI_##CALL, CHT_MPI_I##CALL, CHT_MPI_##CALL##_INIT,             \
-          coll_reduce_all, P_REDUCE_ALL(CNT),    \
+          mpi_desc_reduce_all, P_REDUCE_ALL(CNT),    \
           COLL_ARGS(.sbuf = sendbuf, .rbuf = recvbuf, .scount = count, .stype = datatype, .op = op,   \
             .large = L, .aint = L), sendbuf, recvbuf, count, datatype, op, comm)
 REDUCE_ALL(Allreduce, Iallreduce, ALLREDUCE, , int, 0)
@@ -57,7 +57,7 @@ REDUCE_ALL(Exscan, Iexscan, EXSCAN, _c, MPI_Count, 1)
         MPI_Op op, MPI_Comm comm
 #define REDUCE_SCATTER(S, CNT, L)                                                             \
     FORMS(Reduce_scatter, Ireduce_scatter, S, CHT_MPI_REDUCE_SCATTER,                         \
-          CHT_MPI_IREDUCE_SCATTER, CHT_MPI_REDUCE_SCATTER_INIT, coll_reduce_scatter,          \
+          CHT_MPI_IREDUCE_SCATTER, CHT_MPI_REDUCE_SCATTER_INIT, mpi_desc_reduce_scatter,          \
           P_REDUCE_SCATTER(CNT),            \
           COLL_ARGS(.sbuf = sendbuf, .rbuf = recvbuf, .rcounts = recvcounts, .stype = datatype,       \
             .op = op, .large = L, .aint = L), sendbuf, recvbuf, recvcounts, datatype, op, comm)
@@ -70,7 +70,7 @@ REDUCE_SCATTER(_c, MPI_Count, 1)
 #define REDUCE_SCATTER_BLOCK(S, CNT, L)                                                       \
     FORMS(Reduce_scatter_block, Ireduce_scatter_block, S, CHT_MPI_REDUCE_SCATTER_BLOCK,       \
           CHT_MPI_IREDUCE_SCATTER_BLOCK, CHT_MPI_REDUCE_SCATTER_BLOCK_INIT,                   \
-          coll_reduce_scatter_block, P_REDUCE_SCATTER_BLOCK(CNT),                                                      \
+          mpi_desc_reduce_scatter_block, P_REDUCE_SCATTER_BLOCK(CNT),                                                      \
           COLL_ARGS(.sbuf = sendbuf, .rbuf = recvbuf, .rcount = recvcount, .stype = datatype,         \
             .op = op, .large = L, .aint = L), sendbuf, recvbuf,           \
           recvcount, datatype, op, comm)
@@ -89,10 +89,10 @@ REDUCE_SCATTER_BLOCK(_c, MPI_Count, 1)
           COLL_ARGS(.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,         \
             .rcount = recvcount, .rtype = recvtype, .root = root, .large = L, .aint = L), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,    \
           comm)
-ROOTED(Gather, Igather, GATHER, coll_gather, , int, 0)
-ROOTED(Gather, Igather, GATHER, coll_gather, _c, MPI_Count, 1)
-ROOTED(Scatter, Iscatter, SCATTER, coll_scatter, , int, 0)
-ROOTED(Scatter, Iscatter, SCATTER, coll_scatter, _c, MPI_Count, 1)
+ROOTED(Gather, Igather, GATHER, mpi_desc_gather, , int, 0)
+ROOTED(Gather, Igather, GATHER, mpi_desc_gather, _c, MPI_Count, 1)
+ROOTED(Scatter, Iscatter, SCATTER, mpi_desc_scatter, , int, 0)
+ROOTED(Scatter, Iscatter, SCATTER, mpi_desc_scatter, _c, MPI_Count, 1)
 
 #define P_GATHERV(CNT, DSP)                                                                   \
     const void *sendbuf, CNT sendcount, MPI_Datatype sendtype, void *recvbuf,                 \
@@ -100,7 +100,7 @@ ROOTED(Scatter, Iscatter, SCATTER, coll_scatter, _c, MPI_Count, 1)
         MPI_Comm comm
 #define GATHERV(S, CNT, DSP, L)                                                               \
     FORMS(Gatherv, Igatherv, S, CHT_MPI_GATHERV, CHT_MPI_IGATHERV, CHT_MPI_GATHERV_INIT,      \
-          coll_gatherv, P_GATHERV(CNT, DSP),                                           \
+          mpi_desc_gatherv, P_GATHERV(CNT, DSP),                                           \
           COLL_ARGS(.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,         \
             .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .root = root,        \
             .large = L, .aint = L), sendbuf, sendcount, sendtype, recvbuf,           \
@@ -113,7 +113,7 @@ GATHERV(_c, MPI_Count, MPI_Aint, 1)
         void *recvbuf, CNT recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm
 #define SCATTERV(S, CNT, DSP, L)                                                              \
     FORMS(Scatterv, Iscatterv, S, CHT_MPI_SCATTERV, CHT_MPI_ISCATTERV, CHT_MPI_SCATTERV_INIT, \
-          coll_scatterv, P_SCATTERV(CNT, DSP),                                           \
+          mpi_desc_scatterv, P_SCATTERV(CNT, DSP),                                           \
           COLL_ARGS(.sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs, .stype = sendtype,     \
             .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype, .root = root,            \
             .large = L, .aint = L), sendbuf, sendcounts, displs, sendtype,         \
@@ -132,17 +132,17 @@ SCATTERV(_c, MPI_Count, MPI_Aint, 1)
           P_ALL(CNT),       \
           COLL_ARGS(.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,         \
             .rcount = recvcount, .rtype = recvtype, .large = L, .aint = L), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm)
-ALL(Allgather, Iallgather, ALLGATHER, coll_allgather, , int, 0)
-ALL(Allgather, Iallgather, ALLGATHER, coll_allgather, _c, MPI_Count, 1)
-ALL(Alltoall, Ialltoall, ALLTOALL, coll_alltoall, , int, 0)
-ALL(Alltoall, Ialltoall, ALLTOALL, coll_alltoall, _c, MPI_Count, 1)
+ALL(Allgather, Iallgather, ALLGATHER, mpi_desc_allgather, , int, 0)
+ALL(Allgather, Iallgather, ALLGATHER, mpi_desc_allgather, _c, MPI_Count, 1)
+ALL(Alltoall, Ialltoall, ALLTOALL, mpi_desc_alltoall, , int, 0)
+ALL(Alltoall, Ialltoall, ALLTOALL, mpi_desc_alltoall, _c, MPI_Count, 1)
 
 #define P_ALLGATHERV(CNT, DSP)                                                                \
     const void *sendbuf, CNT sendcount, MPI_Datatype sendtype, void *recvbuf,                 \
         const CNT recvcounts[], const DSP displs[], MPI_Datatype recvtype, MPI_Comm comm
 #define ALLGATHERV(S, CNT, DSP, L)                                                            \
     FORMS(Allgatherv, Iallgatherv, S, CHT_MPI_ALLGATHERV, CHT_MPI_IALLGATHERV,                \
-          CHT_MPI_ALLGATHERV_INIT, coll_allgatherv, P_ALLGATHERV(CNT, DSP),                   \
+          CHT_MPI_ALLGATHERV_INIT, mpi_desc_allgatherv, P_ALLGATHERV(CNT, DSP),                   \
           COLL_ARGS(.sbuf = sendbuf, .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,         \
             .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype, .large = L,          \
             .aint = L), sendbuf,          \
@@ -156,7 +156,7 @@ ALLGATHERV(_c, MPI_Count, MPI_Aint, 1)
         MPI_Comm comm
 #define ALLTOALLV(S, CNT, DSP, L)                                                             \
     FORMS(Alltoallv, Ialltoallv, S, CHT_MPI_ALLTOALLV, CHT_MPI_IALLTOALLV,                    \
-          CHT_MPI_ALLTOALLV_INIT, coll_alltoallv, P_ALLTOALLV(CNT, DSP),                    \
+          CHT_MPI_ALLTOALLV_INIT, mpi_desc_alltoallv, P_ALLTOALLV(CNT, DSP),                    \
           COLL_ARGS(.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stype = sendtype,    \
             .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtype = recvtype,    \
             .large = L, .aint = L), sendbuf, sendcounts, \
@@ -171,7 +171,7 @@ ALLTOALLV(_c, MPI_Count, MPI_Aint, 1)
         const DSP rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm
 #define ALLTOALLW(S, CNT, DSP, L)                                                             \
     FORMS(Alltoallw, Ialltoallw, S, CHT_MPI_ALLTOALLW, CHT_MPI_IALLTOALLW,                    \
-          CHT_MPI_ALLTOALLW_INIT, coll_alltoallw, P_ALLTOALLW(CNT, DSP),                  \
+          CHT_MPI_ALLTOALLW_INIT, mpi_desc_alltoallw, P_ALLTOALLW(CNT, DSP),                  \
           COLL_ARGS(.sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls, .stypes = sendtypes,  \
             .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls, .rtypes = recvtypes,  \
             .large = L, .aint = L), sendbuf, sendcounts, \

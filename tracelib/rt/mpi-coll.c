@@ -39,13 +39,13 @@ static int non_root_side(const struct mpi_ev *ev, int r)
     return r == 0 || (r == 1 && !ev->cv.inter);
 }
 
-void coll_flags(struct mpi_ev *ev, const struct coll_args *a)
+void mpi_coll_flags(struct mpi_ev *ev, const struct coll_args *a)
 {
     if (a->large)
         ev->rec.flags |= CHT_MPIF_LARGE_COUNT;
 }
 
-void coll_array(struct mpi_ev *ev, const struct coll_args *a, const void *arr, int n,
+void mpi_coll_array(struct mpi_ev *ev, const struct coll_args *a, const void *arr, int n,
                 size_t size)
 {
     if (n > 0)
@@ -56,8 +56,8 @@ void coll_array(struct mpi_ev *ev, const struct coll_args *a, const void *arr, i
 static void count_arrays(struct mpi_ev *ev, const struct coll_args *a, const void *counts,
                          const void *displs, int n)
 {
-    coll_array(ev, a, counts, n, a->large ? sizeof(MPI_Count) : sizeof(int));
-    coll_array(ev, a, displs, n, a->aint ? sizeof(MPI_Aint) : sizeof(int));
+    mpi_coll_array(ev, a, counts, n, a->large ? sizeof(MPI_Count) : sizeof(int));
+    mpi_coll_array(ev, a, displs, n, a->aint ? sizeof(MPI_Aint) : sizeof(int));
 }
 
 /* Blocks of n ranks: `count` each at consecutive places, or the arrays. */
@@ -68,16 +68,16 @@ static struct mpi_blockspec blocks(const struct coll_args *a, int n, const void 
                                   NULL};
 }
 
-void coll_barrier(struct mpi_ev *ev, const void *params)
+void mpi_desc_barrier(struct mpi_ev *ev, const void *params)
 {
-    coll_flags(ev, params);
+    mpi_coll_flags(ev, params);
     mpi_ev_coll(ev);
 }
 
-void coll_bcast(struct mpi_ev *ev, const void *params)
+void mpi_desc_bcast(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     int r = mpi_ev_root(ev, a->root);
     if (r == 1)
         mpi_ev_buf(ev, 0, a->rbuf, a->rcount, a->rtype);
@@ -85,10 +85,10 @@ void coll_bcast(struct mpi_ev *ev, const void *params)
         mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->rtype);
 }
 
-void coll_reduce(struct mpi_ev *ev, const void *params)
+void mpi_desc_reduce(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     int r = mpi_ev_root(ev, a->root);
     mpi_ev_op(ev, a->op);
     if (non_root_side(ev, r))
@@ -98,45 +98,45 @@ void coll_reduce(struct mpi_ev *ev, const void *params)
 }
 
 /* Allreduce, Scan and Exscan: every rank reads sbuf and writes rbuf. */
-void coll_reduce_all(struct mpi_ev *ev, const void *params)
+void mpi_desc_reduce_all(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     mpi_ev_op(ev, a->op);
     mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
     mpi_ev_buf(ev, 1, a->rbuf, a->scount, a->stype);
 }
 
-void coll_reduce_scatter(struct mpi_ev *ev, const void *params)
+void mpi_desc_reduce_scatter(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
     int64_t total = 0;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     mpi_ev_op(ev, a->op);
     for (int i = 0; i < ev->cv.size; i++)
         total += mpi_count_at(a->rcounts, i, a->large);
-    coll_array(ev, a, a->rcounts, ev->cv.size, a->large ? sizeof(MPI_Count) : sizeof(int));
+    mpi_coll_array(ev, a, a->rcounts, ev->cv.size, a->large ? sizeof(MPI_Count) : sizeof(int));
     mpi_ev_buf(ev, 0, a->sbuf, total, a->stype);
     if (ev->cv.rank >= 0)
         mpi_ev_buf(ev, 1, a->rbuf, mpi_count_at(a->rcounts, ev->cv.rank, a->large), a->stype);
 }
 
-void coll_reduce_scatter_block(struct mpi_ev *ev, const void *params)
+void mpi_desc_reduce_scatter_block(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     mpi_ev_op(ev, a->op);
     mpi_ev_buf(ev, 0, a->sbuf, a->rcount * ev->cv.size, a->stype);
     mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->stype);
 }
 
-void coll_gather(struct mpi_ev *ev, const void *params)
+void mpi_desc_gather(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     int r = mpi_ev_root(ev, a->root);
     if (non_root_side(ev, r))
         mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
@@ -146,10 +146,10 @@ void coll_gather(struct mpi_ev *ev, const void *params)
     }
 }
 
-void coll_gatherv(struct mpi_ev *ev, const void *params)
+void mpi_desc_gatherv(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     int r = mpi_ev_root(ev, a->root);
     if (non_root_side(ev, r))
         mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
@@ -160,10 +160,10 @@ void coll_gatherv(struct mpi_ev *ev, const void *params)
     }
 }
 
-void coll_scatter(struct mpi_ev *ev, const void *params)
+void mpi_desc_scatter(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     int r = mpi_ev_root(ev, a->root);
     if (r == 1) {
         struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->scount, a->stype);
@@ -173,10 +173,10 @@ void coll_scatter(struct mpi_ev *ev, const void *params)
         mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->rtype);
 }
 
-void coll_scatterv(struct mpi_ev *ev, const void *params)
+void mpi_desc_scatterv(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     int r = mpi_ev_root(ev, a->root);
     if (r == 1) {
         struct mpi_blockspec s = blocks(a, block_ranks(ev), a->scounts, a->sdispls, 0, a->stype);
@@ -187,20 +187,20 @@ void coll_scatterv(struct mpi_ev *ev, const void *params)
         mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->rtype);
 }
 
-void coll_allgather(struct mpi_ev *ev, const void *params)
+void mpi_desc_allgather(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
     struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->rcount, a->rtype);
     mpi_ev_blocks(ev, 1, a->rbuf, &s);
 }
 
-void coll_allgatherv(struct mpi_ev *ev, const void *params)
+void mpi_desc_allgatherv(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
     struct mpi_blockspec s = blocks(a, block_ranks(ev), a->rcounts, a->rdispls, 0, a->rtype);
@@ -208,10 +208,10 @@ void coll_allgatherv(struct mpi_ev *ev, const void *params)
     count_arrays(ev, a, a->rcounts, a->rdispls, block_ranks(ev));
 }
 
-void coll_alltoall(struct mpi_ev *ev, const void *params)
+void mpi_desc_alltoall(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->scount, a->stype);
     struct mpi_blockspec r = blocks(a, block_ranks(ev), NULL, NULL, a->rcount, a->rtype);
@@ -219,11 +219,11 @@ void coll_alltoall(struct mpi_ev *ev, const void *params)
     mpi_ev_blocks(ev, 1, a->rbuf, &r);
 }
 
-void coll_alltoallv(struct mpi_ev *ev, const void *params)
+void mpi_desc_alltoallv(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
     int n;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     n = block_ranks(ev);
     struct mpi_blockspec s = blocks(a, n, a->scounts, a->sdispls, 0, a->stype);
@@ -236,11 +236,11 @@ void coll_alltoallv(struct mpi_ev *ev, const void *params)
     count_arrays(ev, a, a->rcounts, a->rdispls, n);
 }
 
-void coll_alltoallw(struct mpi_ev *ev, const void *params)
+void mpi_desc_alltoallw(struct mpi_ev *ev, const void *params)
 {
     const struct coll_args *a = params;
     int n;
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_coll(ev);
     n = block_ranks(ev);
     struct mpi_blockspec s = blocks(a, n, a->scounts, a->sdispls, 0, MPI_DATATYPE_NULL);
@@ -252,15 +252,15 @@ void coll_alltoallw(struct mpi_ev *ev, const void *params)
     mpi_ev_blocks(ev, 1, a->rbuf, &r);
     if (a->sbuf != MPI_IN_PLACE) {
         count_arrays(ev, a, a->scounts, a->sdispls, n);
-        coll_array(ev, a, a->stypes, n, sizeof(MPI_Datatype));
+        mpi_coll_array(ev, a, a->stypes, n, sizeof(MPI_Datatype));
     }
     count_arrays(ev, a, a->rcounts, a->rdispls, n);
-    coll_array(ev, a, a->rtypes, n, sizeof(MPI_Datatype));
+    mpi_coll_array(ev, a, a->rtypes, n, sizeof(MPI_Datatype));
 }
 
 /* ---- the nonblocking and persistent forms --------------------------------------- */
 
-void coll_post(struct mpi_ev *ev, MPI_Request *req)
+void mpi_coll_post(struct mpi_ev *ev, MPI_Request *req)
 {
     mpi_ev_arg(ev, req, sizeof *req, 1, 0);
     /* not entered if it could not be described (a fence): its completion is
@@ -271,13 +271,13 @@ void coll_post(struct mpi_ev *ev, MPI_Request *req)
     ev->rec.request = mpi_req_add(*req, &r);
 }
 
-void coll_init_begin(struct mpi_ev *ev, const struct coll_args *a, MPI_Request *req)
+void mpi_coll_init_begin(struct mpi_ev *ev, const struct coll_args *a, MPI_Request *req)
 {
-    coll_flags(ev, a);
+    mpi_coll_flags(ev, a);
     mpi_ev_arg(ev, req, sizeof *req, 1, 0);
 }
 
-int coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_args *a,
+int mpi_coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_args *a,
                   MPI_Request *req)
 {
     if (ev->ret == MPI_SUCCESS)

@@ -47,43 +47,43 @@ struct coll_args {
 };
 
 /* The describe functions (mpi_persist_fn: params is a struct coll_args). */
-void coll_barrier(struct mpi_ev *ev, const void *params);
-void coll_bcast(struct mpi_ev *ev, const void *params);
-void coll_reduce(struct mpi_ev *ev, const void *params);
-void coll_reduce_all(struct mpi_ev *ev, const void *params); /* Allreduce, Scan, Exscan */
-void coll_gather(struct mpi_ev *ev, const void *params);
-void coll_gatherv(struct mpi_ev *ev, const void *params);
-void coll_scatter(struct mpi_ev *ev, const void *params);
-void coll_scatterv(struct mpi_ev *ev, const void *params);
-void coll_allgather(struct mpi_ev *ev, const void *params);
-void coll_allgatherv(struct mpi_ev *ev, const void *params);
-void coll_alltoall(struct mpi_ev *ev, const void *params);
-void coll_alltoallv(struct mpi_ev *ev, const void *params);
-void coll_alltoallw(struct mpi_ev *ev, const void *params);
-void coll_reduce_scatter(struct mpi_ev *ev, const void *params);
-void coll_reduce_scatter_block(struct mpi_ev *ev, const void *params);
+void mpi_desc_barrier(struct mpi_ev *ev, const void *params);
+void mpi_desc_bcast(struct mpi_ev *ev, const void *params);
+void mpi_desc_reduce(struct mpi_ev *ev, const void *params);
+void mpi_desc_reduce_all(struct mpi_ev *ev, const void *params); /* Allreduce, Scan, Exscan */
+void mpi_desc_gather(struct mpi_ev *ev, const void *params);
+void mpi_desc_gatherv(struct mpi_ev *ev, const void *params);
+void mpi_desc_scatter(struct mpi_ev *ev, const void *params);
+void mpi_desc_scatterv(struct mpi_ev *ev, const void *params);
+void mpi_desc_allgather(struct mpi_ev *ev, const void *params);
+void mpi_desc_allgatherv(struct mpi_ev *ev, const void *params);
+void mpi_desc_alltoall(struct mpi_ev *ev, const void *params);
+void mpi_desc_alltoallv(struct mpi_ev *ev, const void *params);
+void mpi_desc_alltoallw(struct mpi_ev *ev, const void *params);
+void mpi_desc_reduce_scatter(struct mpi_ev *ev, const void *params);
+void mpi_desc_reduce_scatter_block(struct mpi_ev *ev, const void *params);
 /* neighbourhood collectives (mpi-coll-neighbor.c) */
-void coll_neighbor_allgather(struct mpi_ev *ev, const void *params);
-void coll_neighbor_allgatherv(struct mpi_ev *ev, const void *params);
-void coll_neighbor_alltoall(struct mpi_ev *ev, const void *params);
-void coll_neighbor_alltoallv(struct mpi_ev *ev, const void *params);
-void coll_neighbor_alltoallw(struct mpi_ev *ev, const void *params);
+void mpi_desc_neighbor_allgather(struct mpi_ev *ev, const void *params);
+void mpi_desc_neighbor_allgatherv(struct mpi_ev *ev, const void *params);
+void mpi_desc_neighbor_alltoall(struct mpi_ev *ev, const void *params);
+void mpi_desc_neighbor_alltoallv(struct mpi_ev *ev, const void *params);
+void mpi_desc_neighbor_alltoallw(struct mpi_ev *ev, const void *params);
 
 /* Common part of every describe function: the LARGE_COUNT flag. */
-void coll_flags(struct mpi_ev *ev, const struct coll_args *a);
+void mpi_coll_flags(struct mpi_ev *ev, const struct coll_args *a);
 
 /* An array of n elements of `size` bytes the call reads (held or not). */
-void coll_array(struct mpi_ev *ev, const struct coll_args *a, const void *arr, int n,
+void mpi_coll_array(struct mpi_ev *ev, const struct coll_args *a, const void *arr, int n,
                 size_t size);
 
 /* After PMPI of a nonblocking collective: the request handle it wrote, and
  * the request entered (if the call succeeded and was described). */
-void coll_post(struct mpi_ev *ev, MPI_Request *req);
+void mpi_coll_post(struct mpi_ev *ev, MPI_Request *req);
 
 /* Before PMPI of a persistent init: the request handle it writes. After it:
  * remembers the request for its starts and writes the init's record. */
-void coll_init_begin(struct mpi_ev *ev, const struct coll_args *a, MPI_Request *req);
-int coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_args *a,
+void mpi_coll_init_begin(struct mpi_ev *ev, const struct coll_args *a, MPI_Request *req);
+int mpi_coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_args *a,
                   MPI_Request *req);
 
 /* The bodies of the three forms.  MPI_EV_BEGIN must expand in the wrapper
@@ -107,7 +107,7 @@ int coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_
         MPI_EV_BEGIN(&ev_, CALL, COMM);                         \
         DESCRIBE(&ev_, &a_);                                    \
         MPI_EV_CALL(&ev_, PMPI);                                \
-        coll_post(&ev_, REQ);                                   \
+        mpi_coll_post(&ev_, REQ);                                   \
         return mpi_ev_end(&ev_);                                \
     } while (0)
 
@@ -117,9 +117,9 @@ int coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_
         struct mpi_ev ev_;                                     \
         a_.held = 1;                                           \
         MPI_EV_BEGIN(&ev_, CALL, COMM);                        \
-        coll_init_begin(&ev_, &a_, REQ);                       \
+        mpi_coll_init_begin(&ev_, &a_, REQ);                       \
         MPI_EV_CALL(&ev_, PMPI);                               \
-        return coll_init_end(&ev_, DESCRIBE, &a_, REQ);        \
+        return mpi_coll_init_end(&ev_, DESCRIBE, &a_, REQ);        \
     } while (0)
 
 /* The blocking, nonblocking and persistent wrappers of one collective.
