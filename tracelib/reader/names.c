@@ -4,87 +4,11 @@
 
 #include "reader-private.h"
 
-const char *trace_mpi_call_name(int call)
+/* The calls of MPI-3 and MPI-4 collectives, neighbourhood collectives and
+ * one-sided communication (ids 150 and up), or NULL. */
+static const char *call_name_high(int call)
 {
     switch (call) {
-    case CHT_MPI_UNKNOWN: return "MPI_?";
-    case CHT_MPI_SEND: return "MPI_Send";
-    case CHT_MPI_SSEND: return "MPI_Ssend";
-    case CHT_MPI_BSEND: return "MPI_Bsend";
-    case CHT_MPI_RSEND: return "MPI_Rsend";
-    case CHT_MPI_RECV: return "MPI_Recv";
-    case CHT_MPI_ISEND: return "MPI_Isend";
-    case CHT_MPI_ISSEND: return "MPI_Issend";
-    case CHT_MPI_IBSEND: return "MPI_Ibsend";
-    case CHT_MPI_IRSEND: return "MPI_Irsend";
-    case CHT_MPI_IRECV: return "MPI_Irecv";
-    case CHT_MPI_SENDRECV: return "MPI_Sendrecv";
-    case CHT_MPI_SENDRECV_REPLACE: return "MPI_Sendrecv_replace";
-    case CHT_MPI_PROBE: return "MPI_Probe";
-    case CHT_MPI_IPROBE: return "MPI_Iprobe";
-    case CHT_MPI_WAIT: return "MPI_Wait";
-    case CHT_MPI_WAITALL: return "MPI_Waitall";
-    case CHT_MPI_WAITANY: return "MPI_Waitany";
-    case CHT_MPI_WAITSOME: return "MPI_Waitsome";
-    case CHT_MPI_TEST: return "MPI_Test";
-    case CHT_MPI_TESTALL: return "MPI_Testall";
-    case CHT_MPI_TESTANY: return "MPI_Testany";
-    case CHT_MPI_TESTSOME: return "MPI_Testsome";
-    case CHT_MPI_REQUEST_FREE: return "MPI_Request_free";
-    case CHT_MPI_CANCEL: return "MPI_Cancel";
-    case CHT_MPI_BARRIER: return "MPI_Barrier";
-    case CHT_MPI_BCAST: return "MPI_Bcast";
-    case CHT_MPI_REDUCE: return "MPI_Reduce";
-    case CHT_MPI_ALLREDUCE: return "MPI_Allreduce";
-    case CHT_MPI_GATHER: return "MPI_Gather";
-    case CHT_MPI_GATHERV: return "MPI_Gatherv";
-    case CHT_MPI_SCATTER: return "MPI_Scatter";
-    case CHT_MPI_SCATTERV: return "MPI_Scatterv";
-    case CHT_MPI_ALLGATHER: return "MPI_Allgather";
-    case CHT_MPI_ALLGATHERV: return "MPI_Allgatherv";
-    case CHT_MPI_ALLTOALL: return "MPI_Alltoall";
-    case CHT_MPI_ALLTOALLV: return "MPI_Alltoallv";
-    case CHT_MPI_REDUCE_SCATTER: return "MPI_Reduce_scatter";
-    case CHT_MPI_REDUCE_SCATTER_BLOCK: return "MPI_Reduce_scatter_block";
-    case CHT_MPI_SCAN: return "MPI_Scan";
-    case CHT_MPI_EXSCAN: return "MPI_Exscan";
-    case CHT_MPI_COMM_DUP: return "MPI_Comm_dup";
-    case CHT_MPI_COMM_SPLIT: return "MPI_Comm_split";
-    case CHT_MPI_COMM_CREATE: return "MPI_Comm_create";
-    case CHT_MPI_COMM_FREE: return "MPI_Comm_free";
-    case CHT_MPI_CART_CREATE: return "MPI_Cart_create";
-    case CHT_MPI_CART_SUB: return "MPI_Cart_sub";
-    case CHT_MPI_COMM_SPLIT_TYPE: return "MPI_Comm_split_type";
-    case CHT_MPI_INTERCOMM_CREATE: return "MPI_Intercomm_create";
-    case CHT_MPI_GRAPH_CREATE: return "MPI_Graph_create";
-    case CHT_MPI_DIST_GRAPH_CREATE: return "MPI_Dist_graph_create";
-    case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: return "MPI_Dist_graph_create_adjacent";
-    case CHT_MPI_INIT: return "MPI_Init";
-    case CHT_MPI_INIT_THREAD: return "MPI_Init_thread";
-    case CHT_MPI_FINALIZE: return "MPI_Finalize";
-    case CHT_MPI_ABORT: return "MPI_Abort";
-    case CHT_MPI_GET_COUNT: return "MPI_Get_count";
-    case CHT_MPI_GET_ELEMENTS: return "MPI_Get_elements";
-    case CHT_MPI_UNTRACED: return "MPI (untraced)";
-    case CHT_MPI_SEND_INIT: return "MPI_Send_init";
-    case CHT_MPI_SSEND_INIT: return "MPI_Ssend_init";
-    case CHT_MPI_BSEND_INIT: return "MPI_Bsend_init";
-    case CHT_MPI_RSEND_INIT: return "MPI_Rsend_init";
-    case CHT_MPI_RECV_INIT: return "MPI_Recv_init";
-    case CHT_MPI_START: return "MPI_Start";
-    case CHT_MPI_STARTALL: return "MPI_Startall";
-    case CHT_MPI_PSEND_INIT: return "MPI_Psend_init";
-    case CHT_MPI_PRECV_INIT: return "MPI_Precv_init";
-    case CHT_MPI_PREADY: return "MPI_Pready";
-    case CHT_MPI_PREADY_RANGE: return "MPI_Pready_range";
-    case CHT_MPI_PREADY_LIST: return "MPI_Pready_list";
-    case CHT_MPI_PARRIVED: return "MPI_Parrived";
-    case CHT_MPI_MPROBE: return "MPI_Mprobe";
-    case CHT_MPI_IMPROBE: return "MPI_Improbe";
-    case CHT_MPI_MRECV: return "MPI_Mrecv";
-    case CHT_MPI_IMRECV: return "MPI_Imrecv";
-    case CHT_MPI_ISENDRECV: return "MPI_Isendrecv";
-    case CHT_MPI_ISENDRECV_REPLACE: return "MPI_Isendrecv_replace";
     case CHT_MPI_ALLTOALLW: return "MPI_Alltoallw";
     case CHT_MPI_IBARRIER: return "MPI_Ibarrier";
     case CHT_MPI_IBCAST: return "MPI_Ibcast";
@@ -167,6 +91,95 @@ const char *trace_mpi_call_name(int call)
     case CHT_MPI_WIN_WAIT: return "MPI_Win_wait";
     case CHT_MPI_WIN_TEST: return "MPI_Win_test";
     case CHT_MPI_WIN_SYNC: return "MPI_Win_sync";
+    }
+    return NULL;
+}
+
+const char *trace_mpi_call_name(int call)
+{
+    if (call >= CHT_MPI_ALLTOALLW) {
+        const char *n = call_name_high(call);
+        return n ? n : "MPI_?";
+    }
+    switch (call) {
+    case CHT_MPI_UNKNOWN: return "MPI_?";
+    case CHT_MPI_SEND: return "MPI_Send";
+    case CHT_MPI_SSEND: return "MPI_Ssend";
+    case CHT_MPI_BSEND: return "MPI_Bsend";
+    case CHT_MPI_RSEND: return "MPI_Rsend";
+    case CHT_MPI_RECV: return "MPI_Recv";
+    case CHT_MPI_ISEND: return "MPI_Isend";
+    case CHT_MPI_ISSEND: return "MPI_Issend";
+    case CHT_MPI_IBSEND: return "MPI_Ibsend";
+    case CHT_MPI_IRSEND: return "MPI_Irsend";
+    case CHT_MPI_IRECV: return "MPI_Irecv";
+    case CHT_MPI_SENDRECV: return "MPI_Sendrecv";
+    case CHT_MPI_SENDRECV_REPLACE: return "MPI_Sendrecv_replace";
+    case CHT_MPI_PROBE: return "MPI_Probe";
+    case CHT_MPI_IPROBE: return "MPI_Iprobe";
+    case CHT_MPI_WAIT: return "MPI_Wait";
+    case CHT_MPI_WAITALL: return "MPI_Waitall";
+    case CHT_MPI_WAITANY: return "MPI_Waitany";
+    case CHT_MPI_WAITSOME: return "MPI_Waitsome";
+    case CHT_MPI_TEST: return "MPI_Test";
+    case CHT_MPI_TESTALL: return "MPI_Testall";
+    case CHT_MPI_TESTANY: return "MPI_Testany";
+    case CHT_MPI_TESTSOME: return "MPI_Testsome";
+    case CHT_MPI_REQUEST_FREE: return "MPI_Request_free";
+    case CHT_MPI_CANCEL: return "MPI_Cancel";
+    case CHT_MPI_BARRIER: return "MPI_Barrier";
+    case CHT_MPI_BCAST: return "MPI_Bcast";
+    case CHT_MPI_REDUCE: return "MPI_Reduce";
+    case CHT_MPI_ALLREDUCE: return "MPI_Allreduce";
+    case CHT_MPI_GATHER: return "MPI_Gather";
+    case CHT_MPI_GATHERV: return "MPI_Gatherv";
+    case CHT_MPI_SCATTER: return "MPI_Scatter";
+    case CHT_MPI_SCATTERV: return "MPI_Scatterv";
+    case CHT_MPI_ALLGATHER: return "MPI_Allgather";
+    case CHT_MPI_ALLGATHERV: return "MPI_Allgatherv";
+    case CHT_MPI_ALLTOALL: return "MPI_Alltoall";
+    case CHT_MPI_ALLTOALLV: return "MPI_Alltoallv";
+    case CHT_MPI_REDUCE_SCATTER: return "MPI_Reduce_scatter";
+    case CHT_MPI_REDUCE_SCATTER_BLOCK: return "MPI_Reduce_scatter_block";
+    case CHT_MPI_SCAN: return "MPI_Scan";
+    case CHT_MPI_EXSCAN: return "MPI_Exscan";
+    case CHT_MPI_COMM_DUP: return "MPI_Comm_dup";
+    case CHT_MPI_COMM_SPLIT: return "MPI_Comm_split";
+    case CHT_MPI_COMM_CREATE: return "MPI_Comm_create";
+    case CHT_MPI_COMM_FREE: return "MPI_Comm_free";
+    case CHT_MPI_CART_CREATE: return "MPI_Cart_create";
+    case CHT_MPI_CART_SUB: return "MPI_Cart_sub";
+    case CHT_MPI_COMM_SPLIT_TYPE: return "MPI_Comm_split_type";
+    case CHT_MPI_INTERCOMM_CREATE: return "MPI_Intercomm_create";
+    case CHT_MPI_GRAPH_CREATE: return "MPI_Graph_create";
+    case CHT_MPI_DIST_GRAPH_CREATE: return "MPI_Dist_graph_create";
+    case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: return "MPI_Dist_graph_create_adjacent";
+    case CHT_MPI_INIT: return "MPI_Init";
+    case CHT_MPI_INIT_THREAD: return "MPI_Init_thread";
+    case CHT_MPI_FINALIZE: return "MPI_Finalize";
+    case CHT_MPI_ABORT: return "MPI_Abort";
+    case CHT_MPI_GET_COUNT: return "MPI_Get_count";
+    case CHT_MPI_GET_ELEMENTS: return "MPI_Get_elements";
+    case CHT_MPI_UNTRACED: return "MPI (untraced)";
+    case CHT_MPI_SEND_INIT: return "MPI_Send_init";
+    case CHT_MPI_SSEND_INIT: return "MPI_Ssend_init";
+    case CHT_MPI_BSEND_INIT: return "MPI_Bsend_init";
+    case CHT_MPI_RSEND_INIT: return "MPI_Rsend_init";
+    case CHT_MPI_RECV_INIT: return "MPI_Recv_init";
+    case CHT_MPI_START: return "MPI_Start";
+    case CHT_MPI_STARTALL: return "MPI_Startall";
+    case CHT_MPI_PSEND_INIT: return "MPI_Psend_init";
+    case CHT_MPI_PRECV_INIT: return "MPI_Precv_init";
+    case CHT_MPI_PREADY: return "MPI_Pready";
+    case CHT_MPI_PREADY_RANGE: return "MPI_Pready_range";
+    case CHT_MPI_PREADY_LIST: return "MPI_Pready_list";
+    case CHT_MPI_PARRIVED: return "MPI_Parrived";
+    case CHT_MPI_MPROBE: return "MPI_Mprobe";
+    case CHT_MPI_IMPROBE: return "MPI_Improbe";
+    case CHT_MPI_MRECV: return "MPI_Mrecv";
+    case CHT_MPI_IMRECV: return "MPI_Imrecv";
+    case CHT_MPI_ISENDRECV: return "MPI_Isendrecv";
+    case CHT_MPI_ISENDRECV_REPLACE: return "MPI_Isendrecv_replace";
     }
     return "MPI_?";
 }
