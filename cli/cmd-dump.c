@@ -147,7 +147,7 @@ static enum family family_of(int call)
     if ((call >= CHT_MPI_BARRIER && call <= CHT_MPI_EXSCAN) || call == CHT_MPI_ALLTOALLW ||
         (call >= CHT_MPI_NEIGHBOR_ALLGATHER && call <= CHT_MPI_NEIGHBOR_ALLTOALLW))
         return F_COLL;
-    if (call >= CHT_MPI_COMM_DUP && call <= CHT_MPI_INTERCOMM_CREATE)
+    if (call >= CHT_MPI_COMM_DUP && call <= CHT_MPI_DIST_GRAPH_CREATE_ADJACENT)
         return F_COMM;
     if (call >= CHT_MPI_WIN_CREATE && call <= CHT_MPI_WIN_SYNC)
         return F_RMA;

@@ -10,19 +10,20 @@ _Static_assert(sizeof(struct dg_range) == sizeof(struct trace_range) &&
                    offsetof(struct dg_range, write) == offsetof(struct trace_range, write),
                "dg_range has the layout of trace_range");
 
-#define HELD_MAX 8 /* argument ranges a request holds (the runtime records at most 8) */
-
 #define RECENT 16       /* computation events the companion walk looks back at most */
 #define RECENT_RANGES 8  /* read ranges a companion may have */
 
 /* A started request: its buffer range (len 0 if none) and direction, and
- * the argument ranges it holds until completion (a nonblocking
- * collective's count and displacement arrays). */
+ * every other range it holds until completion: the buffers and per-rank
+ * blocks of a nonblocking collective, the argument ranges held (count,
+ * displacement and datatype arrays).  `held` has room for `cheld` ranges and
+ * is kept when the slot is reused; there is no cap (out of memory is an
+ * error, never a lost range). */
 struct request {
     struct dg_range r;
     bool contiguous;  /* receive: count * type size == extent, so the status bytes are exact */
-    uint8_t nheld;
-    struct dg_range held[HELD_MAX];
+    uint32_t nheld, cheld;
+    struct dg_range *held;
 };
 
 struct dg_builder {
@@ -74,6 +75,8 @@ void dg_builder_destroy(struct dg_builder *b)
         return;
     free(b->ranges);
     free(b->keys);
+    for (uint32_t i = 0; i < b->nreq; i++)
+        free(b->req[i].held);
     free(b->req);
     dg_map_free(&b->reqs);
     free(b->last);
@@ -338,8 +341,28 @@ static int add_blocks(struct dg_builder *b, uint64_t base, const struct cht_rec_
     return 0;
 }
 
+/* Makes room for n ranges in request slot q. */
+static int request_room(struct request *q, uint32_t n)
+{
+    if (n <= q->cheld)
+        return 0;
+    uint32_t nc = q->cheld ? q->cheld : 8;
+    while (nc < n)
+        nc *= 2;
+    struct dg_range *p = realloc(q->held, nc * sizeof *p);
+    if (!p)
+        return TRACE_ERR_NOMEM;
+    q->held = p;
+    q->cheld = nc;
+    return 0;
+}
+
+/* Enters request `id`: its buffer range r, the `nextra` ranges at `extra`
+ * (a nonblocking collective's buffers and blocks) and the argument ranges
+ * the start holds. */
 static int request_start(struct dg_builder *b, uint64_t id, const struct dg_range *r,
-                         bool contiguous, const struct trace_event *tev)
+                         bool contiguous, const struct trace_event *tev,
+                         const struct dg_range *extra, uint32_t nextra)
 {
     uint32_t slot;
     if (b->free_req != NO_SLOT) {
@@ -355,13 +378,23 @@ static int request_start(struct dg_builder *b, uint64_t id, const struct dg_rang
             b->creq = nc;
         }
         slot = b->nreq++;
+        b->req[slot].held = NULL;
+        b->req[slot].cheld = 0;
     }
-    b->req[slot].r = *r;
-    b->req[slot].contiguous = contiguous;
-    b->req[slot].nheld = (uint8_t)(tev->nheld < HELD_MAX ? tev->nheld : HELD_MAX);
-    for (uint32_t k = 0; k < b->req[slot].nheld; k++)
-        b->req[slot].held[k] = (struct dg_range){tev->held[k].addr, tev->held[k].len,
-                                                 tev->held[k].write};
+    struct request *q = &b->req[slot];
+    q->r = *r;
+    q->contiguous = contiguous;
+    q->nheld = 0;
+    if (request_room(q, nextra + tev->nheld) < 0) {
+        q->r.addr = b->free_req; /* back on the free list */
+        b->free_req = slot;
+        return TRACE_ERR_NOMEM;
+    }
+    for (uint32_t k = 0; k < nextra; k++)
+        q->held[q->nheld++] = extra[k];
+    for (uint32_t k = 0; k < tev->nheld; k++)
+        q->held[q->nheld++] = (struct dg_range){tev->held[k].addr, tev->held[k].len,
+                                                tev->held[k].write};
     uint64_t *v = dg_map_put(&b->reqs, id, slot + 1);
     if (!v)
         return TRACE_ERR_NOMEM;
@@ -429,26 +462,12 @@ static int convert_isendrecv(struct dg_builder *b, const struct trace_event *tev
         rc = add_key(b, DG_KEY_RECV, m->comm, rpeer);
     if (rc || !m->request)
         return rc;
-    if ((rc = add_key(b, DG_KEY_REQ, m->request, 0)) < 0 ||
-        (rc = request_start(b, m->request, &r, false, tev)) < 0)
-        return rc;
-    if (speer < 0 || !m->sbuf || !m->sbytes)
-        return 0;
-    uint32_t slot = (uint32_t)(*dg_map_get(&b->reqs, m->request) - 1);
-    struct request *q = &b->req[slot];
+    /* the send buffer is held too: read until completion */
     struct dg_range send = {m->sbuf, m->sbytes, false};
-    if (q->nheld < HELD_MAX) {
-        q->held[q->nheld++] = send;
-    } else {
-        /* no room (the runtime holds no other range for Isendrecv): merge
-         * it with the last one into their hull, written (conservative) */
-        struct dg_range *h = &q->held[HELD_MAX - 1];
-        uint64_t lo = h->addr < send.addr ? h->addr : send.addr;
-        uint64_t hi = h->addr + h->len > send.addr + send.len ? h->addr + h->len
-                                                              : send.addr + send.len;
-        *h = (struct dg_range){lo, hi - lo, true};
-    }
-    return 0;
+    bool sends = speer >= 0 && m->sbuf && m->sbytes;
+    if ((rc = add_key(b, DG_KEY_REQ, m->request, 0)) < 0)
+        return rc;
+    return request_start(b, m->request, &r, false, tev, sends ? &send : NULL, sends ? 1 : 0);
 }
 
 /* Calls on an active request: MPI_Pready* (the partitions handed to MPI,
@@ -469,6 +488,48 @@ static int convert_on_request(struct dg_builder *b, const struct cht_rec_mpi *m,
         rc = add_range(b, m->rbuf, m->rbytes, true);
     if (!rc && m->request)
         rc = add_key(b, DG_KEY_REQ, m->request, 0);
+    return rc;
+}
+
+/* The buffers of a collective: its per-rank blocks where it has them, else
+ * the buffer (MPI_IN_PLACE: the receive buffer is read and written). */
+static int coll_ranges(struct dg_builder *b, const struct trace_event *tev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    int rc;
+    if (m->flags & CHT_MPIF_SEND_IN_PLACE)
+        rc = add_range(b, m->rbuf, m->rbytes, false);
+    else if (tev->blocks[0])
+        rc = add_blocks(b, m->sbuf, tev->blocks[0], false);
+    else
+        rc = add_range(b, m->sbuf, m->sbytes, false);
+    if (!rc && !(m->flags & CHT_MPIF_RECV_IN_PLACE)) {
+        if (tev->blocks[1])
+            rc = add_blocks(b, m->rbuf, tev->blocks[1], true);
+        else
+            rc = add_range(b, m->rbuf, m->rbytes, true);
+    }
+    return rc;
+}
+
+/* A nonblocking collective (or a start of a persistent one): ordered with
+ * the collectives of its communicator; its buffers are read (send side) and
+ * written (receive side) from the start until the request completes, so
+ * the start and the completion both carry them. */
+static int nonblocking_coll(struct dg_builder *b, const struct trace_event *tev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    uint32_t first = b->nranges;
+    int rc = coll_ranges(b, tev);
+    if (!rc)
+        rc = add_key(b, DG_KEY_COLL, m->comm, 0);
+    if (!rc && m->request)
+        rc = add_key(b, DG_KEY_REQ, m->request, 0);
+    if (!rc && m->request) {
+        struct dg_range none = {0, 0, false};
+        rc = request_start(b, m->request, &none, false, tev, b->ranges + first,
+                           b->nranges - first);
+    }
     return rc;
 }
 
@@ -544,7 +605,7 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
             /* a partitioned receive's completion: the whole buffer (conservative) */
             bool contiguous = (uint64_t)(m->count > 0 ? m->count : 0) * m->datatype == m->rbytes &&
                               m->h.aux != CHT_MPI_PRECV_INIT;
-            rc = request_start(b, m->request, &r, contiguous, tev);
+            rc = request_start(b, m->request, &r, contiguous, tev, NULL, 0);
         }
         break;
     }
@@ -580,26 +641,29 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     case CHT_MPI_GATHERV: case CHT_MPI_SCATTER: case CHT_MPI_SCATTERV: case CHT_MPI_ALLGATHER:
     case CHT_MPI_ALLGATHERV: case CHT_MPI_ALLTOALL: case CHT_MPI_ALLTOALLV:
     case CHT_MPI_REDUCE_SCATTER: case CHT_MPI_REDUCE_SCATTER_BLOCK: case CHT_MPI_SCAN:
-    case CHT_MPI_EXSCAN:
+    case CHT_MPI_EXSCAN: case CHT_MPI_ALLTOALLW: case CHT_MPI_NEIGHBOR_ALLGATHER:
+    case CHT_MPI_NEIGHBOR_ALLGATHERV: case CHT_MPI_NEIGHBOR_ALLTOALL:
+    case CHT_MPI_NEIGHBOR_ALLTOALLV: case CHT_MPI_NEIGHBOR_ALLTOALLW:
         e->role = DG_ROLE_COLL;
-        if (m->flags & CHT_MPIF_SEND_IN_PLACE)
-            rc = add_range(b, m->rbuf, m->rbytes, false);
-        else if (tev->blocks[0])
-            rc = add_blocks(b, m->sbuf, tev->blocks[0], false);
-        else
-            rc = add_range(b, m->sbuf, m->sbytes, false);
-        if (!rc && !(m->flags & CHT_MPIF_RECV_IN_PLACE)) {
-            if (tev->blocks[1])
-                rc = add_blocks(b, m->rbuf, tev->blocks[1], true);
-            else
-                rc = add_range(b, m->rbuf, m->rbytes, true);
-        }
+        rc = coll_ranges(b, tev);
         if (!rc)
             rc = add_key(b, DG_KEY_COLL, m->comm, 0);
         break;
+    case CHT_MPI_IBARRIER: case CHT_MPI_IBCAST: case CHT_MPI_IREDUCE: case CHT_MPI_IALLREDUCE:
+    case CHT_MPI_IGATHER: case CHT_MPI_IGATHERV: case CHT_MPI_ISCATTER: case CHT_MPI_ISCATTERV:
+    case CHT_MPI_IALLGATHER: case CHT_MPI_IALLGATHERV: case CHT_MPI_IALLTOALL:
+    case CHT_MPI_IALLTOALLV: case CHT_MPI_IALLTOALLW: case CHT_MPI_IREDUCE_SCATTER:
+    case CHT_MPI_IREDUCE_SCATTER_BLOCK: case CHT_MPI_ISCAN: case CHT_MPI_IEXSCAN:
+    case CHT_MPI_INEIGHBOR_ALLGATHER: case CHT_MPI_INEIGHBOR_ALLGATHERV:
+    case CHT_MPI_INEIGHBOR_ALLTOALL: case CHT_MPI_INEIGHBOR_ALLTOALLV:
+    case CHT_MPI_INEIGHBOR_ALLTOALLW:
+        e->role = DG_ROLE_START;
+        rc = nonblocking_coll(b, tev);
+        break;
     case CHT_MPI_COMM_DUP: case CHT_MPI_COMM_SPLIT: case CHT_MPI_COMM_CREATE:
     case CHT_MPI_COMM_FREE: case CHT_MPI_CART_CREATE: case CHT_MPI_CART_SUB:
-    case CHT_MPI_COMM_SPLIT_TYPE: case CHT_MPI_INTERCOMM_CREATE: case CHT_MPI_INIT:
+    case CHT_MPI_COMM_SPLIT_TYPE: case CHT_MPI_INTERCOMM_CREATE: case CHT_MPI_GRAPH_CREATE:
+    case CHT_MPI_DIST_GRAPH_CREATE: case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: case CHT_MPI_INIT:
     case CHT_MPI_INIT_THREAD: case CHT_MPI_FINALIZE: case CHT_MPI_ABORT:
     case CHT_MPI_UNTRACED: /* what it touches is unknown */
     case CHT_MPI_START: case CHT_MPI_STARTALL: /* of a request no wrapped init made */
@@ -638,7 +702,7 @@ int dg_builder_request_start(struct dg_builder *b, uint64_t id, const struct tra
 {
     struct dg_range none = {0, 0, false};
     int rc = add_key(b, DG_KEY_REQ, id, 0);
-    return rc < 0 ? rc : request_start(b, id, &none, false, tev);
+    return rc < 0 ? rc : request_start(b, id, &none, false, tev, NULL, 0);
 }
 
 struct dg_rma **dg_builder_rma(struct dg_builder *b)

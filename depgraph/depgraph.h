@@ -131,6 +131,15 @@ struct dg_event {
 
 /* True for the sends message aggregation may move and merge: blocking
  * point-to-point sends to a real rank. */
+/* Whether a call id is a nonblocking collective (MPI_Ibcast...,
+ * MPI_Ineighbor_alltoall...; a start of a persistent collective is mapped
+ * to one by trace_mpi_call_started). */
+static inline bool dg_call_nonblocking_coll(int call)
+{
+    return (call >= CHT_MPI_IBARRIER && call <= CHT_MPI_IEXSCAN) ||
+           (call >= CHT_MPI_INEIGHBOR_ALLGATHER && call <= CHT_MPI_INEIGHBOR_ALLTOALLW);
+}
+
 static inline bool dg_is_movable_send(const struct dg_event *e)
 {
     return e->kind == DG_MPI && e->role == DG_ROLE_SEND && e->peer >= 0;
@@ -347,7 +356,9 @@ enum dg_msg_flag {
                                    Sendrecv, collective, Wait/Test completing a receive,
                                    Probe (what search_blocks_groups calls blocking) */
     DG_MSGF_ROOT = 1u << 1,     /* collective: this rank is the root */
-    DG_MSGF_NONBLOCKING = 1u << 2, /* send: Isend*; receive: completion of an Irecv */
+    DG_MSGF_NONBLOCKING = 1u << 2, /* send: Isend*; receive: completion of an Irecv;
+                                      collective: completion of a nonblocking (or started
+                                      persistent) collective, fwd_pos = its start */
     DG_MSGF_CONSUMED = 1u << 3, /* receive: consumer_* are set */
     DG_MSGF_FORWARD = 1u << 4   /* send: every byte it sends was last written by the
                                    receive at fwd_pos (it forwards received data) */
@@ -377,7 +388,9 @@ struct dg_msgrec {
     uint64_t version;    /* SEND (and COLL send side): index + 1 of the last event that
                             wrote any of its bytes, 0 if none: two sends of the same
                             range and version send the same bytes */
-    uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive */
+    uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive;
+                            COLL with DG_MSGF_NONBLOCKING: log position of its start
+                            (an OTHER record, before it) */
     /* RECV with DG_MSGF_CONSUMED: the first later event that touched the
      * received bytes (a computation or an MPI call) */
     uint64_t consumer_index;

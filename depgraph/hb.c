@@ -5,7 +5,12 @@
  * reached it, then takes the clocks its semantics pass (root to members for
  * Bcast and Scatter, members to root for Reduce and Gather, everyone to
  * everyone for the others).  A record's own component is its log position
- * + 1, so a -> b iff vc(b)[rank(a)] > pos(a).  Unmatched receives and
+ * + 1, so a -> b iff vc(b)[rank(a)] > pos(a).  A nonblocking collective's
+ * COLL record sits at the Wait/Test that completed it (its data is
+ * delivered there) and remembers its start: it waits only until every
+ * member has replayed its start, and takes the clocks the members had at
+ * their starts (what a member does between its start and its completion
+ * does not happen before the others' completions).  Unmatched receives and
  * incomplete collectives (a rank cut short) pass no clock; if the replay
  * ever stalls (inconsistent logs), the blocked rank with the lowest
  * position goes on without the edge, so the replay always ends.
@@ -47,10 +52,14 @@ static void vc_max(uint32_t *dst, const uint32_t *src, int n)
 }
 
 /* Which way a collective passes clocks: 1 root -> others, 2 others -> root,
- * 0 all to all. */
+ * 0 all to all (every form of the call: Ibcast and Bcast_init as Bcast).
+ * Neighbourhood collectives pass all to all: more edges than the
+ * neighbours alone give, which is the safe side for the deadlock check,
+ * the one user of this order (it refuses a delay when a receive happens
+ * before what a call waits for: an extra edge can only refuse more). */
 static int coll_dir(int call)
 {
-    switch (call) {
+    switch (trace_mpi_call_base(call)) {
     case CHT_MPI_BCAST: case CHT_MPI_SCATTER: case CHT_MPI_SCATTERV:
         return 1;
     case CHT_MPI_REDUCE: case CHT_MPI_GATHER: case CHT_MPI_GATHERV:
@@ -58,6 +67,49 @@ static int coll_dir(int call)
     default:
         return 0;
     }
+}
+
+/* Where member record y of a collective at position p gave its clock:
+ * its start for a nonblocking collective, else the record itself. */
+static struct dg_pos contribution(const struct dg_msgrec *y, struct dg_pos p)
+{
+    if ((y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < p.pos)
+        return (struct dg_pos){p.rank, (uint32_t)y->fwd_pos};
+    return p;
+}
+
+/* Rank p.rank reaches the COLL record of a nonblocking collective: false if
+ * a member has not replayed its contribution yet; else merges into its
+ * clock cr the clocks of the members it takes data from, at their starts. */
+static bool nonblocking_coll(const struct dg_hb *h, const struct dg_match *m, const uint32_t *pos,
+                             uint32_t *cr, struct dg_pos p, uint32_t *tmp)
+{
+    const struct dg_msgrec *x = &h->logs[p.rank]->rec[p.pos];
+    uint32_t n = 0;
+    const struct dg_pos *mem = dg_match_coll(m, dg_match_coll_of(m, p), &n);
+    int P = h->nranks, dir = coll_dir(x->call);
+    for (uint32_t k = 0; k < n; k++) {
+        if (mem[k].rank == p.rank)
+            continue;
+        struct dg_pos c = contribution(&h->logs[mem[k].rank]->rec[mem[k].pos], mem[k]);
+        /* a blocking member (a mismatch) must have passed its record */
+        if (pos[c.rank] <= c.pos)
+            return false;
+    }
+    bool root = x->flags & DG_MSGF_ROOT;
+    if ((dir == 1 && root) || (dir == 2 && !root))
+        return true; /* it takes nothing */
+    memset(tmp, 0, P * sizeof *tmp);
+    for (uint32_t k = 0; k < n; k++) {
+        if (mem[k].rank == p.rank)
+            continue;
+        const struct dg_msgrec *y = &h->logs[mem[k].rank]->rec[mem[k].pos];
+        bool yroot = y->flags & DG_MSGF_ROOT;
+        if (dir == 0 || (dir == 1 && yroot) || (dir == 2 && !yroot))
+            vc_max(tmp, vc_of(h, contribution(y, mem[k])), P);
+    }
+    vc_max(cr, tmp, P);
+    return true;
 }
 
 int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
@@ -99,6 +151,9 @@ int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg
                             break; /* its send has not been replayed yet */
                         vc_max(cr, vc_of(h, s), P);
                     }
+                } else if (x->kind == DG_MSG_COLL && (x->flags & DG_MSGF_NONBLOCKING)) {
+                    if (!nonblocking_coll(h, m, pos, cr, p, tmp))
+                        break; /* a member has not started it yet */
                 } else if (x->kind == DG_MSG_COLL) {
                     uint32_t ci = dg_match_coll_of(m, p), n = 0;
                     const struct dg_pos *mem = dg_match_coll(m, ci, &n);
@@ -201,10 +256,12 @@ size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, stru
         } else if (x->kind == DG_MSG_COLL) {
             uint32_t k, nm = 0;
             const struct dg_pos *mem = dg_match_coll(h->m, dg_match_coll_of(h->m, arrive), &nm);
-            for (k = 0; k < nm; k++) /* a member that knew of a */
-                if (mem[k].rank != b.rank && (mem[k].rank == a.rank ? mem[k].pos > a.pos
-                                                                     : vc_of(h, mem[k])[a.rank] > a.pos))
+            for (k = 0; k < nm; k++) { /* a member that knew of a (at its start, if nonblocking) */
+                struct dg_pos c = contribution(&h->logs[mem[k].rank]->rec[mem[k].pos], mem[k]);
+                if (mem[k].rank != b.rank && (c.rank == a.rank ? c.pos > a.pos
+                                                               : vc_of(h, c)[a.rank] > a.pos))
                     break;
+            }
             if (k < nm)
                 from = mem[k];
         }

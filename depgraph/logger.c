@@ -17,6 +17,14 @@ struct pending_recv {
     bool contiguous;
 };
 
+/* A nonblocking collective in flight: its COLL record as it will be
+ * written at the completion (comm, number, root, buffers, the version of
+ * the send side at the start, the start's log position in fwd_pos). */
+struct pending_coll {
+    struct dg_msgrec rec;
+    uint32_t next_free;
+};
+
 struct dg_logger {
     int rank;
     struct dg_mpilog log;
@@ -26,6 +34,9 @@ struct dg_logger {
     struct dg_map reqs;         /* request id -> index in pend + 1 */
     struct pending_recv *pend;
     uint32_t npend, cpend, free_pend;
+    struct dg_map colls;        /* request id -> index in pcoll + 1 */
+    struct pending_coll *pcoll;
+    uint32_t npcoll, cpcoll, free_pcoll;
 };
 
 #define NO_SLOT UINT32_MAX
@@ -60,6 +71,7 @@ int dg_logger_create(int rank, struct dg_logger **out)
     l->rank = rank;
     l->log.rank = rank;
     l->free_pend = NO_SLOT;
+    l->free_pcoll = NO_SLOT;
     if (dg_shadow_create(&l->written) < 0 || dg_watch_create(&l->unread) < 0) {
         dg_logger_destroy(l);
         return TRACE_ERR_NOMEM;
@@ -78,6 +90,8 @@ void dg_logger_destroy(struct dg_logger *l)
     dg_map_free(&l->recv_at);
     dg_map_free(&l->reqs);
     free(l->pend);
+    dg_map_free(&l->colls);
+    free(l->pcoll);
     free(l);
 }
 
@@ -207,6 +221,69 @@ static int log_rma(struct dg_logger *l, const struct trace_event *tev, const str
     return 0;
 }
 
+/* The buffers, root and number of a collective into its COLL record r
+ * (the version of the send side is read now). */
+static void coll_fields(struct dg_logger *l, struct dg_msgrec *r, const struct cht_rec_mpi *m)
+{
+    r->flags |= DG_MSGF_BLOCKS;
+    if (m->flags & CHT_MPIF_ROOT)
+        r->flags |= DG_MSGF_ROOT;
+    r->seq = m->seq;
+    r->peer = m->peer >= 0 ? m->peer : -1;
+    if (m->flags & CHT_MPIF_SEND_IN_PLACE)
+        send_bytes(l, r, m->rbuf, m->rbytes);
+    else
+        send_bytes(l, r, m->sbuf, m->sbytes);
+    r->flags &= ~(uint32_t)DG_MSGF_FORWARD;
+    r->rbuf = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbuf;
+    r->rbytes = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbytes;
+}
+
+/* The start of a nonblocking collective: an OTHER record now; its COLL
+ * record is written where its data is delivered, at the Wait/Test that
+ * completes it (as the RECV record of an Irecv), so that it joins its
+ * collective instance there. */
+static int nb_coll_start(struct dg_logger *l, const struct trace_event *tev,
+                         const struct dg_event *ev)
+{
+    const struct cht_rec_mpi *m = tev->mpi;
+    struct dg_msgrec *r = rec_new(l, tev, ev, DG_MSG_OTHER);
+    if (!r)
+        return TRACE_ERR_NOMEM;
+    if (!m->request)
+        return 0; /* failed: it never completes */
+    struct pending_coll p = {*r, NO_SLOT};
+    p.rec.kind = DG_MSG_COLL;
+    p.rec.flags |= DG_MSGF_NONBLOCKING;
+    p.rec.fwd_pos = (uint64_t)(r - l->log.rec);
+    coll_fields(l, &p.rec, m);
+    uint32_t slot;
+    if (l->free_pcoll != NO_SLOT) {
+        slot = l->free_pcoll;
+        l->free_pcoll = l->pcoll[slot].next_free;
+    } else {
+        if (l->npcoll == l->cpcoll) {
+            uint32_t nc = l->cpcoll ? l->cpcoll * 2 : 16;
+            struct pending_coll *q = realloc(l->pcoll, nc * sizeof *q);
+            if (!q)
+                return TRACE_ERR_NOMEM;
+            l->pcoll = q;
+            l->cpcoll = nc;
+        }
+        slot = l->npcoll++;
+    }
+    l->pcoll[slot] = p;
+    uint64_t *v = dg_map_put(&l->colls, m->request, slot + 1);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    if (*v != (uint64_t)slot + 1) { /* id reused while open: keep the newer */
+        l->pcoll[*v - 1].next_free = l->free_pcoll;
+        l->free_pcoll = (uint32_t)(*v - 1);
+        *v = slot + 1;
+    }
+    return 0;
+}
+
 /* Isendrecv(_replace): its send is a nonblocking send at the start, its
  * receive is logged when the request completes (a pending receive, the
  * whole extent: count and datatype are the send side's). */
@@ -230,6 +307,34 @@ static int log_isendrecv(struct dg_logger *l, const struct trace_event *tev,
     return pend_add(l, m->request, &p);
 }
 
+/* A completed request that was a nonblocking collective: its COLL record
+ * at the completion (wait = the completion's own record).  0 if it was
+ * not one, 1 if written, or an error. */
+static int nb_coll_complete(struct dg_logger *l, const struct trace_event *tev, uint32_t wait,
+                            uint64_t request)
+{
+    uint64_t *v = dg_map_get(&l->colls, request);
+    if (!v)
+        return 0;
+    uint32_t slot = (uint32_t)(*v - 1);
+    dg_map_del(&l->colls, request);
+    struct dg_msgrec *r = rec_new(l, tev, NULL, DG_MSG_COLL);
+    if (!r)
+        return TRACE_ERR_NOMEM;
+    struct dg_msgrec x = l->pcoll[slot].rec;
+    l->pcoll[slot].next_free = l->free_pcoll;
+    l->free_pcoll = slot;
+    /* the completion's place and times, the start's site (where the
+     * buffers were given), call and fields */
+    x.index = r->index;
+    x.role = DG_ROLE_COMPLETE;
+    x.t_enter = r->t_enter;
+    x.t_exit = r->t_exit;
+    *r = x;
+    l->log.rec[wait].flags |= DG_MSGF_BLOCKS;
+    return 1;
+}
+
 static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
@@ -240,6 +345,8 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
 
     if (call >= CHT_MPI_WIN_CREATE && call <= CHT_MPI_WIN_SYNC)
         return log_rma(l, tev, ev);
+    if (role == DG_ROLE_START && dg_call_nonblocking_coll(call))
+        return nb_coll_start(l, tev, ev);
     switch (role) {
     case DG_ROLE_SEND:
         if (!(r = rec_new(l, tev, ev, DG_MSG_SEND)))
@@ -312,6 +419,12 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
         uint32_t wait = (uint32_t)(r - l->log.rec);
         for (uint32_t i = 0; i < tev->ncomplete; i++) {
             const struct cht_rec_complete *c = tev->complete[i];
+            int rc = nb_coll_complete(l, tev, wait, c->request);
+            if (rc != 0) {
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
             uint64_t *v = dg_map_get(&l->reqs, c->request);
             if (!(c->h.aux & CHT_COMPLETE_RECV) || !v)
                 continue; /* a send request, or one we never saw start */
@@ -332,7 +445,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
             r->tag = c->st_tag;
             r->seq = c->rseq;
             uint64_t bytes = p.contiguous && c->st_bytes < p.rbytes ? c->st_bytes : p.rbytes;
-            int rc = recv_record(l, r, p.rbuf, bytes);
+            rc = recv_record(l, r, p.rbuf, bytes);
             if (rc < 0)
                 return rc;
         }
@@ -342,18 +455,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
     case DG_ROLE_SYNC:
         if (!(r = rec_new(l, tev, ev, DG_MSG_COLL)))
             return TRACE_ERR_NOMEM;
-        r->flags |= DG_MSGF_BLOCKS;
-        if (m->flags & CHT_MPIF_ROOT)
-            r->flags |= DG_MSGF_ROOT;
-        r->seq = m->seq;
-        r->peer = m->peer >= 0 ? m->peer : -1;
-        if (m->flags & CHT_MPIF_SEND_IN_PLACE)
-            send_bytes(l, r, m->rbuf, m->rbytes);
-        else
-            send_bytes(l, r, m->sbuf, m->sbytes);
-        r->flags &= ~(uint32_t)DG_MSGF_FORWARD;
-        r->rbuf = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbuf;
-        r->rbytes = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbytes;
+        coll_fields(l, r, m);
         return 0;
     case DG_ROLE_PROBE:
         if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))

@@ -46,6 +46,11 @@ int search_call_class_of(uint16_t call)
         return SEARCH_CALL_WAIT;
     if (call >= CHT_MPI_BARRIER && call < CHT_MPI_COMM_DUP)
         return SEARCH_CALL_COLL;
+    /* every form of a collective: Alltoallw, nonblocking, persistent, neighbourhood */
+    int base = trace_mpi_call_base(call);
+    if ((base >= CHT_MPI_BARRIER && base <= CHT_MPI_EXSCAN) || base == CHT_MPI_ALLTOALLW ||
+        (base >= CHT_MPI_NEIGHBOR_ALLGATHER && base <= CHT_MPI_NEIGHBOR_ALLTOALLW))
+        return SEARCH_CALL_COLL;
     return SEARCH_CALL_OTHER;
 }
 

@@ -130,7 +130,7 @@ void search_write_waits_text(FILE *f, const struct wview *wv, uint32_t n, bool s
         note_at(f, w->file, w->line, w->col);
         fprintf(f, "[wait] %s", trace_mpi_call_name(w->call));
         if (!stable) {
-            if (w->call >= CHT_MPI_BARRIER && w->call < CHT_MPI_COMM_DUP)
+            if (search_call_class_of(w->call) == SEARCH_CALL_COLL)
                 fprintf(f, ": %s waiting at the collective", search_format_ns(a, sizeof a, w->wait_collective_ns));
             else
                 fprintf(f, ": %s late sender, %s late receiver", search_format_ns(a, sizeof a, w->late_sender_ns),

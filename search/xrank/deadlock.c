@@ -74,7 +74,7 @@ static size_t waits_for(const struct search_xrank *x, struct dg_pos w, struct dg
         uint32_t nm = 0;
         const struct dg_pos *mem = dg_match_coll(x->match, dg_match_coll_of(x->match, w), &nm);
         bool root = r->flags & DG_MSGF_ROOT;
-        int call = r->call;
+        int call = trace_mpi_call_base(r->call);
         bool to_root = call == CHT_MPI_REDUCE || call == CHT_MPI_GATHER || call == CHT_MPI_GATHERV;
         bool from_root = call == CHT_MPI_BCAST || call == CHT_MPI_SCATTER || call == CHT_MPI_SCATTERV;
         for (uint32_t k = 0; k < nm && n < max; k++) {

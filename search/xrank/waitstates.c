@@ -134,9 +134,13 @@ enum coll_shape {
     COLL_PREFIX,    /* a member waits for the lower ranks: Scan (inclusive), Exscan */
 };
 
+/* By the blocking form (a persistent start or a nonblocking call never gets
+ * here: see coll_members).  Neighbourhood collectives are not measured: a
+ * member waits only for its neighbours. */
 static int coll_shape(uint16_t call)
 {
-    switch (call) {
+    switch (trace_mpi_call_base(call)) {
+    case CHT_MPI_ALLTOALLW:
     case CHT_MPI_BARRIER:
     case CHT_MPI_ALLREDUCE:
     case CHT_MPI_ALLGATHER:
@@ -162,7 +166,7 @@ static int coll_shape(uint16_t call)
  * Scan's rank order is a guess): only these take part in the clock check. */
 static bool coll_certain(uint16_t call)
 {
-    switch (call) {
+    switch (trace_mpi_call_base(call)) {
     case CHT_MPI_BARRIER:
     case CHT_MPI_ALLREDUCE:
     case CHT_MPI_ALLGATHER:
@@ -219,7 +223,10 @@ static uint32_t coll_members(const struct ws *w, uint32_t i, struct member **buf
         m->exit = dg_clock_at(&w->cm[pos[j].rank], r->t_exit);
         m->root = (r->flags & DG_MSGF_ROOT) || (r->peer >= 0 && r->peer == pos[j].rank);
     }
-    if (k) {
+    /* A nonblocking collective waits in the call that completes it, for the
+     * members' starts: its COLL records carry the completions' times, so
+     * its wait states are not measured. */
+    if (k && !((*buf)[0].rec->flags & DG_MSGF_NONBLOCKING)) {
         uint16_t call = (*buf)[0].rec->call;
         if (moves || call == CHT_MPI_BARRIER)
             *shape = coll_shape(call);

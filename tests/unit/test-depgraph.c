@@ -702,6 +702,64 @@ static void test_builder_allreduce(void **state)
     check_key(e, 0, DG_KEY_COLL, CHT_COMM_WORLD, 0);
 }
 
+/* A nonblocking Ialltoallv: a start holding every block of both sides and
+ * its 6 held arrays (more ranges than the 8 a request used to hold); the
+ * Wait that completes it carries all of them again, then forgets them.  A
+ * persistent start (STARTED under MPI_Alltoallv_init) is the same. */
+static void test_builder_nonblocking_coll_ranges(void **state)
+{
+    static const int64_t off[] = {0, 16, 32, 48};
+    static const uint64_t len[] = {16, 16, 16, 16};
+    struct dg_builder *b = *state;
+    for (int round = 0; round < 2; round++) {
+        struct cht_rec_mpi m = mpi_rec(round ? CHT_MPI_ALLTOALLV_INIT : CHT_MPI_IALLTOALLV);
+        if (round)
+            m.flags |= CHT_MPIF_STARTED;
+        m.comm = COMM2;
+        m.sbuf = BUF_S;
+        m.sbytes = 64;
+        m.rbuf = BUF_R;
+        m.rbytes = 64;
+        m.comm_size = 4;
+        m.request = 30 + (uint64_t)round;
+        struct blocks4 sb = blocks(0, off, len, 4), rb = blocks(1, off, len, 4);
+        struct trace_range held[6];
+        for (int k = 0; k < 6; k++)
+            held[k] = (struct trace_range){0x9000 + 64 * (uint64_t)k, 16, false};
+        struct trace_event ev = mpi_ev(&m, 40 + 2 * (uint64_t)round);
+        ev.blocks[0] = &sb.h;
+        ev.blocks[1] = &rb.h;
+        ev.nheld = 6;
+        ev.held = held;
+        const struct dg_event *e = convert(b, &ev);
+        check_shape(e, DG_ROLE_START, 14, 2);
+        for (uint32_t i = 0; i < 4; i++) {
+            check_range(e, i, BUF_S + 16 * i, 16, false);
+            check_range(e, 4 + i, BUF_R + 16 * i, 16, true);
+        }
+        check_range(e, 8, 0x9000, 16, false);
+        check_key(e, 0, DG_KEY_COLL, COMM2, 0);
+        check_key(e, 1, DG_KEY_REQ, m.request, 0);
+        assert_int_equal(dg_builder_open_requests(b), 1);
+
+        struct cht_rec_mpi w = mpi_rec(CHT_MPI_WAIT);
+        struct cht_rec_complete c = completion(m.request, false, CHT_RANK_NONE, 0);
+        const struct cht_rec_complete *cp[] = {&c};
+        ev = mpi_ev(&w, 41 + 2 * (uint64_t)round);
+        ev.ncomplete = 1;
+        ev.complete = cp;
+        e = convert(b, &ev);
+        check_shape(e, DG_ROLE_COMPLETE, 14, 1);
+        for (uint32_t i = 0; i < 4; i++) {
+            check_range(e, i, BUF_S + 16 * i, 16, false);
+            check_range(e, 4 + i, BUF_R + 16 * i, 16, true);
+        }
+        for (uint32_t k = 0; k < 6; k++)
+            check_range(e, 8 + k, 0x9000 + 64 * k, 16, false);
+        assert_int_equal(dg_builder_open_requests(b), 0);
+    }
+}
+
 /* Scatter at the root with MPI_IN_PLACE as receive buffer: reads each block
  * of its send buffer, writes nothing. */
 static void test_builder_scatter_root_in_place(void **state)
@@ -2362,6 +2420,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_builder_recv_any, builder_setup, builder_teardown),
         cmocka_unit_test_setup_teardown(test_builder_sendrecv, builder_setup, builder_teardown),
         cmocka_unit_test_setup_teardown(test_builder_isend_wait, builder_setup, builder_teardown),
+        cmocka_unit_test_setup_teardown(test_builder_nonblocking_coll_ranges, builder_setup,
+                                        builder_teardown),
         cmocka_unit_test_setup_teardown(test_builder_irecv_wait, builder_setup, builder_teardown),
         cmocka_unit_test_setup_teardown(test_builder_irecv_complete_without_status, builder_setup,
                                         builder_teardown),

@@ -1,4 +1,6 @@
-/* mpi-coll.c - wrappers of the blocking collectives.
+/* mpi-coll.c - how each collective is described (see mpi-coll.h for how
+ * the int, _c, nonblocking and persistent wrappers use these functions;
+ * the wrappers are in mpi-coll-wrap.c and mpi-coll-neighbor.c).
  *
  * Every collective takes the next collective number of its communicator
  * (rec.seq), so calls match across ranks by (comm, seq).  Rooted ones record
@@ -6,9 +8,13 @@
  * are recorded on the ranks that use them: Bcast's root reads (sbuf), the
  * others write (rbuf); Reduce: everyone reads sbuf, the root writes rbuf.
  * Calls with per-rank blocks (Gather(v) and Scatter(v) on the root,
- * Allgather(v) on the receive side, Alltoall(v) on both) are followed by
- * CHT_REC_BLOCKS records.  Arguments that MPI says are not significant on a
- * rank (e.g. recvtype of Gather on a non-root) are never looked at.
+ * Allgather(v) on the receive side, Alltoall(v,w) on both) are followed by
+ * CHT_REC_BLOCKS records; Alltoallw's blocks each have their own datatype and
+ * a displacement in bytes.  Arguments that MPI says are not significant on
+ * a rank (e.g. recvtype of Gather on a non-root) are never looked at.  The
+ * count, displacement and datatype arrays a call reads are recorded as
+ * argument ranges (CHT_REC_ARGS), held until completion for the
+ * nonblocking and persistent forms.
  *
  * Intercommunicators: the root passes MPI_ROOT and only receives (Reduce,
  * Gather) or only sends (Bcast, Scatter); its group passes MPI_PROC_NULL and
@@ -16,9 +22,7 @@
  */
 #include <limits.h>
 
-#include "mpi-private.h"
-
-typedef int (*reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+#include "mpi-coll.h"
 
 /* Ranks with a block in per-rank arrays: the remote group of an
  * intercommunicator, else the communicator. */
@@ -35,250 +39,249 @@ static int non_root_side(const struct mpi_ev *ev, int r)
     return r == 0 || (r == 1 && !ev->cv.inter);
 }
 
-/* Allreduce, Scan and Exscan: every rank reads sbuf and writes rbuf. */
-static int reduce_all(enum cht_mpi_call call, reduce_fn fn, void *ra, const void *sendbuf,
-                      void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+void mpi_coll_flags(struct mpi_ev *ev, const struct coll_args *a)
 {
-    struct mpi_ev ev;
-    mpi_ev_begin(&ev, call, comm, ra);
-    mpi_ev_coll(&ev);
-    mpi_ev_op(&ev, op);
-    mpi_ev_sbuf(&ev, sendbuf, count, datatype);
-    mpi_ev_rbuf(&ev, recvbuf, count, datatype);
-    MPI_EV_CALL(&ev, fn(sendbuf, recvbuf, count, datatype, op, comm));
-    return mpi_ev_end(&ev);
+    if (a->large)
+        ev->rec.flags |= CHT_MPIF_LARGE_COUNT;
 }
 
-COMMHINT_EXPORT int MPI_Barrier(MPI_Comm comm)
-{
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_BARRIER, comm);
-    mpi_ev_coll(&ev);
-    MPI_EV_CALL(&ev, PMPI_Barrier(comm));
-    return mpi_ev_end(&ev);
-}
-
-COMMHINT_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                              MPI_Comm comm)
-{
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_BCAST, comm);
-    int r = mpi_ev_root(&ev, root);
-    if (r == 1)
-        mpi_ev_sbuf(&ev, buffer, count, datatype);
-    else if (r == 0)
-        mpi_ev_rbuf(&ev, buffer, count, datatype);
-    MPI_EV_CALL(&ev, PMPI_Bcast(buffer, count, datatype, root, comm));
-    return mpi_ev_end(&ev);
-}
-
-COMMHINT_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_REDUCE, comm);
-    int r = mpi_ev_root(&ev, root);
-    mpi_ev_op(&ev, op);
-    if (non_root_side(&ev, r))
-        mpi_ev_sbuf(&ev, sendbuf, count, datatype);
-    if (r == 1)
-        mpi_ev_rbuf(&ev, recvbuf, count, datatype);
-    MPI_EV_CALL(&ev, PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
-    return mpi_ev_end(&ev);
-}
-
-COMMHINT_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_all(CHT_MPI_ALLREDUCE, PMPI_Allreduce, __builtin_return_address(0), sendbuf,
-                      recvbuf, count, datatype, op, comm);
-}
-
-COMMHINT_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_all(CHT_MPI_SCAN, PMPI_Scan, __builtin_return_address(0), sendbuf, recvbuf,
-                      count, datatype, op, comm);
-}
-
-COMMHINT_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    return reduce_all(CHT_MPI_EXSCAN, PMPI_Exscan, __builtin_return_address(0), sendbuf,
-                      recvbuf, count, datatype, op, comm);
-}
-
-/* A count or displacement array of n ints the call reads. */
-static void ints_arg(struct mpi_ev *ev, const int *a, int n)
+void mpi_coll_array(struct mpi_ev *ev, const struct coll_args *a, const void *arr, int n,
+                size_t size)
 {
     if (n > 0)
-        mpi_ev_arg(ev, a, (size_t)n * sizeof(int), 0, 0);
+        mpi_ev_arg(ev, arr, (size_t)n * size, 0, a->held);
 }
 
-COMMHINT_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
-                                       const int recvcounts[], MPI_Datatype datatype,
-                                       MPI_Op op, MPI_Comm comm)
+/* The count and displacement arrays of n ranks (either may be NULL). */
+static void count_arrays(struct mpi_ev *ev, const struct coll_args *a, const void *counts,
+                         const void *displs, int n)
 {
-    struct mpi_ev ev;
-    long long total = 0;
-    MPI_EV_BEGIN(&ev, CHT_MPI_REDUCE_SCATTER, comm);
-    mpi_ev_coll(&ev);
-    mpi_ev_op(&ev, op);
-    for (int i = 0; i < ev.cv.size; i++)
-        total += recvcounts[i];
-    ints_arg(&ev, recvcounts, ev.cv.size);
-    mpi_ev_sbuf(&ev, sendbuf, total > INT_MAX ? INT_MAX : (int)total, datatype);
-    if (ev.cv.rank >= 0)
-        mpi_ev_rbuf(&ev, recvbuf, recvcounts[ev.cv.rank], datatype);
-    MPI_EV_CALL(&ev, PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
-    return mpi_ev_end(&ev);
+    mpi_coll_array(ev, a, counts, n, a->large ? sizeof(MPI_Count) : sizeof(int));
+    mpi_coll_array(ev, a, displs, n, a->aint ? sizeof(MPI_Aint) : sizeof(int));
 }
 
-COMMHINT_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+/* Blocks of n ranks: `count` each at consecutive places, or the arrays. */
+static struct mpi_blockspec blocks(const struct coll_args *a, int n, const void *counts,
+                                   const void *displs, int64_t count, MPI_Datatype type)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_REDUCE_SCATTER_BLOCK, comm);
-    mpi_ev_coll(&ev);
-    mpi_ev_op(&ev, op);
-    long long total = (long long)recvcount * ev.cv.size;
-    mpi_ev_sbuf(&ev, sendbuf, total > INT_MAX ? INT_MAX : (int)total, datatype);
-    mpi_ev_rbuf(&ev, recvbuf, recvcount, datatype);
-    MPI_EV_CALL(&ev, PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
-    return mpi_ev_end(&ev);
+    return (struct mpi_blockspec){n, counts, displs, count, a->large, a->aint, 0, type, NULL,
+                                  NULL};
 }
 
-COMMHINT_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                               MPI_Comm comm)
+void mpi_desc_barrier(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_GATHER, comm);
-    int r = mpi_ev_root(&ev, root);
-    if (non_root_side(&ev, r))
-        mpi_ev_sbuf(&ev, sendbuf, sendcount, sendtype);
+    mpi_coll_flags(ev, params);
+    mpi_ev_coll(ev);
+}
+
+void mpi_desc_bcast(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    int r = mpi_ev_root(ev, a->root);
     if (r == 1)
-        mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), NULL, NULL, recvcount, recvtype);
-    MPI_EV_CALL(&ev, PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                 root, comm));
-    return mpi_ev_end(&ev);
+        mpi_ev_buf(ev, 0, a->rbuf, a->rcount, a->rtype);
+    else if (r == 0)
+        mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->rtype);
 }
 
-COMMHINT_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, const int recvcounts[], const int displs[],
-                                MPI_Datatype recvtype, int root, MPI_Comm comm)
+void mpi_desc_reduce(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_GATHERV, comm);
-    int r = mpi_ev_root(&ev, root);
-    if (non_root_side(&ev, r))
-        mpi_ev_sbuf(&ev, sendbuf, sendcount, sendtype);
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    int r = mpi_ev_root(ev, a->root);
+    mpi_ev_op(ev, a->op);
+    if (non_root_side(ev, r))
+        mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
     if (r == 1)
-        mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), recvcounts, displs, 0, recvtype);
+        mpi_ev_buf(ev, 1, a->rbuf, a->scount, a->stype);
+}
+
+/* Allreduce, Scan and Exscan: every rank reads sbuf and writes rbuf. */
+void mpi_desc_reduce_all(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    mpi_ev_op(ev, a->op);
+    mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
+    mpi_ev_buf(ev, 1, a->rbuf, a->scount, a->stype);
+}
+
+void mpi_desc_reduce_scatter(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    int64_t total = 0;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    mpi_ev_op(ev, a->op);
+    for (int i = 0; i < ev->cv.size; i++)
+        total += mpi_count_at(a->rcounts, i, a->large);
+    mpi_coll_array(ev, a, a->rcounts, ev->cv.size, a->large ? sizeof(MPI_Count) : sizeof(int));
+    mpi_ev_buf(ev, 0, a->sbuf, total, a->stype);
+    if (ev->cv.rank >= 0)
+        mpi_ev_buf(ev, 1, a->rbuf, mpi_count_at(a->rcounts, ev->cv.rank, a->large), a->stype);
+}
+
+void mpi_desc_reduce_scatter_block(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    mpi_ev_op(ev, a->op);
+    mpi_ev_buf(ev, 0, a->sbuf, a->rcount * ev->cv.size, a->stype);
+    mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->stype);
+}
+
+void mpi_desc_gather(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    int r = mpi_ev_root(ev, a->root);
+    if (non_root_side(ev, r))
+        mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
     if (r == 1) {
-        ints_arg(&ev, recvcounts, block_ranks(&ev));
-        ints_arg(&ev, displs, block_ranks(&ev));
+        struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->rcount, a->rtype);
+        mpi_ev_blocks(ev, 1, a->rbuf, &s);
     }
-    MPI_EV_CALL(&ev, PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                  recvtype, root, comm));
-    return mpi_ev_end(&ev);
 }
 
-COMMHINT_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                MPI_Comm comm)
+void mpi_desc_gatherv(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_SCATTER, comm);
-    int r = mpi_ev_root(&ev, root);
-    if (r == 1)
-        mpi_ev_blocks(&ev, 0, sendbuf, block_ranks(&ev), NULL, NULL, sendcount, sendtype);
-    if (non_root_side(&ev, r))
-        mpi_ev_rbuf(&ev, recvbuf, recvcount, recvtype);
-    MPI_EV_CALL(&ev, PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                  root, comm));
-    return mpi_ev_end(&ev);
-}
-
-COMMHINT_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                                 MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                                 MPI_Datatype recvtype, int root, MPI_Comm comm)
-{
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_SCATTERV, comm);
-    int r = mpi_ev_root(&ev, root);
-    if (r == 1)
-        mpi_ev_blocks(&ev, 0, sendbuf, block_ranks(&ev), sendcounts, displs, 0, sendtype);
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    int r = mpi_ev_root(ev, a->root);
+    if (non_root_side(ev, r))
+        mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
     if (r == 1) {
-        ints_arg(&ev, sendcounts, block_ranks(&ev));
-        ints_arg(&ev, displs, block_ranks(&ev));
+        struct mpi_blockspec s = blocks(a, block_ranks(ev), a->rcounts, a->rdispls, 0, a->rtype);
+        mpi_ev_blocks(ev, 1, a->rbuf, &s);
+        count_arrays(ev, a, a->rcounts, a->rdispls, block_ranks(ev));
     }
-    if (non_root_side(&ev, r))
-        mpi_ev_rbuf(&ev, recvbuf, recvcount, recvtype);
-    MPI_EV_CALL(&ev, PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                   recvtype, root, comm));
-    return mpi_ev_end(&ev);
 }
 
-COMMHINT_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm)
+void mpi_desc_scatter(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_ALLGATHER, comm);
-    mpi_ev_coll(&ev);
-    mpi_ev_sbuf(&ev, sendbuf, sendcount, sendtype);
-    mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), NULL, NULL, recvcount, recvtype);
-    MPI_EV_CALL(&ev, PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    comm));
-    return mpi_ev_end(&ev);
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    int r = mpi_ev_root(ev, a->root);
+    if (r == 1) {
+        struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->scount, a->stype);
+        mpi_ev_blocks(ev, 0, a->sbuf, &s);
+    }
+    if (non_root_side(ev, r))
+        mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->rtype);
 }
 
-COMMHINT_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                   void *recvbuf, const int recvcounts[], const int displs[],
-                                   MPI_Datatype recvtype, MPI_Comm comm)
+void mpi_desc_scatterv(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_ALLGATHERV, comm);
-    mpi_ev_coll(&ev);
-    mpi_ev_sbuf(&ev, sendbuf, sendcount, sendtype);
-    mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), recvcounts, displs, 0, recvtype);
-    ints_arg(&ev, recvcounts, block_ranks(&ev));
-    ints_arg(&ev, displs, block_ranks(&ev));
-    MPI_EV_CALL(&ev, PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                     recvtype, comm));
-    return mpi_ev_end(&ev);
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    int r = mpi_ev_root(ev, a->root);
+    if (r == 1) {
+        struct mpi_blockspec s = blocks(a, block_ranks(ev), a->scounts, a->sdispls, 0, a->stype);
+        mpi_ev_blocks(ev, 0, a->sbuf, &s);
+        count_arrays(ev, a, a->scounts, a->sdispls, block_ranks(ev));
+    }
+    if (non_root_side(ev, r))
+        mpi_ev_buf(ev, 1, a->rbuf, a->rcount, a->rtype);
 }
 
-COMMHINT_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm)
+void mpi_desc_allgather(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_ALLTOALL, comm);
-    mpi_ev_coll(&ev);
-    mpi_ev_blocks(&ev, 0, sendbuf, block_ranks(&ev), NULL, NULL, sendcount, sendtype);
-    mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), NULL, NULL, recvcount, recvtype);
-    MPI_EV_CALL(&ev, PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                   comm));
-    return mpi_ev_end(&ev);
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
+    struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->rcount, a->rtype);
+    mpi_ev_blocks(ev, 1, a->rbuf, &s);
 }
 
-COMMHINT_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-                                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                  const int recvcounts[], const int rdispls[],
-                                  MPI_Datatype recvtype, MPI_Comm comm)
+void mpi_desc_allgatherv(struct mpi_ev *ev, const void *params)
 {
-    struct mpi_ev ev;
-    MPI_EV_BEGIN(&ev, CHT_MPI_ALLTOALLV, comm);
-    mpi_ev_coll(&ev);
-    mpi_ev_blocks(&ev, 0, sendbuf, block_ranks(&ev), sendcounts, sdispls, 0, sendtype);
-    mpi_ev_blocks(&ev, 1, recvbuf, block_ranks(&ev), recvcounts, rdispls, 0, recvtype);
-    ints_arg(&ev, sendcounts, block_ranks(&ev));
-    ints_arg(&ev, sdispls, block_ranks(&ev));
-    ints_arg(&ev, recvcounts, block_ranks(&ev));
-    ints_arg(&ev, rdispls, block_ranks(&ev));
-    MPI_EV_CALL(&ev, PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                    rdispls, recvtype, comm));
-    return mpi_ev_end(&ev);
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    mpi_ev_buf(ev, 0, a->sbuf, a->scount, a->stype);
+    struct mpi_blockspec s = blocks(a, block_ranks(ev), a->rcounts, a->rdispls, 0, a->rtype);
+    mpi_ev_blocks(ev, 1, a->rbuf, &s);
+    count_arrays(ev, a, a->rcounts, a->rdispls, block_ranks(ev));
+}
+
+void mpi_desc_alltoall(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    struct mpi_blockspec s = blocks(a, block_ranks(ev), NULL, NULL, a->scount, a->stype);
+    struct mpi_blockspec r = blocks(a, block_ranks(ev), NULL, NULL, a->rcount, a->rtype);
+    mpi_ev_blocks(ev, 0, a->sbuf, &s);
+    mpi_ev_blocks(ev, 1, a->rbuf, &r);
+}
+
+void mpi_desc_alltoallv(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    int n;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    n = block_ranks(ev);
+    struct mpi_blockspec s = blocks(a, n, a->scounts, a->sdispls, 0, a->stype);
+    struct mpi_blockspec r = blocks(a, n, a->rcounts, a->rdispls, 0, a->rtype);
+    mpi_ev_blocks(ev, 0, a->sbuf, &s);
+    mpi_ev_blocks(ev, 1, a->rbuf, &r);
+    /* with MPI_IN_PLACE the send arrays are ignored */
+    if (a->sbuf != MPI_IN_PLACE)
+        count_arrays(ev, a, a->scounts, a->sdispls, n);
+    count_arrays(ev, a, a->rcounts, a->rdispls, n);
+}
+
+void mpi_desc_alltoallw(struct mpi_ev *ev, const void *params)
+{
+    const struct coll_args *a = params;
+    int n;
+    mpi_coll_flags(ev, a);
+    mpi_ev_coll(ev);
+    n = block_ranks(ev);
+    struct mpi_blockspec s = blocks(a, n, a->scounts, a->sdispls, 0, MPI_DATATYPE_NULL);
+    struct mpi_blockspec r = blocks(a, n, a->rcounts, a->rdispls, 0, MPI_DATATYPE_NULL);
+    s.bytes = r.bytes = 1;
+    s.types = a->stypes;
+    r.types = a->rtypes;
+    mpi_ev_blocks(ev, 0, a->sbuf, &s);
+    mpi_ev_blocks(ev, 1, a->rbuf, &r);
+    if (a->sbuf != MPI_IN_PLACE) {
+        count_arrays(ev, a, a->scounts, a->sdispls, n);
+        mpi_coll_array(ev, a, a->stypes, n, sizeof(MPI_Datatype));
+    }
+    count_arrays(ev, a, a->rcounts, a->rdispls, n);
+    mpi_coll_array(ev, a, a->rtypes, n, sizeof(MPI_Datatype));
+}
+
+/* ---- the nonblocking and persistent forms --------------------------------------- */
+
+void mpi_coll_post(struct mpi_ev *ev, MPI_Request *req)
+{
+    mpi_ev_arg(ev, req, sizeof *req, 1, 0);
+    /* not entered if it could not be described (a fence): its completion is
+     * then one of an unknown request, a fence too */
+    if (ev->ret != MPI_SUCCESS || ev->rec.h.aux == CHT_MPI_UNTRACED)
+        return;
+    struct mpi_req r = {.comm = ev->cv.id, .comm_handle = ev->comm, .handle = *req};
+    ev->rec.request = mpi_req_add(*req, &r);
+}
+
+void mpi_coll_init_begin(struct mpi_ev *ev, const struct coll_args *a, MPI_Request *req)
+{
+    mpi_coll_flags(ev, a);
+    mpi_ev_arg(ev, req, sizeof *req, 1, 0);
+}
+
+int mpi_coll_init_end(struct mpi_ev *ev, mpi_persist_fn describe, const struct coll_args *a,
+                  MPI_Request *req)
+{
+    if (ev->ret == MPI_SUCCESS)
+        mpi_persist_add(*req, (enum cht_mpi_call)ev->rec.h.aux, ev->comm, 0, describe, a,
+                        sizeof *a);
+    return mpi_ev_end(ev);
 }

@@ -90,6 +90,44 @@ COMMHINT_EXPORT int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims
     return end_create(&ev, comm_cart);
 }
 
+COMMHINT_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[],
+                                     const int edges[], int reorder, MPI_Comm *comm_graph)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_GRAPH_CREATE, comm_old);
+    mpi_ev_coll(&ev);
+    MPI_EV_CALL(&ev, PMPI_Graph_create(comm_old, nnodes, indx, edges, reorder, comm_graph));
+    return end_create(&ev, comm_graph);
+}
+
+COMMHINT_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                                          const int degrees[], const int destinations[],
+                                          const int weights[], MPI_Info info, int reorder,
+                                          MPI_Comm *comm_dist_graph)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_DIST_GRAPH_CREATE, comm_old);
+    mpi_ev_coll(&ev);
+    MPI_EV_CALL(&ev, PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights,
+                                            info, reorder, comm_dist_graph));
+    return end_create(&ev, comm_dist_graph);
+}
+
+COMMHINT_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
+                                                   const int sources[], const int sourceweights[],
+                                                   int outdegree, const int destinations[],
+                                                   const int destweights[], MPI_Info info,
+                                                   int reorder, MPI_Comm *comm_dist_graph)
+{
+    struct mpi_ev ev;
+    MPI_EV_BEGIN(&ev, CHT_MPI_DIST_GRAPH_CREATE_ADJACENT, comm_old);
+    mpi_ev_coll(&ev);
+    MPI_EV_CALL(&ev, PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights,
+                                                     outdegree, destinations, destweights, info,
+                                                     reorder, comm_dist_graph));
+    return end_create(&ev, comm_dist_graph);
+}
+
 COMMHINT_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     struct mpi_ev ev;

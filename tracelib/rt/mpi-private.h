@@ -197,14 +197,29 @@ void mpi_part_forget(MPI_Request h);
 
 /* ---- building MPI records (mpi-record.c) ---------------------------------- */
 
-/* Per-rank blocks of one buffer of a collective (CHT_REC_BLOCKS). */
+/* Per-rank (or per-neighbour) blocks of one buffer of a collective, as the
+ * call's arguments give them (mpi_ev_blocks). */
+struct mpi_blockspec {
+    int n;                  /* blocks */
+    const void *counts;     /* n element counts (int, or MPI_Count if `large`), or NULL:
+                               `count` each */
+    const void *displs;     /* n displacements (int, or MPI_Aint if `aint`), or NULL:
+                               block i at i * count extents */
+    int64_t count;
+    int large;              /* counts are MPI_Count */
+    int aint;               /* displs are MPI_Aint */
+    int bytes;              /* displs are in bytes (Alltoallw), else in extents */
+    MPI_Datatype type;      /* the type of every block, unless `types` */
+    const MPI_Datatype *types; /* n per-block types (Alltoallw), or NULL */
+    const int *peers;       /* n peers: a block whose peer is MPI_PROC_NULL moves no
+                               bytes (neighbourhood collectives); NULL: all move */
+};
+
+/* The blocks of one side as they will be written (CHT_REC_BLOCKS): computed
+ * by mpi_ev_blocks, freed by mpi_ev_end. */
 struct mpi_blocks {
-    int n;               /* blocks; 0 = this side has no per-rank blocks */
-    const int *counts;   /* per-rank element counts, or NULL: `count` each */
-    const int *displs;   /* per-rank displacements in extents, or NULL: i * count */
-    int count;
-    struct mpi_type type;
-    int64_t shift;       /* bytes from buffer + true_lb to the record's buffer address */
+    uint32_t n;             /* 0 = this side has no per-rank blocks */
+    struct cht_block *blk;  /* n blocks, offsets from the side's buffer address */
 };
 
 /* Ranges of other arguments one call records (status, arrays, handles). */
@@ -257,14 +272,30 @@ void mpi_ev_comm_as(struct mpi_ev *ev, MPI_Comm comm, const struct mpi_comm_view
 void mpi_ev_sbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type);
 void mpi_ev_rbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type);
 
-/* One side (0 = send, 1 = receive) of a collective with per-rank blocks:
- * `n` blocks of counts[i] elements at displs[i] extents (counts NULL: `count`
- * each; displs NULL: consecutive).  Sets the side's buffer to the bytes the
- * blocks cover and remembers the blocks for mpi_ev_end.  MPI_IN_PLACE sets the
- * side's IN_PLACE flag and no blocks. */
-void mpi_ev_blocks(struct mpi_ev *ev, int side, const void *buf, int n,
-                   const int *counts, const int *displs, int count,
-                   MPI_Datatype type);
+/* The same for either side (0 = send, 1 = receive) with a large count
+ * (clamped to INT32_MAX in rec.count; the bytes are exact). */
+void mpi_ev_buf(struct mpi_ev *ev, int side, const void *buf, MPI_Count count,
+                MPI_Datatype type);
+
+/* One side (0 = send, 1 = receive) of a collective with per-rank blocks
+ * described by *s.  Sets the side's buffer to the bytes the non-empty
+ * blocks cover and computes the blocks for mpi_ev_end (if they cannot be
+ * allocated, the record goes without them: the analysis then takes the
+ * whole buffer, a warning is printed once).  MPI_IN_PLACE sets the side's
+ * IN_PLACE flag and no blocks.  The first buffer described sets rec.count
+ * (the first block's count, clamped) and rec.datatype. */
+void mpi_ev_blocks(struct mpi_ev *ev, int side, const void *buf,
+                   const struct mpi_blockspec *s);
+
+/* Element i of an int or MPI_Count array / an int or MPI_Aint array. */
+static inline int64_t mpi_count_at(const void *a, int i, int large)
+{
+    return large ? (int64_t)((const MPI_Count *)a)[i] : (int64_t)((const int *)a)[i];
+}
+static inline int64_t mpi_displ_at(const void *a, int i, int aint)
+{
+    return aint ? (int64_t)((const MPI_Aint *)a)[i] : (int64_t)((const int *)a)[i];
+}
 
 /* Point to point: a send to `dest` (rank in ev's communicator) numbered on
  * its channel; a receive or probe from `source` (receives with specific

@@ -3,6 +3,8 @@
  * bytes the call touches, peers as world ranks, statuses, sequence numbers.
  * See mpi-private.h for the pattern the wrappers follow.
  */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi-private.h"
@@ -81,22 +83,18 @@ void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
 
 /* ---- buffers ---------------------------------------------------------------- */
 
-/* Sets rec.count/datatype from the first buffer described; a large count
- * (an MPI_Count of a _c call) is clamped into the record's int32. */
-static void ev_count(struct mpi_ev *ev, MPI_Count count, const struct mpi_type *t)
+/* Sets rec.count/datatype from the first buffer described (a large count
+ * is clamped into the 32-bit field; the byte fields stay exact). */
+static void ev_count(struct mpi_ev *ev, int64_t count, const struct mpi_type *t)
 {
     if (ev->counted)
         return;
     ev->counted = 1;
-    ev->rec.count = count > INT32_MAX   ? INT32_MAX
-                    : count < INT32_MIN ? INT32_MIN
-                                        : (int32_t)count;
+    ev->rec.count = count > INT32_MAX ? INT32_MAX : count < INT32_MIN ? INT32_MIN : (int32_t)count;
     ev->rec.datatype = t->size;
 }
 
-/* Address and bytes of `count` elements at buf, or the IN_PLACE flag. */
-static void ev_buf(struct mpi_ev *ev, int side, const void *buf, MPI_Count count,
-                   MPI_Datatype type)
+void mpi_ev_buf(struct mpi_ev *ev, int side, const void *buf, MPI_Count count, MPI_Datatype type)
 {
     struct mpi_type t;
     uint64_t *addr = side ? &ev->rec.rbuf : &ev->rec.sbuf;
@@ -113,59 +111,80 @@ static void ev_buf(struct mpi_ev *ev, int side, const void *buf, MPI_Count count
 
 void mpi_ev_sbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type)
 {
-    ev_buf(ev, 0, buf, count, type);
+    mpi_ev_buf(ev, 0, buf, count, type);
 }
 
 void mpi_ev_rbuf(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype type)
 {
-    ev_buf(ev, 1, buf, count, type);
+    mpi_ev_buf(ev, 1, buf, count, type);
 }
 
 void mpi_ev_sbuf_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type)
 {
-    ev_buf(ev, 0, buf, count, type);
+    mpi_ev_buf(ev, 0, buf, count, type);
 }
 
 void mpi_ev_rbuf_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type)
 {
-    ev_buf(ev, 1, buf, count, type);
+    mpi_ev_buf(ev, 1, buf, count, type);
 }
 
-/* Block i of b: *start = bytes from buffer + true_lb, *bytes = its span. */
-static void block_at(const struct mpi_blocks *b, int i, int64_t *start, int64_t *bytes)
+/* Block i of s: *start = bytes from the buffer argument to its first byte,
+ * *bytes = its span (0 if its peer is MPI_PROC_NULL).  `common` is the
+ * layout of s->type. */
+static void block_at(const struct mpi_blockspec *s, const struct mpi_type *common, int i,
+                     int64_t *start, int64_t *bytes, struct mpi_type *t)
 {
-    int64_t count = b->counts ? b->counts[i] : b->count;
-    int64_t displ = b->displs ? b->displs[i] : (int64_t)i * b->count;
-    *start = displ * b->type.extent;
-    *bytes = mpi_type_span(&b->type, count);
+    if (s->types)
+        mpi_type_describe(s->types[i], t);
+    else
+        *t = *common;
+    int64_t count = s->counts ? mpi_count_at(s->counts, i, s->large) : s->count;
+    int64_t displ = s->displs ? mpi_displ_at(s->displs, i, s->aint) : (int64_t)i * s->count;
+    *start = (s->bytes ? displ : displ * t->extent) + t->true_lb;
+    *bytes = s->peers && s->peers[i] == MPI_PROC_NULL ? 0 : mpi_type_span(t, count);
 }
 
-void mpi_ev_blocks(struct mpi_ev *ev, int side, const void *buf, int n, const int *counts,
-                   const int *displs, int count, MPI_Datatype type)
+void mpi_ev_blocks(struct mpi_ev *ev, int side, const void *buf, const struct mpi_blockspec *s)
 {
     struct mpi_blocks *b = &ev->blocks[side];
     uint64_t *addr = side ? &ev->rec.rbuf : &ev->rec.sbuf;
     uint64_t *bytes = side ? &ev->rec.rbytes : &ev->rec.sbytes;
+    struct mpi_type common, t;
     int64_t lo = 0, hi = 0, start, len;
-    int any = 0;
+    int any = 0, n = s->n > 0 ? s->n : 0;
     if (buf == MPI_IN_PLACE) {
         ev->rec.flags |= side ? CHT_MPIF_RECV_IN_PLACE : CHT_MPIF_SEND_IN_PLACE;
         return;
     }
-    *b = (struct mpi_blocks){n > 0 ? n : 0, counts, displs, count, {0, 0, 0, 0}, 0};
-    mpi_type_describe(type, &b->type);
-    ev_count(ev, counts ? (n > 0 ? counts[0] : 0) : count, &b->type);
-    /* The buffer is the hull of the non-empty blocks. */
-    for (int i = 0; i < b->n; i++) {
-        block_at(b, i, &start, &len);
+    mpi_type_describe(s->types ? MPI_DATATYPE_NULL : s->type, &common);
+    free(b->blk);
+    b->n = 0;
+    b->blk = n ? malloc((size_t)n * sizeof *b->blk) : NULL;
+    if (n && b->blk == NULL)
+        rt_warn_once(MPI_WARN_SIZE, "cannot allocate the per-rank blocks of a collective: "
+                     "recorded without them: blocks=%d", n);
+    /* the buffer is the hull of the non-empty blocks */
+    for (int i = 0; i < n; i++) {
+        block_at(s, &common, i, &start, &len, &t);
+        if (i == 0)
+            ev_count(ev, s->counts ? mpi_count_at(s->counts, 0, s->large) : s->count, &t);
+        if (b->blk != NULL)
+            b->blk[i] = (struct cht_block){start, (uint64_t)(len > 0 ? len : 0)};
         if (len <= 0)
             continue;
         lo = any && lo < start ? lo : start;
         hi = any && hi > start + len ? hi : start + len;
         any = 1;
     }
-    b->shift = lo;
-    *addr = (uint64_t)(uintptr_t)buf + (uint64_t)(b->type.true_lb + lo);
+    if (n == 0)
+        ev_count(ev, 0, &common);
+    if (b->blk != NULL) {
+        b->n = (uint32_t)n;
+        for (int i = 0; i < n; i++)
+            b->blk[i].offset -= lo;
+    }
+    *addr = (uint64_t)(uintptr_t)buf + (uint64_t)lo;
     *bytes = (uint64_t)(hi - lo);
 }
 
@@ -203,7 +222,7 @@ void mpi_ev_send(struct mpi_ev *ev, const void *buf, int count, MPI_Datatype typ
 void mpi_ev_send_c(struct mpi_ev *ev, const void *buf, MPI_Count count, MPI_Datatype type,
                    int dest, int tag)
 {
-    ev_buf(ev, 0, buf, count, type);
+    mpi_ev_buf(ev, 0, buf, count, type);
     ev->rec.peer = ev_peer(ev, dest);
     ev->rec.tag = tag;
     if (dest != MPI_PROC_NULL)
@@ -224,7 +243,7 @@ void mpi_ev_recv(struct mpi_ev *ev, void *buf, int count, MPI_Datatype type, int
 void mpi_ev_recv_c(struct mpi_ev *ev, void *buf, MPI_Count count, MPI_Datatype type, int source,
                    int tag)
 {
-    ev_buf(ev, 1, buf, count, type);
+    mpi_ev_buf(ev, 1, buf, count, type);
     mpi_ev_probe(ev, source, tag);
     if (source >= 0 && tag != MPI_ANY_TAG)
         ev->rec.rseq = mpi_chan_next(ev->cv.id, source, tag, MPI_DIR_RECV);
@@ -334,16 +353,10 @@ static size_t blocks_size(const struct mpi_blocks *b)
 static char *blocks_write(char *p, const struct mpi_blocks *b, int side)
 {
     struct cht_rec_blocks *h = (struct cht_rec_blocks *)p;
-    struct cht_block *blk = (struct cht_block *)(h + 1);
-    int64_t start, len;
     *h = (struct cht_rec_blocks){{CHT_REC_BLOCKS, (uint16_t)side, (uint32_t)blocks_size(b)},
-                                 (uint32_t)b->n, 0};
-    for (int i = 0; i < b->n; i++) {
-        block_at(b, i, &start, &len);
-        blk[i].offset = start - b->shift;
-        blk[i].bytes = (uint64_t)(len > 0 ? len : 0);
-    }
-    return (char *)(blk + b->n);
+                                 b->n, 0};
+    memcpy(h + 1, b->blk, (size_t)b->n * sizeof *b->blk);
+    return (char *)(h + 1) + (size_t)b->n * sizeof *b->blk;
 }
 
 void mpi_ev_arg(struct mpi_ev *ev, const void *addr, size_t len, int write, int held)
@@ -385,6 +398,14 @@ char *mpi_ev_args_write(const struct mpi_ev *ev, char *p)
     return p;
 }
 
+static void blocks_free(struct mpi_ev *ev)
+{
+    for (int side = 0; side < 2; side++) {
+        free(ev->blocks[side].blk);
+        ev->blocks[side] = (struct mpi_blocks){0, NULL};
+    }
+}
+
 int mpi_ev_end(struct mpi_ev *ev)
 {
     /* Records hold at most 64 KiB of blocks, so n is far below any int limit. */
@@ -396,12 +417,15 @@ int mpi_ev_end(struct mpi_ev *ev)
         extra = 0;
     }
     char *p = mpi_ev_reserve(ev, args + extra);
-    if (p == NULL)
+    if (p == NULL) {
+        blocks_free(ev);
         return ev->ret;
+    }
     p = mpi_ev_args_write(ev, p);
     for (int side = 0; extra != 0 && side < 2; side++)
         if (ev->blocks[side].n)
             p = blocks_write(p, &ev->blocks[side], side);
     rt_commit(sizeof(struct cht_rec_mpi) + args + extra);
+    blocks_free(ev);
     return ev->ret;
 }
