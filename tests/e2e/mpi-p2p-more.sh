@@ -179,7 +179,7 @@ for O in -O0 -O2; do
     expect_match "p2p-partitioned $O: MPI_Pready_list reads the hull of its partitions" \
         "$(cat "$WORK/p2p-partitioned$O.r0.txt")" 'MPI_Pready_list rank=0 .*parts=\+256 partitions=2 req=2 '
     expect_eq "p2p-partitioned $O: MPI_Parrived writes partition 0 once it arrived, per start" \
-        "$(grep -c 'MPI_Parrived rank=1 .*parts=+128 partitions=1 req=[12] comm' "$WORK/p2p-partitioned$O.r1.txt")" 2
+        "$(grep -c 'MPI_Parrived rank=1 .*parts=+128 partitions=1 req=[12] .*comm' "$WORK/p2p-partitioned$O.r1.txt")" 2
     expect_eq "p2p-partitioned $O: an MPI_Parrived that found nothing writes nothing" \
         "$(grep 'MPI_Parrived rank=1 ' "$WORK/p2p-partitioned$O.r1.txt" | grep 'flag=false' | grep -c 'parts=')" 0
     expect_match "p2p-partitioned $O: the receive's wait completes start 2 with rseq 2" \

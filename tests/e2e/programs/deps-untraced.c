@@ -1,18 +1,22 @@
 /* deps-untraced.c - MPI calls commhint does not wrap (issue 15, item 4;
- * tests/e2e/dependences.sh checks it by the markers): a one-sided
- * exchange, a nonblocking collective and persistent requests.  The pass
- * puts a hook after each of them, and the runtime records them as untraced
- * calls, fences for the analysis; `commhint info` counts them by name.
+ * tests/e2e/dependences.sh checks it by the markers).  Every data-moving
+ * call of MPI has a wrapper (tests/e2e/mpi-coverage.sh); what is left are
+ * PMPI_ calls made directly, communicator calls the runtime does not wrap,
+ * and MPI-IO.  The pass puts a hook after each of them, and the runtime
+ * records them as untraced calls, fences for the analysis; a completion of
+ * a request no wrapper made is a fence too; `commhint info` counts the
+ * untraced calls by name.
  *
  * Every pattern: rank 0 sends to rank 1 (UNT-*-SEND, the candidate), then
  * an INDEP loop that can run before the wait of that send, then the
  * untraced calls, then a NEEDED statement that reads what they delivered:
  * it must never be listed as "can run before the wait" of the send, since
  * the send's wait cannot move past calls whose effect is unknown.
- *   u1 UNT-PUT       MPI_Put between two MPI_Win_fence, then the window read
- *   u2 UNT-IBCAST    MPI_Ibcast and its MPI_Wait, then the buffer read
- *   u3 UNT-PERSIST   MPI_Recv_init / MPI_Send_init, MPI_Startall, MPI_Waitall,
- *                    then the received buffer read
+ *   u1 UNT-PMPI   PMPI_Bcast called directly, then its buffer read
+ *   u2 UNT-IDUP   MPI_Comm_idup and the MPI_Wait of its request (a request
+ *                 no wrapper made), then the new communicator read
+ *   u3 UNT-FILE   MPI_File_write_at / MPI_File_read_at (in the directory
+ *                 argv[1]), then the buffer read back
  * Run on 2 ranks.  Prints one checksum line on rank 0.
  */
 #include <mpi.h>
@@ -21,7 +25,7 @@
 #define N 64
 
 static int rank, size;
-static double out[N], in[N], win_mem[N], put_src[N], bc[N], pin[N], pout[N];
+static double out[N], in[N], bc[N], pin[N], pout[N];
 static double wu[N], wv[N], ww[N];
 static double sum;
 
@@ -42,67 +46,64 @@ static void exchange_start(int tag)
 }
 
 /* u1 */
-static void one_sided(MPI_Win win)
+static void direct_pmpi(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     exchange_start(21);
-    fill(put_src, N, 1.0 + rank);
     if (rank == 0) {
         fill(out, N, 1.0);
-        MPI_Send(out, N, MPI_DOUBLE, 1, 21, MPI_COMM_WORLD); /* UNT-PUT-SEND */
+        MPI_Send(out, N, MPI_DOUBLE, 1, 21, MPI_COMM_WORLD); /* UNT-PMPI-SEND */
         for (int i = 0; i < N; i++)
-            wu[i] = 0.5 * wu[i] + 1.0; /* UNT-PUT-INDEP */
+            wu[i] = 0.5 * wu[i] + 1.0; /* UNT-PMPI-INDEP */
     }
-    MPI_Win_fence(0, win);
-    MPI_Put(put_src, N, MPI_DOUBLE, 1 - rank, 0, N, MPI_DOUBLE, win);
-    MPI_Win_fence(0, win);
-    sum += win_mem[3]; /* UNT-PUT */
+    fill(bc, N, 1.0 + rank);
+    PMPI_Bcast(bc, N, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+    sum += bc[3]; /* UNT-PMPI */
 }
 
 /* u2 */
-static void nonblocking_collective(void)
+static void nonblocking_idup(void)
 {
     MPI_Request rq;
+    MPI_Comm dup;
     MPI_Barrier(MPI_COMM_WORLD);
     exchange_start(22);
     if (rank == 0) {
-        fill(bc, N, 2.0);
         fill(out, N, 2.0);
-        MPI_Send(out, N, MPI_DOUBLE, 1, 22, MPI_COMM_WORLD); /* UNT-IBCAST-SEND */
+        MPI_Send(out, N, MPI_DOUBLE, 1, 22, MPI_COMM_WORLD); /* UNT-IDUP-SEND */
         for (int i = 0; i < N; i++)
-            wv[i] = 0.5 * wv[i] + 2.0; /* UNT-IBCAST-INDEP */
+            wv[i] = 0.5 * wv[i] + 2.0; /* UNT-IDUP-INDEP */
     }
-    MPI_Ibcast(bc, N, MPI_DOUBLE, 1, MPI_COMM_WORLD, &rq);
+    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
-    sum += bc[5]; /* UNT-IBCAST */
+    sum += dup != MPI_COMM_NULL; /* UNT-IDUP */
+    MPI_Comm_free(&dup);
 }
 
 /* u3 */
-static void persistent(void)
+static void file_io(const char *dir)
 {
-    MPI_Request rq[2];
-    int other = 1 - rank;
+    char path[4096];
+    MPI_File fh;
     MPI_Barrier(MPI_COMM_WORLD);
     exchange_start(23);
-    MPI_Recv_init(pin, N, MPI_DOUBLE, other, 24, MPI_COMM_WORLD, &rq[0]);
-    MPI_Send_init(pout, N, MPI_DOUBLE, other, 24, MPI_COMM_WORLD, &rq[1]);
+    snprintf(path, sizeof path, "%s/deps-untraced-%d.bin", dir, rank);
     fill(pout, N, 3.0 + rank);
+    MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+    MPI_File_write_at(fh, 0, pout, N, MPI_DOUBLE, MPI_STATUS_IGNORE);
     if (rank == 0) {
         fill(out, N, 3.0);
-        MPI_Send(out, N, MPI_DOUBLE, 1, 23, MPI_COMM_WORLD); /* UNT-PERSIST-SEND */
+        MPI_Send(out, N, MPI_DOUBLE, 1, 23, MPI_COMM_WORLD); /* UNT-FILE-SEND */
         for (int i = 0; i < N; i++)
-            ww[i] = 0.5 * ww[i] + 3.0; /* UNT-PERSIST-INDEP */
+            ww[i] = 0.5 * ww[i] + 3.0; /* UNT-FILE-INDEP */
     }
-    MPI_Startall(2, rq);
-    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-    sum += pin[7]; /* UNT-PERSIST */
-    MPI_Request_free(&rq[0]);
-    MPI_Request_free(&rq[1]);
+    MPI_File_read_at(fh, 0, pin, N, MPI_DOUBLE, MPI_STATUS_IGNORE);
+    sum += pin[7]; /* UNT-FILE */
+    MPI_File_close(&fh);
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Win win;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -111,12 +112,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "deps-untraced: run on 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    MPI_Win_create(win_mem, N * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
-                   &win);
-    one_sided(win);
-    nonblocking_collective();
-    persistent();
-    MPI_Win_free(&win);
+    direct_pmpi();
+    nonblocking_idup();
+    file_io(argc > 1 ? argv[1] : ".");
 
     double *w[] = {wu, wv, ww};
     for (int k = 0; k < 3; k++)
