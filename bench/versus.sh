@@ -18,7 +18,7 @@ EXAMPLES=${EXAMPLES:-"jacobi gauss dft master_worker small_sends"}
 # sizes that run long enough (about 0.3-2 s traced) to measure more than start-up
 args_of() {
     case $1 in
-    jacobi) echo 256 200 ;; gauss) echo 768 ;; dft) echo 9216 ;; # dft: a square, m divisible by the ranks
+    jacobi) echo 256 200 ;; gauss) echo 768 ;; dft) echo 36864 ;; # dft: a square, m divisible by the ranks
     master_worker) echo 4800 100 ;; small_sends) echo 65536 800 ;;
     esac
 }

@@ -83,3 +83,55 @@ xvfb_stop() {
     wait "$XVFB_PID" 2>/dev/null
     XVFB_PID=
 }
+
+# ---- related lines of overlap hints (dependences.sh, mpi-*.sh) ----------------------
+
+# related WHAT JSON SRC CALL-LINE LINE ROLE: ROLE
+# "before" or "after": the overlap hint of the call at CALL-LINE lists LINE
+# with that role; "none": it does not list LINE; CALL-LINE 0 with "none":
+# no overlap hint lists LINE at all.
+related() {
+    local what=$1 got
+    got=$(python3 -c '
+import json, os, sys
+src, call, line, role = os.path.basename(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = json.loads(sys.stdin.read())
+hs = [h for h in d["hints"] if h["kind"] == "overlap" and (call == 0 or h["line"] == call)
+      and os.path.basename(h["file"]) == src]
+rel = {}
+for h in hs:
+    for r in h["related"]:
+        if os.path.basename(r["file"]) == src:
+            rel.setdefault(r["line"], (r["role"], h["line"]))
+say = {"before": "can move after the call", "after": "can run before the wait"}
+listed = "; related lines of the hints: %s" % (
+    ", ".join("%d:%s(call at %d)" % (k, v[0], v[1]) for k, v in sorted(rel.items())) or "none")
+if role == "none":
+    if line in rel:
+        print("line %d is listed as %s (%s) of the call at line %d%s" % (
+            line, rel[line][0], say[rel[line][0]], rel[line][1], listed))
+    else:
+        print("yes")
+elif not hs:
+    print("no overlap hint at line %d" % call)
+elif rel.get(line, ("nothing",))[0] == role:
+    print("yes")
+else:
+    print("line %d: expected %s, listed as %s%s" % (line, role, rel.get(line, ("nothing",))[0], listed))
+' "$3" "$4" "$5" "$6" <<<"$2" 2>&1)
+    if [ "$got" = yes ]; then ok "$what"; else not_ok "$what" "$got"; fi
+}
+
+# pattern NAME O JSON SRC LABEL CALL NEEDED INDEP ROLE: the two checks of one
+# pattern; CALL, NEEDED (one or more, space-separated) and INDEP are marker
+# names, found in SRC as /* MARKER */.
+pattern() {
+    local name=$1 o=$2 js=$3 src=$4 label=$5 call=$6 needed=$7 indep=$8 role=$9 cl n
+    cl=$(line_of "$src" "/* $call */")
+    for n in $needed; do
+        related "$name $o: $label: $n is not a related line of $call" "$js" "$src" \
+            "$cl" "$(line_of "$src" "/* $n */")" none
+    done
+    related "$name $o: $label: $indep is still a related line of $call ($role)" "$js" "$src" \
+        "$cl" "$(line_of "$src" "/* $indep */")" "$role"
+}

@@ -28,58 +28,6 @@ source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
 
-# related and pattern as in dependences.sh
-# related WHAT JSON SRC CALL-LINE LINE ROLE: ROLE "before" or "after": the
-# overlap hint of the call at CALL-LINE lists LINE with that role; ROLE
-# "none": it does not list LINE at all (nor does any other overlap hint at
-# CALL-LINE).  On failure, prints what the tool lists.
-related() {
-    local what=$1 got
-    got=$(python3 -c '
-import json, os, sys
-src, call, line, role = os.path.basename(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-d = json.loads(sys.stdin.read())
-hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == call
-      and os.path.basename(h["file"]) == src]
-rel = {}
-for h in hs:
-    for r in h["related"]:
-        if os.path.basename(r["file"]) == src:
-            rel[r["line"]] = r["role"]
-say = {"before": "can move after the call", "after": "can run before the wait"}
-listed = "; related lines of the %s at line %d: %s" % (
-    hs[0]["call"] if hs else "call", call,
-    ", ".join("%d:%s" % kv for kv in sorted(rel.items())) or "none")
-if role == "none":
-    if line in rel:
-        print("line %d is listed as %s (%s)%s" % (line, rel[line], say[rel[line]], listed))
-    else:
-        print("yes")
-elif not hs:
-    print("no overlap hint at line %d" % call)
-elif rel.get(line) == role:
-    print("yes")
-else:
-    print("line %d: expected %s, listed as %s%s" % (line, role, rel.get(line, "nothing"), listed))
-' "$3" "$4" "$5" "$6" <<<"$2" 2>&1)
-    if [ "$got" = yes ]; then ok "$what"; else not_ok "$what" "$got"; fi
-}
-
-# pattern NAME O JSON SRC LABEL CALL NEEDED INDEP ROLE: the two checks of one
-# pattern; CALL, NEEDED (one or more, space-separated) and INDEP are marker
-# names, found in SRC as /* MARKER */.
-pattern() {
-    local name=$1 o=$2 js=$3 src=$4 label=$5 call=$6 needed=$7 indep=$8 role=$9 cl n
-    cl=$(line_of "$src" "/* $call */")
-    for n in $needed; do
-        related "$name $o: $label: $n is not a related line of $call" "$js" "$src" \
-            "$cl" "$(line_of "$src" "/* $n */")" none
-    done
-    related "$name $o: $label: $indep is still a related line of $call ($role)" "$js" "$src" \
-        "$cl" "$(line_of "$src" "/* $indep */")" "$role"
-}
-
-
 NB='n1 Ibcast: the delivered buffer read after the wait|NB-IBCAST-WAIT|NB-IBCAST-READ|NB-IBCAST-INDEPW|after
 n1 blocking Sendrecv before the Ibcast keeps its overlap|NB-IBCAST-SR||NB-IBCAST-INDEP|after
 n2 Iallreduce: the blocking Allreduce between start and wait keeps its overlap|NB-AR-C||NB-IAR-INDEPA|after

@@ -2,15 +2,18 @@
 # The point-to-point calls recorded with their own semantics since issue 15
 # (item 4): matched probes, MPI_Isendrecv(_replace), partitioned
 # communication, MPI_Cancel / MPI_Test_cancelled and the large-count _c
-# forms.  Three programs of our own, each built at -O0 and -O2 and traced on
-# 2 ranks:
+# forms, and persistent requests started per MPI_Start/MPI_Startall.  Four
+# programs of our own, each built at -O0 and -O2 and traced on 2 ranks:
 #
 #   programs/p2p-mprobe.c       Mprobe + Mrecv (m1), Improbe + Imrecv (m2),
 #       a probe of MPI_PROC_NULL (m3), MPI_Send_c / MPI_Recv_c (c1), a
 #       cancelled receive followed by a real message on its channel (x1);
 #   programs/p2p-isendrecv.c    Isendrecv (s1), Isendrecv_replace (s2);
 #   programs/p2p-partitioned.c  Psend_init / Precv_init started twice,
-#       Pready, Pready_range, Pready_list, Parrived.
+#       Pready, Pready_range, Pready_list, Parrived;
+#   programs/p2p-persistent.c   Send_init/Recv_init with MPI_Startall and
+#       MPI_Waitall in a loop (q1), Send_init with MPI_Start, a blocking
+#       receive and MPI_Wait (q2).
 #
 # Checked per program and build: the traced run prints what the untraced
 # one prints; the statements a call needs (the count from the probe's
@@ -26,54 +29,6 @@ source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
 
-# related WHAT JSON SRC CALL-LINE LINE ROLE (as in dependences.sh): ROLE
-# "before" or "after": the overlap hint of the call at CALL-LINE lists LINE
-# with that role; "none": no overlap hint at CALL-LINE lists LINE.
-related() {
-    local what=$1 got
-    got=$(python3 -c '
-import json, os, sys
-src, call, line, role = os.path.basename(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-d = json.loads(sys.stdin.read())
-hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == call
-      and os.path.basename(h["file"]) == src]
-rel = {}
-for h in hs:
-    for r in h["related"]:
-        if os.path.basename(r["file"]) == src:
-            rel[r["line"]] = r["role"]
-say = {"before": "can move after the call", "after": "can run before the wait"}
-listed = "; related lines of the %s at line %d: %s" % (
-    hs[0]["call"] if hs else "call", call,
-    ", ".join("%d:%s" % kv for kv in sorted(rel.items())) or "none")
-if role == "none":
-    if line in rel:
-        print("line %d is listed as %s (%s)%s" % (line, rel[line], say[rel[line]], listed))
-    else:
-        print("yes")
-elif not hs:
-    print("no overlap hint at line %d" % call)
-elif rel.get(line) == role:
-    print("yes")
-else:
-    print("line %d: expected %s, listed as %s%s" % (line, role, rel.get(line, "nothing"), listed))
-' "$3" "$4" "$5" "$6" <<<"$2" 2>&1)
-    if [ "$got" = yes ]; then ok "$what"; else not_ok "$what" "$got"; fi
-}
-
-# pattern NAME O JSON SRC LABEL CALL NEEDED INDEP ROLE: NEEDED markers (one or
-# more) are not related lines of the call at marker CALL, INDEP is, with ROLE.
-pattern() {
-    local name=$1 o=$2 js=$3 src=$4 label=$5 call=$6 needed=$7 indep=$8 role=$9 cl n
-    cl=$(line_of "$src" "/* $call */")
-    for n in $needed; do
-        related "$name $o: $label: $n is not a related line of $call" "$js" "$src" \
-            "$cl" "$(line_of "$src" "/* $n */")" none
-    done
-    related "$name $o: $label: $indep is still a related line of $call ($role)" "$js" "$src" \
-        "$cl" "$(line_of "$src" "/* $indep */")" "$role"
-}
-
 # patterns of each program: label|call|needed|indep|role
 MPROBE='m1 count and buffer from the probed status|MP-MRECV|MP-COUNT MP-MALLOC|MP-INDEP|before
 m1 status and buffer read after MPI_Mrecv|MP-MRECV|MP-STATUS MP-USE|MP-RECV-INDEP|after
@@ -82,6 +37,8 @@ ISENDRECV='s1 send buffer written, receive buffer read after the wait of MPI_Ise
 s2 buffer read after the wait of MPI_Isendrecv_replace|ISR-WAIT|ISR-USE|ISR-INDEP|after'
 PARTITIONED='p1 send buffer written after the wait of a partitioned send|PT-SWAIT|PT-SWRITE|PT-SINDEP|after
 p2 receive buffer read after the wait of a partitioned receive|PT-RWAIT|PT-USE|PT-RINDEP|after'
+PERSISTENT='q1 buffers used after the MPI_Waitall of persistent requests|PS-WAIT|PS-USE PS-SWRITE|PS-INDEP|after
+q2 send buffer rewritten after the wait of a started persistent send|PS1-WAIT|PS1-SWRITE|PS1-INDEP|after'
 
 # unmatched JSON: "sends recvs collectives" left unmatched across ranks
 unmatched() {
@@ -132,6 +89,7 @@ fact() { # what name O rank marker regex
 program p2p-mprobe "$MPROBE"
 program p2p-isendrecv "$ISENDRECV"
 program p2p-partitioned "$PARTITIONED"
+program p2p-persistent "$PERSISTENT"
 
 for O in -O0 -O2; do
     # matched probes: the probe numbers the message, the receive carries its number

@@ -24,45 +24,9 @@ source "$(dirname "$0")/lib.sh"
 P=tests/e2e/programs
 src=$P/rma-exchange.c
 
-# related WHAT JSON SRC CALL-LINE LINE ROLE (as in dependences.sh): ROLE
-# "before" or "after": the overlap hint of the call at CALL-LINE lists LINE
-# with that role; "none": it does not list LINE; CALL-LINE 0 with "none":
-# no overlap hint lists LINE at all.
-related() {
-    local what=$1 got
-    got=$(python3 -c '
-import json, os, sys
-src, call, line, role = os.path.basename(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-d = json.loads(sys.stdin.read())
-hs = [h for h in d["hints"] if h["kind"] == "overlap" and (call == 0 or h["line"] == call)
-      and os.path.basename(h["file"]) == src]
-rel = {}
-for h in hs:
-    for r in h["related"]:
-        if os.path.basename(r["file"]) == src:
-            rel.setdefault(r["line"], (r["role"], h["line"]))
-say = {"before": "can move after the call", "after": "can run before the wait"}
-listed = "; related lines of the hints: %s" % (
-    ", ".join("%d:%s(call at %d)" % (k, v[0], v[1]) for k, v in sorted(rel.items())) or "none")
-if role == "none":
-    if line in rel:
-        print("line %d is listed as %s (%s) of the call at line %d%s" % (
-            line, rel[line][0], say[rel[line][0]], rel[line][1], listed))
-    else:
-        print("yes")
-elif not hs:
-    print("no overlap hint at line %d" % call)
-elif rel.get(line, ("nothing",))[0] == role:
-    print("yes")
-else:
-    print("line %d: expected %s, listed as %s%s" % (line, role, rel.get(line, ("nothing",))[0], listed))
-' "$3" "$4" "$5" "$6" <<<"$2" 2>&1)
-    if [ "$got" = yes ]; then ok "$what"; else not_ok "$what" "$got"; fi
-}
-
-# pattern O JSON LABEL CALL NEEDED INDEP ROLE: NEEDED is not a related line
+# rma_pattern O JSON LABEL CALL NEEDED INDEP ROLE: NEEDED is not a related line
 # of CALL's hint nor of any other hint; INDEP is a related line of CALL's.
-pattern() {
+rma_pattern() {
     local o=$1 js=$2 label=$3 call=$4 needed=$5 indep=$6 role=$7 cl nl
     cl=$(line_of "$src" "/* $call */")
     nl=$(line_of "$src" "/* $needed */")
@@ -100,7 +64,7 @@ for O in -O0 -O2; do
     js=$("$CH" hints "$dir" --format=json 2>"$WORK/hints.err")
     expect_eq "rma-exchange $O: hints exits 0" "$?" 0
     while IFS='|' read -r label call needed indep role; do
-        pattern "$O" "$js" "$label" "$call" "$needed" "$indep" "$role"
+        rma_pattern "$O" "$js" "$label" "$call" "$needed" "$indep" "$role"
     done <<<"$PATTERNS"
 
     a=$("$CH" hints "$dir" --format=json --stable 2>&1)
