@@ -381,7 +381,8 @@ struct dg_msgrec {
     uint64_t comm;       /* communicator id */
     uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
     uint32_t comm_size;
-    uint32_t reserved;
+    uint16_t mpi_op;     /* COLL: enum cht_mpi_op of a reduction, else 0 */
+    uint16_t dtype;      /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
     uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
     uint64_t rbuf, rbytes; /* COLL: the receive side */
@@ -391,8 +392,9 @@ struct dg_msgrec {
     uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive;
                             COLL with DG_MSGF_NONBLOCKING: log position of its start
                             (an OTHER record, before it) */
-    /* RECV with DG_MSGF_CONSUMED: the first later event that touched the
-     * received bytes (a computation or an MPI call) */
+    /* RECV (and a blocking COLL with a receive side) with DG_MSGF_CONSUMED:
+     * the first later event that touched the received bytes (a computation
+     * or an MPI call) */
     uint64_t consumer_index;
     uint32_t consumer_site;
     uint8_t consumer_op;       /* enum cht_site_op of its site */

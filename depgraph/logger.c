@@ -237,6 +237,22 @@ static void coll_fields(struct dg_logger *l, struct dg_msgrec *r, const struct c
     r->flags &= ~(uint32_t)DG_MSGF_FORWARD;
     r->rbuf = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbuf;
     r->rbytes = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbytes;
+    r->mpi_op = (uint16_t)(m->op > 0 ? m->op : 0);
+    r->dtype = (uint16_t)(m->tag > 0 && m->tag < CHT_DT_MAX ? m->tag : CHT_DT_UNKNOWN);
+}
+
+/* A blocking collective's receive side (in place: the receive buffer it
+ * reads and writes) is watched until its first consumer, as a receive's
+ * is, so that merging it with a later collective can be refused when its
+ * result is used in between. */
+static int coll_watch(struct dg_logger *l, struct dg_msgrec *r, const struct cht_rec_mpi *m)
+{
+    uint64_t buf = m->rbuf, bytes = m->rbytes;
+    if (!buf || !bytes)
+        return 0;
+    struct dg_range range = {buf, bytes, true};
+    struct dg_event w = {.kind = DG_MPI, .role = DG_ROLE_COLL, .nranges = 1, .ranges = &range};
+    return dg_watch_add(l->unread, (uint64_t)(r - l->log.rec), &w, false);
 }
 
 /* The start of a nonblocking collective: an OTHER record now; its COLL
@@ -456,7 +472,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
         if (!(r = rec_new(l, tev, ev, DG_MSG_COLL)))
             return TRACE_ERR_NOMEM;
         coll_fields(l, r, m);
-        return 0;
+        return coll_watch(l, r, m);
     case DG_ROLE_PROBE:
         if (!(r = rec_new(l, tev, ev, DG_MSG_OTHER)))
             return TRACE_ERR_NOMEM;

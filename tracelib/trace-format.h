@@ -249,6 +249,22 @@ enum cht_mpi_op {
     CHT_OP_NO_OP /* MPI_NO_OP (Get_accumulate, Fetch_and_op: an atomic read) */
 };
 
+/* Predefined datatypes, recorded for collectives in the MPI record's `tag`
+ * (the datatype of the first buffer the call describes: the send side, or
+ * the receive side if it has no send buffer), so that repeated collectives
+ * are merged only when one datatype covers them.  0: derived or unknown
+ * (-1 in traces written before this field existed). */
+enum cht_mpi_dtype {
+    CHT_DT_UNKNOWN = 0, CHT_DT_CHAR, CHT_DT_SIGNED_CHAR, CHT_DT_UNSIGNED_CHAR, CHT_DT_BYTE,
+    CHT_DT_SHORT, CHT_DT_UNSIGNED_SHORT, CHT_DT_INT, CHT_DT_UNSIGNED, CHT_DT_LONG,
+    CHT_DT_UNSIGNED_LONG, CHT_DT_LONG_LONG, CHT_DT_UNSIGNED_LONG_LONG, CHT_DT_FLOAT,
+    CHT_DT_DOUBLE, CHT_DT_LONG_DOUBLE, CHT_DT_C_BOOL, CHT_DT_INT8, CHT_DT_INT16, CHT_DT_INT32,
+    CHT_DT_INT64, CHT_DT_UINT8, CHT_DT_UINT16, CHT_DT_UINT32, CHT_DT_UINT64, CHT_DT_WCHAR,
+    CHT_DT_FLOAT_INT, CHT_DT_DOUBLE_INT, CHT_DT_LONG_INT, CHT_DT_2INT, CHT_DT_SHORT_INT,
+    CHT_DT_LONG_DOUBLE_INT, CHT_DT_C_FLOAT_COMPLEX, CHT_DT_C_DOUBLE_COMPLEX, CHT_DT_AINT,
+    CHT_DT_OFFSET, CHT_DT_COUNT, CHT_DT_PACKED, CHT_DT_MAX
+};
+
 enum cht_mpi_flag {
     CHT_MPIF_SEND_IN_PLACE = 1u << 0, /* send buffer was MPI_IN_PLACE */
     CHT_MPIF_RECV_IN_PLACE = 1u << 1, /* receive buffer was MPI_IN_PLACE */

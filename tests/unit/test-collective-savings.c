@@ -213,6 +213,8 @@ static uint32_t w_coll(struct world *w, int r, uint32_t site, int call, int root
     x->rbuf = rbuf;
     x->rbytes = rbytes;
     x->version = version;
+    x->dtype = CHT_DT_DOUBLE; /* one predefined datatype and operator unless a test says */
+    x->mpi_op = CHT_OP_SUM;
     return pos;
 }
 

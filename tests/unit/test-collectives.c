@@ -200,6 +200,8 @@ static uint32_t w_coll(struct world *w, int r, uint32_t site, int call, int root
     x->rbuf = rbuf;
     x->rbytes = rbytes;
     x->version = version;
+    x->dtype = CHT_DT_DOUBLE; /* one predefined datatype and operator unless a test says */
+    x->mpi_op = CHT_OP_SUM;
     return pos;
 }
 
@@ -1071,6 +1073,81 @@ static void test_repeat_near_misses(void **state)
         w_coll(w, r, 81, CHT_MPI_BCAST, 0, 1, BUF(r) + 8, 8, 0, 0, 1);
     }
     expect_none(w);
+
+    /* reductions with two operators (MPI_MIN, then MPI_SUM) */
+    w = w_new();
+    for (int r = 0; r < P; r++) {
+        uint32_t a = w_coll(w, r, 80, CHT_MPI_ALLREDUCE, -1, 0, BUF(r), 8, BUF(r) + 8, 8, 1);
+        w->logs[r].rec[a].mpi_op = CHT_OP_MIN;
+        w_coll(w, r, 81, CHT_MPI_ALLREDUCE, -1, 1, BUF(r) + 16, 8, BUF(r) + 24, 8, 1);
+    }
+    expect_none(w);
+
+    /* one operator, two datatypes (a long, then a double) */
+    w = w_new();
+    for (int r = 0; r < P; r++) {
+        uint32_t a = w_coll(w, r, 80, CHT_MPI_REDUCE, 0, 0, BUF(r), 8, r ? 0 : BUF(r) + 8, r ? 0 : 8, 1);
+        w->logs[r].rec[a].dtype = CHT_DT_LONG;
+        w_coll(w, r, 81, CHT_MPI_REDUCE, 0, 1, BUF(r) + 16, 8, r ? 0 : BUF(r) + 24, r ? 0 : 8, 1);
+    }
+    expect_none(w);
+
+    /* a datatype that is not predefined (or a trace without datatypes) */
+    w = w_new();
+    for (int r = 0; r < P; r++) {
+        uint32_t a = w_coll(w, r, 80, CHT_MPI_ALLREDUCE, -1, 0, BUF(r), 8, BUF(r) + 8, 8, 1);
+        uint32_t b = w_coll(w, r, 81, CHT_MPI_ALLREDUCE, -1, 1, BUF(r) + 16, 8, BUF(r) + 24, 8, 1);
+        w->logs[r].rec[a].dtype = w->logs[r].rec[b].dtype = CHT_DT_UNKNOWN;
+    }
+    expect_none(w);
+
+    /* the first result is used (its first consumer) before the second call:
+     * a count or a buffer computed from it */
+    w = w_new();
+    for (int r = 0; r < P; r++) {
+        uint32_t a = w_coll(w, r, 80, CHT_MPI_BCAST, 0, 0, r ? 0 : BUF(r), r ? 0 : 4, r ? BUF(r) : 0,
+                            r ? 4 : 0, 1);
+        struct dg_msgrec *x = &w->logs[r].rec[a];
+        if (r) {
+            x->flags |= DG_MSGF_CONSUMED;
+            x->consumer_index = x->index + 5;
+        }
+        w_coll(w, r, 81, CHT_MPI_BCAST, 0, 1, r ? 0 : BUF(r) + 8, r ? 0 : 8, r ? BUF(r) + 8 : 0,
+               r ? 8 : 0, 1);
+    }
+    expect_none(w);
+
+    /* nothing moves (count 0 everywhere) */
+    w = w_new();
+    for (int r = 0; r < P; r++) {
+        w_coll(w, r, 80, CHT_MPI_BCAST, 0, 0, 0, 0, 0, 0, 1);
+        w_coll(w, r, 81, CHT_MPI_BCAST, 0, 1, 0, 0, 0, 0, 1);
+    }
+    expect_none(w);
+    (void)state;
+}
+
+static void test_repeat_mixed_types(void **state)
+{
+    /* broadcasts of an int array and a double array: one MPI_Bcast with a
+     * derived datatype */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    for (int r = 0; r < P; r++) {
+        uint32_t a = w_coll(w, r, 80, CHT_MPI_BCAST, 0, 0, r ? 0 : BUF(r), r ? 0 : 16,
+                            r ? BUF(r) : 0, r ? 16 : 0, 1);
+        w->logs[r].rec[a].dtype = CHT_DT_INT;
+        w_coll(w, r, 81, CHT_MPI_BCAST, 0, 1, r ? 0 : BUF(r) + 32, r ? 0 : 32, r ? BUF(r) + 32 : 0,
+               r ? 32 : 0, 1);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Bcast");
+    assert_non_null(strstr(h[0].message, "the 2 MPI_Bcast calls at lines 80, 81 can be one MPI_Bcast "
+                                         "with a derived datatype (or a struct) covering their buffers"));
+    hints_free(h, n);
+    w_free(w);
     (void)state;
 }
 
@@ -1132,6 +1209,7 @@ int main(void)
         T(test_allgather_flat_and_dependent),
         T(test_repeat),
         T(test_repeat_near_misses),
+        T(test_repeat_mixed_types),
         T(test_halo_exchange),
         T(test_empty),
     };

@@ -63,7 +63,7 @@ static void part_add(MPI_Request h, MPI_Comm comm, const struct mpi_ev *ev, cons
                      "memory");
         return;
     }
-    *p = (struct part){NULL, h, comm, ev->cv, buf, partitions, count, {0, 0, 0, 0}};
+    *p = (struct part){NULL, h, comm, ev->cv, buf, partitions, count, {0, 0, 0, 0, 0}};
     mpi_type_describe(type, &p->type);
     p->buf = (const char *)buf + p->type.true_lb;
     pthread_mutex_lock(&part_lock);

@@ -44,6 +44,7 @@ struct mpi_type {
     int64_t true_extent; /* bytes from the first to one past the last byte of one element */
     int64_t extent;      /* bytes between consecutive elements */
     uint32_t size;       /* bytes of data in one element */
+    uint32_t code;       /* enum cht_mpi_dtype: a predefined datatype, else 0 */
 };
 
 /* Fills *t for `type`; MPI_DATATYPE_NULL (or a failing query) gives zeros. */
@@ -232,6 +233,8 @@ struct mpi_ev {
     MPI_Comm comm;            /* its handle (MPI_COMM_NULL if the call has none) */
     int ret;                  /* what PMPI returned */
     int counted;              /* rec.count / rec.datatype already set */
+    int is_coll;              /* a collective: rec.tag gets dtype (mpi_ev_reserve) */
+    uint32_t dtype;           /* enum cht_mpi_dtype of the first buffer described */
     struct mpi_blocks blocks[2]; /* index 0 = send side, 1 = receive side */
     /* other memory the call touches (CHT_REC_ARGS): [0] during the call,
      * [1] held until its request completes */

@@ -11,6 +11,35 @@
 
 /* ---- datatypes -------------------------------------------------------------- */
 
+/* The predefined datatypes a collective's record names (enum cht_mpi_dtype). */
+static const struct {
+    MPI_Datatype type;
+    uint32_t code;
+} predefined[] = {
+    {MPI_CHAR, CHT_DT_CHAR}, {MPI_SIGNED_CHAR, CHT_DT_SIGNED_CHAR},
+    {MPI_UNSIGNED_CHAR, CHT_DT_UNSIGNED_CHAR}, {MPI_BYTE, CHT_DT_BYTE}, {MPI_SHORT, CHT_DT_SHORT},
+    {MPI_UNSIGNED_SHORT, CHT_DT_UNSIGNED_SHORT}, {MPI_INT, CHT_DT_INT},
+    {MPI_UNSIGNED, CHT_DT_UNSIGNED}, {MPI_LONG, CHT_DT_LONG}, {MPI_UNSIGNED_LONG, CHT_DT_UNSIGNED_LONG},
+    {MPI_LONG_LONG, CHT_DT_LONG_LONG}, {MPI_UNSIGNED_LONG_LONG, CHT_DT_UNSIGNED_LONG_LONG},
+    {MPI_FLOAT, CHT_DT_FLOAT}, {MPI_DOUBLE, CHT_DT_DOUBLE}, {MPI_LONG_DOUBLE, CHT_DT_LONG_DOUBLE},
+    {MPI_C_BOOL, CHT_DT_C_BOOL}, {MPI_INT8_T, CHT_DT_INT8}, {MPI_INT16_T, CHT_DT_INT16},
+    {MPI_INT32_T, CHT_DT_INT32}, {MPI_INT64_T, CHT_DT_INT64}, {MPI_UINT8_T, CHT_DT_UINT8},
+    {MPI_UINT16_T, CHT_DT_UINT16}, {MPI_UINT32_T, CHT_DT_UINT32}, {MPI_UINT64_T, CHT_DT_UINT64},
+    {MPI_WCHAR, CHT_DT_WCHAR}, {MPI_FLOAT_INT, CHT_DT_FLOAT_INT}, {MPI_DOUBLE_INT, CHT_DT_DOUBLE_INT},
+    {MPI_LONG_INT, CHT_DT_LONG_INT}, {MPI_2INT, CHT_DT_2INT}, {MPI_SHORT_INT, CHT_DT_SHORT_INT},
+    {MPI_LONG_DOUBLE_INT, CHT_DT_LONG_DOUBLE_INT}, {MPI_C_FLOAT_COMPLEX, CHT_DT_C_FLOAT_COMPLEX},
+    {MPI_C_DOUBLE_COMPLEX, CHT_DT_C_DOUBLE_COMPLEX}, {MPI_AINT, CHT_DT_AINT},
+    {MPI_OFFSET, CHT_DT_OFFSET}, {MPI_COUNT, CHT_DT_COUNT}, {MPI_PACKED, CHT_DT_PACKED},
+};
+
+static uint32_t dtype_code(MPI_Datatype type)
+{
+    for (size_t i = 0; i < sizeof predefined / sizeof *predefined; i++)
+        if (predefined[i].type == type)
+            return predefined[i].code;
+    return CHT_DT_UNKNOWN;
+}
+
 void mpi_type_describe(MPI_Datatype type, struct mpi_type *t)
 {
     MPI_Aint lb, extent, true_lb, true_extent;
@@ -29,6 +58,7 @@ void mpi_type_describe(MPI_Datatype type, struct mpi_type *t)
     t->true_extent = true_extent;
     t->extent = extent;
     t->size = size > 0 ? (uint32_t)size : 0;
+    t->code = dtype_code(type);
 }
 
 int64_t mpi_type_span(const struct mpi_type *t, int64_t count)
@@ -92,6 +122,7 @@ static void ev_count(struct mpi_ev *ev, int64_t count, const struct mpi_type *t)
     ev->counted = 1;
     ev->rec.count = count > INT32_MAX ? INT32_MAX : count < INT32_MIN ? INT32_MIN : (int32_t)count;
     ev->rec.datatype = t->size;
+    ev->dtype = t->code;
 }
 
 void mpi_ev_buf(struct mpi_ev *ev, int side, const void *buf, MPI_Count count, MPI_Datatype type)
@@ -285,6 +316,7 @@ void mpi_ev_status(struct mpi_ev *ev, const MPI_Status *st, int consume)
 
 void mpi_ev_coll(struct mpi_ev *ev)
 {
+    ev->is_coll = 1;
     ev->rec.seq = mpi_comm_coll_next(ev->comm);
 }
 
@@ -341,6 +373,8 @@ void *mpi_ev_reserve(struct mpi_ev *ev, size_t extra)
     if (r == NULL)
         return NULL;
     memcpy(r, &ev->rec, sizeof(*r));
+    if (ev->is_coll && r->tag == CHT_TAG_NONE) /* collectives: the datatype */
+        r->tag = (int32_t)ev->dtype;
     return r + 1;
 }
 

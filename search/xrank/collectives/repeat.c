@@ -1,9 +1,21 @@
 /* repeat.c - repeated collectives: consecutive independent calls of the
- * same collective on the same communicator (same call and root on every
- * member, nothing but other records between them, no buffer of one
- * overlapping an output of another) are one call of their concatenated
- * buffers.  The saving of a chain of n calls: n - 1 times the fastest
- * call, on the rank where that is largest.
+ * same collective on the same communicator are one call of their
+ * concatenated buffers, when on every member:
+ *   - the call and root are the same, with nothing but other records between;
+ *   - a reduction has the same operator (a predefined one) and the same
+ *     predefined datatype: one MPI_Reduce combines one type with one op;
+ *   - every call moves data (a merge that holds only because a count was 0
+ *     is no hint);
+ *   - the later call's send buffer was last written before the chain's first
+ *     call, and no buffer of one overlaps an output of another;
+ *   - no chain member's result is used before the later call (its first
+ *     consumer, as the logger records it, comes after): a count, a peer or
+ *     a buffer computed from a broadcast result cannot move up to the first
+ *     call.
+ * Calls without an operator whose datatypes differ (or are derived) are
+ * still one call, with a derived datatype covering their buffers
+ * (VAR_MIXED_TYPES, said in the hint).  The saving of a chain of n calls:
+ * n - 1 times the fastest call, on the rank where that is largest.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,6 +37,35 @@ static int cinst_cmp(const void *pa, const void *pb)
 static bool data_collective(int call)
 {
     return call >= CHT_MPI_BCAST && call <= CHT_MPI_EXSCAN;
+}
+
+static bool reduction(int call)
+{
+    switch (call) {
+    case CHT_MPI_REDUCE: case CHT_MPI_ALLREDUCE: case CHT_MPI_REDUCE_SCATTER:
+    case CHT_MPI_REDUCE_SCATTER_BLOCK: case CHT_MPI_SCAN: case CHT_MPI_EXSCAN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether the record moves data on its rank (a send or a receive side). */
+static bool moves_data(const struct dg_msgrec *x)
+{
+    return x->bytes || x->rbytes;
+}
+
+/* Whether a and b (same call, one rank) can be one call as far as their
+ * operator and datatype go; sets *mixed when they need a derived datatype. */
+static bool same_op_and_type(const struct dg_msgrec *a, const struct dg_msgrec *b, bool *mixed)
+{
+    if (reduction(b->call))
+        return b->mpi_op == a->mpi_op && b->mpi_op != CHT_OP_NONE && b->mpi_op != CHT_OP_USER &&
+               b->dtype != CHT_DT_UNKNOWN && b->dtype == a->dtype;
+    if (b->dtype == CHT_DT_UNKNOWN || b->dtype != a->dtype)
+        *mixed = true;
+    return true;
 }
 
 /* The record of rank r in collective instance i (pos set), or NULL. */
@@ -57,7 +98,8 @@ static const struct dg_msgrec *coll_member(const struct cx *c, uint32_t i, int r
  * every member: same call and root, nothing but OTHER records between,
  * b's send buffer last written before the chain's first call, no buffer
  * of b overlapping an output of the chain or the other way round). */
-static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchain, uint32_t b)
+static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchain, uint32_t b,
+                       bool *mixed)
 {
     uint32_t n;
     const struct dg_pos *mem = dg_match_coll(c->m, b, &n);
@@ -78,6 +120,8 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
         const struct dg_msgrec *rf = coll_member(c, chain[0], r, &pfirst);
         if (!ra || !rf || ra->call != rb->call || ra->peer != rb->peer || pa >= mem[k].pos)
             return false;
+        if (!same_op_and_type(rf, rb, mixed) || !moves_data(rb) || !moves_data(rf))
+            return false;
         for (uint32_t q = pa + 1; q < mem[k].pos; q++)
             if (coll_rec(c, r, q)->kind != DG_MSG_OTHER)
                 return false;
@@ -86,7 +130,8 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
         for (uint32_t j = 0; j < nchain; j++) {
             uint32_t pj;
             const struct dg_msgrec *rj = coll_member(c, chain[j], r, &pj);
-            if (!rj || coll_overlap(rb->buf, rb->bytes, rj->rbuf, rj->rbytes) ||
+            if (!rj || ((rj->flags & DG_MSGF_CONSUMED) && rj->consumer_index < rb->index) ||
+                coll_overlap(rb->buf, rb->bytes, rj->rbuf, rj->rbytes) ||
                 coll_overlap(rb->rbuf, rb->rbytes, rj->rbuf, rj->rbytes) ||
                 coll_overlap(rb->rbuf, rb->rbytes, rj->buf, rj->bytes))
                 return false;
@@ -95,7 +140,7 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
     return true;
 }
 
-static int emit_chain(struct cx *c, const uint32_t *chain, uint32_t nchain)
+static int emit_chain(struct cx *c, const uint32_t *chain, uint32_t nchain, bool mixed)
 {
     struct inst *in = &c->in;
     uint32_t n;
@@ -103,6 +148,8 @@ static int emit_chain(struct cx *c, const uint32_t *chain, uint32_t nchain)
     const struct dg_msgrec *r0 = coll_rec(c, mem[0].rank, mem[0].pos);
     coll_inst_reset(in, &coll_repeat, r0->peer >= 0 ? r0->peer : -1, r0->comm_size);
     in->ngroup = nchain;
+    if (mixed)
+        in->var |= VAR_MIXED_TYPES;
     uint64_t saving = 0;
     int rc;
     for (uint32_t k = 0; k < n; k++) {
@@ -153,10 +200,14 @@ static int find_repeats(struct cx *c, struct coll_in *src)
         uint32_t nchain = 1;
         chain[0] = v[a].i;
         uint32_t b = a + 1;
+        bool mixed = false, m = false;
         while (b < nv && v[b].comm == v[a].comm && v[b].seq == v[b - 1].seq + 1 &&
-               coll_joins(c, chain, nchain, v[b].i))
+               coll_joins(c, chain, nchain, v[b].i, &m)) {
             chain[nchain++] = v[b++].i;
-        if (nchain >= 2 && (rc = emit_chain(c, chain, nchain)) < 0)
+            mixed |= m;
+            m = false;
+        }
+        if (nchain >= 2 && (rc = emit_chain(c, chain, nchain, mixed)) < 0)
             goto out;
         a = b;
     }
@@ -178,7 +229,11 @@ static void repeat_text(struct search_text *b, const struct hacc *h, const struc
     coll_text_lines(b, h, sh, sh->call, LM_COLL);
     if (!one_size)
         search_text_printf(b, ", %.1f per group on average,", (double)h->group_sum / (double)h->matched);
-    search_text_printf(b, " can be one %s of their concatenated buffers (", coll);
+    if (h->var & VAR_MIXED_TYPES)
+        search_text_printf(b, " can be one %s with a derived datatype (or a struct) covering their "
+                           "buffers, whose datatypes differ (", coll);
+    else
+        search_text_printf(b, " can be one %s of their concatenated buffers (", coll);
 }
 
 const struct coll_pattern coll_repeat = {
