@@ -381,8 +381,7 @@ struct dg_msgrec {
     uint64_t comm;       /* communicator id */
     uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
     uint32_t comm_size;
-    uint16_t mpi_op;     /* COLL: enum cht_mpi_op of a reduction, else 0 */
-    uint16_t dtype;      /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
+    uint32_t reserved;
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
     uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
     uint64_t rbuf, rbytes; /* COLL: the receive side */
@@ -392,14 +391,15 @@ struct dg_msgrec {
     uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive;
                             COLL with DG_MSGF_NONBLOCKING: log position of its start
                             (an OTHER record, before it) */
-    /* RECV (and a blocking COLL with a receive side) with DG_MSGF_CONSUMED:
-     * the first later event that touched the received bytes (a computation
-     * or an MPI call) */
+    /* RECV with DG_MSGF_CONSUMED: the first later event that touched the
+     * received bytes (a computation or an MPI call); a blocking COLL with a
+     * receive side too (its result's first consumer) */
     uint64_t consumer_index;
     uint32_t consumer_site;
     uint8_t consumer_op;       /* enum cht_site_op of its site */
     uint8_t consumer_kind;     /* DG_COMP or DG_MPI */
-    uint16_t reserved2;
+    uint8_t mpi_op;            /* COLL: enum cht_mpi_op of a reduction, else 0 */
+    uint8_t dtype;             /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
     uint32_t consumer_flags;   /* enum cht_site_flag of its site (ACCUMULATE...) */
     uint64_t consumer_addr, consumer_len; /* its first written range (the accumulator) */
 };

@@ -237,8 +237,8 @@ static void coll_fields(struct dg_logger *l, struct dg_msgrec *r, const struct c
     r->flags &= ~(uint32_t)DG_MSGF_FORWARD;
     r->rbuf = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbuf;
     r->rbytes = m->flags & CHT_MPIF_RECV_IN_PLACE ? 0 : m->rbytes;
-    r->mpi_op = (uint16_t)(m->op > 0 ? m->op : 0);
-    r->dtype = (uint16_t)(m->tag > 0 && m->tag < CHT_DT_MAX ? m->tag : CHT_DT_UNKNOWN);
+    r->mpi_op = (uint8_t)(m->op > 0 && m->op < 256 ? m->op : 0);
+    r->dtype = (uint8_t)(m->tag > 0 && m->tag < CHT_DT_MAX ? m->tag : CHT_DT_UNKNOWN);
 }
 
 /* A blocking collective's receive side (in place: the receive buffer it

@@ -117,8 +117,7 @@ static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
     pk_u64(b, m->comm);
     pk_u64(b, m->seq);
     pk_u32(b, m->comm_size);
-    pk_u16(b, m->mpi_op);
-    pk_u16(b, m->dtype);
+    pk_u32(b, m->reserved);
     pk_u64(b, m->t_enter);
     pk_u64(b, m->t_exit);
     pk_u64(b, m->buf);
@@ -131,7 +130,8 @@ static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
     pk_u32(b, m->consumer_site);
     pk_u8(b, m->consumer_op);
     pk_u8(b, m->consumer_kind);
-    pk_u16(b, m->reserved2);
+    pk_u8(b, m->mpi_op);
+    pk_u8(b, m->dtype);
     pk_u32(b, m->consumer_flags);
     pk_u64(b, m->consumer_addr);
     pk_u64(b, m->consumer_len);
@@ -150,8 +150,7 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->comm = rd_u64(r);
     m->seq = rd_u64(r);
     m->comm_size = rd_u32(r);
-    m->mpi_op = rd_u16(r);
-    m->dtype = rd_u16(r);
+    m->reserved = rd_u32(r);
     m->t_enter = rd_u64(r);
     m->t_exit = rd_u64(r);
     m->buf = rd_u64(r);
@@ -164,7 +163,8 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->consumer_site = rd_u32(r);
     m->consumer_op = rd_u8(r);
     m->consumer_kind = rd_u8(r);
-    m->reserved2 = rd_u16(r);
+    m->mpi_op = rd_u8(r);
+    m->dtype = rd_u8(r);
     m->consumer_flags = rd_u32(r);
     m->consumer_addr = rd_u64(r);
     m->consumer_len = rd_u64(r);

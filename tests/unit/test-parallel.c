@@ -156,8 +156,7 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         m->comm = s + 4;
         m->seq = s + 5;
         m->comm_size = 8;
-        m->mpi_op = (uint16_t)(i % 15);
-        m->dtype = (uint16_t)(0xab00 + i % 7);
+        m->reserved = 0xabcd;
         m->t_enter = s + 6;
         m->t_exit = s + 7;
         m->buf = 0x7fff00000000ull + s;
@@ -169,7 +168,8 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         m->consumer_site = (uint32_t)(s + 12);
         m->consumer_op = (uint8_t)(s + 13);
         m->consumer_kind = 1 + i % 2;
-        m->reserved2 = 0x5a5a;
+        m->mpi_op = (uint8_t)(i % 15);
+        m->dtype = (uint8_t)(0xa0 + i % 7);
         m->consumer_flags = (uint32_t)(s + 14);
         m->consumer_addr = s + 15;
         m->consumer_len = s + 16;
@@ -214,8 +214,7 @@ static void assert_msgrec_same(const struct dg_msgrec *a, const struct dg_msgrec
     EQ(comm);
     EQ(seq);
     EQ(comm_size);
-    EQ(mpi_op);
-    EQ(dtype);
+    EQ(reserved);
     EQ(t_enter);
     EQ(t_exit);
     EQ(buf);
@@ -228,7 +227,8 @@ static void assert_msgrec_same(const struct dg_msgrec *a, const struct dg_msgrec
     EQ(consumer_site);
     EQ(consumer_op);
     EQ(consumer_kind);
-    EQ(reserved2);
+    EQ(mpi_op);
+    EQ(dtype);
     EQ(consumer_flags);
     EQ(consumer_addr);
     EQ(consumer_len);
