@@ -1,0 +1,103 @@
+/* coll-offset-rows.c - a master/worker product of a matrix by a vector
+ * with the "offset, rows, block" protocol, next to a true reduction, for
+ * `commhint hints --kind=collective` (tests/e2e/collectives-protocol.sh
+ * checks the hints by the markers in the comments):
+ *   - every worker sends the master the offset and the number of its rows
+ *     (OFFSET-SEND, ROWS-SEND), then its block of results (BLOCK-SEND); the
+ *     master receives offset and rows (OFFSET-RECV, ROWS-RECV) and the block
+ *     at &y[offset] with rows * NC doubles (BLOCK-RECV): the received values
+ *     are an offset and a count, not combined, so no MPI_Reduce;
+ *   - every worker sends a partial sum that the master adds into a local
+ *     total (SUM-SEND, SUM-RECV, SUM-ACC): a true reduction, MPI_Reduce.
+ * The rows are split unevenly (worker w gets w + 1 row blocks), so the
+ * blocks differ in size.  Runs on 4 ranks (any number from 3 works);
+ * prints one checksum line on rank 0.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define ITERS 3
+#define NC 4 /* results per row */
+#define TAG_OFF 1
+#define TAG_ROWS 2
+#define TAG_BLOCK 3
+#define TAG_SUM 4
+
+#define W MPI_COMM_WORLD
+
+/* Rows of worker w (1..p-1): w + 1 blocks of two. */
+static int rows_of(int w)
+{
+    return 2 * (w + 1);
+}
+
+static int offset_of(int w)
+{
+    int off = 0;
+    for (int v = 1; v < w; v++)
+        off += rows_of(v);
+    return off;
+}
+
+static void master(int p, double *y, double *part, double *check)
+{
+    int offset, rows;
+    for (int w = 1; w < p; w++) {
+        MPI_Recv(&offset, 1, MPI_INT, w, TAG_OFF, W, MPI_STATUS_IGNORE); /* OFFSET-RECV */
+        MPI_Recv(&rows, 1, MPI_INT, w, TAG_ROWS, W, MPI_STATUS_IGNORE);  /* ROWS-RECV */
+        MPI_Recv(&y[offset * NC], rows * NC, MPI_DOUBLE, w, TAG_BLOCK, W, MPI_STATUS_IGNORE); /* BLOCK-RECV */
+    }
+    double total = 0.0;
+    for (int w = 1; w < p; w++) {
+        MPI_Recv(part, 1, MPI_DOUBLE, w, TAG_SUM, W, MPI_STATUS_IGNORE); /* SUM-RECV */
+        total += *part;                                                  /* SUM-ACC */
+    }
+    *check += total;
+}
+
+static void worker(int rank, int it, double *blk, double *part)
+{
+    int offset = offset_of(rank), rows = rows_of(rank);
+    double s = 0.0;
+    for (int i = 0; i < rows * NC; i++) {
+        blk[i] = (double)(offset * NC + i) * (it + 1);
+        s += blk[i];
+    }
+    *part = s;
+    MPI_Send(&offset, 1, MPI_INT, 0, TAG_OFF, W);                /* OFFSET-SEND */
+    MPI_Send(&rows, 1, MPI_INT, 0, TAG_ROWS, W);                 /* ROWS-SEND */
+    MPI_Send(blk, rows * NC, MPI_DOUBLE, 0, TAG_BLOCK, W);       /* BLOCK-SEND */
+    MPI_Send(part, 1, MPI_DOUBLE, 0, TAG_SUM, W);                /* SUM-SEND */
+}
+
+int main(int argc, char **argv)
+{
+    int rank, p;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(W, &rank);
+    MPI_Comm_size(W, &p);
+    int nrows = offset_of(p);
+    double *y = calloc((size_t)nrows * NC + 1, sizeof *y);
+    double *blk = calloc((size_t)rows_of(p) * NC, sizeof *blk);
+    double *part = malloc(sizeof *part);
+    double check = 0.0;
+    if (!y || !blk || !part)
+        MPI_Abort(W, 1);
+    for (int it = 0; it < ITERS; it++) {
+        if (rank == 0)
+            master(p, y, part, &check);
+        else
+            worker(rank, it, blk, part);
+    }
+    if (rank == 0) {
+        for (int i = 0; i < nrows * NC; i++)
+            check += y[i];
+        printf("coll-offset-rows: ranks=%d checksum=%.1f\n", p, check);
+    }
+    free(part);
+    free(blk);
+    free(y);
+    MPI_Finalize();
+    return 0;
+}
