@@ -784,6 +784,106 @@ static void test_reduce_local(void **state)
     (void)state;
 }
 
+/* The local rule with values used, not combined: each received value
+ * read by one statement that writes nothing traced, and that statement's
+ * value is a count or an offset of a later MPI call (DG_MSGF_ARG), only
+ * an argument of a call (ARGS_ONLY) or a loop bound (LOOP_TEST): no
+ * reduce, and the candidate is reported as dropped with why. */
+static void offset_round(struct world *w, uint32_t flags, uint32_t msgf)
+{
+    for (int q = 1; q < P; q++)
+        w_send(w, q, 60, 0, 7, BUF(q), 4, 1);
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 61, q, 7, BUF(0) + 0x300, 4);
+        w_consume(w, 0, rp, 62, CHT_SOP_NONE, flags, 0, 0);
+        w->logs[0].rec[rp].flags |= msgf;
+        w->logs[0].rec[rp].use_site = 63;
+    }
+}
+
+static void explain_search(struct world *w, struct search_hint **h, uint32_t *n, struct search_hint **d,
+                           uint32_t *nd)
+{
+    struct search_rank_result *by_rank[P];
+    const struct dg_mpilog *logs[P];
+    struct search_xrank x;
+    memset(&x, 0, sizeof x);
+    for (int r = 0; r < P; r++) {
+        by_rank[r] = &w->res[r];
+        logs[r] = &w->logs[r];
+    }
+    x.world_size = P;
+    x.by_rank = by_rank;
+    x.logs = logs;
+    assert_int_equal(dg_match_build(logs, P, &x.match), 0);
+    assert_int_equal(search_collectives_explain(&x, h, n, d, nd), 0);
+    dg_match_destroy(x.match);
+}
+
+static void test_reduce_used_not_combined(void **state)
+{
+    static const struct {
+        uint32_t flags, msgf;
+        const char *why;
+    } cases[] = {
+        {0, DG_MSGF_ARG, "used as an offset/count at coll.c:63 (an argument of a later MPI call), not combined"},
+        {CHT_SITEF_ARGS_ONLY, 0, "used as an offset/count at coll.c:62 (only passed to a call), not combined"},
+        {CHT_SITEF_LOOP_TEST, 0, "used as a loop bound at coll.c:62, not combined"},
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct world *w = w_new();
+        struct search_hint *h, *d;
+        uint32_t n, nd;
+        offset_round(w, cases[k].flags, cases[k].msgf);
+        explain_search(w, &h, &n, &d, &nd);
+        assert_null(find(h, n, "MPI_Reduce"));
+        assert_int_equal(nd, 1);
+        assert_string_equal(d[0].collective, "MPI_Reduce");
+        assert_int_equal(d[0].line, 61);
+        assert_non_null(strstr(d[0].message, "not a reduction"));
+        assert_non_null(d[0].explain);
+        assert_non_null(strstr(d[0].explain, cases[k].why));
+        hints_free(h, n);
+        hints_free(d, nd);
+        w_free(w);
+    }
+    /* the same round, values combined: a local reduce, nothing dropped */
+    struct world *w = w_new();
+    struct search_hint *h, *d;
+    uint32_t n, nd;
+    offset_round(w, 0, 0);
+    explain_search(w, &h, &n, &d, &nd);
+    assert_non_null(find(h, n, "MPI_Reduce"));
+    assert_int_equal(nd, 0);
+    hints_free(h, n);
+    hints_free(d, nd);
+    w_free(w);
+    (void)state;
+}
+
+static void test_reduce_blocks_summed(void **state)
+{
+    /* blocks of different sizes into slices, each first read by a sum into
+     * one scalar: a gather (then a local sum), not a reduce */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    uint64_t at = BUF(0);
+    for (int q = 1; q < P; q++)
+        w_send(w, q, 40, 0, 5, BUF(q), 16 * q, 1);
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 41, q, 5, at, 16 * q);
+        w_consume(w, 0, rp, 42, CHT_SOP_FADD, CHT_SITEF_ACCUMULATE, ACC, 8);
+        at += 16 * q;
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gatherv");
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
 static void test_allreduce(void **state)
 {
     static const int sum[] = {CHT_SOP_FADD, CHT_SOP_FADD, CHT_SOP_FADD};
@@ -1124,6 +1224,8 @@ int main(void)
         T(test_reduce),
         T(test_reduce_near_misses),
         T(test_reduce_local),
+        T(test_reduce_used_not_combined),
+        T(test_reduce_blocks_summed),
         T(test_allreduce),
         T(test_alltoall),
         T(test_alltoall_send_recv_sites),

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The master/worker "offset, rows, block" protocol (docs/collectives.md,
+# "Reduce"): tests/e2e/programs/coll-offset-rows.c, instrumented at -O0 and
+# -O2 and traced on 4 ranks.  The offsets and row counts the master
+# receives are used as an address and a count, not combined: no MPI_Reduce
+# for them, `--explain` says why, and the blocks get MPI_Gatherv; the
+# partial sums the master adds up next to it still get MPI_Reduce.
+source "$(dirname "$0")/lib.sh"
+
+src=tests/e2e/programs/coll-offset-rows.c
+f=coll-offset-rows.c
+m() { line_of "$src" "/* $1 */"; }
+OR=$(m OFFSET-RECV); RR=$(m ROWS-RECV); BR=$(m BLOCK-RECV); BS=$(m BLOCK-SEND)
+SR=$(m SUM-RECV); SS=$(m SUM-SEND)
+
+# One line per collective hint: <collective> <file>:<line> related=<line>,...
+coll_of() {
+    "$CH" hints "$1" --format=json --stable --kind=collective 2>"$WORK/coll.err" | python3 -c '
+import json, sys
+for h in json.load(sys.stdin)["hints"]:
+    print("%s %s:%d related=%s" % (h["collective"], h["file"].rsplit("/", 1)[-1], h["line"],
+          ",".join(str(r["line"]) for r in h["related"])))
+' 2>&1 || echo "ERROR $(cat "$WORK/coll.err")"
+}
+
+for O in -O0 -O2; do
+    bin=$WORK/cor$O
+    check "protocol $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/t$O" "$NP" "$bin"
+    expect_eq "protocol $O: traced run exits 0" "$?" 0
+    expect_match "protocol $O: prints its checksum" "$(cat "$WORK/t$O.out")" "^coll-offset-rows: ranks=4 checksum="
+    h=$(coll_of "$WORK/t$O")
+    expect_match "protocol $O: blocks at &y[offset] of rows*NC -> MPI_Gatherv" "$h" \
+        "^MPI_Gatherv $f:$BR related=([0-9]+,)*$BS(,|\$)"
+    expect_eq "protocol $O: no MPI_Reduce at the offset, rows or block receives" \
+        "$(printf '%s\n' "$h" | grep -E "^MPI_Reduce $f:($OR|$RR|$BR) ")" ""
+    expect_match "protocol $O: partial sums added up -> MPI_Reduce" "$h" \
+        "^MPI_Reduce $f:$SR related=([0-9]+,)*$SS(,|\$)"
+    x=$("$CH" hints "$WORK/t$O" --kind=collective --stable --explain 2>&1)
+    for l in "$OR" "$RR"; do
+        expect_match "protocol $O: --explain says why the receives at line $l are no reduce" "$x" \
+            "$f:$l:[0-9]+: note: +the received value is used as an offset/count at $f:$BR .*not combined"
+    done
+done
