@@ -11,7 +11,7 @@ src=tests/e2e/programs/coll-offset-rows.c
 f=coll-offset-rows.c
 m() { line_of "$src" "/* $1 */"; }
 OR=$(m OFFSET-RECV); RR=$(m ROWS-RECV); BR=$(m BLOCK-RECV); BS=$(m BLOCK-SEND)
-SR=$(m SUM-RECV); SS=$(m SUM-SEND)
+SR=$(m SUM-RECV); SS=$(m SUM-SEND); OS=$(m OFFSET-SEND); RS=$(m ROWS-SEND)
 
 # One line per collective hint: <collective> <file>:<line> related=<line>,...
 coll_of() {
@@ -30,12 +30,16 @@ for O in -O0 -O2; do
     expect_eq "protocol $O: traced run exits 0" "$?" 0
     expect_match "protocol $O: prints its checksum" "$(cat "$WORK/t$O.out")" "^coll-offset-rows: ranks=4 checksum="
     h=$(coll_of "$WORK/t$O")
-    expect_match "protocol $O: blocks at &y[offset] of rows*NC -> MPI_Gatherv" "$h" \
-        "^MPI_Gatherv $f:$BR related=([0-9]+,)*$BS(,|\$)"
+    expect_match "protocol $O: offset, rows, block at &y[offset] of rows*NC -> one MPI_Gatherv" "$h" \
+        "^MPI_Gatherv $f:$OR related=$RR,$BR,$OS,$RS,$BS\$"
+    expect_eq "protocol $O: two hints, nothing else" "$(printf '%s\n' "$h" | grep -c .)" 2
     expect_eq "protocol $O: no MPI_Reduce at the offset, rows or block receives" \
         "$(printf '%s\n' "$h" | grep -E "^MPI_Reduce $f:($OR|$RR|$BR) ")" ""
     expect_match "protocol $O: partial sums added up -> MPI_Reduce" "$h" \
         "^MPI_Reduce $f:$SR related=([0-9]+,)*$SS(,|\$)"
+    t=$("$CH" hints "$WORK/t$O" --kind=collective --stable 2>&1)
+    expect_match "protocol $O: the offsets and lengths are the displs and recvcounts" "$t" \
+        "$f:$OR:[0-9]+: note: \\[collective\\] .* use MPI_Gatherv, the offsets and lengths become its displs and recvcounts arrays, needed on the root only"
     x=$("$CH" hints "$WORK/t$O" --kind=collective --stable --explain 2>&1)
     for l in "$OR" "$RR"; do
         expect_match "protocol $O: --explain says why the receives at line $l are no reduce" "$x" \

@@ -27,7 +27,9 @@ struct coll_pattern;
 enum var {
     VAR_V = 1u << 0,       /* slices of different sizes or out of rank order: the v-variant */
     VAR_FORWARD = 1u << 1, /* some bytes were forwarded by a rank that received them */
-    VAR_LOCAL = 1u << 2    /* reduce: combined into a variable that is not traced */
+    VAR_LOCAL = 1u << 2,   /* reduce: combined into a variable that is not traced */
+    VAR_PROTOCOL = 1u << 3 /* gather: each block follows the values its address and count
+                              come from (offset, length), received from the same rank */
 };
 
 /* Masks of a call site in an instance. */
