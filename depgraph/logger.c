@@ -524,6 +524,37 @@ static void mark_args(struct dg_logger *l, const struct dg_event *ev)
         mark_used(l, ev->index - k, ev->site);
 }
 
+/* How far back a call's companions are matched with the sends before it. */
+#define ARG_SENDS_BACK 8
+
+/* An MPI call to a peer whose companions (the loads of its arguments) read
+ * every byte an earlier send to the same peer sent, unchanged since: that
+ * send carried a value the call uses (the offset and the length a root
+ * sends before the block at that offset).  Looks at the sends right before
+ * the call, to that peer, at most ARG_SENDS_BACK. */
+static void mark_sent_args(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
+{
+    int32_t peer = tev->mpi->peer;
+    uint32_t seen = 0;
+    for (uint32_t i = l->log.n; i-- > 0 && seen < ARG_SENDS_BACK; seen++) {
+        struct dg_msgrec *r = &l->log.rec[i];
+        if (r->kind != DG_MSG_SEND || r->peer != peer || r->comm != tev->mpi->comm)
+            break;
+        if (!r->bytes || !r->version)
+            continue;
+        bool covered = false;
+        for (uint32_t k = 0; k < ev->ncranges && !covered; k++) {
+            const struct dg_range *c = &ev->cranges[k];
+            covered = !c->write && c->addr <= r->buf && r->buf + r->bytes <= c->addr + c->len;
+        }
+        struct dg_range q = {r->buf, r->bytes, false};
+        if (covered && dg_shadow_last_conflict(l->written, &q) == r->version) {
+            r->flags |= DG_MSGF_ARG;
+            r->use_site = ev->site;
+        }
+    }
+}
+
 int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     if (tev->kind != TRACE_EV_COMP && tev->kind != TRACE_EV_MPI)
@@ -557,6 +588,9 @@ int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const str
     }
     if (tev->kind == TRACE_EV_MPI && ev && l->used_by.n)
         mark_args(l, ev);
+    if (tev->kind == TRACE_EV_MPI && ev && ev->ncranges && tev->mpi->peer >= 0 &&
+        (ev->role == DG_ROLE_SEND || ev->role == DG_ROLE_START))
+        mark_sent_args(l, tev, ev);
     if (tev->kind == TRACE_EV_MPI && (rc = log_mpi(l, tev, ev)) < 0)
         return rc;
     /* then what the event wrote (after the send versions were read) */

@@ -3,8 +3,10 @@
 # "Reduce"): tests/e2e/programs/coll-offset-rows.c, instrumented at -O0 and
 # -O2 and traced on 4 ranks.  The offsets and row counts the master
 # receives are used as an address and a count, not combined: no MPI_Reduce
-# for them, `--explain` says why, and the blocks get MPI_Gatherv; the
-# partial sums the master adds up next to it still get MPI_Reduce.
+# for them, `--explain` says why, and they and the blocks are one
+# MPI_Gatherv; the same protocol from the master to the workers is one
+# MPI_Scatterv; the partial sums the master adds up next to it still get
+# MPI_Reduce.
 source "$(dirname "$0")/lib.sh"
 
 src=tests/e2e/programs/coll-offset-rows.c
@@ -12,6 +14,8 @@ f=coll-offset-rows.c
 m() { line_of "$src" "/* $1 */"; }
 OR=$(m OFFSET-RECV); RR=$(m ROWS-RECV); BR=$(m BLOCK-RECV); BS=$(m BLOCK-SEND)
 SR=$(m SUM-RECV); SS=$(m SUM-SEND); OS=$(m OFFSET-SEND); RS=$(m ROWS-SEND)
+DOS=$(m DIST-OFF-SEND); DRS=$(m DIST-ROWS-SEND); DBS=$(m DIST-BLOCK-SEND)
+DOR=$(m DIST-OFF-RECV); DRR=$(m DIST-ROWS-RECV); DBR=$(m DIST-BLOCK-RECV)
 
 # One line per collective hint: <collective> <file>:<line> related=<line>,...
 coll_of() {
@@ -32,7 +36,9 @@ for O in -O0 -O2; do
     h=$(coll_of "$WORK/t$O")
     expect_match "protocol $O: offset, rows, block at &y[offset] of rows*NC -> one MPI_Gatherv" "$h" \
         "^MPI_Gatherv $f:$OR related=$RR,$BR,$OS,$RS,$BS\$"
-    expect_eq "protocol $O: two hints, nothing else" "$(printf '%s\n' "$h" | grep -c .)" 2
+    expect_match "protocol $O: offset, rows, block of &x[offset] sent -> one MPI_Scatterv" "$h" \
+        "^MPI_Scatterv $f:$DOS related=$DRS,$DBS,$DOR,$DRR,$DBR\$"
+    expect_eq "protocol $O: three hints, nothing else" "$(printf '%s\n' "$h" | grep -c .)" 3
     expect_eq "protocol $O: no MPI_Reduce at the offset, rows or block receives" \
         "$(printf '%s\n' "$h" | grep -E "^MPI_Reduce $f:($OR|$RR|$BR) ")" ""
     expect_match "protocol $O: partial sums added up -> MPI_Reduce" "$h" \
@@ -40,6 +46,8 @@ for O in -O0 -O2; do
     t=$("$CH" hints "$WORK/t$O" --kind=collective --stable 2>&1)
     expect_match "protocol $O: the offsets and lengths are the displs and recvcounts" "$t" \
         "$f:$OR:[0-9]+: note: \\[collective\\] .* use MPI_Gatherv, the offsets and lengths become its displs and recvcounts arrays, needed on the root only"
+    expect_match "protocol $O: the offsets and lengths sent are the displs and sendcounts" "$t" \
+        "$f:$DOS:[0-9]+: note: \\[collective\\] .* use MPI_Scatterv, the offsets and lengths become its displs and sendcounts arrays, needed on the root only"
     x=$("$CH" hints "$WORK/t$O" --kind=collective --stable --explain 2>&1)
     for l in "$OR" "$RR"; do
         expect_match "protocol $O: --explain says why the receives at line $l are no reduce" "$x" \

@@ -7,6 +7,10 @@
  *     master receives offset and rows (OFFSET-RECV, ROWS-RECV) and the block
  *     at &y[offset] with rows * NC doubles (BLOCK-RECV): the received values
  *     are an offset and a count, not combined, so no MPI_Reduce;
+ *   - the other way round, the master sends every worker the offset and
+ *     the number of its rows (DIST-OFF-SEND, DIST-ROWS-SEND), then its block
+ *     of the input at &x[offset * NC] (DIST-BLOCK-SEND); the worker receives
+ *     them (DIST-OFF-RECV, DIST-ROWS-RECV, DIST-BLOCK-RECV): MPI_Scatterv;
  *   - every worker sends a partial sum that the master adds into a local
  *     total (SUM-SEND, SUM-RECV, SUM-ACC): a true reduction, MPI_Reduce.
  * The rows are split unevenly (worker w gets w + 1 row blocks), so the
@@ -40,6 +44,20 @@ static int offset_of(int w)
     return off;
 }
 
+static void distribute(int p, int it, double *x)
+{
+    int offset = 0, rows;
+    for (int i = 0; i < offset_of(p) * NC; i++)
+        x[i] = (double)(i % 7) + it;
+    for (int w = 1; w < p; w++) {
+        rows = rows_of(w);
+        MPI_Send(&offset, 1, MPI_INT, w, TAG_OFF, W);                   /* DIST-OFF-SEND */
+        MPI_Send(&rows, 1, MPI_INT, w, TAG_ROWS, W);                    /* DIST-ROWS-SEND */
+        MPI_Send(&x[offset * NC], rows * NC, MPI_DOUBLE, w, TAG_BLOCK, W); /* DIST-BLOCK-SEND */
+        offset += rows;
+    }
+}
+
 static void master(int p, double *y, double *part, double *check)
 {
     int offset, rows;
@@ -56,12 +74,15 @@ static void master(int p, double *y, double *part, double *check)
     *check += total;
 }
 
-static void worker(int rank, int it, double *blk, double *part)
+static void worker(int rank, int it, double *in, double *blk, double *part)
 {
-    int offset = offset_of(rank), rows = rows_of(rank);
+    int offset, rows;
+    MPI_Recv(&offset, 1, MPI_INT, 0, TAG_OFF, W, MPI_STATUS_IGNORE);    /* DIST-OFF-RECV */
+    MPI_Recv(&rows, 1, MPI_INT, 0, TAG_ROWS, W, MPI_STATUS_IGNORE);     /* DIST-ROWS-RECV */
+    MPI_Recv(in, rows * NC, MPI_DOUBLE, 0, TAG_BLOCK, W, MPI_STATUS_IGNORE); /* DIST-BLOCK-RECV */
     double s = 0.0;
     for (int i = 0; i < rows * NC; i++) {
-        blk[i] = (double)(offset * NC + i) * (it + 1);
+        blk[i] = in[i] * (offset * NC + i) * (it + 1);
         s += blk[i];
     }
     *part = s;
@@ -80,15 +101,19 @@ int main(int argc, char **argv)
     int nrows = offset_of(p);
     double *y = calloc((size_t)nrows * NC + 1, sizeof *y);
     double *blk = calloc((size_t)rows_of(p) * NC, sizeof *blk);
+    double *x = calloc((size_t)nrows * NC + 1, sizeof *x);
+    double *in = calloc((size_t)rows_of(p) * NC, sizeof *in);
     double *part = malloc(sizeof *part);
     double check = 0.0;
-    if (!y || !blk || !part)
+    if (!y || !x || !in || !blk || !part)
         MPI_Abort(W, 1);
     for (int it = 0; it < ITERS; it++) {
-        if (rank == 0)
+        if (rank == 0) {
+            distribute(p, it, x);
             master(p, y, part, &check);
-        else
-            worker(rank, it, blk, part);
+        } else {
+            worker(rank, it, in, blk, part);
+        }
     }
     if (rank == 0) {
         for (int i = 0; i < nrows * NC; i++)
@@ -96,6 +121,8 @@ int main(int argc, char **argv)
         printf("coll-offset-rows: ranks=%d checksum=%.1f\n", p, check);
     }
     free(part);
+    free(in);
+    free(x);
     free(blk);
     free(y);
     MPI_Finalize();
