@@ -884,6 +884,105 @@ static void test_reduce_blocks_summed(void **state)
     (void)state;
 }
 
+/* ---- the offset, length, block protocol -------------------------------------------------- */
+
+/* Rank 0 receives from every worker q its offset (site 70) and length (71)
+ * into one variable each, used by the call of the block (72, DG_MSGF_ARG),
+ * then the block of 16 * q bytes at that offset; workers send from 73-75.
+ * With `skip`, worker `skip` sends no offset or length. */
+static void gatherv_protocol(struct world *w, int skip)
+{
+    uint64_t at = BUF(0);
+    for (int q = 1; q < P; q++) {
+        if (q != skip) {
+            w_send(w, q, 73, 0, 1, BUF(q), 4, 1);
+            w_send(w, q, 74, 0, 2, BUF(q) + 4, 4, 1);
+        }
+        w_send(w, q, 75, 0, 3, BUF(q) + 0x100, 16 * q, 1);
+    }
+    for (int q = 1; q < P; q++) {
+        if (q != skip) {
+            for (int k = 0; k < 2; k++) {
+                uint32_t rp = w_recv(w, 0, 70 + k, q, 1 + k, BUF(0) + 0x800 + 4 * k, 4);
+                w_consume(w, 0, rp, 76, CHT_SOP_NONE, 0, 0, 0);
+                w->logs[0].rec[rp].flags |= DG_MSGF_ARG;
+                w->logs[0].rec[rp].use_site = 72;
+            }
+        }
+        w_recv(w, 0, 72, q, 3, at, 16 * q);
+        at += 16 * q;
+    }
+}
+
+static void test_gatherv_protocol(void **state)
+{
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    gatherv_protocol(w, 0);
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gatherv");
+    assert_int_equal(h[0].line, 70);
+    assert_true(has_related(&h[0], 71, SEARCH_REL_RECV));
+    assert_true(has_related(&h[0], 72, SEARCH_REL_RECV));
+    assert_true(has_related(&h[0], 73, SEARCH_REL_SEND));
+    assert_true(has_related(&h[0], 75, SEARCH_REL_SEND));
+    assert_non_null(strstr(h[0].message, "the offsets and lengths become its displs and recvcounts arrays, "
+                                         "needed on the root only"));
+    hints_free(h, n);
+    w_free(w);
+
+    /* one worker sends its block alone: a gatherv of the blocks, the
+     * offsets and lengths are not part of it */
+    w = w_new();
+    gatherv_protocol(w, 2);
+    w_search(w, &h, &n);
+    const struct search_hint *g = find(h, n, "MPI_Gatherv");
+    assert_non_null(g);
+    assert_int_equal(g->line, 72);
+    assert_false(has_related(g, 70, SEARCH_REL_RECV));
+    assert_null(strstr(g->message, "displs"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
+static void test_scatterv_protocol(void **state)
+{
+    /* rank 0 sends every worker its offset (80) and length (81), which the
+     * call of the block (82) loads, then the block at that offset */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    uint64_t at = BUF(0);
+    for (int q = 1; q < P; q++) {
+        for (int k = 0; k < 2; k++) {
+            uint32_t sp = w_send(w, 0, 80 + k, q, 1 + k, BUF(0) + 0x800 + 4 * k, 4, 1 + q);
+            w->logs[0].rec[sp].flags |= DG_MSGF_ARG;
+            w->logs[0].rec[sp].use_site = 82;
+        }
+        w_send(w, 0, 82, q, 3, at, 16 * q, 1);
+        at += 16 * q;
+    }
+    for (int q = 1; q < P; q++) {
+        w_recv(w, q, 83, 0, 1, BUF(q), 4);
+        w_recv(w, q, 84, 0, 2, BUF(q) + 4, 4);
+        w_recv(w, q, 85, 0, 3, BUF(q) + 0x100, 16 * q);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Scatterv");
+    assert_int_equal(h[0].line, 80);
+    assert_true(has_related(&h[0], 81, SEARCH_REL_SEND));
+    assert_true(has_related(&h[0], 82, SEARCH_REL_SEND));
+    assert_true(has_related(&h[0], 85, SEARCH_REL_RECV));
+    assert_non_null(strstr(h[0].message, "displs and sendcounts arrays, needed on the root only"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
 static void test_allreduce(void **state)
 {
     static const int sum[] = {CHT_SOP_FADD, CHT_SOP_FADD, CHT_SOP_FADD};
@@ -1226,6 +1325,8 @@ int main(void)
         T(test_reduce_local),
         T(test_reduce_used_not_combined),
         T(test_reduce_blocks_summed),
+        T(test_gatherv_protocol),
+        T(test_scatterv_protocol),
         T(test_allreduce),
         T(test_alltoall),
         T(test_alltoall_send_recv_sites),
