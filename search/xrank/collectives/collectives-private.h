@@ -70,7 +70,7 @@ struct inst {
     int root;            /* world rank, -1 if none */
     uint32_t p;          /* communicator size */
     uint8_t op;          /* reduce: enum cht_site_op of the accumulation */
-    struct loc consumer; /* reduce: the accumulating statement */
+    struct loc consumer; /* reduce: the accumulating statement; control values: the call using them */
     bool has_consumer;
     uint64_t steps;     /* rounds of messages its collective takes; 0: ceil(log2 p) */
     uint32_t ngroup;    /* repeat: calls merged; 0: an instance of point-to-point records */
@@ -352,6 +352,8 @@ extern const struct coll_pattern coll_reduce;
 extern const struct coll_pattern coll_alltoall;
 extern const struct coll_pattern coll_scatter;
 extern const struct coll_pattern coll_gather;
+extern const struct coll_pattern coll_gather_control;  /* control.c, with coll_scatter_control */
+extern const struct coll_pattern coll_scatter_control; /* not in the table: found by the former */
 
 /* reduce.c, shared with allreduce.c: whether a complete receive round
  * combines every value into one accumulator (sets in's op, consumer and

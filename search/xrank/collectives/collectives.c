@@ -36,6 +36,9 @@ static const struct coll_pattern *const patterns[] = {
     &coll_alltoall,
     &coll_scatter,
     &coll_gather,
+    /* after both: the offset, length, block protocol claims its control
+     * messages first */
+    &coll_gather_control,
 };
 #define NPATTERNS (sizeof patterns / sizeof *patterns)
 

@@ -11,6 +11,13 @@
  *     the number of its rows (DIST-OFF-SEND, DIST-ROWS-SEND), then its block
  *     of the input at &x[offset * NC] (DIST-BLOCK-SEND); the worker receives
  *     them (DIST-OFF-RECV, DIST-ROWS-RECV, DIST-BLOCK-RECV): MPI_Scatterv;
+ *   - counts alone: the master sends every worker a count from one
+ *     variable (CNT-SEND), then that many values from one scratch buffer
+ *     (CBLK-SEND); the worker sends back a count (CNT2-SEND) and a block
+ *     (CBLK2-SEND), which the master receives into one variable
+ *     (CNT2-RECV) and one scratch buffer (CBLK2-RECV) and adds up: the
+ *     counts are an MPI_Scatter and an MPI_Gather of one value per rank,
+ *     the blocks neither a scatter nor a gather (one buffer each time);
  *   - every worker sends a partial sum that the master adds into a local
  *     total (SUM-SEND, SUM-RECV, SUM-ACC): a true reduction, MPI_Reduce.
  * The rows are split unevenly (worker w gets w + 1 row blocks), so the
@@ -27,6 +34,8 @@
 #define TAG_ROWS 2
 #define TAG_BLOCK 3
 #define TAG_SUM 4
+#define TAG_CNT 5
+#define TAG_CBLK 6
 
 #define W MPI_COMM_WORLD
 
@@ -56,6 +65,37 @@ static void distribute(int p, int it, double *x)
         MPI_Send(&x[offset * NC], rows * NC, MPI_DOUBLE, w, TAG_BLOCK, W); /* DIST-BLOCK-SEND */
         offset += rows;
     }
+}
+
+/* The counts alone, on the master. */
+static void counts_master(int p, int it, int *cnt, double *tmp, double *check)
+{
+    for (int w = 1; w < p; w++) {
+        *cnt = w + it + 1;
+        for (int i = 0; i < *cnt; i++)
+            tmp[i] = w * 0.5 + i;
+        MPI_Send(cnt, 1, MPI_INT, w, TAG_CNT, W);             /* CNT-SEND */
+        MPI_Send(tmp, *cnt, MPI_DOUBLE, w, TAG_CBLK, W);      /* CBLK-SEND */
+    }
+    for (int w = 1; w < p; w++) {
+        MPI_Recv(cnt, 1, MPI_INT, w, TAG_CNT, W, MPI_STATUS_IGNORE);           /* CNT2-RECV */
+        MPI_Recv(tmp, *cnt, MPI_DOUBLE, w, TAG_CBLK, W, MPI_STATUS_IGNORE);    /* CBLK2-RECV */
+        double s = 0.0;
+        for (int i = 0; i < *cnt; i++)
+            s += tmp[i] * (i + 1);
+        *check += s;
+    }
+}
+
+static void counts_worker(int *cnt, double *tmp)
+{
+    MPI_Recv(cnt, 1, MPI_INT, 0, TAG_CNT, W, MPI_STATUS_IGNORE);               /* CNT-RECV */
+    MPI_Recv(tmp, *cnt, MPI_DOUBLE, 0, TAG_CBLK, W, MPI_STATUS_IGNORE);        /* CBLK-RECV */
+    for (int i = 0; i < *cnt; i++)
+        tmp[i] *= 2.0;
+    *cnt -= 1;
+    MPI_Send(cnt, 1, MPI_INT, 0, TAG_CNT, W);                                  /* CNT2-SEND */
+    MPI_Send(tmp, *cnt, MPI_DOUBLE, 0, TAG_CBLK, W);                           /* CBLK2-SEND */
 }
 
 static void master(int p, double *y, double *part, double *check)
@@ -104,15 +144,19 @@ int main(int argc, char **argv)
     double *x = calloc((size_t)nrows * NC + 1, sizeof *x);
     double *in = calloc((size_t)rows_of(p) * NC, sizeof *in);
     double *part = malloc(sizeof *part);
+    double *tmp = calloc((size_t)p + ITERS + 1, sizeof *tmp);
+    int *cnt = malloc(sizeof *cnt);
     double check = 0.0;
-    if (!y || !x || !in || !blk || !part)
+    if (!y || !x || !in || !blk || !part || !tmp || !cnt)
         MPI_Abort(W, 1);
     for (int it = 0; it < ITERS; it++) {
         if (rank == 0) {
             distribute(p, it, x);
             master(p, y, part, &check);
+            counts_master(p, it, cnt, tmp, &check);
         } else {
             worker(rank, it, in, blk, part);
+            counts_worker(cnt, tmp);
         }
     }
     if (rank == 0) {
@@ -120,6 +164,8 @@ int main(int argc, char **argv)
             check += y[i];
         printf("coll-offset-rows: ranks=%d checksum=%.1f\n", p, check);
     }
+    free(cnt);
+    free(tmp);
     free(part);
     free(in);
     free(x);
