@@ -983,6 +983,69 @@ static void test_scatterv_protocol(void **state)
     (void)state;
 }
 
+static void test_control_values(void **state)
+{
+    /* rank 0 receives a count from every worker into one variable (90),
+     * each the count of the next receive (91) into one scratch buffer:
+     * MPI_Gather of the counts; the blocks are neither gather nor reduce */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    for (int q = 1; q < P; q++) {
+        w_send(w, q, 93, 0, 1, BUF(q), 4, 1);
+        w_send(w, q, 94, 0, 2, BUF(q) + 0x100, 8 * q, 1);
+    }
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 90, q, 1, BUF(0) + 0x800, 4);
+        w_consume(w, 0, rp, 92, CHT_SOP_NONE, CHT_SITEF_ARGS_ONLY, 0, 0);
+        w->logs[0].rec[rp].flags |= DG_MSGF_ARG;
+        w->logs[0].rec[rp].use_site = 91;
+        w_recv(w, 0, 91, q, 2, BUF(0) + 0x900, 8 * q);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gather");
+    assert_int_equal(h[0].line, 90);
+    assert_true(has_related(&h[0], 93, SEARCH_REL_SEND));
+    assert_non_null(strstr(h[0].message, "receive one value from every rank into one variable, each a count or an "
+                                         "offset of the MPI call at line 91, not combined: use MPI_Gather into "
+                                         "an array of one value per rank"));
+    hints_free(h, n);
+    w_free(w);
+
+    /* the same without DG_MSGF_ARG on one of them: nothing */
+    w = w_new();
+    for (int q = 1; q < P; q++)
+        w_send(w, q, 93, 0, 1, BUF(q), 4, 1);
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 90, q, 1, BUF(0) + 0x800, 4);
+        if (q != 2) {
+            w->logs[0].rec[rp].flags |= DG_MSGF_ARG;
+            w->logs[0].rec[rp].use_site = 91;
+        }
+    }
+    expect_none(w);
+
+    /* rank 0 sends every worker a count from one variable, rewritten for
+     * each (versions differ): MPI_Scatter */
+    w = w_new();
+    for (int q = 1; q < P; q++) {
+        uint32_t sp = w_send(w, 0, 95, q, 1, BUF(0) + 0x800, 4, 10 + q);
+        w->logs[0].rec[sp].flags |= DG_MSGF_ARG;
+        w->logs[0].rec[sp].use_site = 96;
+    }
+    for (int q = 1; q < P; q++)
+        w_recv(w, q, 97, 0, 1, BUF(q), 4);
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Scatter");
+    assert_int_equal(h[0].line, 95);
+    assert_non_null(strstr(h[0].message, "use MPI_Scatter from an array of one value per rank"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
 static void test_allreduce(void **state)
 {
     static const int sum[] = {CHT_SOP_FADD, CHT_SOP_FADD, CHT_SOP_FADD};
@@ -1327,6 +1390,7 @@ int main(void)
         T(test_reduce_blocks_summed),
         T(test_gatherv_protocol),
         T(test_scatterv_protocol),
+        T(test_control_values),
         T(test_allreduce),
         T(test_alltoall),
         T(test_alltoall_send_recv_sites),
