@@ -360,8 +360,14 @@ enum dg_msg_flag {
                                       collective: completion of a nonblocking (or started
                                       persistent) collective, fwd_pos = its start */
     DG_MSGF_CONSUMED = 1u << 3, /* receive: consumer_* are set */
-    DG_MSGF_FORWARD = 1u << 4   /* send: every byte it sends was last written by the
+    DG_MSGF_FORWARD = 1u << 4,  /* send: every byte it sends was last written by the
                                    receive at fwd_pos (it forwards received data) */
+    DG_MSGF_ARG = 1u << 5       /* receive: its consumer (a computation) produced a value a
+                                   later MPI call uses (a count, an address, a peer: the
+                                   call's vdeps or companions hold the consumer); send: a
+                                   later call to the same peer, among the next few, loads
+                                   the bytes it sent, unchanged, for its arguments (its
+                                   companions read them); use_site = that call's site */
 };
 
 /* One record of a rank's MPI log.  Records are in trace order; one MPI event
@@ -381,7 +387,8 @@ struct dg_msgrec {
     uint64_t comm;       /* communicator id */
     uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
     uint32_t comm_size;
-    uint32_t reserved;
+    uint32_t use_site;   /* with DG_MSGF_ARG: call site of the MPI call that uses the value
+                            (RECV: the first; SEND: the last of the next few); else 0 */
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
     uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
     uint64_t rbuf, rbytes; /* COLL: the receive side */

@@ -31,6 +31,11 @@ struct dg_logger {
     struct dg_shadow *written;  /* last writer of every byte written */
     struct dg_watch *unread;    /* receive buffers not consumed yet: owner = log position */
     struct dg_map recv_at;      /* event index of a RECV record -> its log position */
+    struct dg_map used_by;      /* event index of a computation that consumed received bytes
+                                   -> log position + 1 of the last such RECV record */
+    uint32_t *same_consumer;    /* [log position]: the previous RECV record with the same
+                                   consumer, + 1 (0: none) */
+    uint32_t csame;
     struct dg_map reqs;         /* request id -> index in pend + 1 */
     struct pending_recv *pend;
     uint32_t npend, cpend, free_pend;
@@ -88,6 +93,8 @@ void dg_logger_destroy(struct dg_logger *l)
     dg_shadow_destroy(l->written);
     dg_watch_destroy(l->unread);
     dg_map_free(&l->recv_at);
+    dg_map_free(&l->used_by);
+    free(l->same_consumer);
     dg_map_free(&l->reqs);
     free(l->pend);
     dg_map_free(&l->colls);
@@ -484,6 +491,86 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
     }
 }
 
+/* Remembers that computation event `index` consumed the receive at pos, so
+ * that an MPI call whose value dependences include that event marks it. */
+static int consumed_by_comp(struct dg_logger *l, uint64_t index, uint32_t pos)
+{
+    if (pos >= l->csame) {
+        uint32_t nc = l->csame ? l->csame : 64;
+        while (nc <= pos)
+            nc *= 2;
+        uint32_t *p = realloc(l->same_consumer, nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        l->same_consumer = p;
+        l->csame = nc;
+    }
+    uint64_t *head = dg_map_put(&l->used_by, index, 0);
+    if (!head)
+        return TRACE_ERR_NOMEM;
+    l->same_consumer[pos] = (uint32_t)*head;
+    *head = (uint64_t)pos + 1;
+    return 0;
+}
+
+/* Marks the receives whose consumer was event `index` as used by MPI
+ * call site `site`. */
+static void mark_used(struct dg_logger *l, uint64_t index, uint32_t site)
+{
+    uint64_t *head = dg_map_get(&l->used_by, index);
+    if (!head)
+        return;
+    for (uint32_t p = (uint32_t)*head; p; p = l->same_consumer[p - 1]) {
+        struct dg_msgrec *r = &l->log.rec[p - 1];
+        r->flags |= DG_MSGF_ARG;
+        r->use_site = site;
+    }
+    dg_map_del(&l->used_by, index);
+}
+
+/* An MPI event that uses values computed by consumers of received bytes
+ * (its vdeps, and its companions: the events right before it that only
+ * compute its arguments): those receives are used as an argument of that
+ * call (a count, an offset in an address), not only combined. */
+static void mark_args(struct dg_logger *l, const struct dg_event *ev)
+{
+    for (uint32_t i = 0; i < ev->nvdeps; i++)
+        mark_used(l, ev->vdeps[i], ev->site);
+    for (uint32_t k = 1; k <= ev->ncompanions && k <= ev->index; k++)
+        mark_used(l, ev->index - k, ev->site);
+}
+
+/* How far back a call's companions are matched with the sends before it. */
+#define ARG_SENDS_BACK 8
+
+/* An MPI call to a peer whose companions (the loads of its arguments) read
+ * every byte an earlier send to the same peer sent, unchanged since: that
+ * send carried a value the call uses (the offset and the length a root
+ * sends before the block at that offset).  Looks at the sends right before
+ * the call, to that peer, at most ARG_SENDS_BACK. */
+static void mark_sent_args(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
+{
+    int32_t peer = tev->mpi->peer;
+    uint32_t seen = 0;
+    for (uint32_t i = l->log.n; i-- > 0 && seen < ARG_SENDS_BACK; seen++) {
+        struct dg_msgrec *r = &l->log.rec[i];
+        if (r->kind != DG_MSG_SEND || r->peer != peer || r->comm != tev->mpi->comm)
+            break;
+        if (!r->bytes || !r->version)
+            continue;
+        bool covered = false;
+        for (uint32_t k = 0; k < ev->ncranges && !covered; k++) {
+            const struct dg_range *c = &ev->cranges[k];
+            covered = !c->write && c->addr <= r->buf && r->buf + r->bytes <= c->addr + c->len;
+        }
+        struct dg_range q = {r->buf, r->bytes, false};
+        if (covered && dg_shadow_last_conflict(l->written, &q) == r->version) {
+            r->flags |= DG_MSGF_ARG;
+            r->use_site = ev->site;
+        }
+    }
+}
+
 int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     if (tev->kind != TRACE_EV_COMP && tev->kind != TRACE_EV_MPI)
@@ -509,10 +596,17 @@ int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const str
                     break;
                 }
             }
+            if (ev->kind == DG_COMP && (rc = consumed_by_comp(l, ev->index, (uint32_t)pos)) < 0)
+                return rc;
         }
         for (size_t k = 0; k < n; k++)
             dg_watch_remove(l->unread, owners[k]);
     }
+    if (tev->kind == TRACE_EV_MPI && ev && l->used_by.n)
+        mark_args(l, ev);
+    if (tev->kind == TRACE_EV_MPI && ev && ev->ncranges && tev->mpi->peer >= 0 &&
+        (ev->role == DG_ROLE_SEND || ev->role == DG_ROLE_START))
+        mark_sent_args(l, tev, ev);
     if (tev->kind == TRACE_EV_MPI && (rc = log_mpi(l, tev, ev)) < 0)
         return rc;
     /* then what the event wrote (after the send versions were read) */

@@ -159,6 +159,11 @@ int search_waitstates(const struct search_xrank *x, struct search_report *rep);
  * SEARCH_HINT_COLLECTIVE, message set, owned by the caller: free each with
  * search_hint_clear). */
 int search_collectives(const struct search_xrank *x, struct search_hint **out, uint32_t *n);
+/* The same, and the candidates it rejected (kind SEARCH_HINT_COLLECTIVE, with
+ * message and explain: why not) in *dropped, owned by the caller like *out;
+ * on error both are left for the caller to free. */
+int search_collectives_explain(const struct search_xrank *x, struct search_hint **out, uint32_t *n,
+                               struct search_hint **dropped, uint32_t *ndropped);
 
 /* search/xrank/collectives/message.c: the message of a collective hint (malloc'ed;
  * without times when with_times is false). */

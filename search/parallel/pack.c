@@ -117,7 +117,7 @@ static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
     pk_u64(b, m->comm);
     pk_u64(b, m->seq);
     pk_u32(b, m->comm_size);
-    pk_u32(b, m->reserved);
+    pk_u32(b, m->use_site);
     pk_u64(b, m->t_enter);
     pk_u64(b, m->t_exit);
     pk_u64(b, m->buf);
@@ -150,7 +150,7 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->comm = rd_u64(r);
     m->seq = rd_u64(r);
     m->comm_size = rd_u32(r);
-    m->reserved = rd_u32(r);
+    m->use_site = rd_u32(r);
     m->t_enter = rd_u64(r);
     m->t_exit = rd_u64(r);
     m->buf = rd_u64(r);

@@ -400,8 +400,8 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     struct search_hints hs = {0}, dropped = {0};
     struct search_report *rep = NULL;
     struct search_xrank *xr = NULL;
-    struct search_hint *coll = NULL;
-    uint32_t ncoll = 0;
+    struct search_hint *coll = NULL, *cdrop = NULL;
+    uint32_t ncoll = 0, ncdrop = 0;
     int rc;
 
     if (!out || n < 0 || (n > 0 && !ranks))
@@ -426,7 +426,7 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     rep->unmatched_recvs = dg_match_unmatched_recvs(xr->match);
     rep->incomplete_colls = dg_match_incomplete_colls(xr->match);
     if ((rc = search_waitstates(xr, rep)) < 0 || (rc = merge_kinds(ranks, n, rep, xr, &hs, &dropped)) < 0 ||
-        (rc = search_collectives(xr, &coll, &ncoll)) < 0)
+        (rc = search_collectives_explain(xr, &coll, &ncoll, &cdrop, &ncdrop)) < 0)
         goto fail;
     for (uint32_t i = 0; i < hs.n; i++)
         hs.v[i].root = -1;
@@ -440,6 +440,15 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
         }
         *h = coll[i];
         memset(&coll[i], 0, sizeof coll[i]);
+    }
+    for (uint32_t i = 0; i < ncdrop; i++) {
+        struct search_hint *h = search_hints_push(&dropped);
+        if (!h) {
+            rc = TRACE_ERR_NOMEM;
+            goto fail;
+        }
+        *h = cdrop[i];
+        memset(&cdrop[i], 0, sizeof cdrop[i]);
     }
     if ((rc = finish_hints(rep, &hs)) < 0 || (rc = finish_hints(rep, &dropped)) < 0)
         goto fail;
@@ -466,6 +475,7 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     rep->dropped = dropped.v;
     search_xrank_destroy(xr);
     free(coll);
+    free(cdrop);
     *out = rep;
     return 0;
 fail:
@@ -478,6 +488,9 @@ fail:
     for (uint32_t i = 0; i < ncoll; i++)
         search_hint_clear(&coll[i]);
     free(coll);
+    for (uint32_t i = 0; i < ncdrop; i++)
+        search_hint_clear(&cdrop[i]);
+    free(cdrop);
     search_xrank_destroy(xr);
     search_report_free(rep);
     return rc;

@@ -786,6 +786,268 @@ static void test_reduce_local(void **state)
     (void)state;
 }
 
+/* The local rule with values used, not combined: each received value
+ * read by one statement that writes nothing traced, and that statement's
+ * value is a count or an offset of a later MPI call (DG_MSGF_ARG), only
+ * an argument of a call (ARGS_ONLY) or a loop bound (LOOP_TEST): no
+ * reduce, and the candidate is reported as dropped with why. */
+static void offset_round(struct world *w, uint32_t flags, uint32_t msgf)
+{
+    for (int q = 1; q < P; q++)
+        w_send(w, q, 60, 0, 7, BUF(q), 4, 1);
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 61, q, 7, BUF(0) + 0x300, 4);
+        w_consume(w, 0, rp, 62, CHT_SOP_NONE, flags, 0, 0);
+        w->logs[0].rec[rp].flags |= msgf;
+        w->logs[0].rec[rp].use_site = 63;
+    }
+}
+
+static void explain_search(struct world *w, struct search_hint **h, uint32_t *n, struct search_hint **d,
+                           uint32_t *nd)
+{
+    struct search_rank_result *by_rank[P];
+    const struct dg_mpilog *logs[P];
+    struct search_xrank x;
+    memset(&x, 0, sizeof x);
+    for (int r = 0; r < P; r++) {
+        by_rank[r] = &w->res[r];
+        logs[r] = &w->logs[r];
+    }
+    x.world_size = P;
+    x.by_rank = by_rank;
+    x.logs = logs;
+    assert_int_equal(dg_match_build(logs, P, &x.match), 0);
+    assert_int_equal(search_collectives_explain(&x, h, n, d, nd), 0);
+    dg_match_destroy(x.match);
+}
+
+static void test_reduce_used_not_combined(void **state)
+{
+    static const struct {
+        uint32_t flags, msgf;
+        const char *why;
+    } cases[] = {
+        {0, DG_MSGF_ARG, "used as an offset/count at coll.c:63 (an argument of a later MPI call), not combined"},
+        {CHT_SITEF_ARGS_ONLY, 0, "used as an offset/count at coll.c:62 (only passed to a call), not combined"},
+        {CHT_SITEF_LOOP_TEST, 0, "used as a loop bound at coll.c:62, not combined"},
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct world *w = w_new();
+        struct search_hint *h, *d;
+        uint32_t n, nd;
+        offset_round(w, cases[k].flags, cases[k].msgf);
+        explain_search(w, &h, &n, &d, &nd);
+        assert_null(find(h, n, "MPI_Reduce"));
+        assert_int_equal(nd, 1);
+        assert_string_equal(d[0].collective, "MPI_Reduce");
+        assert_int_equal(d[0].line, 61);
+        assert_non_null(strstr(d[0].message, "not a reduction"));
+        assert_non_null(d[0].explain);
+        assert_non_null(strstr(d[0].explain, cases[k].why));
+        hints_free(h, n);
+        hints_free(d, nd);
+        w_free(w);
+    }
+    /* the same round, values combined: a local reduce, nothing dropped */
+    struct world *w = w_new();
+    struct search_hint *h, *d;
+    uint32_t n, nd;
+    offset_round(w, 0, 0);
+    explain_search(w, &h, &n, &d, &nd);
+    assert_non_null(find(h, n, "MPI_Reduce"));
+    assert_int_equal(nd, 0);
+    hints_free(h, n);
+    hints_free(d, nd);
+    w_free(w);
+    (void)state;
+}
+
+static void test_reduce_blocks_summed(void **state)
+{
+    /* blocks of different sizes into slices, each first read by a sum into
+     * one scalar: a gather (then a local sum), not a reduce */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    uint64_t at = BUF(0);
+    for (int q = 1; q < P; q++)
+        w_send(w, q, 40, 0, 5, BUF(q), 16 * q, 1);
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 41, q, 5, at, 16 * q);
+        w_consume(w, 0, rp, 42, CHT_SOP_FADD, CHT_SITEF_ACCUMULATE, ACC, 8);
+        at += 16 * q;
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gatherv");
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
+/* ---- the offset, length, block protocol -------------------------------------------------- */
+
+/* Rank 0 receives from every worker q its offset (site 70) and length (71)
+ * into one variable each, used by the call of the block (72, DG_MSGF_ARG),
+ * then the block of 16 * q bytes at that offset; workers send from 73-75.
+ * With `skip`, worker `skip` sends no offset or length. */
+static void gatherv_protocol(struct world *w, int skip)
+{
+    uint64_t at = BUF(0);
+    for (int q = 1; q < P; q++) {
+        if (q != skip) {
+            w_send(w, q, 73, 0, 1, BUF(q), 4, 1);
+            w_send(w, q, 74, 0, 2, BUF(q) + 4, 4, 1);
+        }
+        w_send(w, q, 75, 0, 3, BUF(q) + 0x100, 16 * q, 1);
+    }
+    for (int q = 1; q < P; q++) {
+        if (q != skip) {
+            for (int k = 0; k < 2; k++) {
+                uint32_t rp = w_recv(w, 0, 70 + k, q, 1 + k, BUF(0) + 0x800 + 4 * k, 4);
+                w_consume(w, 0, rp, 76, CHT_SOP_NONE, 0, 0, 0);
+                w->logs[0].rec[rp].flags |= DG_MSGF_ARG;
+                w->logs[0].rec[rp].use_site = 72;
+            }
+        }
+        w_recv(w, 0, 72, q, 3, at, 16 * q);
+        at += 16 * q;
+    }
+}
+
+static void test_gatherv_protocol(void **state)
+{
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    gatherv_protocol(w, 0);
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gatherv");
+    assert_int_equal(h[0].line, 70);
+    assert_true(has_related(&h[0], 71, SEARCH_REL_RECV));
+    assert_true(has_related(&h[0], 72, SEARCH_REL_RECV));
+    assert_true(has_related(&h[0], 73, SEARCH_REL_SEND));
+    assert_true(has_related(&h[0], 75, SEARCH_REL_SEND));
+    assert_non_null(strstr(h[0].message, "the offsets and lengths become its displs and recvcounts arrays, "
+                                         "needed on the root only"));
+    hints_free(h, n);
+    w_free(w);
+
+    /* one worker sends its block alone: a gatherv of the blocks, the
+     * offsets and lengths are not part of it */
+    w = w_new();
+    gatherv_protocol(w, 2);
+    w_search(w, &h, &n);
+    const struct search_hint *g = find(h, n, "MPI_Gatherv");
+    assert_non_null(g);
+    assert_int_equal(g->line, 72);
+    assert_false(has_related(g, 70, SEARCH_REL_RECV));
+    assert_null(strstr(g->message, "displs"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
+static void test_scatterv_protocol(void **state)
+{
+    /* rank 0 sends every worker its offset (80) and length (81), which the
+     * call of the block (82) loads, then the block at that offset */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    uint64_t at = BUF(0);
+    for (int q = 1; q < P; q++) {
+        for (int k = 0; k < 2; k++) {
+            uint32_t sp = w_send(w, 0, 80 + k, q, 1 + k, BUF(0) + 0x800 + 4 * k, 4, 1 + q);
+            w->logs[0].rec[sp].flags |= DG_MSGF_ARG;
+            w->logs[0].rec[sp].use_site = 82;
+        }
+        w_send(w, 0, 82, q, 3, at, 16 * q, 1);
+        at += 16 * q;
+    }
+    for (int q = 1; q < P; q++) {
+        w_recv(w, q, 83, 0, 1, BUF(q), 4);
+        w_recv(w, q, 84, 0, 2, BUF(q) + 4, 4);
+        w_recv(w, q, 85, 0, 3, BUF(q) + 0x100, 16 * q);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Scatterv");
+    assert_int_equal(h[0].line, 80);
+    assert_true(has_related(&h[0], 81, SEARCH_REL_SEND));
+    assert_true(has_related(&h[0], 82, SEARCH_REL_SEND));
+    assert_true(has_related(&h[0], 85, SEARCH_REL_RECV));
+    assert_non_null(strstr(h[0].message, "displs and sendcounts arrays, needed on the root only"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
+static void test_control_values(void **state)
+{
+    /* rank 0 receives a count from every worker into one variable (90),
+     * each the count of the next receive (91) into one scratch buffer:
+     * MPI_Gather of the counts; the blocks are neither gather nor reduce */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    for (int q = 1; q < P; q++) {
+        w_send(w, q, 93, 0, 1, BUF(q), 4, 1);
+        w_send(w, q, 94, 0, 2, BUF(q) + 0x100, 8 * q, 1);
+    }
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 90, q, 1, BUF(0) + 0x800, 4);
+        w_consume(w, 0, rp, 92, CHT_SOP_NONE, CHT_SITEF_ARGS_ONLY, 0, 0);
+        w->logs[0].rec[rp].flags |= DG_MSGF_ARG;
+        w->logs[0].rec[rp].use_site = 91;
+        w_recv(w, 0, 91, q, 2, BUF(0) + 0x900, 8 * q);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gather");
+    assert_int_equal(h[0].line, 90);
+    assert_true(has_related(&h[0], 93, SEARCH_REL_SEND));
+    assert_non_null(strstr(h[0].message, "receive one value from every rank into one variable, each a count or an "
+                                         "offset of the MPI call at line 91, not combined: use MPI_Gather into "
+                                         "an array of one value per rank"));
+    hints_free(h, n);
+    w_free(w);
+
+    /* the same without DG_MSGF_ARG on one of them: nothing */
+    w = w_new();
+    for (int q = 1; q < P; q++)
+        w_send(w, q, 93, 0, 1, BUF(q), 4, 1);
+    for (int q = 1; q < P; q++) {
+        uint32_t rp = w_recv(w, 0, 90, q, 1, BUF(0) + 0x800, 4);
+        if (q != 2) {
+            w->logs[0].rec[rp].flags |= DG_MSGF_ARG;
+            w->logs[0].rec[rp].use_site = 91;
+        }
+    }
+    expect_none(w);
+
+    /* rank 0 sends every worker a count from one variable, rewritten for
+     * each (versions differ): MPI_Scatter */
+    w = w_new();
+    for (int q = 1; q < P; q++) {
+        uint32_t sp = w_send(w, 0, 95, q, 1, BUF(0) + 0x800, 4, 10 + q);
+        w->logs[0].rec[sp].flags |= DG_MSGF_ARG;
+        w->logs[0].rec[sp].use_site = 96;
+    }
+    for (int q = 1; q < P; q++)
+        w_recv(w, q, 97, 0, 1, BUF(q), 4);
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Scatter");
+    assert_int_equal(h[0].line, 95);
+    assert_non_null(strstr(h[0].message, "use MPI_Scatter from an array of one value per rank"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
 static void test_allreduce(void **state)
 {
     static const int sum[] = {CHT_SOP_FADD, CHT_SOP_FADD, CHT_SOP_FADD};
@@ -1201,6 +1463,11 @@ int main(void)
         T(test_reduce),
         T(test_reduce_near_misses),
         T(test_reduce_local),
+        T(test_reduce_used_not_combined),
+        T(test_reduce_blocks_summed),
+        T(test_gatherv_protocol),
+        T(test_scatterv_protocol),
+        T(test_control_values),
         T(test_allreduce),
         T(test_alltoall),
         T(test_alltoall_send_recv_sites),

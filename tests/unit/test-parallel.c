@@ -156,7 +156,7 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         m->comm = s + 4;
         m->seq = s + 5;
         m->comm_size = 8;
-        m->reserved = 0xabcd;
+        m->use_site = 0xabcd;
         m->t_enter = s + 6;
         m->t_exit = s + 7;
         m->buf = 0x7fff00000000ull + s;
@@ -214,7 +214,7 @@ static void assert_msgrec_same(const struct dg_msgrec *a, const struct dg_msgrec
     EQ(comm);
     EQ(seq);
     EQ(comm_size);
-    EQ(reserved);
+    EQ(use_site);
     EQ(t_enter);
     EQ(t_exit);
     EQ(buf);

@@ -28,7 +28,9 @@ enum var {
     VAR_V = 1u << 0,       /* slices of different sizes or out of rank order: the v-variant */
     VAR_FORWARD = 1u << 1, /* some bytes were forwarded by a rank that received them */
     VAR_LOCAL = 1u << 2,   /* reduce: combined into a variable that is not traced */
-    VAR_MIXED_TYPES = 1u << 3 /* repeat: the calls' datatypes differ or are derived: one
+    VAR_PROTOCOL = 1u << 3,   /* gather: each block follows the values its address and count
+                                 come from (offset, length), received from the same rank */
+    VAR_MIXED_TYPES = 1u << 4 /* repeat: the calls' datatypes differ or are derived: one
                                  call needs a derived datatype covering their buffers */
 };
 
@@ -70,7 +72,7 @@ struct inst {
     int root;            /* world rank, -1 if none */
     uint32_t p;          /* communicator size */
     uint8_t op;          /* reduce: enum cht_site_op of the accumulation */
-    struct loc consumer; /* reduce: the accumulating statement */
+    struct loc consumer; /* reduce: the accumulating statement; control values: the call using them */
     bool has_consumer;
     uint64_t steps;     /* rounds of messages its collective takes; 0: ceil(log2 p) */
     uint32_t ngroup;    /* repeat: calls merged; 0: an instance of point-to-point records */
@@ -96,6 +98,22 @@ struct hacc {
     uint32_t primary;                         /* index in locs */
 };
 
+/* A reduce candidate rejected because its values are used, not combined
+ * (reduce.c): one per receiving call site, use and reason, for --explain. */
+enum coll_why {
+    WHY_MPI_ARG = 1, /* a value its consumer computed is an argument of a later MPI call */
+    WHY_CALL_ARG,    /* its consumer only loads arguments of a call */
+    WHY_LOOP_BOUND   /* its consumer only loads a loop's exit test */
+};
+struct rej {
+    struct loc recv, use; /* the root's receive site; the call or loop test that uses the value */
+    uint16_t call;        /* of the receive */
+    uint8_t why;          /* enum coll_why */
+    int32_t root;
+    uint8_t *ranks;       /* [P] */
+    uint64_t rounds;
+};
+
 /* ---- the context -------------------------------------------------------------------------- */
 
 struct cx {
@@ -107,6 +125,9 @@ struct cx {
     struct dg_map fastest; /* class_key -> fastest call of the class (ns) */
     struct hacc *h;        /* the hints, in the order of their first instance */
     uint32_t nh, caph;
+    struct rej *rej;       /* rejected reduce candidates (reduce.c) */
+    uint32_t nrej, caprej;
+    struct dg_map rej_seen; /* rank << 32 | first log position of a rejected round -> 1 */
     struct inst in; /* scratch instance */
     int *stamp;     /* [P] scratch */
     int stamp_now;
@@ -333,12 +354,17 @@ extern const struct coll_pattern coll_reduce;
 extern const struct coll_pattern coll_alltoall;
 extern const struct coll_pattern coll_scatter;
 extern const struct coll_pattern coll_gather;
+extern const struct coll_pattern coll_gather_control;  /* control.c, with coll_scatter_control */
+extern const struct coll_pattern coll_scatter_control; /* not in the table: found by the former */
 
 /* reduce.c, shared with allreduce.c: whether a complete receive round
  * combines every value into one accumulator (sets in's op, consumer and
  * VAR_LOCAL), and the message of both ("then": what follows the reduce). */
 bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct round *ro, struct inst *in,
                        uint64_t *last_use, uint64_t *acc, uint64_t *acc_len);
+/* reduce.c: the rejected reduce candidates as dropped hints with their
+ * explain (appended to *out, which grows; 0 or TRACE_ERR_NOMEM). */
+int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,
                       const char *then);
 /* rounds.c, shared by scatter.c and gather.c: a complete, matched round of

@@ -36,6 +36,9 @@ static const struct coll_pattern *const patterns[] = {
     &coll_alltoall,
     &coll_scatter,
     &coll_gather,
+    /* after both: the offset, length, block protocol claims its control
+     * messages first */
+    &coll_gather_control,
 };
 #define NPATTERNS (sizeof patterns / sizeof *patterns)
 
@@ -298,12 +301,22 @@ out:
 
 int search_collectives(const struct search_xrank *x, struct search_hint **out, uint32_t *nout)
 {
+    return search_collectives_explain(x, out, nout, NULL, NULL);
+}
+
+int search_collectives_explain(const struct search_xrank *x, struct search_hint **out, uint32_t *nout,
+                               struct search_hint **dropped, uint32_t *ndropped)
+{
     struct cx c;
     int rc;
-    if (!out || !nout || !x)
+    if (!out || !nout || !x || (dropped && !ndropped))
         return TRACE_ERR_ARG;
     *out = NULL;
     *nout = 0;
+    if (dropped) {
+        *dropped = NULL;
+        *ndropped = 0;
+    }
     if (!x->match || !x->logs || x->world_size <= 0)
         return 0;
     if ((rc = coll_cx_init(&c, x)) < 0 || (rc = coll_fastest_build(&c)) < 0)
@@ -314,7 +327,8 @@ int search_collectives(const struct search_xrank *x, struct search_hint **out, u
         if ((rc = run_stage(&c, a, b)) < 0)
             goto out;
     }
-    rc = build_hints(&c, out, nout);
+    if ((rc = build_hints(&c, out, nout)) >= 0 && dropped)
+        rc = coll_rejects_hints(&c, dropped, ndropped);
 out:
     coll_cx_free(&c);
     return rc;

@@ -30,6 +30,10 @@ void coll_cx_free(struct cx *c)
     for (uint32_t i = 0; i < c->nh; i++)
         coll_hacc_free(&c->h[i]);
     free(c->h);
+    for (uint32_t i = 0; i < c->nrej; i++)
+        free(c->rej[i].ranks);
+    free(c->rej);
+    dg_map_free(&c->rej_seen);
     free(c->in.v);
     if (c->claimed)
         for (int r = 0; r < c->P; r++)

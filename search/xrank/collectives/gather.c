@@ -1,6 +1,11 @@
 /* gather.c - MPI_Gather(v): a root that receives a block from every other
  * rank of the communicator into distinct slices of one buffer in one round
  * (the v-variant unless equal slices in rank order; rounds.c finds them).
+ * The master/worker "offset, length, block" protocol is part of it: the
+ * values a root receives from the same rank right before its block, and
+ * that become the block's address or count (DG_MSGF_ARG with the block's
+ * call site), are the displs and recvcounts arrays of an MPI_Gatherv; their
+ * messages join the instance (rounds.c).
  */
 #include "collectives-private.h"
 
@@ -12,6 +17,14 @@ static int find_gather(struct cx *c, struct coll_in *src)
 static void gather_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
 {
     coll_text_calls(b, h, sh);
+    if (h->var & VAR_PROTOCOL) {
+        search_text_printf(b, " receive from every rank the offset and length of its block, then the block "
+                              "at that offset: use %s, the offsets and lengths become its displs and "
+                              "recvcounts arrays, needed on the root only (one MPI_Gather of the lengths "
+                              "if the root cannot compute them) (",
+                           sh->collective);
+        return;
+    }
     search_text_printf(
         b, " receive a block from every rank into distinct slices of one buffer%s at the root: use %s (",
         h->var & VAR_V ? " (of different sizes or out of rank order)" : "", sh->collective);

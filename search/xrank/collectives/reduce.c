@@ -1,9 +1,16 @@
 /* reduce.c - MPI_Reduce: a root that receives a value from every other
  * rank of the communicator in one round and combines them into one
  * accumulator (a statement op(load of the accumulator, x) with an op MPI
- * has), or reads each into a variable the pass does not trace (local).
- * The test of the round and the message are shared with allreduce.c.
+ * has), or reads each into a variable the pass does not trace (local),
+ * and uses the value for nothing else: a value that becomes a count, an
+ * offset or a loop bound is not combined, and such a candidate is kept
+ * for --explain instead (coll_rejects_hints).  The test of the round and
+ * the message are shared with allreduce.c.
  */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "collectives-private.h"
 
 /* MPI op of a statement's arithmetic, or NULL if no predefined op fits. */
@@ -31,6 +38,23 @@ static const char *mpi_op(int op)
  * range (strong); or, values received into one range and each read by the
  * same statement that writes nothing traced before the next arrives
  * (local: the accumulator is a variable the pass does not trace). */
+/* Why a received value is used rather than combined (enum coll_why), 0 if
+ * nothing says so; *use: the site of the use (the MPI call, or the
+ * consumer itself). */
+static int used_not_combined(const struct dg_msgrec *x, uint32_t *use)
+{
+    if (x->flags & DG_MSGF_ARG) {
+        *use = x->use_site;
+        return WHY_MPI_ARG;
+    }
+    *use = x->consumer_site;
+    if (x->consumer_flags & CHT_SITEF_ARGS_ONLY)
+        return WHY_CALL_ARG;
+    if (x->consumer_flags & CHT_SITEF_LOOP_TEST)
+        return WHY_LOOP_BOUND;
+    return 0;
+}
+
 bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct round *ro, struct inst *in,
                        uint64_t *last_use, uint64_t *acc, uint64_t *acc_len)
 {
@@ -48,7 +72,14 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
             x->consumer_op != x0->consumer_op || !x->consumer_len || x->consumer_addr != x0->consumer_addr ||
             x->consumer_len != x0->consumer_len)
             strong = false;
-        if (x->consumer_len || x->buf != x0->buf || x->bytes != x0->bytes)
+        /* MPI_Reduce combines buffers of one size; a message larger than
+         * the accumulator is a vector only if every one lands in the same
+         * buffer (blocks gathered into slices, then summed into a scalar,
+         * are a gather) */
+        if (x->bytes != x0->bytes || (x->bytes != x->consumer_len && x->buf != x0->buf))
+            strong = false;
+        uint32_t use;
+        if (x->consumer_len || x->buf != x0->buf || x->bytes != x0->bytes || used_not_combined(x, &use))
             local = false;
         if (x->consumer_index > *last_use)
             *last_use = x->consumer_index;
@@ -65,6 +96,67 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
     return true;
 }
 
+/* A complete, matched receive round that only the use of its values keeps
+ * from being a local reduce (one range, one consumer writing nothing
+ * traced, and a value used as a count, an offset or a loop bound): kept
+ * for --explain.  Records are not claimed: the values may be part of
+ * another pattern (the offset, length, block protocol, gatherv.c). */
+static int reject(struct cx *c, const struct rounds *rs, const struct round *ro)
+{
+    const struct dg_msgrec *x0 = coll_rec(c, ro->rank, rs->pos[ro->first]);
+    uint32_t use = 0;
+    int why = 0;
+    if (ro->n < 2)
+        return 0;
+    for (uint32_t k = 0; k < ro->n; k++) {
+        const struct dg_msgrec *x = coll_rec(c, ro->rank, rs->pos[ro->first + k]);
+        uint32_t u;
+        int w;
+        if (!(x->flags & DG_MSGF_CONSUMED) || x->consumer_kind != DG_COMP ||
+            x->consumer_site != x0->consumer_site || x->consumer_len || x->buf != x0->buf ||
+            x->bytes != x0->bytes)
+            return 0;
+        if ((w = used_not_combined(x, &u)) && !why) {
+            why = w;
+            use = u;
+        }
+    }
+    if (!why)
+        return 0;
+    /* the same round again in the rounds by call site */
+    uint64_t *seen = dg_map_put(&c->rej_seen, (uint64_t)ro->rank << 32 | rs->pos[ro->first], 0);
+    if (!seen)
+        return TRACE_ERR_NOMEM;
+    if ((*seen)++)
+        return 0;
+    struct rej key = {.call = x0->call, .why = (uint8_t)why, .root = ro->rank};
+    coll_loc_of(c, ro->rank, x0->site, &key.recv);
+    coll_loc_of(c, ro->rank, use, &key.use);
+    struct rej *rj = NULL;
+    for (uint32_t i = 0; i < c->nrej && !rj; i++)
+        if (c->rej[i].why == key.why && !coll_loc_cmp(&c->rej[i].recv, &key.recv) &&
+            !coll_loc_cmp(&c->rej[i].use, &key.use))
+            rj = &c->rej[i];
+    if (!rj) {
+        if (coll_grow(&c->rej, &c->caprej, (uint64_t)c->nrej + 1, sizeof *c->rej) < 0 ||
+            !(key.ranks = calloc((size_t)c->P, 1)))
+            return TRACE_ERR_NOMEM;
+        key.root = ro->rank;
+        rj = &c->rej[c->nrej++];
+        *rj = key;
+    } else if (rj->root != ro->rank) {
+        rj->root = -1;
+    }
+    rj->rounds++;
+    rj->ranks[ro->rank] = 1;
+    for (uint32_t k = 0; k < ro->n; k++) {
+        const struct dg_msgrec *x = coll_rec(c, ro->rank, rs->pos[ro->first + k]);
+        if (x->peer >= 0 && x->peer < c->P)
+            rj->ranks[x->peer] = 1;
+    }
+    return 0;
+}
+
 static int find_reduce(struct cx *c, struct coll_in *src)
 {
     const struct round *ro = src->ro;
@@ -75,7 +167,7 @@ static int find_reduce(struct cx *c, struct coll_in *src)
     coll_inst_reset(in, &coll_reduce, ro->rank, ro->p);
     uint64_t last_use, acc, acc_len;
     if (!coll_round_reduce(c, src->rs, ro, in, &last_use, &acc, &acc_len))
-        return 0;
+        return reject(c, src->rs, ro);
     int rc = coll_round_parts(c, src->rs, ro, in);
     if (rc < 0)
         return rc;
@@ -109,3 +201,68 @@ const struct coll_pattern coll_reduce = {
     .mpi = "MPI_Reduce",
     .text = reduce_text,
 };
+
+/* "the received value is used as an offset or count of the MPI_Recv call at
+ * file.c:52, not combined". */
+static char *reject_explain(const struct rej *rj)
+{
+    struct search_text b = {0};
+    const char *f = strrchr(rj->use.file, '/');
+    f = f ? f + 1 : rj->use.file;
+    switch (rj->why) {
+    case WHY_MPI_ARG:
+        search_text_printf(&b, "the received value is used as an offset/count at %s:%u (an argument of a later "
+                               "MPI call), not combined",
+                           *f ? f : "??", rj->use.line);
+        break;
+    case WHY_CALL_ARG:
+        search_text_printf(&b, "the received value is used as an offset/count at %s:%u (only passed to a call), "
+                               "not combined",
+                           *f ? f : "??", rj->use.line);
+        break;
+    default:
+        search_text_printf(&b, "the received value is used as a loop bound at %s:%u, not combined", *f ? f : "??",
+                           rj->use.line);
+        break;
+    }
+    return search_text_take(&b);
+}
+
+int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout)
+{
+    if (!c->nrej)
+        return 0;
+    struct search_hint *v = realloc(*out, ((size_t)*nout + c->nrej) * sizeof *v);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    *out = v;
+    for (uint32_t i = 0; i < c->nrej; i++) {
+        const struct rej *rj = &c->rej[i];
+        struct search_hint *sh = &v[*nout];
+        memset(sh, 0, sizeof *sh);
+        sh->kind = SEARCH_HINT_COLLECTIVE;
+        sh->call = rj->call;
+        sh->file = rj->recv.file;
+        sh->func = rj->recv.func;
+        sh->line = rj->recv.line;
+        sh->col = rj->recv.col;
+        sh->collective = coll_reduce.mpi;
+        sh->root = rj->root;
+        sh->instances = rj->rounds;
+        int nr = coll_set_count(rj->ranks, c->P);
+        if (!(sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks)))
+            return TRACE_ERR_NOMEM;
+        (*nout)++;
+        for (int r = 0; r < c->P; r++)
+            if (rj->ranks[r])
+                sh->ranks[sh->nranks++] = r;
+        struct search_text b = {0};
+        search_text_printf(&b, "the %s calls at line %u receive a value from every rank into one variable: not "
+                               "a reduction, no %s (%" PRIu64 " round%s)",
+                           trace_mpi_call_name(rj->call), rj->recv.line, coll_reduce.mpi, rj->rounds,
+                           rj->rounds == 1 ? "" : "s");
+        if (!(sh->message = search_text_take(&b)) || !(sh->explain = reject_explain(rj)))
+            return TRACE_ERR_NOMEM;
+    }
+    return 0;
+}

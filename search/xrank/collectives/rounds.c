@@ -3,7 +3,8 @@
  * unclaimed sends or receives between two repetitions of a peer, each
  * classified (complete, matched, slices of one buffer, regular, all the
  * same bytes); and the parts of a rooted round, shared by reduce, allreduce,
- * scatter and gather.
+ * scatter and gather, with the control messages of the offset, length,
+ * block protocol for the last two.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -283,8 +284,57 @@ int coll_round_parts(struct cx *c, const struct rounds *rs, const struct round *
     return 0;
 }
 
-/* Scatter and gather: the root's records and their other ends; the
- * v-variant unless equal slices in rank order. */
+/* Adds the control messages of the block at pos (rank r, a SEND or RECV
+ * record): the messages right before it, of its kind, to or from the same
+ * peer, that carried a value its call used (DG_MSGF_ARG with the block's
+ * call site), and their other ends.  Returns how many it added, or < 0. */
+static int control_parts(struct cx *c, int r, uint32_t pos, struct inst *in)
+{
+    const struct dg_msgrec *blk = coll_rec(c, r, pos);
+    int added = 0;
+    for (uint32_t i = pos; i-- > 0;) {
+        const struct dg_msgrec *x = coll_rec(c, r, i);
+        if (x->kind != blk->kind || x->peer != blk->peer || x->comm != blk->comm || !(x->flags & DG_MSGF_ARG) ||
+            x->use_site != blk->site || c->claimed[r][i])
+            break;
+        struct dg_pos pp = dg_match_peer(c->m, (struct dg_pos){r, i});
+        if (!coll_valid(c, pp) || c->claimed[pp.rank][pp.pos])
+            break;
+        int rc;
+        if ((rc = coll_inst_add(in, r, i, true)) < 0 || (rc = coll_inst_add(in, pp.rank, pp.pos, false)) < 0)
+            return rc;
+        added++;
+    }
+    return added;
+}
+
+/* The offset, length, block protocol: when every block of the round
+ * follows control messages its call used, they join the instance
+ * (VAR_PROTOCOL, and the v-variant: the lengths are per rank); else the
+ * instance is left as it was. */
+static int add_protocol(struct cx *c, const struct rounds *rs, const struct round *ro, struct inst *in)
+{
+    uint32_t base = in->n, with = 0, others = 0;
+    for (uint32_t k = 0; k < ro->n; k++) {
+        uint32_t pos = rs->pos[ro->first + k];
+        if (coll_rec(c, ro->rank, pos)->peer == ro->rank)
+            continue;
+        others++;
+        int rc = control_parts(c, ro->rank, pos, in);
+        if (rc < 0)
+            return rc;
+        with += rc > 0;
+    }
+    if (with && with == others)
+        in->var |= VAR_PROTOCOL | VAR_V;
+    else
+        in->n = base;
+    return 0;
+}
+
+/* Scatter and gather: the root's records and their other ends, with the
+ * control messages of the offset, length, block protocol; the v-variant
+ * unless equal slices in rank order. */
 int coll_find_slices(struct cx *c, const struct coll_in *src, int kind, const struct coll_pattern *pat)
 {
     const struct round *ro = src->ro;
@@ -296,7 +346,7 @@ int coll_find_slices(struct cx *c, const struct coll_in *src, int kind, const st
     if (!(ro->cls & RC_REGULAR))
         in->var |= VAR_V;
     int rc = coll_round_parts(c, src->rs, ro, in);
-    if (rc < 0)
+    if (rc < 0 || (rc = add_protocol(c, src->rs, ro, in)) < 0)
         return rc;
     return coll_inst_unclaimed(c, in) ? coll_emit(c, in) : 0;
 }

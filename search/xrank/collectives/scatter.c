@@ -1,6 +1,10 @@
 /* scatter.c - MPI_Scatter(v): a root that sends distinct slices of one
  * buffer to every other rank of the communicator in one round (the
  * v-variant unless equal slices in rank order; rounds.c finds them).
+ * With the "offset, length, block" protocol: the values the root sends a
+ * rank right before its block, and that its call reads for the block's
+ * address or count (DG_MSGF_ARG), are the displs and sendcounts arrays of
+ * an MPI_Scatterv; their messages join the instance (rounds.c).
  */
 #include "collectives-private.h"
 
@@ -12,6 +16,15 @@ static int find_scatter(struct cx *c, struct coll_in *src)
 static void scatter_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
 {
     coll_text_calls(b, h, sh);
+    if (h->var & VAR_PROTOCOL) {
+        search_text_printf(b, " send every rank the offset and length of its block, then the block at that "
+                              "offset: use %s, the offsets and lengths become its displs and sendcounts "
+                              "arrays, needed on the root only (a rank that uses its offset or length, "
+                              "as its recvcount or otherwise, gets them with one MPI_Scatter if it cannot "
+                              "compute them) (",
+                           sh->collective);
+        return;
+    }
     search_text_printf(b, " send distinct slices of one buffer%s from the root to every rank: use %s (",
                        h->var & VAR_V ? " (of different sizes or out of rank order)" : "", sh->collective);
 }
