@@ -10,7 +10,8 @@
 #   r5 Bcast of a count, Bcast of that many    none (the count is the first call's result)
 #   r6 Bcast of ints, then of doubles          one: "with a derived datatype"
 #   r7 two Bcast of 0 elements                 none (nothing moves)
-# Before the fix r1, r2, r4 and r7 each got a merge hint.  Also: the traced
+# Before the fix r1, r2, r4 and r7 each got a merge hint.  `--explain`
+# says why each of r1, r2, r4, r5 and r7 is not one call.  Also: the traced
 # run prints what the untraced one prints, and the JSON is the same with
 # `--parallel 2` (the record's operator and datatype travel in the packed
 # logs) and with the reference engine.
@@ -53,6 +54,18 @@ for O in -O0 -O2; do
             "$(merges "$js" R3)" "^1: the 2 MPI_Allreduce calls at lines [0-9]+, [0-9]+ can be one MPI_Allreduce of their concatenated buffers "
         expect_match "coll-repeat $O $np ranks: r6, broadcasts of ints and doubles, need a derived datatype" \
             "$(merges "$js" R6)" "^1: the 2 MPI_Bcast calls at lines [0-9]+, [0-9]+ can be one MPI_Bcast with a derived datatype "
+        ex=$("$CH" hints "$dir" --explain 2>&1)
+        l() { line_of "$src" "/* $1 */"; }
+        expect_match "coll-repeat $O $np ranks: --explain: r1's operators" "$ex" \
+            "different reduction operators \(MPI_MIN at coll-repeat.c:$(l R1-A), MPI_MAX at coll-repeat.c:$(l R1-B)\)"
+        expect_match "coll-repeat $O $np ranks: --explain: r2's operators" "$ex" \
+            "different reduction operators \(MPI_SUM at coll-repeat.c:$(l R2-A), MPI_MAX at coll-repeat.c:$(l R2-B)\)"
+        expect_match "coll-repeat $O $np ranks: --explain: r4's datatypes" "$ex" \
+            "different or derived datatypes \(coll-repeat.c:$(l R4-A), coll-repeat.c:$(l R4-B)\)"
+        expect_match "coll-repeat $O $np ranks: --explain: r5's count comes from the first call" "$ex" \
+            "(what the call at coll-repeat.c:$(l R5-B) sends is written after|the result of the call at coll-repeat.c:$(l R5-A) is used)"
+        expect_match "coll-repeat $O $np ranks: --explain: r7 moves nothing" "$ex" \
+            "a call moves nothing \(count 0\) at coll-repeat.c:$(l R7-A) or coll-repeat.c:$(l R7-B)"
         a=$("$CH" hints "$dir" --format=json --stable 2>&1)
         b=$("$CH" hints "$dir" --format=json --stable --engine=reference 2>&1)
         if [ "$a" = "$b" ]; then ok "coll-repeat $O $np ranks: streaming and reference engines agree"; else

@@ -114,6 +114,25 @@ struct rej {
     uint64_t rounds;
 };
 
+/* Repeated collectives that are not one call (repeat.c), for --explain: one
+ * per pair of call sites and reason. */
+enum rep_why {
+    REP_OPERATOR = 1, /* reductions with different (or user-defined) operators */
+    REP_DATATYPE,     /* reductions of different or derived datatypes */
+    REP_RESULT_USED,  /* the earlier call's result is used before the later call */
+    REP_NO_DATA,      /* a call that moves nothing (count 0) */
+    REP_INPUT_LATE,   /* the later call's send buffer is written after the earlier call */
+    REP_OVERLAP       /* a buffer of one call overlaps an output of the other */
+};
+struct reprej {
+    struct loc a, b, use; /* the two calls; REP_RESULT_USED: the first use */
+    uint16_t call;
+    uint8_t why;          /* enum rep_why */
+    uint16_t op_a, op_b;  /* REP_OPERATOR: enum cht_mpi_op */
+    uint64_t instances;
+    uint8_t *ranks;       /* [P] */
+};
+
 /* ---- the context -------------------------------------------------------------------------- */
 
 struct cx {
@@ -128,6 +147,8 @@ struct cx {
     struct rej *rej;       /* rejected reduce candidates (reduce.c) */
     uint32_t nrej, caprej;
     struct dg_map rej_seen; /* rank << 32 | first log position of a rejected round -> 1 */
+    struct reprej *reprej;  /* repeated collectives that are not one call (repeat.c) */
+    uint32_t nreprej, capreprej;
     struct inst in; /* scratch instance */
     int *stamp;     /* [P] scratch */
     int stamp_now;
@@ -365,6 +386,8 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
 /* reduce.c: the rejected reduce candidates as dropped hints with their
  * explain (appended to *out, which grows; 0 or TRACE_ERR_NOMEM). */
 int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
+/* repeat.c: the same for repeated collectives that are not one call. */
+int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,
                       const char *then);
 /* rounds.c, shared by scatter.c and gather.c: a complete, matched round of

@@ -34,6 +34,9 @@ void coll_cx_free(struct cx *c)
         free(c->rej[i].ranks);
     free(c->rej);
     dg_map_free(&c->rej_seen);
+    for (uint32_t i = 0; i < c->nreprej; i++)
+        free(c->reprej[i].ranks);
+    free(c->reprej);
     free(c->in.v);
     if (c->claimed)
         for (int r = 0; r < c->P; r++)

@@ -19,6 +19,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectives-private.h"
 
@@ -57,16 +58,27 @@ static bool moves_data(const struct dg_msgrec *x)
 }
 
 /* Whether a and b (same call, one rank) can be one call as far as their
- * operator and datatype go; sets *mixed when they need a derived datatype. */
-static bool same_op_and_type(const struct dg_msgrec *a, const struct dg_msgrec *b, bool *mixed)
+ * operator and datatype go: 0, or the enum rep_why that forbids it; sets
+ * *mixed when they need a derived datatype. */
+static int same_op_and_type(const struct dg_msgrec *a, const struct dg_msgrec *b, bool *mixed)
 {
-    if (reduction(b->call))
-        return b->mpi_op == a->mpi_op && b->mpi_op != CHT_OP_NONE && b->mpi_op != CHT_OP_USER &&
-               b->dtype != CHT_DT_UNKNOWN && b->dtype == a->dtype;
+    if (reduction(b->call)) {
+        if (b->mpi_op != a->mpi_op || b->mpi_op == CHT_OP_NONE || b->mpi_op == CHT_OP_USER)
+            return REP_OPERATOR;
+        return b->dtype != CHT_DT_UNKNOWN && b->dtype == a->dtype ? 0 : REP_DATATYPE;
+    }
     if (b->dtype == CHT_DT_UNKNOWN || b->dtype != a->dtype)
         *mixed = true;
-    return true;
+    return 0;
 }
+
+/* Why instance b does not join the chain, for --explain: the reason, the
+ * rank it was seen on and its records there. */
+struct why_not {
+    int why; /* enum rep_why, 0: a reason not reported (the calls are simply not a pair) */
+    int rank;
+    const struct dg_msgrec *a, *b;
+};
 
 /* The record of rank r in collective instance i (pos set), or NULL. */
 static const struct dg_msgrec *coll_member(const struct cx *c, uint32_t i, int r, uint32_t *pos)
@@ -99,8 +111,9 @@ static const struct dg_msgrec *coll_member(const struct cx *c, uint32_t i, int r
  * b's send buffer last written before the chain's first call, no buffer
  * of b overlapping an output of the chain or the other way round). */
 static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchain, uint32_t b,
-                       bool *mixed)
+                       bool *mixed, struct why_not *wn)
 {
+    int why;
     uint32_t n;
     const struct dg_pos *mem = dg_match_coll(c->m, b, &n);
     const struct dg_msgrec *r0 = coll_valid(c, mem[0]) ? coll_rec(c, mem[0].rank, mem[0].pos) : NULL;
@@ -120,21 +133,32 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
         const struct dg_msgrec *rf = coll_member(c, chain[0], r, &pfirst);
         if (!ra || !rf || ra->call != rb->call || ra->peer != rb->peer || pa >= mem[k].pos)
             return false;
-        if (!same_op_and_type(rf, rb, mixed) || !moves_data(rb) || !moves_data(rf))
+        if ((why = same_op_and_type(rf, rb, mixed)) || (!moves_data(rb) || !moves_data(rf))) {
+            *wn = (struct why_not){why ? why : REP_NO_DATA, r, ra, rb};
             return false;
+        }
         for (uint32_t q = pa + 1; q < mem[k].pos; q++)
             if (coll_rec(c, r, q)->kind != DG_MSG_OTHER)
                 return false;
-        if (rb->version > rf->index)
+        if (rb->version > rf->index) {
+            *wn = (struct why_not){REP_INPUT_LATE, r, ra, rb};
             return false;
+        }
         for (uint32_t j = 0; j < nchain; j++) {
             uint32_t pj;
             const struct dg_msgrec *rj = coll_member(c, chain[j], r, &pj);
-            if (!rj || ((rj->flags & DG_MSGF_CONSUMED) && rj->consumer_index < rb->index) ||
-                coll_overlap(rb->buf, rb->bytes, rj->rbuf, rj->rbytes) ||
-                coll_overlap(rb->rbuf, rb->rbytes, rj->rbuf, rj->rbytes) ||
-                coll_overlap(rb->rbuf, rb->rbytes, rj->buf, rj->bytes))
+            if (rj && (rj->flags & DG_MSGF_CONSUMED) && rj->consumer_index < rb->index) {
+                *wn = (struct why_not){REP_RESULT_USED, r, rj, rb};
                 return false;
+            }
+            if (!rj)
+                return false;
+            if (coll_overlap(rb->buf, rb->bytes, rj->rbuf, rj->rbytes) ||
+                coll_overlap(rb->rbuf, rb->rbytes, rj->rbuf, rj->rbytes) ||
+                coll_overlap(rb->rbuf, rb->rbytes, rj->buf, rj->bytes)) {
+                *wn = (struct why_not){REP_OVERLAP, r, rj, rb};
+                return false;
+            }
         }
     }
     return true;
@@ -174,6 +198,37 @@ static int emit_chain(struct cx *c, const uint32_t *chain, uint32_t nchain, bool
     return coll_emit(c, in);
 }
 
+/* Keeps a pair that is not one call (why set), merged with the same pair
+ * and reason seen before. */
+static int note_rejected(struct cx *c, const struct why_not *wn, uint32_t inst_b)
+{
+    struct reprej key = {.call = wn->b->call, .why = (uint8_t)wn->why, .op_a = wn->a->mpi_op,
+                         .op_b = wn->b->mpi_op};
+    coll_loc_of(c, wn->rank, wn->a->site, &key.a);
+    coll_loc_of(c, wn->rank, wn->b->site, &key.b);
+    if (wn->why == REP_RESULT_USED)
+        coll_loc_of(c, wn->rank, wn->a->consumer_site, &key.use);
+    struct reprej *rj = NULL;
+    for (uint32_t i = 0; i < c->nreprej && !rj; i++)
+        if (c->reprej[i].why == key.why && !coll_loc_cmp(&c->reprej[i].a, &key.a) &&
+            !coll_loc_cmp(&c->reprej[i].b, &key.b))
+            rj = &c->reprej[i];
+    if (!rj) {
+        if (coll_grow(&c->reprej, &c->capreprej, (uint64_t)c->nreprej + 1, sizeof *c->reprej) < 0 ||
+            !(key.ranks = calloc((size_t)c->P, 1)))
+            return TRACE_ERR_NOMEM;
+        rj = &c->reprej[c->nreprej++];
+        *rj = key;
+    }
+    rj->instances++;
+    uint32_t n;
+    const struct dg_pos *mem = dg_match_coll(c->m, inst_b, &n);
+    for (uint32_t k = 0; k < n; k++)
+        if (mem[k].rank >= 0 && mem[k].rank < c->P)
+            rj->ranks[mem[k].rank] = 1;
+    return 0;
+}
+
 static int find_repeats(struct cx *c, struct coll_in *src)
 {
     uint32_t nc = dg_match_ncoll(c->m);
@@ -201,12 +256,15 @@ static int find_repeats(struct cx *c, struct coll_in *src)
         chain[0] = v[a].i;
         uint32_t b = a + 1;
         bool mixed = false, m = false;
+        struct why_not wn = {0};
         while (b < nv && v[b].comm == v[a].comm && v[b].seq == v[b - 1].seq + 1 &&
-               coll_joins(c, chain, nchain, v[b].i, &m)) {
+               coll_joins(c, chain, nchain, v[b].i, &m, &wn)) {
             chain[nchain++] = v[b++].i;
             mixed |= m;
             m = false;
         }
+        if (wn.why && (rc = note_rejected(c, &wn, v[b].i)) < 0)
+            goto out;
         if (nchain >= 2 && (rc = emit_chain(c, chain, nchain, mixed)) < 0)
             goto out;
         a = b;
@@ -244,3 +302,86 @@ const struct coll_pattern coll_repeat = {
     .mpi = NULL, /* the call repeated */
     .text = repeat_text,
 };
+
+static const char *file_name(const struct loc *l)
+{
+    const char *f = l->file ? strrchr(l->file, '/') : NULL;
+    return f ? f + 1 : l->file && *l->file ? l->file : "??";
+}
+
+/* Why: "different operators (MPI_MIN at line 28, MPI_MAX at line 29)". */
+static char *reprej_explain(const struct reprej *rj)
+{
+    struct search_text b = {0};
+    switch (rj->why) {
+    case REP_OPERATOR:
+        search_text_printf(&b, "different reduction operators (%s at %s:%u, %s at %s:%u): one call "
+                               "applies one operator",
+                           trace_mpi_op_name(rj->op_a), file_name(&rj->a), rj->a.line,
+                           trace_mpi_op_name(rj->op_b), file_name(&rj->b), rj->b.line);
+        break;
+    case REP_DATATYPE:
+        search_text_printf(&b, "different or derived datatypes (%s:%u, %s:%u): one reduction combines "
+                               "one predefined datatype",
+                           file_name(&rj->a), rj->a.line, file_name(&rj->b), rj->b.line);
+        break;
+    case REP_RESULT_USED:
+        search_text_printf(&b, "the result of the call at %s:%u is used at %s:%u before the call at "
+                               "%s:%u (its count, peer or buffer may depend on it)",
+                           file_name(&rj->a), rj->a.line, file_name(&rj->use), rj->use.line,
+                           file_name(&rj->b), rj->b.line);
+        break;
+    case REP_INPUT_LATE:
+        search_text_printf(&b, "what the call at %s:%u sends is written after the call at %s:%u: "
+                               "it cannot move up to it",
+                           file_name(&rj->b), rj->b.line, file_name(&rj->a), rj->a.line);
+        break;
+    case REP_OVERLAP:
+        search_text_printf(&b, "a buffer of the call at %s:%u overlaps what the call at %s:%u writes",
+                           file_name(&rj->b), rj->b.line, file_name(&rj->a), rj->a.line);
+        break;
+    default:
+        search_text_printf(&b, "a call moves nothing (count 0) at %s:%u or %s:%u", file_name(&rj->a),
+                           rj->a.line, file_name(&rj->b), rj->b.line);
+        break;
+    }
+    return search_text_take(&b);
+}
+
+int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout)
+{
+    if (!c->nreprej)
+        return 0;
+    struct search_hint *v = realloc(*out, ((size_t)*nout + c->nreprej) * sizeof *v);
+    if (!v)
+        return TRACE_ERR_NOMEM;
+    *out = v;
+    for (uint32_t i = 0; i < c->nreprej; i++) {
+        const struct reprej *rj = &c->reprej[i];
+        struct search_hint *sh = &v[*nout];
+        memset(sh, 0, sizeof *sh);
+        sh->kind = SEARCH_HINT_COLLECTIVE;
+        sh->call = rj->call;
+        sh->file = rj->b.file;
+        sh->func = rj->b.func;
+        sh->line = rj->b.line;
+        sh->col = rj->b.col;
+        sh->collective = trace_mpi_call_name(rj->call);
+        sh->root = -1;
+        sh->instances = rj->instances;
+        int nr = coll_set_count(rj->ranks, c->P);
+        if (!(sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks)))
+            return TRACE_ERR_NOMEM;
+        (*nout)++;
+        for (int r = 0; r < c->P; r++)
+            if (rj->ranks[r])
+                sh->ranks[sh->nranks++] = r;
+        struct search_text b = {0};
+        search_text_printf(&b, "the %s calls at lines %u, %u are not one %s (%" PRIu64 " instance%s)",
+                           trace_mpi_call_name(rj->call), rj->a.line, rj->b.line,
+                           trace_mpi_call_name(rj->call), rj->instances, rj->instances == 1 ? "" : "s");
+        if (!(sh->message = search_text_take(&b)) || !(sh->explain = reprej_explain(rj)))
+            return TRACE_ERR_NOMEM;
+    }
+    return 0;
+}
