@@ -4,7 +4,8 @@
  * movable send's anchor by scanning backward, builds the pre-processed
  * order by a stable sort on the anchors, and walks it to classify sends
  * into groups; no send moves across a call that may wait for another
- * rank.
+ * rank.  Exchanges (Sendrecv) do not move: they are grouped in trace
+ * order, each group sent at the place of its last member.
  */
 #include "rank/kinds/aggregate.h"
 
@@ -105,8 +106,9 @@ static size_t walk(struct ag_ref *a, size_t p)
     return nm;
 }
 
-/* Records the group of the nm sends in a->members. */
-static int group_add(struct ag_ref *a, size_t nm)
+/* Records the group of the nm sends or exchanges in a->members, sent
+ * right after event `until`. */
+static int group_add(struct ag_ref *a, size_t nm, int64_t until)
 {
     struct search_ref *x = a->x;
     const struct dg_event *ev = x->ev;
@@ -117,6 +119,9 @@ static int group_add(struct ag_ref *a, size_t nm)
     memset(g, 0, sizeof(*g));
     g->key.comm = ev[a->members[0]].comm;
     g->key.peer = ev[a->members[0]].peer;
+    int32_t d, src;
+    if (search_ag_exchange(&ev[a->members[0]], &d, &src))
+        g->key.peer = d; /* an exchange's event has no peer: its destination */
     g->size = (uint32_t)nm;
     if (!(g->key.sites = search_ref_alloc(x, nm, sizeof(*g->key.sites))))
         return TRACE_ERR_NOMEM;
@@ -130,12 +135,13 @@ static int group_add(struct ag_ref *a, size_t nm)
         g->bytes += e->bytes;
         g->ns += search_call_ns(e);
     }
-    /* sent together right after event ea(last member): the members are
+    /* sent together right after event `until` (ea(last member) for sends,
+     * the one before the last member for exchanges): the members are
      * delayed past the blocking calls between the first of them and
-     * that point (the sends of one channel keep their trace order, so
-     * members[0] is the first) */
-    for (int64_t w = (int64_t)a->members[0] + 1; w <= a->ea[a->members[nm - 1]]; w++) {
-        if (!search_blocks_groups(&ev[w]))
+     * that point (the members of one channel keep their trace order, so
+     * members[0] is the first), other than the group's own exchanges */
+    for (int64_t w = (int64_t)a->members[0] + 1; w <= until; w++) {
+        if (!search_blocks_groups(&ev[w]) || search_ag_same_exchange(&ev[w], &ev[a->members[0]]))
             continue;
         if (!g->cross) {
             g->cross = search_ref_alloc(x, SEARCH_CHECK_MAX, sizeof(*g->cross));
@@ -210,6 +216,39 @@ static int summarise(struct search_rank_result *res, const struct ref_group *grp
     return 0;
 }
 
+/* The groups of exchanges, in trace order: each exchange not grouped yet
+ * seeds a group; the walk goes on until an event depends on a member
+ * (search_ag_depends); the exchanges of the seed's channel before it join. */
+static int exchanges(struct ag_ref *a)
+{
+    const struct dg_event *ev = a->x->ev;
+    size_t n = a->x->n;
+    int32_t d, src;
+    int rc;
+
+    for (size_t s = 0; s < n; s++) {
+        if (a->grouped[s] || !search_ag_exchange(&ev[s], &d, &src))
+            continue;
+        size_t nm = 0;
+        a->members[nm++] = s;
+        a->grouped[s] = 1;
+        for (size_t y = s + 1; y < n; y++) {
+            bool closes = false;
+            for (size_t m = 0; m < nm && !closes; m++)
+                closes = search_ag_depends(&ev[a->members[m]], &ev[y]);
+            if (closes)
+                break;
+            if (search_ag_same_exchange(&ev[y], &ev[s])) {
+                a->members[nm++] = y;
+                a->grouped[y] = 1;
+            }
+        }
+        if (nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* Anchors, the pre-processed order, and the dynamic groups in a->grp. */
 static int classify(struct ag_ref *a)
 {
@@ -232,10 +271,10 @@ static int classify(struct ag_ref *a)
         if (!dg_is_movable_send(&ev[seed]) || a->grouped[seed])
             continue;
         size_t nm = walk(a, p);
-        if (nm >= 2 && (rc = group_add(a, nm)) < 0)
+        if (nm >= 2 && (rc = group_add(a, nm, a->ea[a->members[nm - 1]])) < 0)
             return rc;
     }
-    return 0;
+    return exchanges(a);
 }
 
 int search_aggregate_reference(struct search_ref *x, struct search_rank_result *res)
