@@ -47,8 +47,8 @@ static char *explain(const struct search_xrank *x, struct dg_pos send, struct dg
     if (rhalf) {
         search_text_printf(&t, "delaying the %s at %s (rank %d from rank %d) past the %s at %s could deadlock: ",
             trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);
-        search_text_printf(&t, "rank %d sends the message it receives there at %s, a send that may wait "
-            "until the receive is posted", recv.rank, c);
+        search_text_printf(&t, "rank %d sends, at %s, the message received there (a send that may wait "
+            "until the receive is posted)", recv.rank, c);
     } else {
         search_text_printf(&t, "delaying the %s at %s (rank %d to rank %d) past the %s at %s would deadlock: ",
             trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);

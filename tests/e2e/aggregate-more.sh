@@ -28,6 +28,9 @@ FX=$(line_of "$src" "/* FACES-X */"); FY=$(line_of "$src" "/* FACES-Y */")
 F1=$(line_of "$src" "/* FLOW-1 */"); F2=$(line_of "$src" "/* FLOW-2 */")
 D1=$(line_of "$src" "/* DL-1 */"); DW=$(line_of "$src" "/* DL-W */")
 D2=$(line_of "$src" "/* DL-2 */"); DS=$(line_of "$src" "/* DL-S */")
+R1=$(line_of "$src" "/* RH-1 */"); RW=$(line_of "$src" "/* RH-W */")
+R2=$(line_of "$src" "/* RH-2 */"); RS=$(line_of "$src" "/* RH-S */")
+R1=$((R1 - 1)); R2=$((R2 - 1))
 # the MPI_Sendrecv calls span two lines: the hint is at the call's first
 UR=$((UR - 1)); VR=$((VR - 1)); UL=$((UL - 1)); VL=$((VL - 1)); FX=$((FX - 1)); FY=$((FY - 1))
 F1=$((F1 - 1)); F2=$((F2 - 1)); D1=$((D1 - 1)); D2=$((D2 - 1))
@@ -65,6 +68,10 @@ d = json.load(sys.stdin)
 print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "") for h in d.get("dropped", [])))')
         expect_match "agg-sendrecv $O np=$np: the dropped group names the chain" "$why" \
             "^aggregate $D1: delaying the MPI_Sendrecv at agg-sendrecv.c:$D1 \(rank 0 to rank 1\) past the MPI_Recv at agg-sendrecv.c:$DW would deadlock: rank 1 receives that message at agg-sendrecv.c:$D1, and only then sends, at agg-sendrecv.c:$DS, the message rank 0 waits for there"
+        expect_eq "agg-sendrecv $O np=$np: no hint when delaying a receive half would deadlock" \
+            "$(count "$agg" ":($R1|$R2)[ :]")" 0
+        expect_match "agg-sendrecv $O np=$np: the dropped group names the send that waits for the receive" "$why" \
+            "^aggregate $R1: delaying the MPI_Sendrecv at agg-sendrecv.c:$R1 \(rank 0 from rank 1\) past the MPI_Recv at agg-sendrecv.c:$RW could deadlock: rank 1 sends, at agg-sendrecv.c:$RS, the message received there \(a send that may wait until the receive is posted\)"
         txt=$("$CH" hints "$d" --kind=aggregate 2>/dev/null)
         expect_match "agg-sendrecv $O np=$np: the text says what to write" "$txt" \
             "agg-sendrecv.c:$FX:[0-9]+: note: \[aggregate\] 2 MPI_Sendrecv_replace calls with the same ranks at lines $FX, $FY can be one MPI_Sendrecv_replace of their packed buffers"

@@ -13,7 +13,14 @@
  *   DEADLOCK: between two exchanges with the partner, even ranks receive
  *     on another communicator a message the partner sends only after its
  *     first exchange: merging the first exchange into the second would
- *     deadlock, so the group is dropped.
+ *     deadlock, so the group is dropped;
+ *   RECVHALF: the same on even ranks, but the partner's first messages
+ *     are a send and a receive: it sends the message of the first
+ *     exchange's receive half, then the one even ranks wait for, and
+ *     receives the first exchange's send half only after: delaying the
+ *     send half is harmless, delaying the receive half deadlocks once the
+ *     partner's send waits for its receive (large messages), so the group
+ *     is dropped too.
  * Each section ends with a checksum that reads what it received, so that
  * no group runs from one section into the next. */
 #include <mpi.h>
@@ -25,7 +32,7 @@
 static double u[N + 2], v[N + 2];         /* HALO: ghosts at 0 and N + 1 */
 static double fx[N], fy[N];               /* FACES */
 static double a[N], b[N], c[N], d[N];     /* FLOW */
-static double p[N], q[N], p2[N], q2[N], w[N]; /* DEADLOCK */
+static double p[N], q[N], p2[N], q2[N], w[N]; /* DEADLOCK, RECVHALF */
 
 static double sum(const double *x, int n)
 {
@@ -102,6 +109,29 @@ static double deadlock(int rank, int it, MPI_Comm side)
     return sum(q, N) + sum(q2, N) + sum(w, N);
 }
 
+static double recvhalf(int rank, int it, MPI_Comm side)
+{
+    int partner = rank ^ 1;
+    for (int i = 0; i < N; i++) {
+        p[i] = rank + i + it;
+        p2[i] = rank - i - it;
+    }
+    if (rank % 2 == 0) {
+        MPI_Sendrecv(p, N, MPI_DOUBLE, partner, 12, q, N, MPI_DOUBLE, partner, 13, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE); /* RH-1 */
+        MPI_Recv(w, N, MPI_DOUBLE, partner, 14, side, MPI_STATUS_IGNORE); /* RH-W */
+        MPI_Sendrecv(p2, N, MPI_DOUBLE, partner, 15, q2, N, MPI_DOUBLE, partner, 15, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE); /* RH-2 */
+    } else {
+        MPI_Send(p, N, MPI_DOUBLE, partner, 13, MPI_COMM_WORLD); /* RH-S */
+        MPI_Send(p2, N, MPI_DOUBLE, partner, 14, side);
+        MPI_Recv(q, N, MPI_DOUBLE, partner, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(p2, N, MPI_DOUBLE, partner, 15, q2, N, MPI_DOUBLE, partner, 15, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+    return sum(q, N) + sum(q2, N) + sum(w, N);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -121,6 +151,7 @@ int main(int argc, char **argv)
         s += faces(rank, it);
         s += flow(rank, size, it);
         s += deadlock(rank, it, side);
+        s += recvhalf(rank, it, side);
     }
     MPI_Comm_free(&side);
     if (rank == 0)
