@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Aggregation beyond blocking sends (docs/dependence.md, "Exchanges"): a
+# Aggregation beyond blocking sends (docs/dependence.md, "Exchanges",
+# "Nonblocking sends"): a
 # program of ours (programs/agg-sendrecv.c), instrumented at -O0 and -O2
 # and traced on 2 and 4 ranks, gets exactly one aggregation hint per group
 # of MPI_Sendrecv (or Sendrecv_replace) with the same peers, none where
 # the second send's buffer is computed from the first exchange's receive,
-# and the group that would deadlock is dropped with its reason; both
-# engines print the same hints.
+# the groups that would deadlock are dropped with their reason, two
+# MPI_Isend completed by one MPI_Waitall are one group and two completed
+# one by one none; both engines print the same hints.
 source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
@@ -31,6 +33,8 @@ D2=$(line_of "$src" "/* DL-2 */"); DS=$(line_of "$src" "/* DL-S */")
 R1=$(line_of "$src" "/* RH-1 */"); RW=$(line_of "$src" "/* RH-W */")
 R2=$(line_of "$src" "/* RH-2 */"); RS=$(line_of "$src" "/* RH-S */")
 R1=$((R1 - 1)); R2=$((R2 - 1))
+I1=$(line_of "$src" "/* IS-1 */"); I2=$(line_of "$src" "/* IS-2 */")
+A1=$(line_of "$src" "/* IA-1 */"); A2=$(line_of "$src" "/* IA-2 */")
 # the MPI_Sendrecv calls span two lines: the hint is at the call's first
 UR=$((UR - 1)); VR=$((VR - 1)); UL=$((UL - 1)); VL=$((VL - 1)); FX=$((FX - 1)); FY=$((FY - 1))
 F1=$((F1 - 1)); F2=$((F2 - 1)); D1=$((D1 - 1)); D2=$((D2 - 1))
@@ -72,9 +76,16 @@ print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "
             "$(count "$agg" ":($R1|$R2)[ :]")" 0
         expect_match "agg-sendrecv $O np=$np: the dropped group names the send that waits for the receive" "$why" \
             "^aggregate $R1: delaying the MPI_Sendrecv at agg-sendrecv.c:$R1 \(rank 0 from rank 1\) past the MPI_Recv at agg-sendrecv.c:$RW could deadlock: rank 1 sends, at agg-sendrecv.c:$RS, the message received there \(a send that may wait until the receive is posted\)"
+        expect_match "agg-sendrecv $O np=$np: two MPI_Isend completed by one MPI_Waitall are one group" "$agg" \
+            "^aggregate MPI_Isend [^ ]*:$I1 ranks=0,1(,2,3)? .*related=$I2:member\$"
+        expect_eq "agg-sendrecv $O np=$np: one hint for them" "$(count "$agg" ":($I1|$I2)[ :]")" 1
+        expect_eq "agg-sendrecv $O np=$np: no group of MPI_Isend completed one by one" \
+            "$(count "$h" "^aggregate .*:($A1|$A2)[ :]")" 0
         txt=$("$CH" hints "$d" --kind=aggregate 2>/dev/null)
         expect_match "agg-sendrecv $O np=$np: the text says what to write" "$txt" \
             "agg-sendrecv.c:$FX:[0-9]+: note: \[aggregate\] 2 MPI_Sendrecv_replace calls with the same ranks at lines $FX, $FY can be one MPI_Sendrecv_replace of their packed buffers"
+        expect_match "agg-sendrecv $O np=$np: the text says what to write for MPI_Isend" "$txt" \
+            "agg-sendrecv.c:$I1:[0-9]+: note: \[aggregate\] 2 MPI_Isend calls to the same rank at lines $I1-$I2, completed together, can be one MPI_Isend of their packed buffers"
         same_engines "agg-sendrecv $O np=$np: streaming and reference engines agree" "$d"
     done
 done

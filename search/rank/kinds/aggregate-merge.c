@@ -9,7 +9,7 @@
  *     with role MEMBER, without counts (events, total, time 0);
  *   - the call is the one the rank's overlap results give for that site
  *     (every blocking send and Sendrecv is an overlap candidate), else
- *     MPI_Send; the
+ *     MPI_Send; for nonblocking sends the group's own call; the
  *     hint is conditional if any member site is;
  *   - a hint with a dynamic group on any rank that could deadlock
  *     (search_group_unsafe) goes to the dropped hints, with its explain.
@@ -135,7 +135,9 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     struct search_loc first;
     search_loc_of(group_info(g0, 0), g0->sites[0], &first);
     h->kind = m->kind;
-    h->call = send_call(e[i].res, g0->sites[0]);
+    /* nonblocking sends are no overlap candidates: their group knows */
+    bool nb = g0->call >= CHT_MPI_ISEND && g0->call <= CHT_MPI_IRSEND;
+    h->call = nb ? g0->call : send_call(e[i].res, g0->sites[0]);
     h->file = first.file;
     h->func = first.func;
     h->line = first.line;
@@ -232,7 +234,9 @@ static void text_avg(struct search_text *b, uint64_t members, uint64_t groups)
 /* "3 MPI_Send calls to the same rank at lines 40, 42, 44 can be sent as
  * one message (ranks 0-3, 150 groups, est. saving 400 us)"; for
  * exchanges "2 MPI_Sendrecv calls with the same ranks at lines 40, 42
- * can be one MPI_Sendrecv of their packed buffers (...)"; when the
+ * can be one MPI_Sendrecv of their packed buffers (...)"; for nonblocking
+ * sends "2 MPI_Isend calls to the same rank at lines 40, 42, completed
+ * together, can be one MPI_Isend of their packed buffers (...)"; when the
  * groups are not one send of each site "MPI_Send calls to the same rank
  * at lines 133-134, 5 per group, can be ..." ("consecutive MPI_Send
  * calls" for one site, "2.5 per group on average" when sizes vary). */
@@ -245,6 +249,7 @@ char *search_aggregate_message(const struct search_hint *h, bool with_times)
 
     /* exchanges (Sendrecv) have the same destination and source */
     bool exchange = h->call == CHT_MPI_SENDRECV || h->call == CHT_MPI_SENDRECV_REPLACE;
+    bool nb = h->call >= CHT_MPI_ISEND && h->call <= CHT_MPI_IRSEND;
     const char *to = exchange ? "with the same ranks" : "to the same rank";
 
     if (one_each && nsites > 1)
@@ -258,7 +263,10 @@ char *search_aggregate_message(const struct search_hint *h, bool with_times)
         search_text_printf(&b, " per group%s,",
                            h->instances && h->members % h->instances ? " on average" : "");
     }
-    if (exchange)
+    if (nb)
+        search_text_printf(&b, "%s completed together, can be one %s of their packed buffers (",
+                           one_each ? "," : "", call);
+    else if (exchange)
         search_text_printf(&b, " can be one %s of their packed buffers (", call);
     else
         search_text_printf(&b, " can be sent as one message (");

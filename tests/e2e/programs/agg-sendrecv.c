@@ -1,6 +1,7 @@
 /* agg-sendrecv.c - aggregation of exchanges (tests/e2e/aggregate-more.sh,
  * docs/dependence.md "Exchanges"): consecutive MPI_Sendrecv calls with the
- * same destination and source can be one MPI_Sendrecv of packed buffers.
+ * same destination and source can be one MPI_Sendrecv of packed buffers,
+ * and consecutive MPI_Isend to one rank completed together one MPI_Isend.
  * Runs on an even number of ranks (2 or 4).
  *   HALO: a 1-D halo exchange of two fields u and v on a periodic ring,
  *     done with two MPI_Sendrecv per direction in a row: one group per
@@ -20,7 +21,12 @@
  *     receives the first exchange's send half only after: delaying the
  *     send half is harmless, delaying the receive half deadlocks once the
  *     partner's send waits for its receive (large messages), so the group
- *     is dropped too.
+ *     is dropped too;
+ *   ISEND: two MPI_Isend to the right neighbour and two MPI_Irecv from the
+ *     left, completed by one MPI_Waitall: the two sends are one group;
+ *   ISEND-APART: two MPI_Isend to the right, each completed by its own
+ *     MPI_Wait after both started: the first completion does not complete
+ *     the second send, so no group.
  * Each section ends with a checksum that reads what it received, so that
  * no group runs from one section into the next. */
 #include <mpi.h>
@@ -33,6 +39,8 @@ static double u[N + 2], v[N + 2];         /* HALO: ghosts at 0 and N + 1 */
 static double fx[N], fy[N];               /* FACES */
 static double a[N], b[N], c[N], d[N];     /* FLOW */
 static double p[N], q[N], p2[N], q2[N], w[N]; /* DEADLOCK, RECVHALF */
+static double e1[N], e2[N], g1[N], g2[N];  /* ISEND, ISEND-APART: sent */
+static double h1[N], h2[N], k1[N], k2[N];  /* received */
 
 static double sum(const double *x, int n)
 {
@@ -132,6 +140,40 @@ static double recvhalf(int rank, int it, MPI_Comm side)
     return sum(q, N) + sum(q2, N) + sum(w, N);
 }
 
+static double isend(int rank, int size, int it)
+{
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    MPI_Request req[4];
+    for (int i = 0; i < N; i++) {
+        e1[i] = rank + i + it;
+        e2[i] = rank * i - it;
+    }
+    MPI_Irecv(h1, N, MPI_DOUBLE, left, 16, MPI_COMM_WORLD, &req[0]);
+    MPI_Irecv(h2, N, MPI_DOUBLE, left, 17, MPI_COMM_WORLD, &req[1]);
+    MPI_Isend(e1, N, MPI_DOUBLE, right, 16, MPI_COMM_WORLD, &req[2]); /* IS-1 */
+    MPI_Isend(e2, N, MPI_DOUBLE, right, 17, MPI_COMM_WORLD, &req[3]); /* IS-2 */
+    MPI_Waitall(4, req, MPI_STATUSES_IGNORE);
+    return sum(h1, N) + sum(h2, N);
+}
+
+static double isend_apart(int rank, int size, int it)
+{
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    MPI_Request req[4];
+    for (int i = 0; i < N; i++) {
+        g1[i] = rank + i * it;
+        g2[i] = rank - i * it;
+    }
+    MPI_Irecv(k1, N, MPI_DOUBLE, left, 18, MPI_COMM_WORLD, &req[0]);
+    MPI_Irecv(k2, N, MPI_DOUBLE, left, 19, MPI_COMM_WORLD, &req[1]);
+    MPI_Isend(g1, N, MPI_DOUBLE, right, 18, MPI_COMM_WORLD, &req[2]); /* IA-1 */
+    MPI_Isend(g2, N, MPI_DOUBLE, right, 19, MPI_COMM_WORLD, &req[3]); /* IA-2 */
+    MPI_Wait(&req[2], MPI_STATUS_IGNORE);
+    MPI_Wait(&req[3], MPI_STATUS_IGNORE);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    return sum(k1, N) + sum(k2, N);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -152,6 +194,8 @@ int main(int argc, char **argv)
         s += flow(rank, size, it);
         s += deadlock(rank, it, side);
         s += recvhalf(rank, it, side);
+        s += isend(rank, size, it);
+        s += isend_apart(rank, size, it);
     }
     MPI_Comm_free(&side);
     if (rank == 0)
