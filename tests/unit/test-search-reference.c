@@ -289,6 +289,31 @@ static struct dg_event *sendrecv(struct seq *s, uint32_t site, uint64_t comm, in
     return e;
 }
 
+/* An Isend of len bytes at addr to dest with request req. */
+static struct dg_event *isend(struct seq *s, uint32_t site, uint64_t comm, int32_t dest, uint64_t req,
+                              uint64_t addr, uint64_t len, uint64_t t0, uint64_t t1)
+{
+    struct dg_event *e = mpi(s, site, DG_ROLE_START, CHT_MPI_ISEND, t0, t1);
+
+    range(s, e, addr, len, false);
+    key(s, e, DG_KEY_SEND, comm, dest);
+    key(s, e, DG_KEY_REQ, req, 0);
+    e->comm = comm;
+    e->bytes = len;
+    return e;
+}
+
+/* A Wait/Waitall completing requests r1 and, if not 0, r2. */
+static struct dg_event *waitreq(struct seq *s, uint32_t site, uint64_t r1, uint64_t r2, uint64_t t0, uint64_t t1)
+{
+    struct dg_event *e = mpi(s, site, DG_ROLE_COMPLETE, r2 ? CHT_MPI_WAITALL : CHT_MPI_WAIT, t0, t1);
+
+    key(s, e, DG_KEY_REQ, r1, 0);
+    if (r2)
+        key(s, e, DG_KEY_REQ, r2, 0);
+    return e;
+}
+
 /* ---- overlap -------------------------------------------------------------------- */
 
 /* A Jacobi-like halo exchange, two iterations of loop 1 (s3 in inner
@@ -1316,6 +1341,39 @@ static void test_exchanges(void **state)
     search_rank_result_free(r);
 }
 
+/* Nonblocking sends (docs/dependence.md, "Nonblocking sends"): two Isend
+ * to rank 1 completed by one Waitall are one group (call MPI_Isend, peer
+ * 1); two completed by one Wait each are not; nor are two with a blocking
+ * send to the same rank between (it closes the group, and the second
+ * Isend of the channel comes before the group's completion).
+ *  0 Isend s20 d1 q1  1 Isend s21 d1 q2  2 Waitall q1 q2
+ *  3 Isend s22 d1 q3  4 Isend s23 d1 q4  5 Wait q3  6 Wait q4
+ *  7 Isend s24 d1 q5  8 Send s25 d1  9 Isend s26 d1 q6  10 Waitall q5 q6 */
+static void test_isends(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    isend(&s, 20, 1, 1, 1, 0, 8, 100, 101);
+    isend(&s, 21, 1, 1, 2, 8, 8, 200, 203);
+    waitreq(&s, 30, 1, 2, 300, 400);
+    isend(&s, 22, 1, 1, 3, 16, 8, 500, 501);
+    isend(&s, 23, 1, 1, 4, 24, 8, 600, 601);
+    waitreq(&s, 31, 3, 0, 700, 800);
+    waitreq(&s, 32, 4, 0, 900, 950);
+    isend(&s, 24, 1, 1, 5, 32, 8, 1000, 1001);
+    send(&s, 25, 1, 1, 40, 8, 1100, 1110);
+    isend(&s, 26, 1, 1, 6, 48, 8, 1200, 1201);
+    waitreq(&s, 33, 5, 6, 1300, 1400);
+    r = run_ref(&s, 0, 0);
+    assert_int_equal(r->ngroups, 1);
+    check_group(&r->groups[0], 1, 1, "20,21", 1, 2, 16, 1 + 3, 2, 2);
+    assert_int_equal(r->groups[0].call, CHT_MPI_ISEND);
+    assert_int_equal(r->nchecks, 0);
+    search_rank_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1331,6 +1389,7 @@ int main(void)
         cmocka_unit_test(test_gap_times),
         cmocka_unit_test(test_fig6_preprocessing),
         cmocka_unit_test(test_exchanges),
+        cmocka_unit_test(test_isends),
         cmocka_unit_test(test_overwritten_not_merged),
         cmocka_unit_test(test_two_destinations),
         cmocka_unit_test(test_anchor_front),
