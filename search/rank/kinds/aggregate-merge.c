@@ -9,7 +9,8 @@
  *     with role MEMBER, without counts (events, total, time 0);
  *   - the call is the one the rank's overlap results give for that site
  *     (every blocking send and Sendrecv is an overlap candidate), else
- *     MPI_Send; for nonblocking sends the group's own call; the
+ *     MPI_Send; for nonblocking sends and exchanges the group's own call
+ *     (its first member's); the
  *     hint is conditional if any member site is;
  *   - a hint with a dynamic group on any rank that could deadlock
  *     (search_group_unsafe) goes to the dropped hints, with its explain.
@@ -135,9 +136,11 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     struct search_loc first;
     search_loc_of(group_info(g0, 0), g0->sites[0], &first);
     h->kind = m->kind;
-    /* nonblocking sends are no overlap candidates: their group knows */
-    bool nb = g0->call >= CHT_MPI_ISEND && g0->call <= CHT_MPI_IRSEND;
-    h->call = nb ? g0->call : send_call(e[i].res, g0->sites[0]);
+    /* nonblocking sends are no overlap candidates, and exchanges at an
+     * unknown site neither: their group knows */
+    bool own = (g0->call >= CHT_MPI_ISEND && g0->call <= CHT_MPI_IRSEND) || g0->call == CHT_MPI_SENDRECV ||
+               g0->call == CHT_MPI_SENDRECV_REPLACE;
+    h->call = own ? g0->call : send_call(e[i].res, g0->sites[0]);
     h->file = first.file;
     h->func = first.func;
     h->line = first.line;
