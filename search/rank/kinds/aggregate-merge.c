@@ -39,7 +39,9 @@ static int ag_key_cmp(const struct ag_ent *a, const struct ag_ent *b)
     for (uint32_t k = 0; k < a->nlocs; k++)
         if ((c = search_loc_cmp(&a->locs[k], &b->locs[k], false)))
             return c;
-    return search_cmp_u64(a->comm, b->comm);
+    if ((c = search_cmp_u64(a->comm, b->comm)))
+        return c;
+    return search_cmp_u64(a->g->call, b->g->call); /* sends and exchanges at unknown sites */
 }
 
 static int ag_ent_cmp(const void *pa, const void *pb)

@@ -24,6 +24,10 @@ int search_group_cmp(const struct search_group *a, const struct search_group *b)
     for (uint32_t i = 0; i < a->nsites; i++)
         if (a->sites[i] != b->sites[i])
             return a->sites[i] < b->sites[i] ? -1 : 1;
+    /* sends, exchanges and nonblocking sends at the same (unknown) sites
+     * stay apart */
+    if (a->call != b->call)
+        return a->call < b->call ? -1 : 1;
     return 0;
 }
 

@@ -12,8 +12,8 @@ int search_aggregate_reference(struct search_ref *x, struct search_rank_result *
 int search_aggregate_merge(const struct search_merge *m);
 char *search_aggregate_message(const struct search_hint *h, bool with_times);
 
-/* Order of group summaries in a result: comm, peer, then the member
- * sites. */
+/* Order of group summaries in a result: comm, peer, the member sites,
+ * then the first member's call. */
 int search_group_cmp(const struct search_group *a, const struct search_group *b);
 /* Gives every group of r its info array (nsites entries, NULL until
  * search_run_rank resolves them), as results always have. */
