@@ -148,6 +148,7 @@ struct search_overlap {
 struct search_group {
     uint64_t comm;
     int32_t peer;          /* destination world rank */
+    uint16_t call;         /* MPI call of the first member (enum cht_mpi_call) */
     uint32_t nsites;
     uint32_t *sites;       /* distinct member sites, in order of first member */
     uint64_t groups;       /* dynamic groups (2 or more sends each) */

@@ -4,8 +4,12 @@
  * something X from rank p deadlocks if q's receive of s happens before X
  * is sent: q cannot get s until r passes w, and r cannot pass w until q has
  * got s.  X is the matched send of a receive, or, for a collective, the
- * calls of the members it waits for.  The happens-before order of the
- * recorded run (vector clocks over the matched messages) decides. */
+ * calls of the members it waits for.  A group of exchanges (Sendrecv)
+ * also delays their receives: rank p's send of a delayed receive may
+ * wait until the receive is posted (a synchronous or large send), so the
+ * delay deadlocks if that send happens before X.  The happens-before
+ * order of the recorded run (vector clocks over the matched messages)
+ * decides. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,15 +36,24 @@ static char *explain(const struct search_xrank *x, struct dg_pos send, struct dg
     struct search_text t = {0};
     char a[256], b[256], c[256], d[256];
     const struct dg_msgrec *s = &x->logs[send.rank]->rec[send.pos];
+    /* a delayed receive: recv is on this rank, send on the other */
+    bool rhalf = s->kind == DG_MSG_RECV;
     const struct dg_msgrec *w = &x->logs[wait.rank]->rec[wait.pos];
     const struct dg_msgrec *v = &x->logs[what.rank]->rec[what.pos];
     where(x, send.rank, s->site, a, sizeof a);
     where(x, wait.rank, w->site, b, sizeof b);
     where(x, recv.rank, x->logs[recv.rank]->rec[recv.pos].site, c, sizeof c);
     where(x, what.rank, v->site, d, sizeof d);
-    search_text_printf(&t, "delaying the %s at %s (rank %d to rank %d) past the %s at %s would deadlock: ",
-        trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);
-    search_text_printf(&t, "rank %d receives that message at %s", recv.rank, c);
+    if (rhalf) {
+        search_text_printf(&t, "delaying the %s at %s (rank %d from rank %d) past the %s at %s could deadlock: ",
+            trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);
+        search_text_printf(&t, "rank %d sends, at %s, the message received there (a send that may wait "
+            "until the receive is posted)", recv.rank, c);
+    } else {
+        search_text_printf(&t, "delaying the %s at %s (rank %d to rank %d) past the %s at %s would deadlock: ",
+            trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);
+        search_text_printf(&t, "rank %d receives that message at %s", recv.rank, c);
+    }
     struct dg_pos chain[64];
     size_t n = x->hb ? dg_hb_chain(x->hb, recv, what, chain, 64) : 0;
     for (size_t i = 0; i + 1 < n; i += 2) {
@@ -89,6 +102,28 @@ static size_t waits_for(const struct search_xrank *x, struct dg_pos w, struct dg
     return n;
 }
 
+/* Whether delaying the member record `own` (a send, or an exchange's
+ * receive) past w, which waits for what[0..nw), deadlocks: the other end
+ * of its message (the receive of a send, the send of a receive) happens
+ * before one of them.  1 with *why set, 0, or a negative error. */
+static int delay_unsafe(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
+                        const struct dg_pos *what, size_t nw, char **why)
+{
+    int kind = x->logs[own.rank]->rec[own.pos].kind;
+    if (kind != DG_MSG_SEND && kind != DG_MSG_RECV)
+        return 0;
+    struct dg_pos other = dg_match_peer(x->match, own);
+    if (other.rank < 0)
+        return 0; /* never received, or never sent: nothing can wait on it */
+    for (size_t i = 0; i < nw; i++) {
+        if (dg_hb_before(x->hb, other, what[i]) || (other.rank == what[i].rank && other.pos < what[i].pos)) {
+            *why = explain(x, own, other, w, what[i]);
+            return *why ? 1 : TRACE_ERR_NOMEM;
+        }
+    }
+    return 0;
+}
+
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why)
 {
     *why = NULL;
@@ -115,17 +150,12 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
                 for (uint32_t m = 0; m < chk->nmembers; m++) {
                     if (chk->members[m] >= chk->cross[k])
                         continue; /* not delayed past it */
-                    uint32_t sp = dg_mpilog_find(log, chk->members[m]);
-                    if (sp >= log->n)
-                        continue;
-                    struct dg_pos send = {r, sp}, recv = dg_match_peer(x->match, send);
-                    if (recv.rank < 0)
-                        continue; /* never received: nothing can wait on it */
-                    for (size_t i = 0; i < nw; i++) {
-                        if (dg_hb_before(x->hb, recv, what[i]) || (recv.rank == what[i].rank && recv.pos < what[i].pos)) {
-                            *why = explain(x, send, recv, w, what[i]);
-                            return *why ? 1 : TRACE_ERR_NOMEM;
-                        }
+                    /* the member's records: its send, and an exchange's receive */
+                    for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
+                         sp < log->n && log->rec[sp].index == chk->members[m]; sp++) {
+                        int rc = delay_unsafe(x, (struct dg_pos){r, sp}, w, what, nw, why);
+                        if (rc)
+                            return rc;
                     }
                 }
             }

@@ -817,7 +817,7 @@ static void shrink(struct trace_case *t, char *why, size_t size)
 struct coverage {
     uint64_t traces, events;
     uint64_t overlaps, with_window, truncated, both_flags, stmts, longest;
-    uint64_t groups, group_sends, multi_site_groups, box_more, box_ranges, wide_boxes;
+    uint64_t groups, group_sends, multi_site_groups, exchange_groups, isend_groups, box_more, box_ranges, wide_boxes;
     uint64_t leads;
     uint64_t vdep_ends; /* backward windows that a register or control dependence ends */
     uint64_t companions; /* calls with companions */
@@ -881,6 +881,14 @@ static void cover(struct coverage *cv, const struct search_rank_result *r)
         cv->groups += r->groups[i].groups;
         cv->group_sends += r->groups[i].members;
         cv->multi_site_groups += r->groups[i].nsites > 1;
+        for (uint32_t j = 0; j < r->groups[i].nsites; j++)
+            if (r->groups[i].sites[j] / 10 == 10 + DG_ROLE_SENDRECV) { /* mpi_site's Sendrecv sites */
+                cv->exchange_groups += r->groups[i].groups;
+                break;
+            } else if (r->groups[i].sites[j] == 100 + DG_ROLE_START * 10) { /* its Isend site */
+                cv->isend_groups += r->groups[i].groups;
+                break;
+            }
     }
 }
 
@@ -934,12 +942,12 @@ static void run_traces(bool longer, uint64_t ntraces, uint64_t first, struct cov
             "# %" PRIu64 " %s traces, %" PRIu64 " events in %.2f s: %" PRIu64 " call sites, %" PRIu64
             " instances with a window, %" PRIu64 " truncated, %" PRIu64 " statements (%" PRIu64
             " before and after, up to %" PRIu64 " events), %" PRIu64 " groups (%" PRIu64
-            " sends, %" PRIu64 " multi-site summaries), boxes: %" PRIu64 " ranges, %" PRIu64
+            " sends, %" PRIu64 " multi-site summaries, %" PRIu64 " of Sendrecv, %" PRIu64 " of Isend), boxes: %" PRIu64 " ranges, %" PRIu64
             " 2-d, %" PRIu64 " lists full, %" PRIu64 " windows ended by register or control dependences, %" PRIu64 " calls with companions\n",
             cv->traces, longer ? "long" : "short", cv->events,
             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
             cv->overlaps, cv->with_window, cv->truncated, cv->stmts, cv->both_flags,
-            cv->longest, cv->groups, cv->group_sends, cv->multi_site_groups, cv->box_ranges,
+            cv->longest, cv->groups, cv->group_sends, cv->multi_site_groups, cv->exchange_groups, cv->isend_groups, cv->box_ranges,
             cv->wide_boxes, cv->box_more, cv->vdep_ends, cv->companions);
     tc_free(&t);
 }
@@ -958,6 +966,8 @@ static void test_engines_agree(void **state)
         assert_true(cv.both_flags > ntraces / 10);
         assert_true(cv.groups > ntraces / 10);
         assert_true(cv.multi_site_groups > ntraces / 100);
+        assert_true(cv.exchange_groups > ntraces / 100); /* groups of Sendrecv too */
+        assert_true(cv.isend_groups > ntraces / 500);    /* and of Isend */
         assert_true(cv.box_ranges > ntraces / 10);
         assert_true(cv.wide_boxes > 0);
         assert_true(cv.box_more > ntraces / 100);

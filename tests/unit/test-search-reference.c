@@ -272,6 +272,48 @@ static void check_group(const struct search_group *g, uint64_t comm, int32_t pee
                  min_size, max_size);
 }
 
+/* A Sendrecv sending len bytes at saddr to dest and receiving rlen bytes
+ * at raddr from src. */
+static struct dg_event *sendrecv(struct seq *s, uint32_t site, uint64_t comm, int32_t dest, int32_t src,
+                                 uint64_t saddr, uint64_t len, uint64_t raddr, uint64_t rlen, uint64_t t0,
+                                 uint64_t t1)
+{
+    struct dg_event *e = mpi(s, site, DG_ROLE_SENDRECV, CHT_MPI_SENDRECV, t0, t1);
+
+    range(s, e, saddr, len, false);
+    key(s, e, DG_KEY_SEND, comm, dest);
+    range(s, e, raddr, rlen, true);
+    key(s, e, DG_KEY_RECV, comm, src);
+    e->comm = comm;
+    e->bytes = len;
+    return e;
+}
+
+/* An Isend of len bytes at addr to dest with request req. */
+static struct dg_event *isend(struct seq *s, uint32_t site, uint64_t comm, int32_t dest, uint64_t req,
+                              uint64_t addr, uint64_t len, uint64_t t0, uint64_t t1)
+{
+    struct dg_event *e = mpi(s, site, DG_ROLE_START, CHT_MPI_ISEND, t0, t1);
+
+    range(s, e, addr, len, false);
+    key(s, e, DG_KEY_SEND, comm, dest);
+    key(s, e, DG_KEY_REQ, req, 0);
+    e->comm = comm;
+    e->bytes = len;
+    return e;
+}
+
+/* A Wait/Waitall completing requests r1 and, if not 0, r2. */
+static struct dg_event *waitreq(struct seq *s, uint32_t site, uint64_t r1, uint64_t r2, uint64_t t0, uint64_t t1)
+{
+    struct dg_event *e = mpi(s, site, DG_ROLE_COMPLETE, r2 ? CHT_MPI_WAITALL : CHT_MPI_WAIT, t0, t1);
+
+    key(s, e, DG_KEY_REQ, r1, 0);
+    if (r2)
+        key(s, e, DG_KEY_REQ, r2, 0);
+    return e;
+}
+
 /* ---- overlap -------------------------------------------------------------------- */
 
 /* A Jacobi-like halo exchange, two iterations of loop 1 (s3 in inner
@@ -1256,6 +1298,82 @@ static void test_large(void **state)
     search_rank_result_free(r);
 }
 
+/* Exchanges (docs/dependence.md, "Exchanges"): two Sendrecv with the same
+ * destination and source, and nothing between that uses the first, are
+ * one group, recorded with the destination as peer; a statement reading
+ * what the first received closes the group; another source, or a
+ * receive from the same source between, keeps them apart.
+ *  0 SR s10 d1<-1 R[0,8) W[64,72)  1 s1 W[200,208)  2 SR s11 d1<-1 R[8,16) W[72,80)
+ *  3 SR s12 d1<-1 R[16,24) W[80,88)  4 s2 R[80,88) W[24,32)
+ *  5 SR s13 d1<-1 R[24,32) W[88,96)  6 SR s14 d1<-2 R[32,40) W[96,104)
+ *  7 Recv s15 <-1 W[300,308)  8 SR s16 d1<-1 R[40,48) W[104,112)
+ *  9 Recv s17 <-2 W[310,318)  10 SR s18 d1<-1 R[48,56) W[112,120) */
+static void test_exchanges(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    sendrecv(&s, 10, 1, 1, 1, 0, 8, 64, 8, 100, 110);
+    comp(&s, 1, 0, 0, 200, 8);
+    sendrecv(&s, 11, 1, 1, 1, 8, 8, 72, 8, 200, 220);
+    sendrecv(&s, 12, 1, 1, 1, 16, 8, 80, 8, 300, 330);
+    comp(&s, 2, 80, 8, 24, 8);
+    sendrecv(&s, 13, 1, 1, 1, 24, 8, 88, 8, 400, 440);
+    sendrecv(&s, 14, 1, 1, 2, 32, 8, 96, 8, 500, 550);
+    recv(&s, 15, 1, 1, 300, 8, 600, 660);
+    sendrecv(&s, 16, 1, 1, 1, 40, 8, 104, 8, 700, 770);
+    recv(&s, 17, 1, 2, 310, 8, 800, 880);
+    sendrecv(&s, 18, 1, 1, 1, 48, 8, 112, 8, 900, 990);
+    r = run_ref(&s, 0, 0);
+    /* {0,2,3} (4 reads what 3 received: closed); 5 alone (the receive at 7
+     * from the same source closes it); {8,10}: crosses the receive at 9,
+     * from another rank, so it leaves a check */
+    assert_int_equal(r->ngroups, 2);
+    check_group(&r->groups[0], 1, 1, "16,18", 1, 2, 16, 70 + 90, 2, 2); /* fewer sites first */
+    check_group(&r->groups[1], 1, 1, "10,11,12", 1, 3, 24, 10 + 20 + 30, 3, 3);
+    assert_int_equal(r->nchecks, 1);
+    assert_int_equal(r->checks[0].group, 0);
+    assert_int_equal(r->checks[0].nmembers, 2);
+    assert_int_equal(r->checks[0].members[0], 8);
+    assert_int_equal(r->checks[0].ncross, 1);
+    assert_int_equal(r->checks[0].cross[0], 9);
+    search_rank_result_free(r);
+}
+
+/* Nonblocking sends (docs/dependence.md, "Nonblocking sends"): two Isend
+ * to rank 1 completed by one Waitall are one group (call MPI_Isend, peer
+ * 1); two completed by one Wait each are not; nor are two with a blocking
+ * send to the same rank between (it closes the group, and the second
+ * Isend of the channel comes before the group's completion).
+ *  0 Isend s20 d1 q1  1 Isend s21 d1 q2  2 Waitall q1 q2
+ *  3 Isend s22 d1 q3  4 Isend s23 d1 q4  5 Wait q3  6 Wait q4
+ *  7 Isend s24 d1 q5  8 Send s25 d1  9 Isend s26 d1 q6  10 Waitall q5 q6 */
+static void test_isends(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    isend(&s, 20, 1, 1, 1, 0, 8, 100, 101);
+    isend(&s, 21, 1, 1, 2, 8, 8, 200, 203);
+    waitreq(&s, 30, 1, 2, 300, 400);
+    isend(&s, 22, 1, 1, 3, 16, 8, 500, 501);
+    isend(&s, 23, 1, 1, 4, 24, 8, 600, 601);
+    waitreq(&s, 31, 3, 0, 700, 800);
+    waitreq(&s, 32, 4, 0, 900, 950);
+    isend(&s, 24, 1, 1, 5, 32, 8, 1000, 1001);
+    send(&s, 25, 1, 1, 40, 8, 1100, 1110);
+    isend(&s, 26, 1, 1, 6, 48, 8, 1200, 1201);
+    waitreq(&s, 33, 5, 6, 1300, 1400);
+    r = run_ref(&s, 0, 0);
+    assert_int_equal(r->ngroups, 1);
+    check_group(&r->groups[0], 1, 1, "20,21", 1, 2, 16, 1 + 3, 2, 2);
+    assert_int_equal(r->groups[0].call, CHT_MPI_ISEND);
+    assert_int_equal(r->nchecks, 0);
+    search_rank_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1270,6 +1388,8 @@ int main(void)
         cmocka_unit_test(test_horizon),
         cmocka_unit_test(test_gap_times),
         cmocka_unit_test(test_fig6_preprocessing),
+        cmocka_unit_test(test_exchanges),
+        cmocka_unit_test(test_isends),
         cmocka_unit_test(test_overwritten_not_merged),
         cmocka_unit_test(test_two_destinations),
         cmocka_unit_test(test_anchor_front),

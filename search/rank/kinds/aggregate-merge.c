@@ -8,7 +8,9 @@
  *     (lowest destination first); the other member sites are related lines
  *     with role MEMBER, without counts (events, total, time 0);
  *   - the call is the one the rank's overlap results give for that site
- *     (every blocking send is an overlap candidate), else MPI_Send; the
+ *     (every blocking send and Sendrecv is an overlap candidate), else
+ *     MPI_Send; for nonblocking sends and exchanges the group's own call
+ *     (its first member's); the
  *     hint is conditional if any member site is;
  *   - a hint with a dynamic group on any rank that could deadlock
  *     (search_group_unsafe) goes to the dropped hints, with its explain.
@@ -37,7 +39,9 @@ static int ag_key_cmp(const struct ag_ent *a, const struct ag_ent *b)
     for (uint32_t k = 0; k < a->nlocs; k++)
         if ((c = search_loc_cmp(&a->locs[k], &b->locs[k], false)))
             return c;
-    return search_cmp_u64(a->comm, b->comm);
+    if ((c = search_cmp_u64(a->comm, b->comm)))
+        return c;
+    return search_cmp_u64(a->g->call, b->g->call); /* sends and exchanges at unknown sites */
 }
 
 static int ag_ent_cmp(const void *pa, const void *pb)
@@ -134,7 +138,11 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     struct search_loc first;
     search_loc_of(group_info(g0, 0), g0->sites[0], &first);
     h->kind = m->kind;
-    h->call = send_call(e[i].res, g0->sites[0]);
+    /* nonblocking sends are no overlap candidates, and exchanges at an
+     * unknown site neither: their group knows */
+    bool own = (g0->call >= CHT_MPI_ISEND && g0->call <= CHT_MPI_IRSEND) || g0->call == CHT_MPI_SENDRECV ||
+               g0->call == CHT_MPI_SENDRECV_REPLACE;
+    h->call = own ? g0->call : send_call(e[i].res, g0->sites[0]);
     h->file = first.file;
     h->func = first.func;
     h->line = first.line;
@@ -229,7 +237,11 @@ static void text_avg(struct search_text *b, uint64_t members, uint64_t groups)
 }
 
 /* "3 MPI_Send calls to the same rank at lines 40, 42, 44 can be sent as
- * one message (ranks 0-3, 150 groups, est. saving 400 us)"; when the
+ * one message (ranks 0-3, 150 groups, est. saving 400 us)"; for
+ * exchanges "2 MPI_Sendrecv calls with the same ranks at lines 40, 42
+ * can be one MPI_Sendrecv of their packed buffers (...)"; for nonblocking
+ * sends "2 MPI_Isend calls to the same rank at lines 40, 42, completed
+ * together, can be one MPI_Isend of their packed buffers (...)"; when the
  * groups are not one send of each site "MPI_Send calls to the same rank
  * at lines 133-134, 5 per group, can be ..." ("consecutive MPI_Send
  * calls" for one site, "2.5 per group on average" when sizes vary). */
@@ -240,10 +252,15 @@ char *search_aggregate_message(const struct search_hint *h, bool with_times)
     uint64_t nsites = (uint64_t)h->nrelated + 1;
     bool one_each = h->members == h->instances * nsites;
 
+    /* exchanges (Sendrecv) have the same destination and source */
+    bool exchange = h->call == CHT_MPI_SENDRECV || h->call == CHT_MPI_SENDRECV_REPLACE;
+    bool nb = h->call >= CHT_MPI_ISEND && h->call <= CHT_MPI_IRSEND;
+    const char *to = exchange ? "with the same ranks" : "to the same rank";
+
     if (one_each && nsites > 1)
-        search_text_printf(&b, "%" PRIu64 " %s calls to the same rank at ", nsites, call);
+        search_text_printf(&b, "%" PRIu64 " %s calls %s at ", nsites, call, to);
     else
-        search_text_printf(&b, "%s%s calls to the same rank at ", nsites > 1 ? "" : "consecutive ", call);
+        search_text_printf(&b, "%s%s calls %s at ", nsites > 1 ? "" : "consecutive ", call, to);
     search_text_lines(&b, h, true);
     if (!one_each) {
         search_text_printf(&b, ", ");
@@ -251,7 +268,13 @@ char *search_aggregate_message(const struct search_hint *h, bool with_times)
         search_text_printf(&b, " per group%s,",
                            h->instances && h->members % h->instances ? " on average" : "");
     }
-    search_text_printf(&b, " can be sent as one message (");
+    if (nb)
+        search_text_printf(&b, "%s completed together, can be one %s of their packed buffers (",
+                           one_each ? "," : "", call);
+    else if (exchange)
+        search_text_printf(&b, " can be one %s of their packed buffers (", call);
+    else
+        search_text_printf(&b, " can be sent as one message (");
     search_text_ranks(&b, h->ranks, h->nranks);
     search_text_printf(&b, ", %" PRIu64 " group%s", h->instances, h->instances == 1 ? "" : "s");
     if (with_times) {

@@ -4,7 +4,9 @@
  * movable send's anchor by scanning backward, builds the pre-processed
  * order by a stable sort on the anchors, and walks it to classify sends
  * into groups; no send moves across a call that may wait for another
- * rank.
+ * rank.  Exchanges (Sendrecv) and nonblocking sends do not move earlier:
+ * they are grouped in trace order, each group sent at the place of its
+ * last member.
  */
 #include "rank/kinds/aggregate.h"
 
@@ -105,8 +107,9 @@ static size_t walk(struct ag_ref *a, size_t p)
     return nm;
 }
 
-/* Records the group of the nm sends in a->members. */
-static int group_add(struct ag_ref *a, size_t nm)
+/* Records the group of the nm sends or exchanges in a->members, sent
+ * right after event `until`. */
+static int group_add(struct ag_ref *a, size_t nm, int64_t until)
 {
     struct search_ref *x = a->x;
     const struct dg_event *ev = x->ev;
@@ -117,6 +120,11 @@ static int group_add(struct ag_ref *a, size_t nm)
     memset(g, 0, sizeof(*g));
     g->key.comm = ev[a->members[0]].comm;
     g->key.peer = ev[a->members[0]].peer;
+    g->key.call = ev[a->members[0]].call;
+    int32_t d, src;
+    uint64_t req;
+    if (search_ag_exchange(&ev[a->members[0]], &d, &src) || search_ag_isend(&ev[a->members[0]], &d, &req))
+        g->key.peer = d; /* these events have no peer: their destination */
     g->size = (uint32_t)nm;
     if (!(g->key.sites = search_ref_alloc(x, nm, sizeof(*g->key.sites))))
         return TRACE_ERR_NOMEM;
@@ -130,12 +138,13 @@ static int group_add(struct ag_ref *a, size_t nm)
         g->bytes += e->bytes;
         g->ns += search_call_ns(e);
     }
-    /* sent together right after event ea(last member): the members are
+    /* sent together right after event `until` (ea(last member) for sends,
+     * the one before the last member for exchanges): the members are
      * delayed past the blocking calls between the first of them and
-     * that point (the sends of one channel keep their trace order, so
-     * members[0] is the first) */
-    for (int64_t w = (int64_t)a->members[0] + 1; w <= a->ea[a->members[nm - 1]]; w++) {
-        if (!search_blocks_groups(&ev[w]))
+     * that point (the members of one channel keep their trace order, so
+     * members[0] is the first), other than the group's own exchanges */
+    for (int64_t w = (int64_t)a->members[0] + 1; w <= until; w++) {
+        if (!search_blocks_groups(&ev[w]) || search_ag_same_exchange(&ev[w], &ev[a->members[0]]))
             continue;
         if (!g->cross) {
             g->cross = search_ref_alloc(x, SEARCH_CHECK_MAX, sizeof(*g->cross));
@@ -193,6 +202,7 @@ static int summarise(struct search_rank_result *res, const struct ref_group *grp
     s->nsites = grp[0].key.nsites;
     s->comm = grp[0].key.comm;
     s->peer = grp[0].key.peer;
+    s->call = grp[0].key.call;
     s->min_size = UINT32_MAX;
     for (size_t k = 0; k < n; k++) {
         int rc;
@@ -206,6 +216,109 @@ static int summarise(struct search_rank_result *res, const struct ref_group *grp
             s->min_size = grp[k].size;
         if (grp[k].size > s->max_size)
             s->max_size = grp[k].size;
+    }
+    return 0;
+}
+
+/* The groups of exchanges, in trace order: each exchange not grouped yet
+ * seeds a group; the walk goes on until an event depends on a member
+ * (search_ag_depends); the exchanges of the seed's channel before it join. */
+static int exchanges(struct ag_ref *a)
+{
+    const struct dg_event *ev = a->x->ev;
+    size_t n = a->x->n;
+    int32_t d, src;
+    int rc;
+
+    for (size_t s = 0; s < n; s++) {
+        if (a->grouped[s] || !search_ag_exchange(&ev[s], &d, &src))
+            continue;
+        size_t nm = 0;
+        a->members[nm++] = s;
+        a->grouped[s] = 1;
+        for (size_t y = s + 1; y < n; y++) {
+            bool closes = false;
+            for (size_t m = 0; m < nm && !closes; m++)
+                closes = search_ag_depends(&ev[a->members[m]], &ev[y]);
+            if (closes)
+                break;
+            if (search_ag_same_exchange(&ev[y], &ev[s])) {
+                a->members[nm++] = y;
+                a->grouped[y] = 1;
+            }
+        }
+        if (nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Whether y completes every member of the group in a->members[0..nm):
+ * it is a completion carrying all their requests. */
+static bool completes_all(const struct ag_ref *a, size_t nm, const struct dg_event *y)
+{
+    int32_t d;
+    uint64_t req;
+    if (y->kind != DG_MPI || y->role != DG_ROLE_COMPLETE)
+        return false;
+    for (size_t m = 0; m < nm; m++)
+        if (!search_ag_isend(&a->x->ev[a->members[m]], &d, &req) || !search_ag_touches_req(y, req))
+            return false;
+    return true;
+}
+
+/* Whether y acts on the request of a member in a->members[0..nm). */
+static bool touches_member(const struct ag_ref *a, size_t nm, const struct dg_event *y)
+{
+    int32_t d;
+    uint64_t req;
+    for (size_t m = 0; m < nm; m++)
+        if (search_ag_isend(&a->x->ev[a->members[m]], &d, &req) && search_ag_touches_req(y, req))
+            return true;
+    return false;
+}
+
+/* The groups of nonblocking sends, in trace order: each one not grouped
+ * yet seeds a group; nonblocking sends of its channel join until an event
+ * depends on a member; the group counts only if the first event that acts
+ * on a member's request completes all of them, with no fence and no other
+ * nonblocking send of the channel before it. */
+static int isends(struct ag_ref *a)
+{
+    const struct dg_event *ev = a->x->ev;
+    size_t n = a->x->n;
+    int32_t d;
+    uint64_t req;
+    int rc;
+
+    for (size_t s = 0; s < n; s++) {
+        if (a->grouped[s] || !search_ag_isend(&ev[s], &d, &req))
+            continue;
+        size_t nm = 0;
+        bool joining = true, valid = false;
+        a->members[nm++] = s;
+        a->grouped[s] = 1;
+        for (size_t y = s + 1; y < n; y++) {
+            if (touches_member(a, nm, &ev[y])) {
+                valid = completes_all(a, nm, &ev[y]);
+                break;
+            }
+            if (ev[y].kind == DG_MPI && ev[y].role == DG_ROLE_FENCE)
+                break;
+            if (search_ag_same_isend(&ev[y], &ev[s])) {
+                for (size_t m = 0; m < nm && joining; m++)
+                    joining = !search_ag_depends(&ev[a->members[m]], &ev[y]);
+                if (!joining)
+                    break; /* a second group of the channel before this one completes */
+                a->members[nm++] = y;
+                a->grouped[y] = 1;
+                continue;
+            }
+            for (size_t m = 0; m < nm && joining; m++)
+                joining = !search_ag_depends(&ev[a->members[m]], &ev[y]);
+        }
+        if (valid && nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1)) < 0)
+            return rc;
     }
     return 0;
 }
@@ -232,10 +345,12 @@ static int classify(struct ag_ref *a)
         if (!dg_is_movable_send(&ev[seed]) || a->grouped[seed])
             continue;
         size_t nm = walk(a, p);
-        if (nm >= 2 && (rc = group_add(a, nm)) < 0)
+        if (nm >= 2 && (rc = group_add(a, nm, a->ea[a->members[nm - 1]])) < 0)
             return rc;
     }
-    return 0;
+    if ((rc = exchanges(a)) < 0)
+        return rc;
+    return isends(a);
 }
 
 int search_aggregate_reference(struct search_ref *x, struct search_rank_result *res)

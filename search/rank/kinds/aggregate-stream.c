@@ -9,12 +9,26 @@
  * one.  Groups of two or more sends are summed per (channel, member sites);
  * those that delay a send past a blocking call leave a check for the
  * cross-rank deadlock test.
+ *
+ * Exchanges (Sendrecv) do not move: each channel (communicator,
+ * destination, source) of exchanges has at most one open group, which the
+ * next exchange of the channel joins unless an event depended on a
+ * member.  Their members are watched by their ranges; their keys, the
+ * same for every member, are checked here (an exchange of the channel
+ * does not conflict with them).  Nonblocking sends likewise, on channels
+ * (communicator, destination) of their own; their group counts only if
+ * the first event that acts on a member's request completes them all.
  */
 #include "rank/kinds/aggregate.h"
 
 struct chan {
     uint64_t comm;
     int32_t peer;
+    int32_t src;         /* exchanges: the source; sends: CHAN_SEND; nonblocking: CHAN_ISEND */
+    uint16_t call;       /* of the first member */
+    uint64_t *reqs;      /* nonblocking: the members' requests */
+    uint32_t nreqs, creqs;
+    bool valid;          /* nonblocking: completed together */
     bool active;         /* a group exists */
     bool closed;         /* an event depended on a member */
     uint64_t closed_x;   /* index of that event */
@@ -29,6 +43,9 @@ struct chan {
     uint64_t cmembers[SEARCH_CHECK_MAX], cross[SEARCH_CHECK_MAX];
     uint32_t ncm, ncross;
 };
+
+#define CHAN_SEND (-1)
+#define CHAN_ISEND (-2)
 
 struct ag_stream {
     struct dg_watch *watch;    /* the members of open groups, by owner */
@@ -45,18 +62,19 @@ struct ag_stream {
     struct search_msgcost cost;
 };
 
-static uint64_t chan_hash(uint64_t comm, int32_t peer)
+static uint64_t chan_hash(uint64_t comm, int32_t peer, int32_t src)
 {
-    uint64_t h = comm * 0x9e3779b97f4a7c15ull ^ (uint32_t)peer;
+    uint64_t h = comm * 0x9e3779b97f4a7c15ull ^ (uint32_t)peer ^ (uint64_t)(uint32_t)src << 32;
     return h == UINT64_MAX ? 0 : h;
 }
 
-static struct chan *chan_get(struct ag_stream *g, uint64_t comm, int32_t peer)
+/* The channel of sends (src -1) or exchanges, made if new. */
+static struct chan *chan_get(struct ag_stream *g, uint64_t comm, int32_t peer, int32_t src)
 {
-    uint64_t h = chan_hash(comm, peer);
+    uint64_t h = chan_hash(comm, peer, src);
     uint64_t *head = dg_map_get(&g->chan_of, h);
     for (uint64_t i = head ? *head : 0; i; i = g->chan_next[i - 1])
-        if (g->ch[i - 1].comm == comm && g->ch[i - 1].peer == peer)
+        if (g->ch[i - 1].comm == comm && g->ch[i - 1].peer == peer && g->ch[i - 1].src == src)
             return &g->ch[i - 1];
     if (g->nch == g->cch) {
         size_t nc = g->cch ? g->cch * 2 : 16;
@@ -77,6 +95,7 @@ static struct chan *chan_get(struct ag_stream *g, uint64_t comm, int32_t peer)
     memset(c, 0, sizeof *c);
     c->comm = comm;
     c->peer = peer;
+    c->src = src;
     g->chan_next[g->nch] = (uint32_t)*head;
     *head = ++g->nch;
     return c;
@@ -85,7 +104,8 @@ static struct chan *chan_get(struct ag_stream *g, uint64_t comm, int32_t peer)
 /* The summary of the channel's group signature, made if new. */
 static struct search_group *summary_get(struct ag_stream *g, const struct chan *c)
 {
-    struct search_group key = {.comm = c->comm, .peer = c->peer, .nsites = c->nsites, .sites = c->sites};
+    struct search_group key = {.comm = c->comm, .peer = c->peer, .call = c->call, .nsites = c->nsites,
+                               .sites = c->sites};
     for (size_t i = g->ngroups; i-- > 0;) /* few signatures per rank */
         if (search_group_cmp(&g->groups[i], &key) == 0)
             return &g->groups[i];
@@ -135,7 +155,7 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
         dg_watch_remove(g->watch, c->owner);
     dg_map_del(&g->chan_owner, c->owner);
     c->active = false;
-    if (c->members >= 2) {
+    if (c->members >= 2 && (c->src != CHAN_ISEND || c->valid)) {
         struct search_group *s = summary_get(g, c);
         if (!s || check_add(g, c, (uint32_t)(s - g->groups)) < 0)
             return TRACE_ERR_NOMEM;
@@ -149,7 +169,8 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
         if (size > s->max_size)
             s->max_size = size;
     }
-    c->nsites = 0;
+    c->nsites = c->nreqs = 0;
+    c->valid = false;
     c->members = c->bytes = c->send_ns = 0;
     c->ncm = c->ncross = 0;
     return 0;
@@ -157,6 +178,12 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
 
 static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event *e, uint64_t a)
 {
+    int32_t d;
+    uint64_t req;
+    if (!c->members)
+        c->call = e->call;
+    if (c->src == CHAN_ISEND && search_ag_isend(e, &d, &req))
+        SEARCH_VEC_PUSH(c->reqs, c->nreqs, c->creqs, req, nomem);
     c->anchor = a;
     if (c->ncm < SEARCH_CHECK_MAX)
         c->cmembers[c->ncm++] = e->index;
@@ -168,6 +195,11 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
     c->members++;
     c->bytes += e->bytes;
     c->send_ns += search_call_ns(e);
+    if (!c->closed && c->src != CHAN_SEND) {
+        struct dg_event r = *e; /* ranges only: the keys are the channel's */
+        r.nkeys = 0;
+        return dg_watch_add(g->watch, c->owner, &r, true);
+    }
     if (!c->closed)
         return dg_watch_add(g->watch, c->owner, e, true);
     return 0;
@@ -176,12 +208,10 @@ nomem:
 }
 
 /* A movable send with anchor a (index + 1 of the last non-movable event it
- * depends on, 0 = none). */
-static int aggregate_send(struct ag_stream *g, const struct dg_event *e, uint64_t a)
+ * depends on, 0 = none), or an exchange on channel c (a: its index + 1,
+ * so that a closed group never takes it). */
+static int aggregate_send(struct ag_stream *g, struct chan *c, const struct dg_event *e, uint64_t a)
 {
-    struct chan *c = chan_get(g, e->comm, e->peer);
-    if (!c)
-        return TRACE_ERR_NOMEM;
     /* It joins the channel's group if it lands before the event that
      * closed it: anchor (ea + 1) <= closing index. */
     if (c->active && (!c->closed || a <= c->closed_x))
@@ -197,40 +227,95 @@ static int aggregate_send(struct ag_stream *g, const struct dg_event *e, uint64_
     return chan_join(g, c, e, a);
 }
 
+static void chan_close(struct ag_stream *g, struct chan *c, uint64_t i)
+{
+    c->closed = true;
+    c->closed_x = i;
+    dg_watch_remove(g->watch, c->owner);
+}
+
+/* Closes the open groups of exchanges and nonblocking sends whose
+ * channel's keys conflict with e's, other than e's own channel xc (their
+ * request keys are the completions' business: isend_completions). */
+static void exchange_keys(struct ag_stream *g, const struct dg_event *e, const struct chan *xc)
+{
+    for (size_t k = 0; k < g->nch && e->nkeys; k++) {
+        struct chan *c = &g->ch[k];
+        if (c->src == CHAN_SEND || !c->active || c->closed || c == xc)
+            continue;
+        struct dg_key ks = {DG_KEY_SEND, c->peer, c->comm}, kr = {DG_KEY_RECV, c->src, c->comm};
+        for (uint32_t j = 0; j < e->nkeys; j++)
+            if (dg_keys_conflict(&ks, &e->keys[j]) || (c->src >= 0 && dg_keys_conflict(&kr, &e->keys[j]))) {
+                chan_close(g, c, e->index);
+                break;
+            }
+    }
+}
+
+/* Ends the groups of nonblocking sends a request of which e acts on:
+ * counted if e completes them all. */
+static int isend_completions(struct ag_stream *g, const struct dg_event *e)
+{
+    for (size_t k = 0; k < g->nch; k++) {
+        struct chan *c = &g->ch[k];
+        if (c->src != CHAN_ISEND || !c->active)
+            continue;
+        uint32_t touched = 0;
+        for (uint32_t j = 0; j < c->nreqs; j++)
+            touched += search_ag_touches_req(e, c->reqs[j]);
+        if (!touched)
+            continue;
+        c->valid = e->role == DG_ROLE_COMPLETE && touched == c->nreqs;
+        int rc = chan_finish(g, c);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int ag_event(void *state, struct search_stream *s, const struct dg_event *e)
 {
     struct ag_stream *g = state;
     uint64_t i = e->index;
+    int32_t xd, xs;
+    uint64_t req;
+    struct chan *xc = NULL; /* e's channel if it is an exchange or a nonblocking send */
     int rc;
+    if (search_ag_exchange(e, &xd, &xs) && !(xc = chan_get(g, e->comm, xd, xs)))
+        return TRACE_ERR_NOMEM;
+    if (search_ag_isend(e, &xd, &req) && !(xc = chan_get(g, e->comm, xd, CHAN_ISEND)))
+        return TRACE_ERR_NOMEM;
+    if (e->kind == DG_MPI && e->nkeys && (rc = isend_completions(g, e)) < 0)
+        return rc;
     if (search_blocks_groups(e)) {
         /* no send moves earlier across it (its anchor), but a group may
          * delay its sends past it: remember it for the deadlock check */
         for (size_t k = 0; k < g->nch; k++) {
             struct chan *c = &g->ch[k];
-            if (c->active && c->ncross < SEARCH_CHECK_MAX)
+            if (c->active && c->ncross < SEARCH_CHECK_MAX && c != xc)
                 c->cross[c->ncross++] = i;
         }
     }
     bool mov = dg_is_movable_send(e);
-    if (!mov) {
-        /* the groups this event depends on are closed */
-        const uint64_t *owners;
-        size_t n = dg_watch_conflicts(g->watch, e, &owners);
-        for (size_t k = 0; k < n; k++) {
-            uint64_t *p = dg_map_get(&g->chan_owner, owners[k]);
-            if (!p)
-                continue;
-            struct chan *c = &g->ch[*p];
-            c->closed = true;
-            c->closed_x = i;
-            dg_watch_remove(g->watch, c->owner);
-        }
+    /* the groups this event depends on are closed (a movable send closes
+     * only groups of exchanges: it moves, sends do not) */
+    const uint64_t *owners;
+    size_t n = dg_watch_conflicts(g->watch, e, &owners);
+    for (size_t k = 0; k < n; k++) {
+        uint64_t *p = dg_map_get(&g->chan_owner, owners[k]);
+        if (p && (!mov || g->ch[*p].src != CHAN_SEND))
+            chan_close(g, &g->ch[*p], i);
     }
+    if (e->kind == DG_MPI)
+        exchange_keys(g, e, xc);
     if (mov) {
+        struct chan *c = chan_get(g, e->comm, e->peer, CHAN_SEND);
         search_msgcost_add(&g->cost, e->bytes, search_call_ns(e));
-        if ((rc = aggregate_send(g, e, search_stream_deps(s, e)->anchor)) < 0)
-            return rc;
+        if (!c || (rc = aggregate_send(g, c, e, search_stream_deps(s, e)->anchor)) < 0)
+            return c ? rc : TRACE_ERR_NOMEM;
     }
+    if (xc && (rc = aggregate_send(g, xc, e, i + 1)) < 0)
+        return rc;
     if (e->kind == DG_MPI && e->role == DG_ROLE_FENCE) {
         for (size_t k = 0; k < g->nch; k++)
             if ((rc = chan_finish(g, &g->ch[k])) < 0)
@@ -314,8 +399,10 @@ static void ag_destroy(void *state)
     if (!g)
         return;
     dg_watch_destroy(g->watch);
-    for (size_t i = 0; i < g->nch; i++)
+    for (size_t i = 0; i < g->nch; i++) {
         free(g->ch[i].sites);
+        free(g->ch[i].reqs);
+    }
     free(g->ch);
     free(g->chan_next);
     dg_map_free(&g->chan_of);

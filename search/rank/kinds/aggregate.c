@@ -1,6 +1,7 @@
 /* aggregate.c - the aggregation kind (docs/dependence.md, "Message
- * aggregation"): groups of blocking sends to the same rank that can be
- * sent as one message.  This file is the kind itself and its per-rank
+ * aggregation"): groups of blocking sends to the same rank, of Sendrecv
+ * calls with the same peers, or of nonblocking sends to the same rank
+ * completed together, that can be sent as one message.  This file is the kind itself and its per-rank
  * result (search_rank_result.groups, .checks and .msg_latency_ns):
  * freeing, comparing, walking the sites and packing it.  The engines'
  * parts are in aggregate-stream.c and aggregate-reference.c, the merge
@@ -23,6 +24,10 @@ int search_group_cmp(const struct search_group *a, const struct search_group *b)
     for (uint32_t i = 0; i < a->nsites; i++)
         if (a->sites[i] != b->sites[i])
             return a->sites[i] < b->sites[i] ? -1 : 1;
+    /* sends, exchanges and nonblocking sends at the same (unknown) sites
+     * stay apart */
+    if (a->call != b->call)
+        return a->call < b->call ? -1 : 1;
     return 0;
 }
 
@@ -87,6 +92,7 @@ static bool group_diff(const struct search_group *a, const struct search_group *
             return search_differ(why, size, "group %s != group %s", na, nb);
     snprintf(prefix, sizeof(prefix), "group %s: ", na);
 #define CMP(field) SEARCH_CMP_FIELD(prefix, field)
+    CMP(call);
     CMP(groups);
     CMP(members);
     CMP(bytes);
@@ -148,7 +154,7 @@ static bool ag_visit(struct search_rank_result *r, const struct search_site_visi
 /* ---- packing: the groups with their sites, then the checks with their
  * members and crossings, each array after its u32 count ------------------------------------ */
 
-#define GROUP_MIN (8u + 4 + 4 + 4 * 8 + 2 * 4)
+#define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4)
 #define CHECK_MIN (4u + 4 + 4)
 
 static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -158,6 +164,7 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         const struct search_group *g = &r->groups[i];
         pk_u64(b, g->comm);
         pk_i32(b, g->peer);
+        pk_u32(b, g->call);
         pk_u64(b, g->groups);
         pk_u64(b, g->members);
         pk_u64(b, g->bytes);
@@ -192,6 +199,7 @@ static void rd_groups(struct pk_rd *r, struct search_rank_result *res)
         struct search_group *g = &res->groups[i];
         g->comm = rd_u64(r);
         g->peer = rd_i32(r);
+        g->call = (uint16_t)rd_u32(r);
         g->groups = rd_u64(r);
         g->members = rd_u64(r);
         g->bytes = rd_u64(r);

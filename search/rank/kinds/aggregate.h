@@ -12,11 +12,90 @@ int search_aggregate_reference(struct search_ref *x, struct search_rank_result *
 int search_aggregate_merge(const struct search_merge *m);
 char *search_aggregate_message(const struct search_hint *h, bool with_times);
 
-/* Order of group summaries in a result: comm, peer, then the member
- * sites. */
+/* Order of group summaries in a result: comm, peer, the member sites,
+ * then the first member's call. */
 int search_group_cmp(const struct search_group *a, const struct search_group *b);
 /* Gives every group of r its info array (nsites entries, NULL until
  * search_run_rank resolves them), as results always have. */
 int search_groups_make_info(struct search_rank_result *r);
+
+/* An exchange that aggregation may merge (docs/dependence.md, "Message
+ * aggregation", "Exchanges"): a Sendrecv or Sendrecv_replace with a send
+ * to a real rank and a receive from a named rank (not MPI_ANY_SOURCE).
+ * Its channel is (communicator, *dest, *src). */
+static inline bool search_ag_exchange(const struct dg_event *e, int32_t *dest, int32_t *src)
+{
+    if (e->kind != DG_MPI || e->role != DG_ROLE_SENDRECV)
+        return false;
+    *dest = *src = -1;
+    for (uint32_t i = 0; i < e->nkeys; i++) {
+        if (e->keys[i].cls == DG_KEY_SEND)
+            *dest = e->keys[i].peer;
+        else if (e->keys[i].cls == DG_KEY_RECV)
+            *src = e->keys[i].peer;
+    }
+    return *dest >= 0 && *src >= 0;
+}
+
+/* A nonblocking send that aggregation may merge ("Nonblocking sends"):
+ * an Isend, Issend, Ibsend or Irsend (or the start of a persistent one)
+ * to a real rank, with a request.  Its channel is (communicator, *dest);
+ * *req is its request id. */
+static inline bool search_ag_isend(const struct dg_event *e, int32_t *dest, uint64_t *req)
+{
+    if (e->kind != DG_MPI || e->role != DG_ROLE_START || e->call < CHT_MPI_ISEND || e->call > CHT_MPI_IRSEND)
+        return false;
+    bool has_req = false;
+    *dest = -1;
+    for (uint32_t i = 0; i < e->nkeys; i++) {
+        if (e->keys[i].cls == DG_KEY_SEND)
+            *dest = e->keys[i].peer;
+        else if (e->keys[i].cls == DG_KEY_REQ) {
+            *req = e->keys[i].comm;
+            has_req = true;
+        }
+    }
+    return *dest >= 0 && has_req;
+}
+
+/* Whether e completes (or otherwise acts on) request req: it carries its
+ * REQ key. */
+static inline bool search_ag_touches_req(const struct dg_event *e, uint64_t req)
+{
+    for (uint32_t i = 0; i < e->nkeys; i++)
+        if (e->keys[i].cls == DG_KEY_REQ && e->keys[i].comm == req)
+            return true;
+    return false;
+}
+
+/* Whether two events are exchanges on the same channel. */
+static inline bool search_ag_same_exchange(const struct dg_event *a, const struct dg_event *b)
+{
+    int32_t ad, as, bd, bs;
+    return search_ag_exchange(a, &ad, &as) && search_ag_exchange(b, &bd, &bs) && a->comm == b->comm &&
+           ad == bd && as == bs;
+}
+
+/* Whether two events are nonblocking sends on the same channel. */
+static inline bool search_ag_same_isend(const struct dg_event *a, const struct dg_event *b)
+{
+    int32_t ad, bd;
+    uint64_t ar, br;
+    return search_ag_isend(a, &ad, &ar) && search_ag_isend(b, &bd, &br) && a->comm == b->comm && ad == bd;
+}
+
+/* The relation as aggregation sees it: dg_depends with the shared keys of
+ * two movable sends, two exchanges or two nonblocking sends of one
+ * channel left out (that is what merging them means; two open requests
+ * never share an id). */
+static inline bool search_ag_depends(const struct dg_event *a, const struct dg_event *b)
+{
+    if (search_ag_same_exchange(a, b) || search_ag_same_isend(a, b)) {
+        struct dg_event x = *a, y = *b;
+        x.nkeys = y.nkeys = 0;
+        return dg_depends(&x, &y, false);
+    }
+    return dg_depends(a, b, false);
+}
 
 #endif /* COMMHINT_SEARCH_KIND_AGGREGATE_H */
