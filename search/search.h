@@ -157,6 +157,13 @@ struct search_group {
     uint64_t send_ns;      /* measured time of those sends */
     uint32_t min_size, max_size;
     const struct trace_site_info **info; /* nsites entries, filled by search_run_rank */
+    /* needs-buffer groups (docs/dependence.md, "Needs a buffer per
+     * message"): only anti dependences on a member's send buffer were
+     * crossed; buf_site is that member's site, over_site the first event
+     * that overwrites it (both CHT_NONE otherwise) */
+    bool needs_buffer;
+    uint32_t buf_site, over_site;
+    const struct trace_site_info *buf_info, *over_info;
 };
 
 /* A dynamic aggregation group that delays one of its sends past a
@@ -210,7 +217,8 @@ enum search_hint_flag {
     SEARCH_HINT_CONDITIONAL = 1u << 0,     /* related code is control dependent */
     SEARCH_HINT_SOME_RANKS = 1u << 1,      /* holds on some of the ranks only */
     SEARCH_HINT_SOME_ITERATIONS = 1u << 2, /* holds on some instances only */
-    SEARCH_HINT_TRUNCATED = 1u << 3        /* some windows reached the horizon */
+    SEARCH_HINT_TRUNCATED = 1u << 3,       /* some windows reached the horizon */
+    SEARCH_HINT_NEEDS_BUFFER = 1u << 4     /* aggregation: holds if each message gets its own buffer */
 };
 
 enum search_related_role {
@@ -272,6 +280,10 @@ struct search_hint {
     uint64_t late_sender_ns, late_receiver_ns, wait_collective_ns;
     int root;                /* collective: the root to use (world rank), -1 if none */
     char *explain;           /* dropped hints: why, the chain of messages (else NULL) */
+    /* aggregation with SEARCH_HINT_NEEDS_BUFFER: the send whose buffer is
+     * overwritten, and the statement that overwrites it */
+    const char *buf_file, *over_file;
+    uint32_t buf_line, over_line;
 };
 
 /* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */

@@ -34,7 +34,7 @@ _Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: up
 _Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_window) == 24, "search_window changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct search_group) == 80, "search_group changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_group) == 112, "search_group changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_group_check) == 32,
                "search_group_check changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
@@ -47,7 +47,7 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 5u /* 4: unknown_producers after cut_short; 5: search_group.call */
+#define PACK_VERSION 6u /* 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'
  * parts have theirs). */

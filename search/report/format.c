@@ -11,7 +11,7 @@
 #include "format.h"
 #include "search-private.h"
 
-const char *const search_flag_names[4] = {"conditional", "some-ranks", "some-iterations", "truncated"};
+const char *const search_flag_names[5] = {"conditional", "some-ranks", "some-iterations", "truncated", "needs-buffer"};
 
 void search_json_string(FILE *f, const char *s)
 {

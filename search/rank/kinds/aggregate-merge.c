@@ -41,7 +41,18 @@ static int ag_key_cmp(const struct ag_ent *a, const struct ag_ent *b)
             return c;
     if ((c = search_cmp_u64(a->comm, b->comm)))
         return c;
-    return search_cmp_u64(a->g->call, b->g->call); /* sends and exchanges at unknown sites */
+    if ((c = search_cmp_u64(a->g->call, b->g->call))) /* sends and exchanges at unknown sites */
+        return c;
+    if ((c = search_cmp_u64(a->g->needs_buffer, b->g->needs_buffer)) || !a->g->needs_buffer)
+        return c;
+    struct search_loc x, y;
+    search_loc_of(a->g->buf_info, a->g->buf_site, &x);
+    search_loc_of(b->g->buf_info, b->g->buf_site, &y);
+    if ((c = search_loc_cmp(&x, &y, false)))
+        return c;
+    search_loc_of(a->g->over_info, a->g->over_site, &x);
+    search_loc_of(b->g->over_info, b->g->over_site, &y);
+    return search_loc_cmp(&x, &y, false);
 }
 
 static int ag_ent_cmp(const void *pa, const void *pb)
@@ -155,6 +166,16 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
         h->flags |= SEARCH_HINT_CONDITIONAL;
     if (member_lines(h, g0) < 0)
         return TRACE_ERR_NOMEM;
+    if (g0->needs_buffer) {
+        struct search_loc b, o;
+        search_loc_of(g0->buf_info, g0->buf_site, &b);
+        search_loc_of(g0->over_info, g0->over_site, &o);
+        h->flags |= SEARCH_HINT_NEEDS_BUFFER;
+        h->buf_file = b.file;
+        h->buf_line = b.line;
+        h->over_file = o.file;
+        h->over_line = o.line;
+    }
     struct search_loc at = {h->file, h->func, h->line, h->col, CHT_NONE};
     int running = search_ranks_running(m->ranks, m->n, &at);
     if (h->nranks < (running ? running : m->nanalysed))
@@ -274,7 +295,22 @@ char *search_aggregate_message(const struct search_hint *h, bool with_times)
     else if (exchange)
         search_text_printf(&b, " can be one %s of their packed buffers (", call);
     else
-        search_text_printf(&b, " can be sent as one message (");
+        search_text_printf(&b, " can be sent as one message%s (",
+                           h->flags & SEARCH_HINT_NEEDS_BUFFER ? " if each gets its own buffer" : "");
+    if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
+        search_text_printf(&b, "needs a buffer per message: ");
+        if (h->buf_line)
+            search_text_printf(&b, "the send buffer at line %" PRIu32, h->buf_line);
+        else
+            search_text_printf(&b, "a send buffer");
+        if (h->over_file && h->over_line) {
+            const char *base = strrchr(h->over_file, '/');
+            search_text_printf(&b, " is overwritten at %s:%" PRIu32 "; ", base ? base + 1 : h->over_file,
+                               h->over_line);
+        }
+        else
+            search_text_printf(&b, " is overwritten at an unknown statement; ");
+    }
     search_text_ranks(&b, h->ranks, h->nranks);
     search_text_printf(&b, ", %" PRIu64 " group%s", h->instances, h->instances == 1 ? "" : "s");
     if (with_times) {

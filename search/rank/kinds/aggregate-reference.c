@@ -81,22 +81,64 @@ static void anchors(const struct dg_event *ev, size_t n, int64_t *ea)
     }
 }
 
+/* What a walk found beyond its members: the first event that overwrote a
+ * member's send buffer (needs-buffer mode), and that member. */
+struct walk_nb {
+    int64_t over;   /* event index, -1 if none */
+    bool blocked;   /* the walk passed a call that may wait for another rank */
+    size_t buf;     /* the member's event index */
+    size_t prefix;  /* members before it */
+};
+
+/* Whether event y closes the group of the nm members: some member
+ * depends on it other than through its send buffer; the first member
+ * whose buffer y overwrites goes to nb (if not there yet). */
+static bool walk_closes(struct ag_ref *a, size_t nm, size_t y, struct walk_nb *nb)
+{
+    const struct dg_event *ev = a->x->ev;
+    int64_t buf = -1;
+    if (search_blocks_groups(&ev[y])) {
+        if (nb->over >= 0)
+            return true; /* a needs-buffer group waits for no other rank */
+        nb->blocked = true;
+    }
+    for (size_t m = 0; m < nm; m++) {
+        const struct dg_event *me = &ev[a->members[m]];
+        if (!dg_depends(me, &ev[y], false))
+            continue;
+        if (nb->blocked || !search_ag_buffer_only(me, &ev[y]))
+            return true;
+        if (buf < 0 || a->members[m] < (size_t)buf)
+            buf = (int64_t)a->members[m];
+    }
+    if (buf >= 0 && nb->over < 0) {
+        nb->over = (int64_t)y;
+        nb->buf = (size_t)buf;
+        nb->prefix = nm;
+    }
+    return false;
+}
+
 /* The members of the group the send at order position p seeds: the walk
- * continues until an event depends on a member; movable sends of the
- * seed's channel not grouped yet join.  Returns their number. */
-static size_t walk(struct ag_ref *a, size_t p)
+ * continues until an event depends on a member other than by overwriting
+ * its send buffer; movable sends of the seed's channel not grouped yet
+ * join.  If a member joins after such an overwrite, the group needs a
+ * buffer per message (nb); else it ends at that overwrite.  A group that
+ * needs a buffer waits for no other rank: an overwrite after a call that
+ * may wait closes it, and past an overwrite such a call closes it.  Returns
+ * the number of members. */
+static size_t walk(struct ag_ref *a, size_t p, struct walk_nb *nb)
 {
     const struct dg_event *ev = a->x->ev;
     size_t n = a->x->n, seed = a->ord[p].index, nm = 0;
 
+    nb->over = -1;
+    nb->blocked = false;
     a->members[nm++] = seed;
     a->grouped[seed] = 1;
     for (size_t q = p + 1; q < n; q++) {
         size_t y = a->ord[q].index;
-        bool closes = false;
-        for (size_t m = 0; m < nm && !closes; m++)
-            closes = dg_depends(&ev[a->members[m]], &ev[y], false);
-        if (closes)
+        if (walk_closes(a, nm, y, nb))
             break;
         if (dg_is_movable_send(&ev[y]) && !a->grouped[y] && ev[y].comm == ev[seed].comm &&
             ev[y].peer == ev[seed].peer) {
@@ -104,12 +146,14 @@ static size_t walk(struct ag_ref *a, size_t p)
             a->grouped[y] = 1;
         }
     }
+    if (nb->over >= 0 && nm == nb->prefix)
+        nb->over = -1; /* nothing joined past the overwrite: as before */
     return nm;
 }
 
 /* Records the group of the nm sends or exchanges in a->members, sent
  * right after event `until`. */
-static int group_add(struct ag_ref *a, size_t nm, int64_t until)
+static int group_add(struct ag_ref *a, size_t nm, int64_t until, const struct walk_nb *nb)
 {
     struct search_ref *x = a->x;
     const struct dg_event *ev = x->ev;
@@ -125,6 +169,12 @@ static int group_add(struct ag_ref *a, size_t nm, int64_t until)
     uint64_t req;
     if (search_ag_exchange(&ev[a->members[0]], &d, &src) || search_ag_isend(&ev[a->members[0]], &d, &req))
         g->key.peer = d; /* these events have no peer: their destination */
+    g->key.buf_site = g->key.over_site = CHT_NONE;
+    if (nb && nb->over >= 0) {
+        g->key.needs_buffer = true;
+        g->key.buf_site = ev[nb->buf].site;
+        g->key.over_site = ev[nb->over].site;
+    }
     g->size = (uint32_t)nm;
     if (!(g->key.sites = search_ref_alloc(x, nm, sizeof(*g->key.sites))))
         return TRACE_ERR_NOMEM;
@@ -203,6 +253,9 @@ static int summarise(struct search_rank_result *res, const struct ref_group *grp
     s->comm = grp[0].key.comm;
     s->peer = grp[0].key.peer;
     s->call = grp[0].key.call;
+    s->needs_buffer = grp[0].key.needs_buffer;
+    s->buf_site = grp[0].key.buf_site;
+    s->over_site = grp[0].key.over_site;
     s->min_size = UINT32_MAX;
     for (size_t k = 0; k < n; k++) {
         int rc;
@@ -247,7 +300,7 @@ static int exchanges(struct ag_ref *a)
                 a->grouped[y] = 1;
             }
         }
-        if (nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1)) < 0)
+        if (nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1, NULL)) < 0)
             return rc;
     }
     return 0;
@@ -317,7 +370,7 @@ static int isends(struct ag_ref *a)
             for (size_t m = 0; m < nm && joining; m++)
                 joining = !search_ag_depends(&ev[a->members[m]], &ev[y]);
         }
-        if (valid && nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1)) < 0)
+        if (valid && nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1, NULL)) < 0)
             return rc;
     }
     return 0;
@@ -344,8 +397,9 @@ static int classify(struct ag_ref *a)
         size_t seed = a->ord[p].index;
         if (!dg_is_movable_send(&ev[seed]) || a->grouped[seed])
             continue;
-        size_t nm = walk(a, p);
-        if (nm >= 2 && (rc = group_add(a, nm, a->ea[a->members[nm - 1]])) < 0)
+        struct walk_nb nb;
+        size_t nm = walk(a, p, &nb);
+        if (nm >= 2 && (rc = group_add(a, nm, a->ea[a->members[nm - 1]], &nb)) < 0)
             return rc;
     }
     if ((rc = exchanges(a)) < 0)

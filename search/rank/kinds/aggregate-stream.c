@@ -21,6 +21,12 @@
  */
 #include "rank/kinds/aggregate.h"
 
+struct mrange {
+    uint64_t index;
+    uint32_t site;
+    struct dg_range r;
+};
+
 struct chan {
     uint64_t comm;
     int32_t peer;
@@ -32,7 +38,16 @@ struct chan {
     bool active;         /* a group exists */
     bool closed;         /* an event depended on a member */
     uint64_t closed_x;   /* index of that event */
-    uint64_t owner;      /* watch owner of the members */
+    uint64_t owner;      /* watch owner of the members (sends: without their ranges) */
+    uint64_t bowner;     /* sends: watch owner of the members' send buffers */
+    /* sends: needs-buffer mode (docs/dependence.md, "Needs a buffer per
+     * message"), entered at the first event nb_x that only overwrote a
+     * member's buffer; nb_joined once a send lands after it */
+    bool nb, nb_joined;
+    uint64_t nb_x;
+    uint32_t nb_buf, nb_over;
+    struct mrange *mr;   /* sends before needs-buffer mode: their ranges */
+    uint32_t nmr, cmr;
     uint32_t *sites;
     uint32_t nsites, csites;
     uint64_t members, bytes, send_ns;
@@ -102,10 +117,11 @@ static struct chan *chan_get(struct ag_stream *g, uint64_t comm, int32_t peer, i
 }
 
 /* The summary of the channel's group signature, made if new. */
-static struct search_group *summary_get(struct ag_stream *g, const struct chan *c)
+static struct search_group *summary_get(struct ag_stream *g, const struct chan *c, bool nb)
 {
     struct search_group key = {.comm = c->comm, .peer = c->peer, .call = c->call, .nsites = c->nsites,
-                               .sites = c->sites};
+                               .sites = c->sites, .needs_buffer = nb, .buf_site = nb ? c->nb_buf : CHT_NONE,
+                               .over_site = nb ? c->nb_over : CHT_NONE};
     for (size_t i = g->ngroups; i-- > 0;) /* few signatures per rank */
         if (search_group_cmp(&g->groups[i], &key) == 0)
             return &g->groups[i];
@@ -153,10 +169,13 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
         return 0;
     if (!c->closed)
         dg_watch_remove(g->watch, c->owner);
+    if (!c->closed && !c->nb)
+        dg_watch_remove(g->watch, c->bowner);
     dg_map_del(&g->chan_owner, c->owner);
+    dg_map_del(&g->chan_owner, c->bowner);
     c->active = false;
     if (c->members >= 2 && (c->src != CHAN_ISEND || c->valid)) {
-        struct search_group *s = summary_get(g, c);
+        struct search_group *s = summary_get(g, c, c->nb && c->nb_joined);
         if (!s || check_add(g, c, (uint32_t)(s - g->groups)) < 0)
             return TRACE_ERR_NOMEM;
         s->groups++;
@@ -169,11 +188,55 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
         if (size > s->max_size)
             s->max_size = size;
     }
-    c->nsites = c->nreqs = 0;
-    c->valid = false;
+    c->nsites = c->nreqs = c->nmr = 0;
+    c->valid = c->nb = c->nb_joined = false;
     c->members = c->bytes = c->send_ns = 0;
     c->ncm = c->ncross = 0;
     return 0;
+}
+
+/* Watches a send of an open group: its keys and values under the
+ * channel's owner, its send buffer under bowner (until needs-buffer
+ * mode: then overwriting it no longer matters), and keeps its ranges to
+ * name the buffer. */
+static int send_watch(struct ag_stream *g, struct chan *c, const struct dg_event *e)
+{
+    struct dg_event k = *e, b = *e;
+    k.nranges = 0;
+    int rc = dg_watch_add(g->watch, c->owner, &k, true);
+    if (rc < 0 || c->nb)
+        return rc;
+    b.nkeys = b.nvdeps = b.ncranges = 0;
+    if ((rc = dg_watch_add(g->watch, c->bowner, &b, true)) < 0)
+        return rc;
+    for (uint32_t i = 0; i < e->nranges; i++) {
+        struct mrange m = {e->index, e->site, e->ranges[i]};
+        SEARCH_VEC_PUSH(c->mr, c->nmr, c->cmr, m, nomem);
+    }
+    return 0;
+nomem:
+    return TRACE_ERR_NOMEM;
+}
+
+/* Event e (index i) overwrote the send buffer of a member of c's open
+ * group, and depends on no member otherwise: needs-buffer mode, with the
+ * earliest member whose buffer e writes. */
+static void send_overwritten(struct ag_stream *g, struct chan *c, const struct dg_event *e, uint64_t i)
+{
+    uint64_t best = UINT64_MAX;
+    c->nb_buf = CHT_NONE;
+    for (uint32_t k = 0; k < c->nmr; k++) {
+        struct dg_event m = {.index = c->mr[k].index, .nranges = 1, .ranges = &c->mr[k].r};
+        if (c->mr[k].index < best && search_ag_overwritten(&m, e)) {
+            best = c->mr[k].index;
+            c->nb_buf = c->mr[k].site;
+        }
+    }
+    c->nb = true;
+    c->nb_x = i;
+    c->nb_over = e->site;
+    c->nmr = 0;
+    dg_watch_remove(g->watch, c->bowner);
 }
 
 static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event *e, uint64_t a)
@@ -192,6 +255,8 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
         known = c->sites[i] == e->site;
     if (!known)
         SEARCH_VEC_PUSH(c->sites, c->nsites, c->csites, e->site, nomem);
+    if (c->nb && a > c->nb_x)
+        c->nb_joined = true;
     c->members++;
     c->bytes += e->bytes;
     c->send_ns += search_call_ns(e);
@@ -201,7 +266,7 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
         return dg_watch_add(g->watch, c->owner, &r, true);
     }
     if (!c->closed)
-        return dg_watch_add(g->watch, c->owner, e, true);
+        return send_watch(g, c, e);
     return 0;
 nomem:
     return TRACE_ERR_NOMEM;
@@ -222,7 +287,9 @@ static int aggregate_send(struct ag_stream *g, struct chan *c, const struct dg_e
     c->active = true;
     c->closed = false;
     c->owner = g->next_owner++;
-    if (!dg_map_put(&g->chan_owner, c->owner, (uint64_t)(c - g->ch)))
+    c->bowner = g->next_owner++;
+    if (!dg_map_put(&g->chan_owner, c->owner, (uint64_t)(c - g->ch)) ||
+        !dg_map_put(&g->chan_owner, c->bowner, (uint64_t)(c - g->ch)))
         return TRACE_ERR_NOMEM;
     return chan_join(g, c, e, a);
 }
@@ -232,6 +299,8 @@ static void chan_close(struct ag_stream *g, struct chan *c, uint64_t i)
     c->closed = true;
     c->closed_x = i;
     dg_watch_remove(g->watch, c->owner);
+    if (!c->nb)
+        dg_watch_remove(g->watch, c->bowner);
 }
 
 /* Closes the open groups of exchanges and nonblocking sends whose
@@ -294,6 +363,8 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
             struct chan *c = &g->ch[k];
             if (c->active && c->ncross < SEARCH_CHECK_MAX && c != xc)
                 c->cross[c->ncross++] = i;
+            if (c->active && c->src == CHAN_SEND && c->nb && !c->closed)
+                chan_close(g, c, i); /* a needs-buffer group waits for no other rank */
         }
     }
     bool mov = dg_is_movable_send(e);
@@ -303,8 +374,19 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
     size_t n = dg_watch_conflicts(g->watch, e, &owners);
     for (size_t k = 0; k < n; k++) {
         uint64_t *p = dg_map_get(&g->chan_owner, owners[k]);
-        if (p && (!mov || g->ch[*p].src != CHAN_SEND))
+        if (p && owners[k] != g->ch[*p].bowner && (!mov || g->ch[*p].src != CHAN_SEND))
             chan_close(g, &g->ch[*p], i);
+    }
+    /* an overwritten send buffer only: needs-buffer mode */
+    for (size_t k = 0; k < n; k++) {
+        uint64_t *p = dg_map_get(&g->chan_owner, owners[k]);
+        struct chan *c = p ? &g->ch[*p] : NULL;
+        if (!c || owners[k] != c->bowner || c->src != CHAN_SEND || mov || c->closed || c->nb)
+            continue;
+        if (c->ncross) /* it waited for another rank: as before */
+            chan_close(g, c, i);
+        else
+            send_overwritten(g, c, e, i);
     }
     if (e->kind == DG_MPI)
         exchange_keys(g, e, xc);
@@ -402,6 +484,7 @@ static void ag_destroy(void *state)
     for (size_t i = 0; i < g->nch; i++) {
         free(g->ch[i].sites);
         free(g->ch[i].reqs);
+        free(g->ch[i].mr);
     }
     free(g->ch);
     free(g->chan_next);

@@ -28,6 +28,13 @@ int search_group_cmp(const struct search_group *a, const struct search_group *b)
      * stay apart */
     if (a->call != b->call)
         return a->call < b->call ? -1 : 1;
+    /* needs-buffer groups apart, by buffer and overwriting statement */
+    if (a->needs_buffer != b->needs_buffer)
+        return a->needs_buffer ? 1 : -1;
+    if (a->buf_site != b->buf_site)
+        return a->buf_site < b->buf_site ? -1 : 1;
+    if (a->over_site != b->over_site)
+        return a->over_site < b->over_site ? -1 : 1;
     return 0;
 }
 
@@ -99,6 +106,9 @@ static bool group_diff(const struct search_group *a, const struct search_group *
     CMP(send_ns);
     CMP(min_size);
     CMP(max_size);
+    CMP(needs_buffer);
+    CMP(buf_site);
+    CMP(over_site);
 #undef CMP
     return true;
 }
@@ -148,13 +158,17 @@ static bool ag_visit(struct search_rank_result *r, const struct search_site_visi
         for (uint32_t j = 0; r->groups[i].info && j < r->groups[i].nsites; j++)
             if (v->site(v->ctx, r->groups[i].sites[j], &r->groups[i].info[j]))
                 return true;
+    for (uint32_t i = 0; i < r->ngroups && v->site; i++)
+        if (r->groups[i].needs_buffer && (v->site(v->ctx, r->groups[i].buf_site, &r->groups[i].buf_info) ||
+                                          v->site(v->ctx, r->groups[i].over_site, &r->groups[i].over_info)))
+            return true;
     return false;
 }
 
 /* ---- packing: the groups with their sites, then the checks with their
  * members and crossings, each array after its u32 count ------------------------------------ */
 
-#define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4)
+#define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4 + 4)
 #define CHECK_MIN (4u + 4 + 4)
 
 static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -175,6 +189,13 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         for (uint32_t j = 0; j < g->nsites; j++) {
             pk_u32(b, g->sites[j]);
             pk_site_flag(b, g->info ? g->info[j] : NULL);
+        }
+        pk_u32(b, g->needs_buffer);
+        if (g->needs_buffer) {
+            pk_u32(b, g->buf_site);
+            pk_site_flag(b, g->buf_info);
+            pk_u32(b, g->over_site);
+            pk_site_flag(b, g->over_info);
         }
     }
     pk_u32(b, r->nchecks);
@@ -214,6 +235,14 @@ static void rd_groups(struct pk_rd *r, struct search_rank_result *res)
         for (uint32_t j = 0; j < g->nsites && !r->bad; j++) {
             g->sites[j] = rd_u32(r);
             g->info[j] = rd_site_flag(r);
+        }
+        g->needs_buffer = rd_u32(r) != 0;
+        g->buf_site = g->over_site = CHT_NONE;
+        if (g->needs_buffer) {
+            g->buf_site = rd_u32(r);
+            g->buf_info = rd_site_flag(r);
+            g->over_site = rd_u32(r);
+            g->over_info = rd_site_flag(r);
         }
     }
 }

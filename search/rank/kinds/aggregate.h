@@ -98,4 +98,32 @@ static inline bool search_ag_depends(const struct dg_event *a, const struct dg_e
     return dg_depends(a, b, false);
 }
 
+/* Whether later event e depends on movable send m only by writing bytes
+ * that m's send buffer read (an anti dependence, docs/dependence.md,
+ * "Needs a buffer per message"): no key, no fence, no value; giving the
+ * message its own buffer removes it. */
+static inline bool search_ag_buffer_only(const struct dg_event *m, const struct dg_event *e)
+{
+    for (uint32_t i = 0; i < m->nranges; i++)
+        if (m->ranges[i].write)
+            return false;
+    struct dg_event x = *m;
+    x.nranges = 0;
+    return dg_is_movable_send(m) && !dg_depends(&x, e, false) && dg_depends(m, e, false);
+}
+
+/* The first range of m that e writes (some byte of), or NULL. */
+static inline const struct dg_range *search_ag_overwritten(const struct dg_event *m, const struct dg_event *e)
+{
+    for (uint32_t i = 0; i < m->nranges; i++) {
+        const struct dg_range *r = &m->ranges[i];
+        for (uint32_t j = 0; r->len && j < e->nranges; j++) {
+            const struct dg_range *w = &e->ranges[j];
+            if (w->write && w->len && r->addr < w->addr + w->len && w->addr < r->addr + r->len)
+                return r;
+        }
+    }
+    return NULL;
+}
+
 #endif /* COMMHINT_SEARCH_KIND_AGGREGATE_H */
