@@ -88,6 +88,13 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
             any = true;
         }
     fputs("],", f);
+    if (h->flags & SEARCH_HINT_NEEDS_BUFFER) { /* the send whose buffer is overwritten, and where */
+        fputs("\"buffer\":{", f);
+        json_key_string(f, "file", h->buf_file ? h->buf_file : "");
+        fprintf(f, ",\"line\":%" PRIu32 "},\"overwritten_at\":{", h->buf_line);
+        json_key_string(f, "file", h->over_file ? h->over_file : "");
+        fprintf(f, ",\"line\":%" PRIu32 "},", h->over_line);
+    }
     json_key_string(f, "message", v->message);
     fputc(',', f);
     json_boxes(f, &h->iters);
