@@ -123,6 +123,10 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         g->send_ns = 999999 + i;
         g->min_size = 2;
         g->max_size = 3 + i;
+        g->needs_buffer = i == 1;
+        g->buf_site = i ? 42 : CHT_NONE;
+        g->over_site = i ? 77 : CHT_NONE;
+        g->buf_info = i ? &info_b : NULL;
     }
 
     r->nchecks = 2;

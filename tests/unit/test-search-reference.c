@@ -832,11 +832,12 @@ static void test_fig6_preprocessing(void **state)
 }
 
 /* A send whose buffer is overwritten before the next send to the same rank
- * is not merged with it (the write closes the group), and a group of one
- * is not reported.
+ * is merged with it only if each gets its own buffer: the group needs a
+ * buffer per message, with the first send's site and the overwriting
+ * statement's (docs/dependence.md, "Needs a buffer per message").
  *  0 s1 W [0,8)  1 Send s10 d1 R [0,8)  2 s2 W [0,8)  3 Send s10 d1 R [0,8)
  *  4 Send s12 d3 R [64,72) */
-static void test_overwritten_not_merged(void **state)
+static void test_overwritten_needs_buffer(void **state)
 {
     static struct seq s;
     struct search_rank_result *r;
@@ -848,7 +849,37 @@ static void test_overwritten_not_merged(void **state)
     send(&s, 10, 1, 1, 0, 8, 200, 210);
     send(&s, 12, 1, 3, 64, 8, 300, 310);
     r = run_ref(&s, 0, 0);
-    assert_int_equal(r->ngroups, 0);
+    assert_int_equal(r->ngroups, 1);
+    check_group(&r->groups[0], 1, 1, "10", 1, 2, 16, 20, 2, 2);
+    assert_true(r->groups[0].needs_buffer);
+    assert_int_equal(r->groups[0].buf_site, 10);
+    assert_int_equal(r->groups[0].over_site, 2);
+    search_rank_result_free(r);
+}
+
+/* Sends from distinct buffers make the group they always made, without
+ * the flag; a send whose buffer is computed from what a receive brought
+ * (a flow dependence) is never merged, and an overwrite after a call that
+ * may wait for another rank closes the group as before.
+ *  0 s1 W [0,16)  1 Send s10 d1 R [0,8)  2 Send s11 d1 R [8,16)
+ *  3 Recv s20 from 1 W [32,40)  4 s3 R [32,40) W [0,8)  5 Send s12 d1 R [0,8) */
+static void test_buffer_flow_not_merged(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    comp(&s, 1, 0, 0, 0, 16);
+    send(&s, 10, 1, 1, 0, 8, 100, 110);
+    send(&s, 11, 1, 1, 8, 8, 200, 210);
+    recv(&s, 20, 1, 1, 32, 8, 300, 310);
+    comp(&s, 3, 32, 8, 0, 8);
+    send(&s, 12, 1, 1, 0, 8, 400, 410);
+    r = run_ref(&s, 0, 0);
+    assert_int_equal(r->ngroups, 1);
+    check_group(&r->groups[0], 1, 1, "10,11", 1, 2, 16, 20, 2, 2);
+    assert_false(r->groups[0].needs_buffer);
+    assert_int_equal(r->groups[0].buf_site, CHT_NONE);
     search_rank_result_free(r);
 }
 
@@ -1390,7 +1421,7 @@ int main(void)
         cmocka_unit_test(test_fig6_preprocessing),
         cmocka_unit_test(test_exchanges),
         cmocka_unit_test(test_isends),
-        cmocka_unit_test(test_overwritten_not_merged),
+        cmocka_unit_test(test_overwritten_needs_buffer), cmocka_unit_test(test_buffer_flow_not_merged),
         cmocka_unit_test(test_two_destinations),
         cmocka_unit_test(test_anchor_front),
         cmocka_unit_test(test_blocking_calls),

@@ -168,7 +168,7 @@ static bool ag_visit(struct search_rank_result *r, const struct search_site_visi
 /* ---- packing: the groups with their sites, then the checks with their
  * members and crossings, each array after its u32 count ------------------------------------ */
 
-#define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4 + 4)
+#define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4 + 3 * 4)
 #define CHECK_MIN (4u + 4 + 4)
 
 static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -191,10 +191,10 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
             pk_site_flag(b, g->info ? g->info[j] : NULL);
         }
         pk_u32(b, g->needs_buffer);
+        pk_u32(b, g->buf_site);
+        pk_u32(b, g->over_site);
         if (g->needs_buffer) {
-            pk_u32(b, g->buf_site);
             pk_site_flag(b, g->buf_info);
-            pk_u32(b, g->over_site);
             pk_site_flag(b, g->over_info);
         }
     }
@@ -237,11 +237,10 @@ static void rd_groups(struct pk_rd *r, struct search_rank_result *res)
             g->info[j] = rd_site_flag(r);
         }
         g->needs_buffer = rd_u32(r) != 0;
-        g->buf_site = g->over_site = CHT_NONE;
+        g->buf_site = rd_u32(r);
+        g->over_site = rd_u32(r);
         if (g->needs_buffer) {
-            g->buf_site = rd_u32(r);
             g->buf_info = rd_site_flag(r);
-            g->over_site = rd_u32(r);
             g->over_info = rd_site_flag(r);
         }
     }
