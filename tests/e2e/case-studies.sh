@@ -136,6 +136,23 @@ for c in MPI_Scatter MPI_Gather MPI_Reduce; do
     expect_match "master_worker_after: and $c" "$(calls_of "$WORK/master_worker_after")" "\"$c\":[1-9]"
 done
 
+# ---- halo_staging: faces packed into one staging buffer; a buffer per message ----------
+H=examples/halo_staging.c
+pair halo_staging "5 3 2" "50 40 30" "7 1 0"
+run_hints halo_staging
+run_hints halo_staging_after
+h=$(cat "$WORK/halo_staging.hints")
+expect_match "halo_staging: the staged sends can be one message (the hint applied)" "$h" \
+    "^aggregate MPI_Send [^ ]*halo_staging.c:$(lines "$H" 'MPI_Send\(') "
+expect_match "halo_staging: only with a buffer per message (needs-buffer)" \
+    "$(python3 -c 'import json,sys; print("\n".join(",".join(x["flags"]) for x in json.load(open(sys.argv[1]))["hints"] if x["kind"] == "aggregate"))' "$WORK/halo_staging.json")" \
+    "needs-buffer"
+expect_match "halo_staging: names the staging buffer's pack" "$(cat "$WORK/halo_staging.json")" \
+    "the send buffer at line $(lines "$H" 'MPI_Send\(') is overwritten at halo_staging.c:$(lines "$H" 'stage\[j\] = ')"
+no_hint "halo_staging_after: no aggregation hint" halo_staging_after "^aggregate "
+calls=$(calls_of "$WORK/halo_staging_after")
+expect_match "halo_staging_after: the trace has one send per step and rank" "$calls" "\"MPI_Send\":$((100 * NP))[,}]"
+
 # ---- small_sends: one message per step, overlapped; one Gatherv ----------------------
 S=examples/small_sends.c SA=examples/small_sends_after.c
 pair small_sends "9 3" "1001 13"
