@@ -386,6 +386,11 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
 /* reduce.c: the rejected reduce candidates as dropped hints with their
  * explain (appended to *out, which grows; 0 or TRACE_ERR_NOMEM). */
 int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
+/* A dropped collective hint at `at` (context.c): the fields every rejected
+ * candidate shares; the caller adds its message and explain.  Fills *sh
+ * (which it first clears); 0 or TRACE_ERR_NOMEM (sh->ranks then NULL). */
+int coll_dropped_hint(const struct cx *c, struct search_hint *sh, const struct loc *at, uint16_t call,
+                      const char *collective, int root, uint64_t instances, const uint8_t *ranks);
 /* repeat.c: the same for repeated collectives that are not one call. */
 int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,

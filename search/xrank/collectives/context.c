@@ -264,3 +264,25 @@ int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out,
     *nout = k;
     return 0;
 }
+
+int coll_dropped_hint(const struct cx *c, struct search_hint *sh, const struct loc *at, uint16_t call,
+                      const char *collective, int root, uint64_t instances, const uint8_t *ranks)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->kind = SEARCH_HINT_COLLECTIVE;
+    sh->call = call;
+    sh->file = at->file;
+    sh->func = at->func;
+    sh->line = at->line;
+    sh->col = at->col;
+    sh->collective = collective;
+    sh->root = root;
+    sh->instances = instances;
+    int nr = coll_set_count(ranks, c->P);
+    if (!(sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks)))
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < c->P; r++)
+        if (ranks[r])
+            sh->ranks[sh->nranks++] = r;
+    return 0;
+}

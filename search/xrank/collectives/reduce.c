@@ -239,23 +239,11 @@ int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *n
     for (uint32_t i = 0; i < c->nrej; i++) {
         const struct rej *rj = &c->rej[i];
         struct search_hint *sh = &v[*nout];
-        memset(sh, 0, sizeof *sh);
-        sh->kind = SEARCH_HINT_COLLECTIVE;
-        sh->call = rj->call;
-        sh->file = rj->recv.file;
-        sh->func = rj->recv.func;
-        sh->line = rj->recv.line;
-        sh->col = rj->recv.col;
-        sh->collective = coll_reduce.mpi;
-        sh->root = rj->root;
-        sh->instances = rj->rounds;
-        int nr = coll_set_count(rj->ranks, c->P);
-        if (!(sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks)))
-            return TRACE_ERR_NOMEM;
+        int rc = coll_dropped_hint(c, sh, &rj->recv, rj->call, coll_reduce.mpi, rj->root, rj->rounds,
+                                   rj->ranks);
         (*nout)++;
-        for (int r = 0; r < c->P; r++)
-            if (rj->ranks[r])
-                sh->ranks[sh->nranks++] = r;
+        if (rc < 0)
+            return rc;
         struct search_text b = {0};
         search_text_printf(&b, "the %s calls at line %u receive a value from every rank into one variable: not "
                                "a reduction, no %s (%" PRIu64 " round%s)",

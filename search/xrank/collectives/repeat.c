@@ -359,23 +359,11 @@ int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint
     for (uint32_t i = 0; i < c->nreprej; i++) {
         const struct reprej *rj = &c->reprej[i];
         struct search_hint *sh = &v[*nout];
-        memset(sh, 0, sizeof *sh);
-        sh->kind = SEARCH_HINT_COLLECTIVE;
-        sh->call = rj->call;
-        sh->file = rj->b.file;
-        sh->func = rj->b.func;
-        sh->line = rj->b.line;
-        sh->col = rj->b.col;
-        sh->collective = trace_mpi_call_name(rj->call);
-        sh->root = -1;
-        sh->instances = rj->instances;
-        int nr = coll_set_count(rj->ranks, c->P);
-        if (!(sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks)))
-            return TRACE_ERR_NOMEM;
+        int rc = coll_dropped_hint(c, sh, &rj->b, rj->call, trace_mpi_call_name(rj->call), -1,
+                                   rj->instances, rj->ranks);
         (*nout)++;
-        for (int r = 0; r < c->P; r++)
-            if (rj->ranks[r])
-                sh->ranks[sh->nranks++] = r;
+        if (rc < 0)
+            return rc;
         struct search_text b = {0};
         search_text_printf(&b, "the %s calls at lines %u, %u are not one %s (%" PRIu64 " instance%s)",
                            trace_mpi_call_name(rj->call), rj->a.line, rj->b.line,
