@@ -529,6 +529,33 @@ bool dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b);
 size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
                    size_t max);
 
+/* ---- a changed run: would it deadlock? (stall.c) --------------------------- */
+
+/* A record reached later than recorded: right after record `after` of the
+ * same rank (after > pos; moves to an earlier place are ignored).  A
+ * record moved after a record that itself moves goes with it. */
+struct dg_move {
+    uint32_t pos;
+    uint32_t after;
+};
+
+/* Where a rank of a stalled replay stopped: the record it cannot pass
+ * (rank -1 if it finished) and the record of another rank it waits for. */
+struct dg_stall_wait {
+    struct dg_pos at;
+    struct dg_pos waits;
+};
+
+/* Replays the matched logs with the moves of each rank applied (moves[r],
+ * nmoves[r] entries, or moves / moves[r] NULL for none) under the blocking
+ * rules of dg_hb; a send whose receive is moved may wait until that receive
+ * is posted.  *stalled says whether some rank could not finish; blocked
+ * (nranks entries, or NULL) says where each rank stopped.  Returns 0 or a
+ * negative TRACE_ERR_*. */
+int dg_stall_check(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                   const struct dg_move *const *moves, const uint32_t *nmoves, struct dg_stall_wait *blocked,
+                   bool *stalled);
+
 #ifdef __cplusplus
 }
 #endif

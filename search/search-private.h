@@ -144,6 +144,8 @@ struct search_xrank {
     const struct dg_mpilog **logs;           /* [world_size], NULL likewise */
     struct dg_match *match;
     struct dg_hb *hb;                        /* NULL if it could not be built */
+    bool stalls;                             /* the recorded run's replay stalls (deadlock.c):
+                                                inconsistent logs, no change can be judged */
     struct search_clocks clocks;             /* the ranks on one clock (clocks.c) */
 };
 
@@ -174,6 +176,11 @@ char *search_collective_message(const struct search_hint *h, bool with_times);
  * something that happens after the delayed message is received); if so,
  * *why (malloc'ed) tells the chain of messages. */
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why);
+/* The same for a hint made of groups[k] of ranks[k], k < n, applied on all
+ * of them at once (the change is to the source, so every rank that runs
+ * those lines makes it): 1 with *why set if the changed run deadlocks. */
+int search_hint_unsafe(const struct search_xrank *x, const int *ranks, const uint32_t *groups, size_t n,
+                       char **why);
 
 /* ---- merging per-rank results into hints (search/report/report.c) ---------------- */
 

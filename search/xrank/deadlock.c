@@ -9,7 +9,15 @@
  * wait until the receive is posted (a synchronous or large send), so the
  * delay deadlocks if that send happens before X.  The happens-before
  * order of the recorded run (vector clocks over the matched messages)
- * decides. */
+ * decides.
+ *
+ * That judges a change on one rank with the others running as recorded.
+ * But a hint changes source lines, and every rank that runs them changes
+ * with it: the hint's groups on all its ranks are applied at once to the
+ * matched logs, and the changed run is replayed (dg_stall_check); if it
+ * stalls, the wait cycle it stalled on is the explanation (ranks in pairs
+ * that each send, then receive the other's message, then send again: each
+ * rank alone may delay its first send, all of them together deadlock). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +132,12 @@ static int delay_unsafe(const struct search_xrank *x, struct dg_pos own, struct 
     return 0;
 }
 
+/* A check that may have lost members or crossings to its cap. */
+static bool truncated(const struct search_group_check *chk)
+{
+    return chk->nmembers >= SEARCH_CHECK_MAX || chk->ncross >= SEARCH_CHECK_MAX;
+}
+
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why)
 {
     *why = NULL;
@@ -135,11 +149,13 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
         const struct search_group_check *chk = &res->checks[c];
         if (chk->group != g)
             continue;
-        if (!x->hb) {
-            *why = strdup("its sends would be delayed past calls that wait for other ranks, and "
-                          "the happens-before order of this run is too large to check them");
+        if (truncated(chk)) {
+            *why = strdup("it would delay sends past calls that wait for other ranks, more sends or "
+                          "calls than the deadlock check keeps (64 of each): not proven safe");
             return *why ? 1 : TRACE_ERR_NOMEM;
         }
+        if (!x->hb)
+            continue; /* the replay of the changed run (search_hint_unsafe) judges it */
         for (uint32_t k = 0; k < chk->ncross; k++) {
             /* the blocking records of the crossed call: the call itself and
              * the receives a Wait completed */
@@ -162,4 +178,171 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
         }
     }
     return 0;
+}
+
+/* ---- the hint applied on every rank at once --------------------------------- */
+
+struct moves {
+    struct dg_move **mv;
+    uint32_t *n, *cap;
+};
+
+static int move_push(struct moves *M, int r, uint32_t pos, uint32_t after)
+{
+    if (M->n[r] == M->cap[r]) {
+        uint32_t nc = M->cap[r] ? M->cap[r] * 2 : 16;
+        struct dg_move *p = realloc(M->mv[r], nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        M->mv[r] = p;
+        M->cap[r] = nc;
+    }
+    M->mv[r][M->n[r]++] = (struct dg_move){pos, after};
+    return 0;
+}
+
+/* The moves of group g of rank r: each check's members before its last
+ * crossing go right after that crossing's records (where the group is
+ * sent, or later: nothing blocking comes between). */
+static int group_moves(const struct search_xrank *x, int r, uint32_t g, struct moves *M)
+{
+    const struct search_rank_result *res = x->by_rank[r];
+    const struct dg_mpilog *log = &res->log;
+    for (uint32_t c = 0; c < res->nchecks; c++) {
+        const struct search_group_check *chk = &res->checks[c];
+        if (chk->group != g || !chk->ncross)
+            continue;
+        uint64_t last = chk->cross[chk->ncross - 1];
+        uint32_t after = dg_mpilog_find(log, last);
+        if (after >= log->n)
+            continue;
+        while (after + 1 < log->n && log->rec[after + 1].index == last)
+            after++;
+        for (uint32_t m = 0; m < chk->nmembers; m++) {
+            if (chk->members[m] >= last)
+                continue;
+            for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
+                 sp < log->n && log->rec[sp].index == chk->members[m]; sp++)
+                if (move_push(M, r, sp, after) < 0)
+                    return TRACE_ERR_NOMEM;
+        }
+    }
+    return 0;
+}
+
+/* The record a moved record was moved after, if it was. */
+static bool moved_after(const struct moves *M, struct dg_pos p, struct dg_pos *after)
+{
+    for (uint32_t i = 0; i < M->n[p.rank]; i++)
+        if (M->mv[p.rank][i].pos == p.pos) {
+            *after = (struct dg_pos){p.rank, M->mv[p.rank][i].after};
+            return true;
+        }
+    return false;
+}
+
+/* One step of the wait cycle: rank `at.rank` cannot pass `at`, which waits
+ * for `w` on another rank. */
+static void cycle_step(struct search_text *t, const struct search_xrank *x, const struct moves *M,
+                       struct dg_pos at, struct dg_pos w)
+{
+    char a[256], b[256], c[256];
+    const struct dg_msgrec *ra = &x->logs[at.rank]->rec[at.pos];
+    const struct dg_msgrec *rw = &x->logs[w.rank]->rec[w.pos];
+    where(x, at.rank, ra->site, a, sizeof a);
+    where(x, w.rank, rw->site, b, sizeof b);
+    if (ra->kind == DG_MSG_SEND) /* a send whose receive is delayed */
+        search_text_printf(t, "rank %d's %s at %s waits until rank %d posts the receive at %s "
+                           "(a send that may wait so)", at.rank, trace_mpi_call_name(ra->call), a, w.rank, b);
+    else if (ra->kind == DG_MSG_COLL)
+        search_text_printf(t, "rank %d waits in the %s at %s for rank %d to reach its %s at %s", at.rank,
+                           trace_mpi_call_name(ra->call), a, w.rank, trace_mpi_call_name(rw->call), b);
+    else
+        search_text_printf(t, "rank %d waits in the %s at %s for the message rank %d sends with the %s at %s",
+                           at.rank, trace_mpi_call_name(ra->call), a, w.rank, trace_mpi_call_name(rw->call), b);
+    struct dg_pos after;
+    if (moved_after(M, w, &after)) {
+        const struct dg_msgrec *rf = &x->logs[after.rank]->rec[after.pos];
+        where(x, after.rank, rf->site, c, sizeof c);
+        search_text_printf(t, ", which the change delays past its %s at %s", trace_mpi_call_name(rf->call), c);
+    }
+}
+
+/* The explanation of a stalled changed run: the wait cycle reached from a
+ * rank the change moves records of. */
+static char *cycle_explain(const struct search_xrank *x, const struct moves *M, const struct dg_stall_wait *b)
+{
+    int P = x->world_size, r = -1;
+    for (int k = 0; k < P && r < 0; k++)
+        if (M->n[k] && b[k].at.rank >= 0)
+            r = k;
+    for (int k = 0; k < P && r < 0; k++)
+        if (b[k].at.rank >= 0)
+            r = k;
+    struct search_text t = {0};
+    search_text_printf(&t, "applied on every rank that has it, the change deadlocks: ");
+    if (r < 0)
+        return search_text_take(&t);
+    /* walk the waits until a rank repeats: that rank starts the cycle */
+    uint8_t *seen = calloc((size_t)P, 1);
+    if (!seen) {
+        free(search_text_take(&t));
+        return NULL;
+    }
+    int k = r;
+    while (k >= 0 && !seen[k] && b[k].at.rank >= 0 && b[k].waits.rank >= 0) {
+        seen[k] = 1;
+        k = b[k].waits.rank;
+    }
+    free(seen);
+    int start = k >= 0 && b[k].at.rank >= 0 ? k : r, steps = 0;
+    k = start;
+    do {
+        if (steps)
+            search_text_printf(&t, "; ");
+        if (steps == 8) {
+            search_text_printf(&t, "...");
+            break;
+        }
+        cycle_step(&t, x, M, b[k].at, b[k].waits);
+        steps++;
+        k = b[k].waits.rank;
+    } while (k >= 0 && k != start && b[k].at.rank >= 0 && b[k].waits.rank >= 0);
+    return search_text_take(&t);
+}
+
+int search_hint_unsafe(const struct search_xrank *x, const int *ranks, const uint32_t *groups, size_t n,
+                       char **why)
+{
+    *why = NULL;
+    int P = x->world_size, rc = TRACE_ERR_NOMEM;
+    if (x->stalls || P <= 0)
+        return 0; /* the recorded run does not replay: nothing to judge against */
+    struct moves M = {calloc((size_t)P, sizeof *M.mv), calloc((size_t)P, sizeof *M.n),
+                      calloc((size_t)P, sizeof *M.cap)};
+    struct dg_stall_wait *b = calloc((size_t)P, sizeof *b);
+    bool any = false, stalled = false;
+    if (!M.mv || !M.n || !M.cap || !b)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        if (ranks[k] >= 0 && ranks[k] < P && x->by_rank[ranks[k]] && group_moves(x, ranks[k], groups[k], &M) < 0)
+            goto out;
+    for (int r = 0; r < P; r++)
+        any |= M.n[r] > 0;
+    rc = 0;
+    if (!any)
+        goto out; /* no group delays a send past a blocking call */
+    if ((rc = dg_stall_check(x->logs, P, x->match, (const struct dg_move *const *)M.mv, M.n, b, &stalled)) < 0)
+        goto out;
+    if (stalled) {
+        rc = (*why = cycle_explain(x, &M, b)) ? 1 : TRACE_ERR_NOMEM;
+    }
+out:
+    for (int r = 0; M.mv && r < P; r++)
+        free(M.mv[r]);
+    free(M.mv);
+    free(M.n);
+    free(M.cap);
+    free(b);
+    return rc;
 }

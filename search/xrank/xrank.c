@@ -1,6 +1,8 @@
 /* xrank.c - the cross-rank context of search_report_build: the ranks'
  * results by world rank, their MPI logs matched, the happens-before order
- * (depgraph's dg_match and dg_hb) and the ranks on one clock (clocks.c). */
+ * (depgraph's dg_match and dg_hb), whether the recorded run replays
+ * without a stall (dg_stall_check: the base of the deadlock checks of
+ * deadlock.c) and the ranks on one clock (clocks.c). */
 #include <stdlib.h>
 
 #include "search-private.h"
@@ -44,6 +46,14 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
     }
     if ((records + (uint64_t)P) * (uint64_t)P <= HB_MAX_ENTRIES &&
         (rc = dg_hb_build(x->logs, P, x->match, &x->hb)) < 0) {
+        search_xrank_destroy(x);
+        return rc;
+    }
+    /* the aggregation checks judge changed runs against this one */
+    bool checks = false;
+    for (int i = 0; i < n; i++)
+        checks |= ranks[i] && ranks[i]->nchecks;
+    if (checks && (rc = dg_stall_check(x->logs, P, x->match, NULL, NULL, NULL, &x->stalls)) < 0) {
         search_xrank_destroy(x);
         return rc;
     }

@@ -75,6 +75,29 @@ print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "
     expect_match "deadlock $O: --explain prints the dropped hint and why" "$txt" "would deadlock: rank 1 receives that message"
 done
 
+src=$P/deadlock-symmetric.c
+SA=$(line_of "$src" "/* SEND-A */"); RB=$(line_of "$src" "/* RECV-B */"); SC=$(line_of "$src" "/* SEND-C */")
+for run in "-O0 2" "-O2 2" "-O2 4"; do
+    set -- $run
+    O=$1 np=$2 tag="deadlock-symmetric $1 on $2 ranks"
+    bin=$WORK/dsym$O
+    [ -x "$bin" ] || check "deadlock-symmetric $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/ds$O-$np" "$np" "$bin"
+    expect_eq "$tag: traced run exits 0" "$?" 0
+    h=$(hints_of "$WORK/ds$O-$np")
+    expect_no_match "$tag: no aggregation that deadlocks once every rank applies it" "$h" "^aggregate"
+    expect_match "$tag: the sends still overlap" "$h" "^overlap MPI_Send [^ ]*:$SA "
+    why=$("$CH" hints "$WORK/ds$O-$np" --format=json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "") for h in d.get("dropped", [])))')
+    expect_match "$tag: the dropped hint names the wait cycle" "$why" \
+        "^aggregate $SA: applied on every rank that has it, the change deadlocks: rank 0 waits in the MPI_Recv at deadlock-symmetric.c:$RB for the message rank 1 sends with the MPI_Send at deadlock-symmetric.c:$SA, which the change delays past its MPI_Recv at deadlock-symmetric.c:$RB; rank 1 waits in the MPI_Recv at deadlock-symmetric.c:$RB for the message rank 0 sends with the MPI_Send at deadlock-symmetric.c:$SA, which the change delays past its MPI_Recv at deadlock-symmetric.c:$RB\$"
+    expect_match "$tag: --explain names both sends" "$("$CH" hints "$WORK/ds$O-$np" --explain 2>/dev/null)" \
+        "dropped aggregate\] 2 MPI_Send calls to the same rank at lines $SA, $SC "
+    same_engines "$tag: streaming and reference engines agree" "$WORK/ds$O-$np"
+done
+
 src=$P/well-written.c
 for O in -O0 -O2; do
     bin=$WORK/well-written$O

@@ -2411,6 +2411,88 @@ static void test_hb_stall(void **state)
     dg_mpilog_free(&l1);
 }
 
+/* A changed run (dg_stall_check): ranks 0 and 1 each send a (tag 1),
+ * receive the other's a, send c (tag 2), receive the other's c.  Moving
+ * rank 0's first send past its receive alone is safe (rank 1 sends first);
+ * moving both ranks' first sends deadlocks, and each blocked rank names
+ * its receive and the send it waits for.  A moved receive makes its
+ * matched send wait until it is posted: rank 1's receive of tag 1 moved
+ * past its own send of tag 1's reply stalls rank 0's send. */
+static void test_stall_check(void **state)
+{
+    struct dg_mpilog l[2] = {{.rank = 0}, {.rank = 1}};
+    for (int r = 0; r < 2; r++) {
+        log_add(&l[r], DG_MSG_SEND, CHT_MPI_SEND, 1 - r, 1, 1); /* r:0 */
+        log_add(&l[r], DG_MSG_RECV, CHT_MPI_RECV, 1 - r, 1, 1); /* r:1 */
+        log_add(&l[r], DG_MSG_SEND, CHT_MPI_SEND, 1 - r, 2, 2); /* r:2 */
+        log_add(&l[r], DG_MSG_RECV, CHT_MPI_RECV, 1 - r, 2, 2); /* r:3 */
+    }
+    const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
+    struct dg_match *m;
+    assert_int_equal(dg_match_build(logs, 2, &m), 0);
+    bool stalled = true;
+    struct dg_stall_wait b[2];
+    assert_int_equal(dg_stall_check(logs, 2, m, NULL, NULL, b, &stalled), 0);
+    assert_false(stalled);
+    assert_int_equal(b[0].at.rank, -1);
+
+    struct dg_move mv[1] = {{0, 1}}; /* the first send right after the receive */
+    const struct dg_move *one[2] = {mv, NULL};
+    uint32_t n1[2] = {1, 0};
+    assert_int_equal(dg_stall_check(logs, 2, m, one, n1, b, &stalled), 0);
+    assert_false(stalled);
+
+    const struct dg_move *both[2] = {mv, mv};
+    uint32_t n2[2] = {1, 1};
+    assert_int_equal(dg_stall_check(logs, 2, m, both, n2, b, &stalled), 0);
+    assert_true(stalled);
+    for (int r = 0; r < 2; r++) {
+        assert_int_equal(b[r].at.rank, r);
+        assert_int_equal(b[r].at.pos, 1);
+        assert_int_equal(b[r].waits.rank, 1 - r);
+        assert_int_equal(b[r].waits.pos, 0);
+    }
+    /* moves to an earlier place are ignored */
+    struct dg_move back[1] = {{2, 0}};
+    const struct dg_move *bk[2] = {back, back};
+    assert_int_equal(dg_stall_check(logs, 2, m, bk, n2, b, &stalled), 0);
+    assert_false(stalled);
+    dg_match_destroy(m);
+    for (int r = 0; r < 2; r++)
+        dg_mpilog_free(&l[r]);
+
+    /* rank 0 sends x, then receives y; rank 1 sends y, then receives x
+     * (safe with eager sends).  Rank 1's receive of x moved past its own
+     * send of y: the send of x may wait until the moved receive is posted,
+     * which it is right after rank 1's send of y, so the run finishes;
+     * moved past its receive of z, which rank 0 sends only after its
+     * send of x, it stalls. */
+    struct dg_mpilog k[2] = {{.rank = 0}, {.rank = 1}};
+    log_add(&k[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1); /* 0:0 x */
+    log_add(&k[0], DG_MSG_RECV, CHT_MPI_RECV, 1, 2, 1); /* 0:1 y */
+    log_add(&k[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 3, 2); /* 0:2 z */
+    log_add(&k[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 1); /* 1:0 x */
+    log_add(&k[1], DG_MSG_SEND, CHT_MPI_SEND, 0, 2, 1); /* 1:1 y */
+    log_add(&k[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 3, 2); /* 1:2 z */
+    const struct dg_mpilog *kl[2] = {&k[0], &k[1]};
+    assert_int_equal(dg_match_build(kl, 2, &m), 0);
+    struct dg_move after_send[1] = {{0, 1}}, after_z[1] = {{0, 2}};
+    const struct dg_move *ms[2] = {NULL, after_send};
+    uint32_t nm[2] = {0, 1};
+    assert_int_equal(dg_stall_check(kl, 2, m, ms, nm, b, &stalled), 0);
+    assert_false(stalled);
+    ms[1] = after_z;
+    assert_int_equal(dg_stall_check(kl, 2, m, ms, nm, b, &stalled), 0);
+    assert_true(stalled);
+    assert_int_equal(b[0].at.pos, 0);      /* rank 0's send of x waits ... */
+    assert_int_equal(b[0].waits.rank, 1);  /* ... for rank 1 to post its receive */
+    assert_int_equal(b[0].waits.pos, 0);
+    assert_int_equal(b[1].at.pos, 2);      /* rank 1 waits for z */
+    dg_match_destroy(m);
+    for (int r = 0; r < 2; r++)
+        dg_mpilog_free(&k[r]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2461,6 +2543,7 @@ int main(void)
         cmocka_unit_test(test_match_hb),
         cmocka_unit_test(test_hb_collectives),
         cmocka_unit_test(test_hb_stall),
+        cmocka_unit_test(test_stall_check),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,9 @@
  *     (its first member's); the
  *     hint is conditional if any member site is;
  *   - a hint with a dynamic group on any rank that could deadlock
- *     (search_group_unsafe) goes to the dropped hints, with its explain.
+ *     (search_group_unsafe), or that deadlocks once applied on all its
+ *     ranks at once (search_hint_unsafe), goes to the dropped hints, with
+ *     its explain.
  */
 #include "rank/kinds/aggregate.h"
 
@@ -186,6 +188,22 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
         uint32_t gi = (uint32_t)(e[k].g - e[k].res->groups);
         if (search_group_unsafe(m->xr, e[k].rank, gi, &h->explain) < 0)
             return TRACE_ERR_NOMEM;
+    }
+    /* and on all its ranks at once: the change is to the source */
+    if (m->xr && !h->explain) {
+        int *rk = malloc((j - i) * sizeof *rk);
+        uint32_t *gs = malloc((j - i) * sizeof *gs);
+        int rc = rk && gs ? 0 : TRACE_ERR_NOMEM;
+        for (size_t k = i; rc == 0 && k < j; k++) {
+            rk[k - i] = e[k].rank;
+            gs[k - i] = (uint32_t)(e[k].g - e[k].res->groups);
+        }
+        if (rc == 0)
+            rc = search_hint_unsafe(m->xr, rk, gs, j - i, &h->explain);
+        free(rk);
+        free(gs);
+        if (rc < 0)
+            return rc;
     }
     if (h->explain) {
         struct search_hint *d = search_hints_push(m->dropped);

@@ -136,15 +136,24 @@ static size_t walk(struct ag_ref *a, size_t p, struct walk_nb *nb)
     nb->blocked = false;
     a->members[nm++] = seed;
     a->grouped[seed] = 1;
+    bool crossed = false; /* a call that may wait for another rank since the last member */
     for (size_t q = p + 1; q < n; q++) {
         size_t y = a->ord[q].index;
         if (walk_closes(a, nm, y, nb))
             break;
         if (dg_is_movable_send(&ev[y]) && !a->grouped[y] && ev[y].comm == ev[seed].comm &&
             ev[y].peer == ev[seed].peer) {
+            /* the next round of a loop around that call: a group of its own */
+            bool known = false;
+            for (size_t m = 0; crossed && m < nm && !known; m++)
+                known = ev[a->members[m]].site == ev[y].site;
+            if (known)
+                break;
             a->members[nm++] = y;
             a->grouped[y] = 1;
+            crossed = false;
         }
+        crossed |= search_blocks_groups(&ev[y]);
     }
     if (nb->over >= 0 && nm == nb->prefix)
         nb->over = -1; /* nothing joined past the overwrite: as before */

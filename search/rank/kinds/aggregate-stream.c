@@ -57,6 +57,7 @@ struct chan {
      * the group ends) */
     uint64_t cmembers[SEARCH_CHECK_MAX], cross[SEARCH_CHECK_MAX];
     uint32_t ncm, ncross;
+    bool crossed;        /* a call that may wait for another rank since the last member */
 };
 
 #define CHAN_SEND (-1)
@@ -248,6 +249,7 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
     if (c->src == CHAN_ISEND && search_ag_isend(e, &d, &req))
         SEARCH_VEC_PUSH(c->reqs, c->nreqs, c->creqs, req, nomem);
     c->anchor = a;
+    c->crossed = false;
     if (c->ncm < SEARCH_CHECK_MAX)
         c->cmembers[c->ncm++] = e->index;
     bool known = false;
@@ -272,14 +274,28 @@ nomem:
     return TRACE_ERR_NOMEM;
 }
 
+/* Whether a blocking send at `site` would join its group across a call
+ * that may wait for another rank (one since the last member: no such call
+ * comes between a send's anchor and the send) while its site is a member
+ * already: the next round of a loop around that call. */
+static bool next_round(const struct chan *c, uint32_t site)
+{
+    bool known = false;
+    for (uint32_t k = 0; c->crossed && k < c->nsites && !known; k++)
+        known = c->sites[k] == site;
+    return known;
+}
+
 /* A movable send with anchor a (index + 1 of the last non-movable event it
  * depends on, 0 = none), or an exchange on channel c (a: its index + 1,
  * so that a closed group never takes it). */
 static int aggregate_send(struct ag_stream *g, struct chan *c, const struct dg_event *e, uint64_t a)
 {
     /* It joins the channel's group if it lands before the event that
-     * closed it: anchor (ea + 1) <= closing index. */
-    if (c->active && (!c->closed || a <= c->closed_x))
+     * closed it: anchor (ea + 1) <= closing index; a blocking send does
+     * not join a group of an earlier execution of its own site across a
+     * call that may wait for another rank (next_round). */
+    if (c->active && (!c->closed || a <= c->closed_x) && !(c->src == CHAN_SEND && next_round(c, e->site)))
         return chan_join(g, c, e, a);
     int rc = chan_finish(g, c);
     if (rc < 0)
@@ -363,6 +379,7 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
             struct chan *c = &g->ch[k];
             if (c->active && c->ncross < SEARCH_CHECK_MAX && c != xc)
                 c->cross[c->ncross++] = i;
+            c->crossed |= c->active && c != xc;
             if (c->active && c->src == CHAN_SEND && c->nb && !c->closed)
                 chan_close(g, c, i); /* a needs-buffer group waits for no other rank */
         }
