@@ -114,6 +114,12 @@ no_hint "gauss_after: no overlap hint at the pivot row's Isend, Irecv or Wait" g
 expect_match "gauss_after: the trace has the nonblocking calls" "$(calls_of "$WORK/gauss_after")" \
     '"MPI_Wait":[1-9]'
 expect_match "gauss_after: and the sends start early" "$(calls_of "$WORK/gauss_after")" '"MPI_Isend":[1-9]'
+ibc=$("$CH" hints "$WORK/gauss_after" --format=json 2>/dev/null | python3 -c '
+import json, sys
+line = int(sys.argv[1])
+print(" ".join(h["collective"] for h in json.load(sys.stdin)["hints"] if h["kind"] == "collective" and h["line"] == line))' \
+    "$(lines "$GA" 'MPI_Isend\(&prow')")
+expect_eq "gauss_after: the Isend/Irecv pivot rows are an MPI_Ibcast (nonblocking, as the calls it replaces)" "$ibc" MPI_Ibcast
 
 # ---- master_worker: real collectives ---------------------------------------------------
 M=examples/master_worker.c MA=examples/master_worker_after.c

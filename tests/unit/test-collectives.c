@@ -273,6 +273,7 @@ static void expect_none(struct world *w)
 
 #define BUF(r) (0x100000ull * ((r) + 1)) /* each rank's memory */
 
+
 /* Root sends buf (version v) to every other rank from site 10; they
  * receive at site 20.  skip: a rank left out, or -1. */
 static void flat_bcast(struct world *w, int root, uint64_t v, int skip)
@@ -323,6 +324,33 @@ static void test_bcast_flat(void **state)
     hints_free(h, n);
     w_free(w);
     (void)state;
+}
+
+/* The hand-written calls are nonblocking (the root's MPI_Isend calls, or
+ * the receivers' MPI_Irecv): the hint names MPI_Ibcast, which keeps the
+ * overlap they allow; blocking calls keep MPI_Bcast (test_bcast_flat). */
+static void test_bcast_nonblocking(void **state)
+{
+    for (int which = 0; which < 2; which++) {
+        struct world *w = w_new();
+        struct search_hint *h;
+        uint32_t n;
+        flat_bcast(w, 0, 5, -1);
+        for (int r = 0; r < P; r++)
+            for (uint32_t i = 0; i < w->logs[r].n; i++) {
+                struct dg_msgrec *x = &w->logs[r].rec[i];
+                if (which == 0 && x->kind == DG_MSG_SEND)
+                    x->call = CHT_MPI_ISEND;
+                if (which == 1 && x->kind == DG_MSG_RECV)
+                    x->call = CHT_MPI_IRECV;
+            }
+        w_search(w, &h, &n);
+        assert_int_equal(n, 1);
+        assert_string_equal(h[0].collective, "MPI_Ibcast");
+        assert_non_null(strstr(h[0].message, "use MPI_Ibcast ("));
+        hints_free(h, n);
+        w_free(w);
+    }
 }
 
 static void test_saving_wait_free(void **state)
@@ -1449,6 +1477,7 @@ int main(void)
 #define T(f) cmocka_unit_test_setup(f, setup)
     const struct CMUnitTest tests[] = {
         T(test_bcast_flat),
+        T(test_bcast_nonblocking),
         T(test_saving_wait_free),
         T(test_bcast_misses_a_rank),
         T(test_bcast_bytes_change),

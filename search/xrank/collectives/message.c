@@ -129,11 +129,44 @@ void coll_text_consumer(struct search_text *b, const struct hacc *h, const struc
         search_text_printf(b, " (%s)", trace_site_op_name(h->op));
 }
 
+/* Whether a point-to-point call returns before its message is done: the
+ * I- forms and the starts of persistent requests. */
+static bool p2p_nonblocking(uint16_t call)
+{
+    return call != CHT_MPI_MRECV && call != CHT_MPI_MPROBE && trace_mpi_call_base(call) != call;
+}
+
+/* The nonblocking form of a collective (MPI-3), or NULL. */
+static const char *nonblocking_name(const char *name)
+{
+    static const char *const pairs[][2] = {
+        {"MPI_Bcast", "MPI_Ibcast"},         {"MPI_Scatter", "MPI_Iscatter"},
+        {"MPI_Scatterv", "MPI_Iscatterv"},   {"MPI_Gather", "MPI_Igather"},
+        {"MPI_Gatherv", "MPI_Igatherv"},     {"MPI_Reduce", "MPI_Ireduce"},
+        {"MPI_Allreduce", "MPI_Iallreduce"}, {"MPI_Allgather", "MPI_Iallgather"},
+        {"MPI_Allgatherv", "MPI_Iallgatherv"}, {"MPI_Alltoall", "MPI_Ialltoall"},
+        {"MPI_Alltoallv", "MPI_Ialltoallv"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (!strcmp(name, pairs[i][0]))
+            return pairs[i][1];
+    return NULL;
+}
+
+/* The collective to call: its nonblocking form when the hand-written
+ * calls it replaces include nonblocking ones (the program overlaps them
+ * with work, which a blocking collective would give up). */
 const char *coll_collective_name(const struct hacc *h, uint16_t call)
 {
     if (!h->pat->mpi)
         return trace_mpi_call_name(call);
-    return (h->var & VAR_V) && h->pat->mpi_v ? h->pat->mpi_v : h->pat->mpi;
+    const char *name = (h->var & VAR_V) && h->pat->mpi_v ? h->pat->mpi_v : h->pat->mpi;
+    for (uint32_t k = 0; k < h->nlocs; k++)
+        if ((h->locs[k].mask & (LM_SEND | LM_RECV)) && p2p_nonblocking(h->locs[k].call)) {
+            const char *nb = nonblocking_name(name);
+            return nb ? nb : name;
+        }
+    return name;
 }
 
 /* "root = rank 0; " or "root = the sending rank, ranks 0-3 in turn; ". */
