@@ -265,8 +265,8 @@ int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out,
 }
 
 int coll_dropped_add(const struct cx *c, struct search_hint **out, uint32_t *nout, const struct loc *at,
-                     uint16_t call, const char *collective, int root, uint64_t instances, const uint8_t *ranks,
-                     char *message, char *explain)
+                     uint16_t call, const char *collective, int root, uint64_t instances,
+                     const uint8_t *ranks, char *message, char *explain)
 {
     struct search_hint *v = message && explain ? realloc(*out, ((size_t)*nout + 1) * sizeof *v) : NULL;
     if (!v) {

@@ -62,8 +62,8 @@ static int tmsg_cmp(const void *pa, const void *pb)
 {
     const struct tmsg *a = pa, *b = pb;
     int c;
-    if ((c = coll_cmp_u64(a->ssite, b->ssite)) || (c = coll_cmp_u64((uint32_t)a->rrank, (uint32_t)b->rrank)) ||
-        (c = coll_cmp_u64(a->rsite, b->rsite)))
+    if ((c = coll_cmp_u64(a->ssite, b->ssite)) ||
+        (c = coll_cmp_u64((uint32_t)a->rrank, (uint32_t)b->rrank)) || (c = coll_cmp_u64(a->rsite, b->rsite)))
         return c;
     return coll_cmp_u64(a->spos, b->spos);
 }
@@ -109,7 +109,8 @@ static int scan_rank(const struct cx *c, struct two *t, int s)
                 rc = mark_wide(t, pp.rank, coll_rec(c, pp.rank, pp.pos)->site);
         } else if (matched) {
             if ((rc = coll_grow(&t->m, &t->capm, (uint64_t)t->nm + 1, sizeof *t->m)) >= 0)
-                t->m[t->nm++] = (struct tmsg){x->site, coll_rec(c, pp.rank, pp.pos)->site, pp.rank, i, pp.pos};
+                t->m[t->nm++] =
+                    (struct tmsg){x->site, coll_rec(c, pp.rank, pp.pos)->site, pp.rank, i, pp.pos};
         }
         if (rc < 0)
             return rc;
@@ -196,7 +197,8 @@ static char *pair_message(const struct tpair *p)
             search_text_printf(&b, "line ");
         search_text_printf(&b, "%u", p->recv.line);
     }
-    search_text_printf(&b, " move data only between the two ranks of their communicator (%" PRIu64 " message%s)",
+    search_text_printf(&b,
+                       " move data only between the two ranks of their communicator (%" PRIu64 " message%s)",
                        p->messages, p->messages == 1 ? "" : "s");
     return search_text_take(&b);
 }
