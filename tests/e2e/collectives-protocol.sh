@@ -19,23 +19,13 @@ DOS=$(m DIST-OFF-SEND); DRS=$(m DIST-ROWS-SEND); DBS=$(m DIST-BLOCK-SEND)
 DOR=$(m DIST-OFF-RECV); DRR=$(m DIST-ROWS-RECV); DBR=$(m DIST-BLOCK-RECV)
 CS=$(m CNT-SEND); CR=$(m CNT-RECV); C2S=$(m CNT2-SEND); C2R=$(m CNT2-RECV); CB2R=$(m CBLK2-RECV)
 
-# One line per collective hint: <collective> <file>:<line> related=<line>,...
-coll_of() {
-    "$CH" hints "$1" --format=json --stable --kind=collective 2>"$WORK/coll.err" | python3 -c '
-import json, sys
-for h in json.load(sys.stdin)["hints"]:
-    print("%s %s:%d related=%s" % (h["collective"], h["file"].rsplit("/", 1)[-1], h["line"],
-          ",".join(str(r["line"]) for r in h["related"])))
-' 2>&1 || echo "ERROR $(cat "$WORK/coll.err")"
-}
-
 for O in -O0 -O2; do
     bin=$WORK/cor$O
     check "protocol $O: builds" build_prog "$src" "$bin" "$O"
     trace_run "$WORK/t$O" "$NP" "$bin"
     expect_eq "protocol $O: traced run exits 0" "$?" 0
     expect_match "protocol $O: prints its checksum" "$(cat "$WORK/t$O.out")" "^coll-offset-rows: ranks=4 checksum="
-    h=$(coll_of "$WORK/t$O")
+    h=$(coll_lines "$WORK/t$O")
     expect_match "protocol $O: offset, rows, block at &y[offset] of rows*NC -> one MPI_Gatherv" "$h" \
         "^MPI_Gatherv $f:$OR related=$RR,$BR,$OS,$RS,$BS\$"
     expect_match "protocol $O: offset, rows, block of &x[offset] sent -> one MPI_Scatterv" "$h" \

@@ -50,6 +50,18 @@ trace_run() {
     "$CH" run -n "$np" -o "$dir" -- "$@" >"$dir.out" 2>"$dir.err"
 }
 
+# coll_lines DIR: one line per collective hint of the trace in DIR,
+# "<collective> <file>:<line> related=<line>,..." (file without its
+# folder), or "ERROR ..." if hints fails or its JSON is not as expected.
+coll_lines() {
+    "$CH" hints "$1" --format=json --stable --kind=collective 2>"$WORK/coll.err" | python3 -c '
+import json, sys
+for h in json.load(sys.stdin)["hints"]:
+    print("%s %s:%d related=%s" % (h["collective"], h["file"].rsplit("/", 1)[-1], h["line"],
+          ",".join(str(r["line"]) for r in h["related"])))
+' 2>&1 || echo "ERROR $(cat "$WORK/coll.err")"
+}
+
 # xvfb_start: a private X server for the viewer's tests; exports DISPLAY.
 # Xvfb picks a free display number itself and writes it once it accepts
 # connections (-displayfd), so tests running at the same time cannot race

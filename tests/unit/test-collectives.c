@@ -7,7 +7,9 @@
  * broadcast that misses a rank, a ring that stops early, overlapping
  * slices, a gather into one address, a reduce with two ops, an alltoall
  * with a block sent after the exchange began, collectives whose second
- * buffer was written in between...).  Site ids double as line numbers.
+ * buffer was written in between...), and the --explain entry of call sites
+ * whose messages all travel on communicators of two ranks.  Site ids double
+ * as line numbers.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -831,23 +833,31 @@ static void offset_round(struct world *w, uint32_t flags, uint32_t msgf)
     }
 }
 
-static void explain_search(struct world *w, struct search_hint **h, uint32_t *n, struct search_hint **d,
-                           uint32_t *nd)
+/* The search with --explain's dropped hints, on the first np ranks of the
+ * world (a run of np ranks). */
+static void explain_search_np(struct world *w, int np, struct search_hint **h, uint32_t *n,
+                              struct search_hint **d, uint32_t *nd)
 {
     struct search_rank_result *by_rank[P];
     const struct dg_mpilog *logs[P];
     struct search_xrank x;
     memset(&x, 0, sizeof x);
-    for (int r = 0; r < P; r++) {
+    for (int r = 0; r < np; r++) {
         by_rank[r] = &w->res[r];
         logs[r] = &w->logs[r];
     }
-    x.world_size = P;
+    x.world_size = np;
     x.by_rank = by_rank;
     x.logs = logs;
-    assert_int_equal(dg_match_build(logs, P, &x.match), 0);
+    assert_int_equal(dg_match_build(logs, np, &x.match), 0);
     assert_int_equal(search_collectives_explain(&x, h, n, d, nd), 0);
     dg_match_destroy(x.match);
+}
+
+static void explain_search(struct world *w, struct search_hint **h, uint32_t *n, struct search_hint **d,
+                           uint32_t *nd)
+{
+    explain_search_np(w, P, h, n, d, nd);
 }
 
 static void test_reduce_used_not_combined(void **state)
@@ -1458,6 +1468,100 @@ static void test_halo_exchange(void **state)
     (void)state;
 }
 
+/* ---- communicators of two ranks ------------------------------------------------------------ */
+
+/* The record at pos of rank r travels on communicator comm of size ranks. */
+static void w_on_comm(struct world *w, int r, uint32_t pos, uint64_t comm, uint32_t size)
+{
+    w->logs[r].rec[pos].comm = comm;
+    w->logs[r].rec[pos].comm_size = size;
+}
+
+/* A row broadcast on a 2x2 grid: rank 0 sends to rank 1 and rank 2 to
+ * rank 3, each pair a communicator of two ranks (10 and 11), from site 90
+ * into site 91, three times. */
+static void grid_rows(struct world *w)
+{
+    for (int it = 0; it < 3; it++)
+        for (int r = 0; r < P; r += 2) {
+            w_on_comm(w, r, w_send(w, r, 90, r + 1, 1, BUF(r), 64, 1 + it), 10 + r / 2, 2);
+            w_on_comm(w, r + 1, w_recv(w, r + 1, 91, r, 1, BUF(r + 1), 64), 10 + r / 2, 2);
+        }
+}
+
+/* The dropped hints of a world, which gets no collective hint (freed). */
+static void two_ranks_search(struct world *w, int np, struct search_hint **d, uint32_t *nd)
+{
+    struct search_hint *h;
+    uint32_t n;
+    explain_search_np(w, np, &h, &n, d, nd);
+    assert_int_equal(n, 0);
+    hints_free(h, n);
+    w_free(w);
+}
+
+static void test_two_ranks(void **state)
+{
+    struct search_hint *d;
+    uint32_t nd;
+    /* one entry for the pair of sites, at the send, over both rows */
+    struct world *w = w_new();
+    grid_rows(w);
+    two_ranks_search(w, P, &d, &nd);
+    assert_int_equal(nd, 1);
+    assert_int_equal(d[0].kind, SEARCH_HINT_COLLECTIVE);
+    assert_int_equal(d[0].line, 90);
+    assert_int_equal(d[0].call, CHT_MPI_SEND);
+    assert_null(d[0].collective);
+    assert_int_equal(d[0].root, -1);
+    assert_int_equal(d[0].instances, 6);
+    assert_int_equal(d[0].nranks, 4);
+    assert_string_equal(d[0].message, "the MPI_Send calls at line 90 and the MPI_Recv calls at line 91 move data "
+                                      "only between the two ranks of their communicator (6 messages)");
+    assert_non_null(strstr(d[0].explain, "each round is one message"));
+    assert_non_null(strstr(d[0].explain, "with 3 or more ranks per communicator these sites are checked"));
+    hints_free(d, nd);
+
+    /* the send site also sends on the world communicator: it is searched */
+    w = w_new();
+    grid_rows(w);
+    w_send(w, 0, 90, 2, 2, BUF(0), 64, 1);
+    w_recv(w, 2, 92, 0, 2, BUF(2), 64);
+    two_ranks_search(w, P, &d, &nd);
+    assert_int_equal(nd, 0);
+    hints_free(d, nd);
+
+    /* a run of two ranks in all: nothing (every message would be listed) */
+    w = w_new();
+    grid_rows(w);
+    two_ranks_search(w, 2, &d, &nd);
+    assert_int_equal(nd, 0);
+    hints_free(d, nd);
+
+    /* a Sendrecv exchange within each pair: one site, named once */
+    w = w_new();
+    for (int r = 0; r < P; r++) {
+        uint32_t a, b;
+        w_sendrecv(w, r, 93, r ^ 1, BUF(r), 8, 1, r ^ 1, BUF(r) + 0x100, 8, &a, &b);
+        w_on_comm(w, r, a, 10 + r / 2, 2);
+        w_on_comm(w, r, b, 10 + r / 2, 2);
+    }
+    two_ranks_search(w, P, &d, &nd);
+    assert_int_equal(nd, 1);
+    assert_string_equal(d[0].message, "the MPI_Sendrecv calls at line 93 move data only between the two ranks of "
+                                      "their communicator (4 messages)");
+    hints_free(d, nd);
+
+    /* the halo exchange of the world: searched, nothing to say */
+    w = w_new();
+    for (int r = 0; r < P; r++)
+        w_sendrecv(w, r, 95, (r + P - 1) % P, BUF(r) + 8, 8, 1, (r + 1) % P, BUF(r) + 0x100, 8, NULL, NULL);
+    two_ranks_search(w, P, &d, &nd);
+    assert_int_equal(nd, 0);
+    hints_free(d, nd);
+    (void)state;
+}
+
 static void test_empty(void **state)
 {
     struct world *w = w_new();
@@ -1507,6 +1611,7 @@ int main(void)
         T(test_repeat_near_misses),
         T(test_repeat_mixed_types),
         T(test_halo_exchange),
+        T(test_two_ranks),
         T(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

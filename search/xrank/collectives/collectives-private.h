@@ -2,7 +2,8 @@
  * (docs/collectives.md): the search context (struct cx) and the records it
  * has claimed, the instances the patterns find and the hints they add up
  * to (context.c, emit.c), the rounds and broadcasts most patterns are found
- * in (rounds.c, broadcasts.c), the pieces of hint messages (message.c), and
+ * in (rounds.c, broadcasts.c), the pieces of hint messages (message.c), the
+ * --explain entries for communicators of two ranks (tworanks.c), and
  * the interface every pattern implements (struct coll_pattern, one file a
  * pattern).  collectives.c lists the patterns in one table, runs them in
  * its order and builds the hints.
@@ -198,6 +199,8 @@ int coll_i32_cmp(const void *pa, const void *pb);
 int coll_loc_cmp(const struct loc *a, const struct loc *b);
 /* The location of a rank's call site (strings borrowed from its site table). */
 void coll_loc_of(const struct cx *c, int rank, uint32_t site, struct loc *l);
+/* The MPI call a record stands for: a receive completed by a Wait is its Irecv. */
+uint16_t coll_rec_call(const struct dg_msgrec *r);
 /* A fresh mark for c->stamp. */
 int coll_next_stamp(struct cx *c);
 
@@ -386,13 +389,21 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
 /* reduce.c: the rejected reduce candidates as dropped hints with their
  * explain (appended to *out, which grows; 0 or TRACE_ERR_NOMEM). */
 int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
-/* A dropped collective hint at `at` (context.c): the fields every rejected
- * candidate shares; the caller adds its message and explain.  Fills *sh
- * (which it first clears); 0 or TRACE_ERR_NOMEM (sh->ranks then NULL). */
-int coll_dropped_hint(const struct cx *c, struct search_hint *sh, const struct loc *at, uint16_t call,
-                      const char *collective, int root, uint64_t instances, const uint8_t *ranks);
+/* Appends a dropped collective hint at `at` to *out, which grows by one
+ * (context.c): the fields every rejected candidate shares, and its message
+ * and explain, which it takes over (NULL: out of memory; both are freed if
+ * no hint is added).  0 or TRACE_ERR_NOMEM; a hint added is counted in
+ * *nout either way, for the caller to clear. */
+int coll_dropped_add(const struct cx *c, struct search_hint **out, uint32_t *nout, const struct loc *at,
+                     uint16_t call, const char *collective, int root, uint64_t instances, const uint8_t *ranks,
+                     char *message, char *explain);
 /* repeat.c: the same for repeated collectives that are not one call. */
 int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
+/* tworanks.c: the pairs of point-to-point call sites whose messages all
+ * travel on communicators of two ranks, where no collective is searched, as
+ * dropped hints (appended to *out, which grows; 0 or TRACE_ERR_NOMEM).
+ * Call after the hints and rejects are known: their sites get none. */
+int coll_two_ranks_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,
                       const char *then);
 /* rounds.c, shared by scatter.c and gather.c: a complete, matched round of

@@ -328,8 +328,9 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
             goto out;
     }
     if ((rc = build_hints(&c, out, nout)) >= 0 && dropped &&
-        (rc = coll_rejects_hints(&c, dropped, ndropped)) >= 0)
-        rc = coll_repeat_rejects_hints(&c, dropped, ndropped);
+        (rc = coll_rejects_hints(&c, dropped, ndropped)) >= 0 &&
+        (rc = coll_repeat_rejects_hints(&c, dropped, ndropped)) >= 0)
+        rc = coll_two_ranks_hints(&c, dropped, ndropped);
 out:
     coll_cx_free(&c);
     return rc;

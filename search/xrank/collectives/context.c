@@ -78,8 +78,7 @@ int coll_i32_cmp(const void *pa, const void *pb)
     return a < b ? -1 : a > b;
 }
 
-/* The MPI call a record stands for: a receive completed by a Wait is its Irecv. */
-static uint16_t rec_call(const struct dg_msgrec *r)
+uint16_t coll_rec_call(const struct dg_msgrec *r)
 {
     if (r->kind == DG_MSG_RECV && (r->flags & DG_MSGF_NONBLOCKING))
         return CHT_MPI_IRECV;
@@ -242,7 +241,7 @@ int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out,
                      coll_rec(c, pt->rank, in->v[i - 1].pos)->site == r->site;
         struct iloc *l = &v[n++];
         coll_loc_of(c, pt->rank, r->site, &l->loc);
-        l->call = rec_call(r);
+        l->call = coll_rec_call(r);
         l->mask = (uint8_t)(r->kind == DG_MSG_SEND ? LM_SEND : r->kind == DG_MSG_RECV ? LM_RECV : LM_COLL);
         if (pt->root)
             l->mask |= LM_ROOT;
@@ -265,9 +264,18 @@ int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out,
     return 0;
 }
 
-int coll_dropped_hint(const struct cx *c, struct search_hint *sh, const struct loc *at, uint16_t call,
-                      const char *collective, int root, uint64_t instances, const uint8_t *ranks)
+int coll_dropped_add(const struct cx *c, struct search_hint **out, uint32_t *nout, const struct loc *at,
+                     uint16_t call, const char *collective, int root, uint64_t instances,
+                     const uint8_t *ranks, char *message, char *explain)
 {
+    struct search_hint *v = message && explain ? realloc(*out, ((size_t)*nout + 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(message);
+        free(explain);
+        return TRACE_ERR_NOMEM;
+    }
+    *out = v;
+    struct search_hint *sh = &v[(*nout)++];
     memset(sh, 0, sizeof *sh);
     sh->kind = SEARCH_HINT_COLLECTIVE;
     sh->call = call;
@@ -278,6 +286,8 @@ int coll_dropped_hint(const struct cx *c, struct search_hint *sh, const struct l
     sh->collective = collective;
     sh->root = root;
     sh->instances = instances;
+    sh->message = message;
+    sh->explain = explain;
     int nr = coll_set_count(ranks, c->P);
     if (!(sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks)))
         return TRACE_ERR_NOMEM;

@@ -230,27 +230,17 @@ static char *reject_explain(const struct rej *rj)
 
 int coll_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout)
 {
-    if (!c->nrej)
-        return 0;
-    struct search_hint *v = realloc(*out, ((size_t)*nout + c->nrej) * sizeof *v);
-    if (!v)
-        return TRACE_ERR_NOMEM;
-    *out = v;
     for (uint32_t i = 0; i < c->nrej; i++) {
         const struct rej *rj = &c->rej[i];
-        struct search_hint *sh = &v[*nout];
-        int rc = coll_dropped_hint(c, sh, &rj->recv, rj->call, coll_reduce.mpi, rj->root, rj->rounds,
-                                   rj->ranks);
-        (*nout)++;
-        if (rc < 0)
-            return rc;
         struct search_text b = {0};
         search_text_printf(&b, "the %s calls at line %u receive a value from every rank into one variable: not "
                                "a reduction, no %s (%" PRIu64 " round%s)",
                            trace_mpi_call_name(rj->call), rj->recv.line, coll_reduce.mpi, rj->rounds,
                            rj->rounds == 1 ? "" : "s");
-        if (!(sh->message = search_text_take(&b)) || !(sh->explain = reject_explain(rj)))
-            return TRACE_ERR_NOMEM;
+        int rc = coll_dropped_add(c, out, nout, &rj->recv, rj->call, coll_reduce.mpi, rj->root, rj->rounds,
+                                  rj->ranks, search_text_take(&b), reject_explain(rj));
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }

@@ -350,26 +350,16 @@ static char *reprej_explain(const struct reprej *rj)
 
 int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout)
 {
-    if (!c->nreprej)
-        return 0;
-    struct search_hint *v = realloc(*out, ((size_t)*nout + c->nreprej) * sizeof *v);
-    if (!v)
-        return TRACE_ERR_NOMEM;
-    *out = v;
     for (uint32_t i = 0; i < c->nreprej; i++) {
         const struct reprej *rj = &c->reprej[i];
-        struct search_hint *sh = &v[*nout];
-        int rc = coll_dropped_hint(c, sh, &rj->b, rj->call, trace_mpi_call_name(rj->call), -1,
-                                   rj->instances, rj->ranks);
-        (*nout)++;
-        if (rc < 0)
-            return rc;
         struct search_text b = {0};
         search_text_printf(&b, "the %s calls at lines %u, %u are not one %s (%" PRIu64 " instance%s)",
                            trace_mpi_call_name(rj->call), rj->a.line, rj->b.line,
                            trace_mpi_call_name(rj->call), rj->instances, rj->instances == 1 ? "" : "s");
-        if (!(sh->message = search_text_take(&b)) || !(sh->explain = reprej_explain(rj)))
-            return TRACE_ERR_NOMEM;
+        int rc = coll_dropped_add(c, out, nout, &rj->b, rj->call, trace_mpi_call_name(rj->call), -1,
+                                  rj->instances, rj->ranks, search_text_take(&b), reprej_explain(rj));
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
