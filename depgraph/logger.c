@@ -15,6 +15,7 @@ struct pending_recv {
     uint64_t rbuf, rbytes, comm;
     uint32_t site;
     bool contiguous;
+    uint32_t comm_size; /* the start's: the completion has no communicator */
 };
 
 /* A nonblocking collective in flight: its COLL record as it will be
@@ -326,7 +327,7 @@ static int log_isendrecv(struct dg_logger *l, const struct trace_event *tev,
     }
     if (m->rpeer == CHT_RANK_PROC_NULL || !m->request)
         return 0;
-    struct pending_recv p = {m->rbuf, m->rbytes, m->comm, tev->site, false};
+    struct pending_recv p = {m->rbuf, m->rbytes, m->comm, tev->site, false, m->comm_size};
     return pend_add(l, m->request, &p);
 }
 
@@ -414,7 +415,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
                 return TRACE_ERR_NOMEM;
             if (m->rpeer == CHT_RANK_PROC_NULL || !m->request)
                 return 0;
-            struct pending_recv p = {m->rbuf, m->rbytes, m->comm, tev->site, contiguous(m)};
+            struct pending_recv p = {m->rbuf, m->rbytes, m->comm, tev->site, contiguous(m), m->comm_size};
             return pend_add(l, m->request, &p);
         }
         if (m->peer < 0) {
@@ -464,6 +465,7 @@ static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const str
             r->flags |= DG_MSGF_BLOCKS | DG_MSGF_NONBLOCKING;
             r->site = p.site; /* the Irecv's line: where the buffer was given */
             r->comm = p.comm;
+            r->comm_size = p.comm_size;
             r->peer = c->st_source;
             r->tag = c->st_tag;
             r->seq = c->rseq;
