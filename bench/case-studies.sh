@@ -32,12 +32,15 @@ CH=$B/bin/commhint
 CLANG=${CLANG:-clang-16}
 REPS=${REPS:-5}
 NP=${NP:-4}
-CASES=${CASES:-"jacobi gauss gauss_bcast_x master_worker small_sends"}
+CASES=${CASES:-"jacobi gauss gauss_bcast_x master_worker small_sends halo_staging"}
 SIZES_jacobi=${SIZES_jacobi:-"128,100 256,100 512,100"}
 SIZES_gauss=${SIZES_gauss:-"128 256 512"}
 SIZES_gauss_bcast_x=${SIZES_gauss_bcast_x:-"128 256 512"}
 SIZES_master_worker=${SIZES_master_worker:-"96,100 960,100 9600,100"}
 SIZES_small_sends=${SIZES_small_sends:-"1024,200 16384,200 65536,200"}
+# rows,cols,steps: messages of 2, 8 and 32 KB (three per step), after merging
+# 6, 24 and 96 KB; fewer steps at 4096 columns, where each send is a rendezvous
+SIZES_halo_staging=${SIZES_halo_staging:-"32,256,400 32,1024,400 32,4096,100"}
 out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -76,6 +79,11 @@ setup() {
         before=examples/small_sends.c after=examples/small_sends_after.c aflags=
         applied="aggregate, overlap at the exchange's MPI_Send/MPI_Recv, collective (one MPI_Gatherv)"
         sel=".kind == \"aggregate\" or .kind == \"collective\" or (.kind == \"overlap\" and (.line as \$l | $(lines "$before" "$P2P") | index(\$l) != null))" ;;
+    halo_staging)
+        before=examples/halo_staging.c after=examples/halo_staging_after.c aflags=
+        applied="aggregate (needs-buffer) at the staged rows' MPI_Send"
+        sel=".kind == \"aggregate\" and (.flags | index(\"needs-buffer\") != null)
+             and (.line as \$l | $(lines "$before" 'MPI_Send\(stage') | index(\$l) != null)" ;;
     *) die "unknown case: $1" ;;
     esac
 }
