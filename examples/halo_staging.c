@@ -66,7 +66,7 @@ int main(int argc, char **argv)
                 u[f][(i + 1) * C + j] = 1 + sin(2 * PI * (r0 + i + f) / R) * cos(2 * PI * j / C);
     }
     for (int s = 0; s < steps; s++) {
-        for (int turn = 0; turn < 2; turn++) {
+        for (int turn = 0; turn < 2 && size > 1; turn++) {
             if (turn == rank % 2) { /* send: one staging buffer for every field */
                 for (int f = 0; f < NF; f++) {
                     for (int j = 0; j < C; j++)
@@ -78,6 +78,10 @@ int main(int argc, char **argv)
                     MPI_Recv(u[f], C, MPI_DOUBLE, prev, f, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             }
         }
+        if (size == 1) /* the ghost row is this rank's own last row: no message to itself */
+            for (int f = 0; f < NF; f++)
+                for (int j = 0; j < C; j++)
+                    u[f][j] = u[f][nr * C + j];
         for (int f = 0; f < NF; f++) {
             for (int i = 1; i <= nr; i++)
                 for (int j = 0; j < C; j++)
