@@ -158,8 +158,12 @@ static void progress_clear(struct progress *p)
  * newline.  Imbalance is a time, left out with --stable. */
 static void print_facts(FILE *f, const struct search_report *rep, const struct hints_opts *o)
 {
-    if (rep->ndropped)
-        fprintf(f, ", %u dropped by cross-rank checks%s", rep->ndropped, o->explain ? "" : " (--explain)");
+    /* sends kept apart (not-merged) are explanations, not hints a check dropped */
+    uint32_t dropped = 0;
+    for (uint32_t i = 0; i < rep->ndropped; i++)
+        dropped += !(rep->dropped[i].flags & SEARCH_HINT_NOT_MERGED);
+    if (dropped)
+        fprintf(f, ", %u dropped by cross-rank checks%s", dropped, o->explain ? "" : " (--explain)");
     if (rep->nranks > 1 && !o->stable)
         fprintf(f, ", load imbalance %.2f", rep->imbalance);
     if (rep->unmatched_sends)

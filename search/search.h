@@ -178,6 +178,46 @@ struct search_group_check {
 };
 #define SEARCH_CHECK_MAX 64 /* members and crossings kept per check */
 
+/* Why a group of sends was closed before the next send of its channel
+ * (docs/dependence.md, "What --explain says of closed groups"): the
+ * closing event x against the member named (member_site). */
+enum search_close_why {
+    SEARCH_CLOSE_OTHER = 0,   /* x depends on the member otherwise */
+    SEARCH_CLOSE_FENCE,       /* x is a fence: nothing moves across it */
+    SEARCH_CLOSE_FLOW,        /* x reads bytes the member received */
+    SEARCH_CLOSE_OUTPUT,      /* x writes bytes the member received */
+    SEARCH_CLOSE_ANTI,        /* x writes the member's send buffer (no needs-buffer variant) */
+    SEARCH_CLOSE_ANTI_WAITED, /* x overwrites the member's send buffer after the group passed
+                                 aux, a call that may wait for another rank */
+    SEARCH_CLOSE_NB_WAIT,     /* x may wait for another rank, and the group needs a buffer per
+                                 message (the member's buffer overwritten at aux) */
+    SEARCH_CLOSE_SEND_KEY,    /* x sends to the member's destination on its communicator */
+    SEARCH_CLOSE_RECV_KEY,    /* x receives from the member's source on its communicator */
+    SEARCH_CLOSE_RECV_ANY,    /* x receives from any source on that communicator */
+    SEARCH_CLOSE_REQ_ALL,     /* x completes the requests of every member */
+    SEARCH_CLOSE_REQ_PART     /* x acts on the member's request, not on every member's */
+};
+#define SEARCH_CLOSE_WHY_COUNT 12
+
+/* Two consecutive sends of one channel (blocking sends, exchanges or
+ * nonblocking sends) in different groups because an event x closed the
+ * first one's group, summed per rank by everything but count.  Sites
+ * are CHT_NONE when unknown (aux_site: when the reason names none). */
+struct search_closed {
+    uint32_t site;         /* last member of the closed group */
+    uint32_t next_site;    /* the send that seeds the next group */
+    uint32_t close_site;   /* x */
+    uint32_t member_site;  /* the member x depends on */
+    uint32_t aux_site;     /* ANTI_WAITED: the call that may wait; NB_WAIT: the overwrite */
+    uint16_t call, next_call, member_call; /* enum cht_mpi_call */
+    uint16_t close_call, aux_call;         /* enum cht_mpi_call, 0 for a statement */
+    uint8_t why;           /* enum search_close_why */
+    bool close_mpi, aux_mpi; /* x and aux are MPI calls */
+    uint64_t count;        /* times on the rank */
+    const struct trace_site_info *info, *next_info, *close_info, *member_info, *aux_info;
+};
+#define SEARCH_CLOSED_MAX 64 /* distinct closed pairs kept per rank (the smallest in order) */
+
 /* Source location of a site id of this rank (filled by search_run_rank). */
 struct search_siteinfo {
     uint32_t site;
@@ -218,7 +258,8 @@ enum search_hint_flag {
     SEARCH_HINT_SOME_RANKS = 1u << 1,      /* holds on some of the ranks only */
     SEARCH_HINT_SOME_ITERATIONS = 1u << 2, /* holds on some instances only */
     SEARCH_HINT_TRUNCATED = 1u << 3,       /* some windows reached the horizon */
-    SEARCH_HINT_NEEDS_BUFFER = 1u << 4     /* aggregation: holds if each message gets its own buffer */
+    SEARCH_HINT_NEEDS_BUFFER = 1u << 4,    /* aggregation: holds if each message gets its own buffer */
+    SEARCH_HINT_NOT_MERGED = 1u << 5       /* dropped aggregation: two sends a closed group kept apart */
 };
 
 enum search_related_role {
@@ -284,6 +325,13 @@ struct search_hint {
      * overwritten, and the statement that overwrites it */
     const char *buf_file, *over_file;
     uint32_t buf_line, over_line;
+    /* aggregation with SEARCH_HINT_NOT_MERGED (dropped): the next send of
+     * the channel, which seeded a group of its own, and the event that
+     * closed the group before it; why is enum search_close_why */
+    const char *next_file, *close_file;
+    uint32_t next_line, close_line;
+    uint16_t next_call;
+    uint8_t why;
 };
 
 /* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */
@@ -372,6 +420,9 @@ struct search_role_desc {
 };
 const struct search_role_desc *search_role_desc(int role);
 const char *search_role_name(int role);         /* "?" if unknown */
+/* A reason a group was closed (enum search_close_why) as JSON names it:
+ * "flow", "fence", ...; "?" if unknown. */
+const char *search_close_why_name(int why);
 const char *search_role_text(int role, bool one); /* "related" if unknown */
 
 /* A duration as every output prints it: "0", "850 ns", "1.2 ms", "38 us"

@@ -28,7 +28,7 @@
  * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 240,
+_Static_assert(sizeof(struct search_rank_result) == 264,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 136, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 16, "search_lead changed: update search/parallel/pack.c");
@@ -37,6 +37,7 @@ _Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update se
 _Static_assert(sizeof(struct search_group) == 112, "search_group changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_group_check) == 32,
                "search_group_check changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct search_closed) == 88, "search_closed changed: update search/rank/kinds/aggregate.c");
 _Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel/pack.c");
@@ -47,7 +48,8 @@ _Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update searc
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 6u /* 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer */
+#define PACK_VERSION 7u /* 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
+                            7: closed pairs */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'
  * parts have theirs). */

@@ -35,6 +35,9 @@ struct search_rank_result {
     struct search_group *groups;     /* sorted by (comm, peer, sites) */
     uint32_t nchecks;
     struct search_group_check *checks; /* by first member */
+    uint32_t nclosed;
+    struct search_closed *closed;    /* by search_closed_cmp, at most SEARCH_CLOSED_MAX */
+    uint64_t closed_more;            /* closed pairs of the rank left out of closed */
     uint32_t nkind_data;
     struct search_kind_data *kind_data; /* other kinds' data, at most one entry per kind */
     /* cross-rank inputs (filled by search_run_rank; not compared between engines) */

@@ -95,6 +95,17 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         json_key_string(f, "file", h->over_file ? h->over_file : "");
         fprintf(f, ",\"line\":%" PRIu32 "},", h->over_line);
     }
+    if (h->flags & SEARCH_HINT_NOT_MERGED) { /* the next send, the closing event and why */
+        fputs("\"next\":{", f);
+        json_key_string(f, "file", search_display_path(h->next_file ? h->next_file : "", st));
+        fprintf(f, ",\"line\":%" PRIu32 ",", h->next_line);
+        json_key_string(f, "call", trace_mpi_call_name(h->next_call));
+        fputs("},\"closed_at\":{", f);
+        json_key_string(f, "file", search_display_path(h->close_file ? h->close_file : "", st));
+        fprintf(f, ",\"line\":%" PRIu32 "},", h->close_line);
+        json_key_string(f, "reason", search_close_why_name(h->why));
+        fputc(',', f);
+    }
     json_key_string(f, "message", v->message);
     fputc(',', f);
     json_boxes(f, &h->iters);

@@ -115,3 +115,16 @@ char *search_format_ns(char *buf, size_t size, uint64_t ns)
     snprintf(buf, size, v < 9.95 ? "%.1f %s" : "%.0f %s", v, unit[u]);
     return buf;
 }
+
+const char *search_close_why_name(int why)
+{
+    static const char *const names[SEARCH_CLOSE_WHY_COUNT] = {
+        [SEARCH_CLOSE_OTHER] = "depends",         [SEARCH_CLOSE_FENCE] = "fence",
+        [SEARCH_CLOSE_FLOW] = "flow",             [SEARCH_CLOSE_OUTPUT] = "output",
+        [SEARCH_CLOSE_ANTI] = "anti",             [SEARCH_CLOSE_ANTI_WAITED] = "anti-after-wait",
+        [SEARCH_CLOSE_NB_WAIT] = "needs-buffer-waits", [SEARCH_CLOSE_SEND_KEY] = "send-order",
+        [SEARCH_CLOSE_RECV_KEY] = "recv-order",   [SEARCH_CLOSE_RECV_ANY] = "recv-any-order",
+        [SEARCH_CLOSE_REQ_ALL] = "completed",     [SEARCH_CLOSE_REQ_PART] = "request-alone",
+    };
+    return why >= 0 && why < SEARCH_CLOSE_WHY_COUNT ? names[why] : "?";
+}

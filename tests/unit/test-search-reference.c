@@ -24,7 +24,7 @@
 
 /* ---- building event sequences ----------------------------------------------- */
 
-#define MAXEV 128
+#define MAXEV 256
 #define MAXR 4
 
 struct seq {
@@ -1405,10 +1405,230 @@ static void test_isends(void **state)
     search_rank_result_free(r);
 }
 
+/* ---- closed groups (docs/dependence.md, "What --explain says of closed groups") ---- */
+
+/* Runs both engines on s, checks they agree, and returns the reference's
+ * result. */
+static struct search_rank_result *run_both(const struct seq *s)
+{
+    struct search_opts o = {.engine = SEARCH_ENGINE_STREAMING};
+    const struct search_engine_ops *ops;
+    struct search_rank_result *st = NULL, *ref = run_ref(s, 0, 0);
+    char why[512] = "";
+    void *state;
+
+    assert_int_equal(search_stream_create(&o, 3, &state, &ops), 0);
+    for (size_t i = 0; i < s->n; i++)
+        assert_int_equal(ops->feed(state, &s->ev[i]), 0);
+    assert_int_equal(ops->finish(state, &st), 0);
+    if (!search_rank_result_equal(st, ref, why, sizeof why))
+        fail_msg("engines differ: %s", why);
+    search_rank_result_free(st);
+    return ref;
+}
+
+/* The one closed pair of r. */
+static void check_closed(const struct search_rank_result *r, uint32_t site, uint32_t next, uint32_t close,
+                         int why, uint32_t member, uint32_t aux, uint64_t count)
+{
+    assert_int_equal(r->nclosed, 1);
+    const struct search_closed *c = &r->closed[0];
+    if (c->site != site || c->next_site != next || c->close_site != close || c->why != why ||
+        c->member_site != member || c->aux_site != aux || c->count != count)
+        fail_msg("closed pair %u->%u at %u why %d member %u aux %u count %" PRIu64
+                 ", expected %u->%u at %u why %d member %u aux %u count %" PRIu64,
+                 c->site, c->next_site, c->close_site, c->why, c->member_site, c->aux_site, c->count, site, next,
+                 close, why, member, aux, count);
+}
+
+/* A statement reading what an exchange received closes its group: a flow
+ * dependence on that member.  Two iterations of
+ *  SR s10 d1<-1 R[0,8) W[64,72)  s2 R[64,72) W[200,208)
+ *  SR s11 d1<-1 R[8,16) W[72,80)  s3 R[72,80) W[208,216)
+ * make the pairs 10 -> 11 (twice) and 11 -> 10 (once). */
+static void test_closed_flow(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    for (int it = 0; it < 2; it++) {
+        sendrecv(&s, 10, 1, 1, 1, 0, 8, 64, 8, 100, 110);
+        comp(&s, 2, 64, 8, 200, 8);
+        sendrecv(&s, 11, 1, 1, 1, 8, 8, 72, 8, 200, 220);
+        comp(&s, 3, 72, 8, 208, 8);
+    }
+    r = run_both(&s);
+    assert_int_equal(r->ngroups, 0);
+    /* 10 -> 11 (closed at 2), 11 -> 10 (closed at 3), 10 -> 11 again */
+    assert_int_equal(r->nclosed, 2);
+    const struct search_closed *a = &r->closed[0], *b = &r->closed[1];
+    assert_int_equal(a->site, 10);
+    assert_int_equal(a->next_site, 11);
+    assert_int_equal(a->close_site, 2);
+    assert_int_equal(a->why, SEARCH_CLOSE_FLOW);
+    assert_int_equal(a->member_site, 10);
+    assert_int_equal(a->member_call, CHT_MPI_SENDRECV);
+    assert_false(a->close_mpi);
+    assert_int_equal(a->count, 2);
+    assert_int_equal(b->site, 11);
+    assert_int_equal(b->next_site, 10);
+    assert_int_equal(b->close_site, 3);
+    assert_int_equal(b->why, SEARCH_CLOSE_FLOW);
+    assert_int_equal(b->count, 1);
+    search_rank_result_free(r);
+}
+
+/* A fence between two sends to one rank: nothing moves across it.
+ *  0 Send s10 d1 R[0,8)  1 fence s5  2 Send s11 d1 R[8,16) */
+static void test_closed_fence(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    send(&s, 10, 1, 1, 0, 8, 100, 110);
+    fence(&s, 5, CHT_MPI_UNTRACED, 200, 210);
+    send(&s, 11, 1, 1, 8, 8, 300, 310);
+    r = run_both(&s);
+    assert_int_equal(r->ngroups, 0);
+    check_closed(r, 10, 11, 5, SEARCH_CLOSE_FENCE, 10, CHT_NONE, 1);
+    assert_true(r->closed[0].close_mpi);
+    assert_int_equal(r->closed[0].close_call, CHT_MPI_UNTRACED);
+    search_rank_result_free(r);
+}
+
+/* An Isend to the same rank between two sends: message order (SEND key).
+ *  0 Send s10 d1 R[0,8)  1 Isend s20 d1 q1 R[16,24)  2 Send s11 d1 R[8,16)
+ *  3 Wait q1 */
+static void test_closed_send_key(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    send(&s, 10, 1, 1, 0, 8, 100, 110);
+    isend(&s, 20, 1, 1, 1, 16, 8, 200, 201);
+    send(&s, 11, 1, 1, 8, 8, 300, 310);
+    waitreq(&s, 30, 1, 0, 400, 410);
+    r = run_both(&s);
+    assert_int_equal(r->ngroups, 0);
+    check_closed(r, 10, 11, 20, SEARCH_CLOSE_SEND_KEY, 10, CHT_NONE, 1);
+    assert_int_equal(r->closed[0].close_call, CHT_MPI_ISEND);
+    search_rank_result_free(r);
+}
+
+/* A send buffer overwritten after the group passed a receive (which may
+ * wait for another rank): the needs-buffer variant does not apply; and a
+ * needs-buffer group closed by a receive.
+ *  0 s1 W[0,8)  1 Send s10 d1 R[0,8)  2 Recv s15 <-2 W[100,108)
+ *  3 s2 W[0,8)  4 Send s11 d1 R[0,8)
+ *  5 s3 W[32,40)  6 Send s12 d4 R[32,40)  7 s4 W[32,40)
+ *  8 Recv s16 <-2 W[100,108)  9 Send s13 d4 R[32,40) */
+static void test_closed_buffer(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    comp(&s, 1, 0, 0, 0, 8);
+    send(&s, 10, 1, 1, 0, 8, 100, 110);
+    recv(&s, 15, 1, 2, 100, 8, 200, 210);
+    comp(&s, 2, 0, 0, 0, 8);
+    send(&s, 11, 1, 1, 0, 8, 300, 310);
+    comp(&s, 3, 0, 0, 32, 8);
+    send(&s, 12, 1, 4, 32, 8, 400, 410);
+    comp(&s, 4, 0, 0, 32, 8);
+    recv(&s, 16, 1, 2, 100, 8, 500, 510);
+    send(&s, 13, 1, 4, 32, 8, 600, 610);
+    r = run_both(&s);
+    assert_int_equal(r->ngroups, 0);
+    assert_int_equal(r->nclosed, 2);
+    const struct search_closed *a = &r->closed[0], *b = &r->closed[1];
+    assert_int_equal(a->site, 10);
+    assert_int_equal(a->next_site, 11);
+    assert_int_equal(a->close_site, 2);
+    assert_int_equal(a->why, SEARCH_CLOSE_ANTI_WAITED);
+    assert_int_equal(a->member_site, 10);
+    assert_int_equal(a->aux_site, 15);
+    assert_int_equal(a->aux_call, CHT_MPI_RECV);
+    assert_int_equal(b->site, 12);
+    assert_int_equal(b->next_site, 13);
+    assert_int_equal(b->close_site, 16);
+    assert_int_equal(b->why, SEARCH_CLOSE_NB_WAIT);
+    assert_int_equal(b->member_site, 12);
+    assert_int_equal(b->aux_site, 4);
+    assert_false(b->aux_mpi);
+    search_rank_result_free(r);
+}
+
+/* Nonblocking sends: a Wait that completes one member alone, then the
+ * next Isend of the channel seeds its own group; a Waitall completing
+ * both, likewise.
+ *  0 Isend s20 d1 q1  1 Isend s21 d1 q2  2 Wait q1 s30  3 Wait q2 s31
+ *  4 Isend s22 d1 q3  5 Waitall q3 s32  6 Isend s23 d1 q4  7 Wait q4 s33 */
+static void test_closed_requests(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    isend(&s, 20, 1, 1, 1, 0, 8, 100, 101);
+    isend(&s, 21, 1, 1, 2, 8, 8, 200, 201);
+    waitreq(&s, 30, 1, 0, 300, 310);
+    waitreq(&s, 31, 2, 0, 400, 410);
+    isend(&s, 22, 1, 1, 3, 16, 8, 500, 501);
+    waitreq(&s, 32, 3, 0, 600, 610);
+    isend(&s, 23, 1, 1, 4, 24, 8, 700, 701);
+    waitreq(&s, 33, 4, 0, 800, 810);
+    r = run_both(&s);
+    assert_int_equal(r->ngroups, 0);
+    assert_int_equal(r->nclosed, 2);
+    const struct search_closed *a = &r->closed[0], *b = &r->closed[1];
+    assert_int_equal(a->site, 21);
+    assert_int_equal(a->next_site, 22);
+    assert_int_equal(a->close_site, 30);
+    assert_int_equal(a->why, SEARCH_CLOSE_REQ_PART);
+    assert_int_equal(a->member_site, 20);
+    assert_int_equal(b->site, 22);
+    assert_int_equal(b->next_site, 23);
+    assert_int_equal(b->close_site, 32);
+    assert_int_equal(b->why, SEARCH_CLOSE_REQ_ALL);
+    search_rank_result_free(r);
+}
+
+/* At most SEARCH_CLOSED_MAX distinct pairs: the smallest, the rest counted.
+ * Sends at sites 100.. to rank 1, each apart from the next by a fence at
+ * site 5: 69 distinct pairs. */
+static void test_closed_cap(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+
+    memset(&s, 0, sizeof(s));
+    for (uint32_t k = 0; k < 70; k++) {
+        if (k)
+            fence(&s, 5, CHT_MPI_UNTRACED, 10 * k + 3, 10 * k + 4);
+        send(&s, 100 + k, 1, 1, 0, 8, 10 * k + 5, 10 * k + 6);
+    }
+    r = run_both(&s);
+    assert_int_equal(r->nclosed, SEARCH_CLOSED_MAX);
+    assert_int_equal(r->closed_more, 69 - SEARCH_CLOSED_MAX);
+    assert_int_equal(r->closed[0].site, 100);
+    assert_int_equal(r->closed[SEARCH_CLOSED_MAX - 1].site, 100 + SEARCH_CLOSED_MAX - 1);
+    search_rank_result_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_jacobi_halo),
+        cmocka_unit_test(test_closed_flow),
+        cmocka_unit_test(test_closed_fence),
+        cmocka_unit_test(test_closed_send_key),
+        cmocka_unit_test(test_closed_buffer),
+        cmocka_unit_test(test_closed_requests),
+        cmocka_unit_test(test_closed_cap),
         cmocka_unit_test(test_backward_last_writer),
         cmocka_unit_test(test_anti_output),
         cmocka_unit_test(test_fences),

@@ -15,7 +15,12 @@
  *   - a hint with a dynamic group on any rank that could deadlock
  *     (search_group_unsafe), or that deadlocks once applied on all its
  *     ranks at once (search_hint_unsafe), goes to the dropped hints, with
- *     its explain.
+ *     its explain;
+ *   - closed pairs (two sends of a channel an event kept apart) merge by
+ *     the locations of their five sites, their calls and reason, into
+ *     dropped hints flagged not-merged, unless some group on some rank has
+ *     both sends' locations among its members (docs/dependence.md, "What
+ *     --explain says of closed groups").
  */
 #include "rank/kinds/aggregate.h"
 
@@ -216,6 +221,229 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     return 0;
 }
 
+/* ---- closed pairs ------------------------------------------------------------------- */
+
+struct cl_ent {
+    struct search_loc l[5]; /* site, next, close, member, aux */
+    int rank;
+    const struct search_closed *c;
+};
+
+static int cl_key_cmp(const struct cl_ent *a, const struct cl_ent *b)
+{
+    int c;
+    for (int k = 0; k < 5; k++)
+        if ((c = search_loc_cmp(&a->l[k], &b->l[k], false)))
+            return c;
+    const struct search_closed *x = a->c, *y = b->c;
+    const uint64_t v[] = {x->why,       y->why,       x->call,       y->call,       x->next_call,
+                          y->next_call, x->member_call, y->member_call, x->close_call, y->close_call,
+                          x->aux_call,  y->aux_call,  x->close_mpi,  y->close_mpi,  x->aux_mpi,
+                          y->aux_mpi};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i += 2)
+        if ((c = search_cmp_u64(v[i], v[i + 1])))
+            return c;
+    return 0;
+}
+
+static int cl_ent_cmp(const void *pa, const void *pb)
+{
+    const struct cl_ent *a = pa, *b = pb;
+    int c = cl_key_cmp(a, b);
+    return c ? c : a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* Whether some group has both locations among its members. */
+static bool merged_somewhere(const struct ag_ent *e, size_t ne, const struct search_loc *a,
+                             const struct search_loc *b)
+{
+    for (size_t i = 0; i < ne; i++) {
+        bool fa = false, fb = false;
+        for (uint32_t k = 0; k < e[i].nlocs; k++) {
+            fa = fa || !search_loc_cmp(&e[i].locs[k], a, false);
+            fb = fb || !search_loc_cmp(&e[i].locs[k], b, false);
+        }
+        if (fa && fb)
+            return true;
+    }
+    return false;
+}
+
+/* " at a.c:20" */
+static void text_at(struct search_text *b, const struct search_loc *l)
+{
+    if (l->file && l->file[0] && l->line) {
+        const char *base = strrchr(l->file, '/');
+        search_text_printf(b, " at %s:%" PRIu32, base ? base + 1 : l->file, l->line);
+    } else {
+        search_text_printf(b, " at an unknown line");
+    }
+}
+
+/* "the MPI_Send at a.c:20", "the statement at a.c:22" */
+static void text_event(struct search_text *b, bool mpi, uint16_t call, const struct search_loc *l)
+{
+    if (!mpi)
+        search_text_printf(b, "the statement");
+    else if (call == CHT_MPI_UNTRACED)
+        search_text_printf(b, "the untraced MPI call");
+    else
+        search_text_printf(b, "the %s", trace_mpi_call_name(call));
+    text_at(b, l);
+}
+
+#define KEEP_ORDER " on its communicator (messages between two ranks keep their order)"
+
+/* Why the pair is apart, one sentence (enum search_close_why): the
+ * closing event, then for most reasons words around the member named. */
+static char *closed_explain(const struct cl_ent *x)
+{
+    static const struct {
+        const char *pre, *post;
+    } around[SEARCH_CLOSE_WHY_COUNT] = {
+        [SEARCH_CLOSE_OTHER] = {" depends on ", ""},
+        [SEARCH_CLOSE_FLOW] = {" reads what ", " received (a flow dependence)"},
+        [SEARCH_CLOSE_OUTPUT] = {" writes the receive buffer of ", " (an output dependence)"},
+        [SEARCH_CLOSE_ANTI] = {" overwrites the send buffer of ",
+                               " (an anti dependence; such groups have no needs-buffer variant)"},
+        [SEARCH_CLOSE_ANTI_WAITED] = {" overwrites the send buffer of ", ""},
+        [SEARCH_CLOSE_NB_WAIT] = {" may wait for another rank, and the group needs a buffer per message (the "
+                                  "send buffer of ",
+                                  " is overwritten by "},
+        [SEARCH_CLOSE_SEND_KEY] = {" also sends to the destination of ", KEEP_ORDER},
+        [SEARCH_CLOSE_RECV_KEY] = {" receives from the source of ", KEEP_ORDER},
+        [SEARCH_CLOSE_RECV_ANY] = {" receives from any rank, so maybe from the source of ", KEEP_ORDER},
+        [SEARCH_CLOSE_REQ_PART] = {" acts on the request of ",
+                                   " without completing every request of the group (a group of nonblocking "
+                                   "sends counts only if one call completes them all)"},
+    };
+    const struct search_closed *c = x->c;
+    struct search_text b = {0};
+    text_event(&b, c->close_mpi, c->close_call, &x->l[2]);
+    if (c->why == SEARCH_CLOSE_FENCE) {
+        search_text_printf(&b, "%s", c->close_call == CHT_MPI_UNTRACED
+                                         ? " is a fence: what it reads, writes and waits for is unknown, so no "
+                                           "send moves across it"
+                                         : " is a fence: no send moves across it");
+    } else if (c->why == SEARCH_CLOSE_REQ_ALL) {
+        search_text_printf(&b, " completes the requests of the group first (a nonblocking send joins a group "
+                               "before its completion only)");
+    } else {
+        unsigned w = c->why < SEARCH_CLOSE_WHY_COUNT && around[c->why].pre ? c->why : SEARCH_CLOSE_OTHER;
+        search_text_printf(&b, "%s", around[w].pre);
+        text_event(&b, true, c->member_call, &x->l[3]);
+        search_text_printf(&b, "%s", around[w].post);
+    }
+    if (c->why == SEARCH_CLOSE_ANTI_WAITED) {
+        if (search_loc_cmp(&x->l[4], &x->l[2], false)) {
+            search_text_printf(&b, " after the group passed ");
+            text_event(&b, c->aux_mpi, c->aux_call, &x->l[4]);
+            search_text_printf(&b, ", which");
+        } else {
+            search_text_printf(&b, ", and it");
+        }
+        search_text_printf(&b, " may wait for another rank (an anti dependence; a group that needs a buffer "
+                               "per message waits for no other rank)");
+    } else if (c->why == SEARCH_CLOSE_NB_WAIT) {
+        text_event(&b, c->aux_mpi, c->aux_call, &x->l[4]);
+        search_text_printf(&b, "): such a group waits for no other rank");
+    }
+    return search_text_take(&b);
+}
+
+/* "the MPI_Send at a.c:20 and the MPI_Send at a.c:24 (to the same rank)
+ * are not one message (ranks 0-3, 12 times)"; "two consecutive MPI_Send
+ * calls at a.c:20 ..." when both are at one place. */
+static char *closed_message(const struct search_hint *h, const struct cl_ent *x)
+{
+    const struct search_closed *c = x->c;
+    struct search_text b = {0};
+    bool exchange = c->call == CHT_MPI_SENDRECV || c->call == CHT_MPI_SENDRECV_REPLACE;
+    if (!search_loc_cmp(&x->l[0], &x->l[1], false) && c->call == c->next_call) {
+        search_text_printf(&b, "two consecutive %s calls", trace_mpi_call_name(c->call));
+        text_at(&b, &x->l[0]);
+    } else {
+        text_event(&b, true, c->call, &x->l[0]);
+        search_text_printf(&b, " and ");
+        text_event(&b, true, c->next_call, &x->l[1]);
+    }
+    search_text_printf(&b, " (%s) are not one message (", exchange ? "with the same ranks" : "to the same rank");
+    search_text_ranks(&b, h->ranks, h->nranks);
+    search_text_printf(&b, ", %" PRIu64 " time%s)", h->instances, h->instances == 1 ? "" : "s");
+    return search_text_take(&b);
+}
+
+/* The dropped hint of the entries [i, j), which have the same key. */
+static int closed_hint(const struct search_merge *m, const struct cl_ent *x, size_t i, size_t j)
+{
+    struct search_hint *h = search_hints_push(m->dropped);
+    if (!h || search_hint_alloc_ranks(h, j - i) < 0)
+        return TRACE_ERR_NOMEM;
+    const struct search_closed *c = x[i].c;
+    h->kind = m->kind;
+    h->call = c->call;
+    h->file = x[i].l[0].file;
+    h->func = x[i].l[0].func;
+    h->line = x[i].l[0].line;
+    h->col = x[i].l[0].col;
+    h->flags = SEARCH_HINT_NOT_MERGED;
+    h->next_file = x[i].l[1].file;
+    h->next_line = x[i].l[1].line;
+    h->next_call = c->next_call;
+    h->close_file = x[i].l[2].file;
+    h->close_line = x[i].l[2].line;
+    h->why = c->why;
+    for (size_t k = i; k < j; k++) {
+        search_hint_add_rank(h, x[k].rank);
+        h->instances += x[k].c->count;
+    }
+    if (!(h->message = closed_message(h, &x[i])) || !(h->explain = closed_explain(&x[i])))
+        return TRACE_ERR_NOMEM;
+    return 0;
+}
+
+/* The closed pairs of every rank that no group merged anywhere. */
+static int closed_hints(const struct search_merge *m, const struct ag_ent *e, size_t ne)
+{
+    size_t cap = 0, n = 0;
+    int rc = 0;
+    for (int r = 0; r < m->n; r++)
+        if (m->ranks[r])
+            cap += m->ranks[r]->nclosed;
+    if (!cap)
+        return 0;
+    struct cl_ent *x = calloc(cap, sizeof *x);
+    if (!x)
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < m->n; r++) {
+        const struct search_rank_result *res = m->ranks[r];
+        for (uint32_t k = 0; res && k < res->nclosed; k++) {
+            const struct search_closed *c = &res->closed[k];
+            struct cl_ent *y = &x[n];
+            search_loc_of(c->info, c->site, &y->l[0]);
+            search_loc_of(c->next_info, c->next_site, &y->l[1]);
+            search_loc_of(c->close_info, c->close_site, &y->l[2]);
+            search_loc_of(c->member_info, c->member_site, &y->l[3]);
+            search_loc_of(c->aux_info, c->aux_site, &y->l[4]);
+            y->rank = res->rank;
+            y->c = c;
+            if (!merged_somewhere(e, ne, &y->l[0], &y->l[1]))
+                n++;
+        }
+    }
+    if (n)
+        qsort(x, n, sizeof *x, cl_ent_cmp);
+    for (size_t i = 0; i < n && rc == 0;) {
+        size_t j = i + 1;
+        while (j < n && !cl_key_cmp(&x[j], &x[i]))
+            j++;
+        rc = closed_hint(m, x, i, j);
+        i = j;
+    }
+    free(x);
+    return rc;
+}
+
 int search_aggregate_merge(const struct search_merge *m)
 {
     size_t cap = 0, ne = 0;
@@ -225,9 +453,7 @@ int search_aggregate_merge(const struct search_merge *m)
     for (int r = 0; r < m->n; r++)
         if (m->ranks[r])
             cap += m->ranks[r]->ngroups;
-    if (!cap)
-        return 0;
-    e = calloc(cap, sizeof *e);
+    e = calloc(cap ? cap : 1, sizeof *e);
     if (!e)
         return TRACE_ERR_NOMEM;
     for (int r = 0; r < m->n && rc == 0; r++) {
@@ -260,6 +486,8 @@ int search_aggregate_merge(const struct search_merge *m)
         rc = group_hint(m, e, i, j);
         i = j;
     }
+    if (rc == 0)
+        rc = closed_hints(m, e, ne);
     for (size_t k = 0; k < ne; k++)
         free(e[k].locs);
     free(e);
@@ -286,6 +514,8 @@ static void text_avg(struct search_text *b, uint64_t members, uint64_t groups)
  * calls" for one site, "2.5 per group on average" when sizes vary). */
 char *search_aggregate_message(const struct search_hint *h, bool with_times)
 {
+    if (h->flags & SEARCH_HINT_NOT_MERGED) /* made whole by the merge (closed_message) */
+        return strdup(h->message ? h->message : "");
     struct search_text b = {0};
     const char *call = trace_mpi_call_name(h->call);
     uint64_t nsites = (uint64_t)h->nrelated + 1;

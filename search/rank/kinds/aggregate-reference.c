@@ -45,6 +45,17 @@ static int cmp_group(const void *a, const void *b)
     return search_group_cmp(&((const struct ref_group *)a)->key, &((const struct ref_group *)b)->key);
 }
 
+/* A channel's last group, if an event closed it: why, until the next
+ * group of the channel (docs/dependence.md, "What --explain says of
+ * closed groups"). */
+struct pending {
+    uint8_t family;         /* enum search_ag_family */
+    uint64_t comm;
+    int32_t dest, src;
+    bool has;
+    struct search_closed cl; /* with site and call: the group's last member */
+};
+
 /* What the classification works with. */
 struct ag_ref {
     struct search_ref *x;
@@ -54,7 +65,90 @@ struct ag_ref {
     uint64_t *members;      /* of the group being made */
     struct ref_group *grp;
     size_t ngrp, capgrp;
+    struct pending *pend;
+    size_t npend, cpend;
+    struct search_ag_mrange *mr; /* the members' ranges, for search_ag_close_why */
+    size_t nmr, cmr;
+    struct search_ag_mreq *mq;
+    size_t nmq, cmq;
+    struct search_closed_set closed;
 };
+
+/* The pending closure of a channel, made if new (NULL if out of memory). */
+static struct pending *pending_of(struct ag_ref *a, uint8_t family, uint64_t comm, int32_t dest, int32_t src)
+{
+    for (size_t i = 0; i < a->npend; i++) {
+        struct pending *p = &a->pend[i];
+        if (p->family == family && p->comm == comm && p->dest == dest && p->src == src)
+            return p;
+    }
+    struct pending p = {.family = family, .comm = comm, .dest = dest, .src = src};
+    SEARCH_VEC_PUSH(a->pend, a->npend, a->cpend, p, nomem);
+    return &a->pend[a->npend - 1];
+nomem:
+    return NULL;
+}
+
+/* Send `seed` begins a group of its channel: if an event closed the
+ * channel's last group, the two make a closed pair. */
+static int pair_seed(struct ag_ref *a, struct pending *p, const struct dg_event *seed)
+{
+    if (!p->has)
+        return 0;
+    p->has = false;
+    p->cl.next_site = seed->site;
+    p->cl.next_call = seed->call;
+    return search_closed_add(&a->closed, &p->cl);
+}
+
+/* The open group of the nm members in a->members, of channel p, as the
+ * event that closes it finds it; with_ranges false leaves their ranges
+ * out (sends in needs-buffer mode). */
+static int open_view(struct ag_ref *a, size_t nm, bool with_ranges, const struct pending *p,
+                     struct search_ag_open *o)
+{
+    const struct dg_event *ev = a->x->ev;
+    int32_t d;
+    uint64_t req;
+    a->nmr = a->nmq = 0;
+    for (size_t m = 0; m < nm; m++) {
+        const struct dg_event *e = &ev[a->members[m]];
+        for (uint32_t k = 0; with_ranges && k < e->nranges; k++) {
+            struct search_ag_mrange r = {e->index, e->site, e->call, e->ranges[k]};
+            SEARCH_VEC_PUSH(a->mr, a->nmr, a->cmr, r, nomem);
+        }
+        if (p->family == SEARCH_AG_ISEND && search_ag_isend(e, &d, &req)) {
+            struct search_ag_mreq q = {req, e->site, e->call};
+            SEARCH_VEC_PUSH(a->mq, a->nmq, a->cmq, q, nomem);
+        }
+    }
+    memset(o, 0, sizeof *o);
+    o->family = p->family;
+    o->comm = p->comm;
+    o->dest = p->dest;
+    o->src = p->src;
+    o->mr = a->mr;
+    o->nmr = a->nmr;
+    o->mq = a->mq;
+    o->nmq = a->nmq;
+    o->last_site = ev[a->members[nm - 1]].site;
+    o->last_call = ev[a->members[nm - 1]].call;
+    return 0;
+nomem:
+    return TRACE_ERR_NOMEM;
+}
+
+/* Event y closed the group of the nm members of channel p: why, kept
+ * until the channel's next group (o: the view, made by open_view). */
+static void pending_close(struct ag_ref *a, size_t nm, struct pending *p, const struct search_ag_open *o,
+                          size_t y)
+{
+    const struct dg_event *ev = a->x->ev;
+    search_ag_close_why(o, &ev[y], &p->cl);
+    p->has = true;
+    p->cl.site = ev[a->members[nm - 1]].site;
+    p->cl.call = ev[a->members[nm - 1]].call;
+}
 
 /* ea(s) for every movable send s (other entries unused): the largest of,
  * over the events e_j before s with e_j -> s, j when e_j is not a movable
@@ -86,8 +180,10 @@ static void anchors(const struct dg_event *ev, size_t n, int64_t *ea)
 struct walk_nb {
     int64_t over;   /* event index, -1 if none */
     bool blocked;   /* the walk passed a call that may wait for another rank */
+    size_t wait;    /* the first such call */
     size_t buf;     /* the member's event index */
     size_t prefix;  /* members before it */
+    int64_t closed; /* the event that closed the group, -1 if none */
 };
 
 /* Whether event y closes the group of the nm members: some member
@@ -100,6 +196,8 @@ static bool walk_closes(struct ag_ref *a, size_t nm, size_t y, struct walk_nb *n
     if (search_blocks_groups(&ev[y])) {
         if (nb->over >= 0)
             return true; /* a needs-buffer group waits for no other rank */
+        if (!nb->blocked)
+            nb->wait = y;
         nb->blocked = true;
     }
     for (size_t m = 0; m < nm; m++) {
@@ -125,22 +223,25 @@ static bool walk_closes(struct ag_ref *a, size_t nm, size_t y, struct walk_nb *n
  * join.  If a member joins after such an overwrite, the group needs a
  * buffer per message (nb); else it ends at that overwrite.  A group that
  * needs a buffer waits for no other rank: an overwrite after a call that
- * may wait closes it, and past an overwrite such a call closes it.  Returns
- * the number of members. */
+ * may wait closes it, and past an overwrite such a call closes it (the
+ * caller drops the overwrite if no member joined after it).  Returns the
+ * number of members; nb->closed is the event that closed the group. */
 static size_t walk(struct ag_ref *a, size_t p, struct walk_nb *nb)
 {
     const struct dg_event *ev = a->x->ev;
     size_t n = a->x->n, seed = a->ord[p].index, nm = 0;
 
-    nb->over = -1;
+    nb->over = nb->closed = -1;
     nb->blocked = false;
     a->members[nm++] = seed;
     a->grouped[seed] = 1;
     bool crossed = false; /* a call that may wait for another rank since the last member */
     for (size_t q = p + 1; q < n; q++) {
         size_t y = a->ord[q].index;
-        if (walk_closes(a, nm, y, nb))
+        if (walk_closes(a, nm, y, nb)) {
+            nb->closed = (int64_t)y;
             break;
+        }
         if (dg_is_movable_send(&ev[y]) && !a->grouped[y] && ev[y].comm == ev[seed].comm &&
             ev[y].peer == ev[seed].peer) {
             /* the next round of a loop around that call: a group of its own */
@@ -155,9 +256,32 @@ static size_t walk(struct ag_ref *a, size_t p, struct walk_nb *nb)
         }
         crossed |= search_blocks_groups(&ev[y]);
     }
-    if (nb->over >= 0 && nm == nb->prefix)
-        nb->over = -1; /* nothing joined past the overwrite: as before */
     return nm;
+}
+
+/* The walk's group of nm sends was closed (nb->closed): why.  Its
+ * members' ranges count until needs-buffer mode (the over-th event). */
+static int send_closed(struct ag_ref *a, size_t nm, struct pending *pd, const struct walk_nb *nb)
+{
+    const struct dg_event *ev = a->x->ev;
+    struct search_ag_open o;
+    int rc = open_view(a, nm, nb->over < 0, pd, &o);
+    if (rc < 0)
+        return rc;
+    if (nb->over >= 0) {
+        o.nb = true;
+        o.nb_buf = ev[nb->buf].site;
+        o.nb_buf_call = ev[nb->buf].call;
+        o.nb_over = ev[nb->over].site;
+        o.nb_over_mpi = ev[nb->over].kind == DG_MPI;
+        o.nb_over_call = o.nb_over_mpi ? ev[nb->over].call : 0;
+    }
+    if ((o.waited = nb->blocked)) {
+        o.wait_site = ev[nb->wait].site;
+        o.wait_call = ev[nb->wait].call;
+    }
+    pending_close(a, nm, pd, &o, (size_t)nb->closed);
+    return 0;
 }
 
 /* Records the group of the nm sends or exchanges in a->members, sent
@@ -296,14 +420,22 @@ static int exchanges(struct ag_ref *a)
         if (a->grouped[s] || !search_ag_exchange(&ev[s], &d, &src))
             continue;
         size_t nm = 0;
+        struct pending *pd = pending_of(a, SEARCH_AG_EXCHANGE, ev[s].comm, d, src);
+        if (!pd || (rc = pair_seed(a, pd, &ev[s])) < 0)
+            return pd ? rc : TRACE_ERR_NOMEM;
         a->members[nm++] = s;
         a->grouped[s] = 1;
         for (size_t y = s + 1; y < n; y++) {
             bool closes = false;
             for (size_t m = 0; m < nm && !closes; m++)
                 closes = search_ag_depends(&ev[a->members[m]], &ev[y]);
-            if (closes)
+            if (closes) {
+                struct search_ag_open o;
+                if ((rc = open_view(a, nm, true, pd, &o)) < 0)
+                    return rc;
+                pending_close(a, nm, pd, &o, y);
                 break;
+            }
             if (search_ag_same_exchange(&ev[y], &ev[s])) {
                 a->members[nm++] = y;
                 a->grouped[y] = 1;
@@ -358,26 +490,36 @@ static int isends(struct ag_ref *a)
             continue;
         size_t nm = 0;
         bool joining = true, valid = false;
+        struct pending *pd = pending_of(a, SEARCH_AG_ISEND, ev[s].comm, d, -1);
+        if (!pd || (rc = pair_seed(a, pd, &ev[s])) < 0)
+            return pd ? rc : TRACE_ERR_NOMEM;
         a->members[nm++] = s;
         a->grouped[s] = 1;
         for (size_t y = s + 1; y < n; y++) {
-            if (touches_member(a, nm, &ev[y])) {
+            bool touches = touches_member(a, nm, &ev[y]);
+            bool fence = ev[y].kind == DG_MPI && ev[y].role == DG_ROLE_FENCE;
+            bool was = joining;
+            for (size_t m = 0; m < nm && joining && !touches && !fence; m++)
+                joining = !search_ag_depends(&ev[a->members[m]], &ev[y]);
+            if (was && (touches || fence || !joining)) { /* y stops the group taking members */
+                struct search_ag_open o;
+                if ((rc = open_view(a, nm, true, pd, &o)) < 0)
+                    return rc;
+                pending_close(a, nm, pd, &o, y);
+                joining = false;
+            }
+            if (touches) {
                 valid = completes_all(a, nm, &ev[y]);
                 break;
             }
-            if (ev[y].kind == DG_MPI && ev[y].role == DG_ROLE_FENCE)
+            if (fence)
                 break;
             if (search_ag_same_isend(&ev[y], &ev[s])) {
-                for (size_t m = 0; m < nm && joining; m++)
-                    joining = !search_ag_depends(&ev[a->members[m]], &ev[y]);
                 if (!joining)
                     break; /* a second group of the channel before this one completes */
                 a->members[nm++] = y;
                 a->grouped[y] = 1;
-                continue;
             }
-            for (size_t m = 0; m < nm && joining; m++)
-                joining = !search_ag_depends(&ev[a->members[m]], &ev[y]);
         }
         if (valid && nm >= 2 && (rc = group_add(a, nm, (int64_t)a->members[nm - 1] - 1, NULL)) < 0)
             return rc;
@@ -407,7 +549,14 @@ static int classify(struct ag_ref *a)
         if (!dg_is_movable_send(&ev[seed]) || a->grouped[seed])
             continue;
         struct walk_nb nb;
+        struct pending *pd = pending_of(a, SEARCH_AG_SEND, ev[seed].comm, ev[seed].peer, -1);
+        if (!pd || (rc = pair_seed(a, pd, &ev[seed])) < 0)
+            return pd ? rc : TRACE_ERR_NOMEM;
         size_t nm = walk(a, p, &nb);
+        if (nb.closed >= 0 && (rc = send_closed(a, nm, pd, &nb)) < 0)
+            return rc;
+        if (nb.over >= 0 && nm == nb.prefix)
+            nb.over = -1; /* nothing joined past the overwrite: as before */
         if (nm >= 2 && (rc = group_add(a, nm, a->ea[a->members[nm - 1]], &nb)) < 0)
             return rc;
     }
@@ -433,6 +582,7 @@ int search_aggregate_reference(struct search_ref *x, struct search_rank_result *
     a.members = search_ref_alloc(x, n, sizeof(*a.members));
     if (!a.ea || !a.ord || !a.grouped || !a.members || (rc = classify(&a)) < 0)
         goto out;
+    search_closed_result(&a.closed, res);
     /* summaries per (comm, peer, sites) */
     if (a.ngrp > 1)
         qsort(a.grp, a.ngrp, sizeof(*a.grp), cmp_group);
@@ -458,5 +608,9 @@ out:
     search_ref_free(x, a.grouped, n, sizeof(*a.grouped));
     search_ref_free(x, a.ord, n, sizeof(*a.ord));
     search_ref_free(x, a.ea, n, sizeof(*a.ea));
+    free(a.pend);
+    free(a.mr);
+    free(a.mq);
+    free(a.closed.v);
     return rc;
 }

@@ -21,18 +21,12 @@
  */
 #include "rank/kinds/aggregate.h"
 
-struct mrange {
-    uint64_t index;
-    uint32_t site;
-    struct dg_range r;
-};
-
 struct chan {
     uint64_t comm;
     int32_t peer;
     int32_t src;         /* exchanges: the source; sends: CHAN_SEND; nonblocking: CHAN_ISEND */
     uint16_t call;       /* of the first member */
-    uint64_t *reqs;      /* nonblocking: the members' requests */
+    struct search_ag_mreq *reqs; /* nonblocking: the members' requests */
     uint32_t nreqs, creqs;
     bool valid;          /* nonblocking: completed together */
     bool active;         /* a group exists */
@@ -46,8 +40,18 @@ struct chan {
     bool nb, nb_joined;
     uint64_t nb_x;
     uint32_t nb_buf, nb_over;
-    struct mrange *mr;   /* sends before needs-buffer mode: their ranges */
+    uint16_t nb_buf_call, nb_over_call;
+    bool nb_over_mpi;
+    /* the members' ranges until the group closes (sends: until
+     * needs-buffer mode), to name the buffer and say why it closed */
+    struct search_ag_mrange *mr;
     uint32_t nmr, cmr;
+    uint32_t last_site;  /* the last member */
+    uint16_t last_call;
+    uint32_t w_site;     /* the first blocking call after the first member */
+    uint16_t w_call;
+    bool has_cl;         /* the group closed: why, until the next group takes it */
+    struct search_closed cl;
     uint32_t *sites;
     uint32_t nsites, csites;
     uint64_t members, bytes, send_ns;
@@ -75,6 +79,7 @@ struct ag_stream {
     size_t ngroups, cgroups;
     struct search_group_check *checks;
     size_t nchecks, cchecks;
+    struct search_closed_set closed;
     struct search_msgcost cost;
 };
 
@@ -196,6 +201,18 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
     return 0;
 }
 
+/* Keeps the ranges of member e. */
+static int member_ranges(struct chan *c, const struct dg_event *e)
+{
+    for (uint32_t i = 0; i < e->nranges; i++) {
+        struct search_ag_mrange m = {e->index, e->site, e->call, e->ranges[i]};
+        SEARCH_VEC_PUSH(c->mr, c->nmr, c->cmr, m, nomem);
+    }
+    return 0;
+nomem:
+    return TRACE_ERR_NOMEM;
+}
+
 /* Watches a send of an open group: its keys and values under the
  * channel's owner, its send buffer under bowner (until needs-buffer
  * mode: then overwriting it no longer matters), and keeps its ranges to
@@ -210,13 +227,7 @@ static int send_watch(struct ag_stream *g, struct chan *c, const struct dg_event
     b.nkeys = b.nvdeps = b.ncranges = 0;
     if ((rc = dg_watch_add(g->watch, c->bowner, &b, true)) < 0)
         return rc;
-    for (uint32_t i = 0; i < e->nranges; i++) {
-        struct mrange m = {e->index, e->site, e->ranges[i]};
-        SEARCH_VEC_PUSH(c->mr, c->nmr, c->cmr, m, nomem);
-    }
-    return 0;
-nomem:
-    return TRACE_ERR_NOMEM;
+    return member_ranges(c, e);
 }
 
 /* Event e (index i) overwrote the send buffer of a member of c's open
@@ -231,11 +242,14 @@ static void send_overwritten(struct ag_stream *g, struct chan *c, const struct d
         if (c->mr[k].index < best && search_ag_overwritten(&m, e)) {
             best = c->mr[k].index;
             c->nb_buf = c->mr[k].site;
+            c->nb_buf_call = c->mr[k].call;
         }
     }
     c->nb = true;
     c->nb_x = i;
     c->nb_over = e->site;
+    c->nb_over_mpi = e->kind == DG_MPI;
+    c->nb_over_call = c->nb_over_mpi ? e->call : 0;
     c->nmr = 0;
     dg_watch_remove(g->watch, c->bowner);
 }
@@ -246,10 +260,14 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
     uint64_t req;
     if (!c->members)
         c->call = e->call;
-    if (c->src == CHAN_ISEND && search_ag_isend(e, &d, &req))
-        SEARCH_VEC_PUSH(c->reqs, c->nreqs, c->creqs, req, nomem);
+    if (c->src == CHAN_ISEND && search_ag_isend(e, &d, &req)) {
+        struct search_ag_mreq q = {req, e->site, e->call};
+        SEARCH_VEC_PUSH(c->reqs, c->nreqs, c->creqs, q, nomem);
+    }
     c->anchor = a;
     c->crossed = false;
+    c->last_site = e->site;
+    c->last_call = e->call;
     if (c->ncm < SEARCH_CHECK_MAX)
         c->cmembers[c->ncm++] = e->index;
     bool known = false;
@@ -265,7 +283,8 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
     if (!c->closed && c->src != CHAN_SEND) {
         struct dg_event r = *e; /* ranges only: the keys are the channel's */
         r.nkeys = 0;
-        return dg_watch_add(g->watch, c->owner, &r, true);
+        int rc = dg_watch_add(g->watch, c->owner, &r, true);
+        return rc < 0 ? rc : member_ranges(c, e);
     }
     if (!c->closed)
         return send_watch(g, c, e);
@@ -295,11 +314,23 @@ static int aggregate_send(struct ag_stream *g, struct chan *c, const struct dg_e
      * closed it: anchor (ea + 1) <= closing index; a blocking send does
      * not join a group of an earlier execution of its own site across a
      * call that may wait for another rank (next_round). */
-    if (c->active && (!c->closed || a <= c->closed_x) && !(c->src == CHAN_SEND && next_round(c, e->site)))
+    bool lands = c->active && (!c->closed || a <= c->closed_x);
+    if (lands && !(c->src == CHAN_SEND && next_round(c, e->site)))
         return chan_join(g, c, e, a);
     int rc = chan_finish(g, c);
     if (rc < 0)
         return rc;
+    if (lands)
+        c->has_cl = false; /* the next round, not a closed group */
+    if (c->has_cl) { /* the closed group and this send: a closed pair */
+        c->cl.site = c->last_site;
+        c->cl.call = c->last_call;
+        c->cl.next_site = e->site;
+        c->cl.next_call = e->call;
+        c->has_cl = false;
+        if ((rc = search_closed_add(&g->closed, &c->cl)) < 0)
+            return rc;
+    }
     c->active = true;
     c->closed = false;
     c->owner = g->next_owner++;
@@ -310,8 +341,25 @@ static int aggregate_send(struct ag_stream *g, struct chan *c, const struct dg_e
     return chan_join(g, c, e, a);
 }
 
-static void chan_close(struct ag_stream *g, struct chan *c, uint64_t i)
+/* Says why event x closes (or ends) c's open group, if it is the first to. */
+static void chan_why(struct chan *c, const struct dg_event *x)
 {
+    if (!c->active || c->closed)
+        return;
+    struct search_ag_open o = {
+        .family = c->src == CHAN_SEND ? SEARCH_AG_SEND : c->src == CHAN_ISEND ? SEARCH_AG_ISEND : SEARCH_AG_EXCHANGE,
+        .comm = c->comm, .dest = c->peer, .src = c->src, .mr = c->mr, .nmr = c->nmr, .mq = c->reqs,
+        .nmq = c->nreqs, .nb = c->nb, .nb_buf = c->nb_buf, .nb_over = c->nb_over, .nb_buf_call = c->nb_buf_call,
+        .nb_over_call = c->nb_over_call, .nb_over_mpi = c->nb_over_mpi, .waited = c->ncross > 0,
+        .wait_site = c->w_site, .wait_call = c->w_call, .last_site = c->last_site, .last_call = c->last_call};
+    search_ag_close_why(&o, x, &c->cl);
+    c->has_cl = true;
+}
+
+static void chan_close(struct ag_stream *g, struct chan *c, const struct dg_event *x)
+{
+    uint64_t i = x->index;
+    chan_why(c, x);
     c->closed = true;
     c->closed_x = i;
     dg_watch_remove(g->watch, c->owner);
@@ -331,7 +379,7 @@ static void exchange_keys(struct ag_stream *g, const struct dg_event *e, const s
         struct dg_key ks = {DG_KEY_SEND, c->peer, c->comm}, kr = {DG_KEY_RECV, c->src, c->comm};
         for (uint32_t j = 0; j < e->nkeys; j++)
             if (dg_keys_conflict(&ks, &e->keys[j]) || (c->src >= 0 && dg_keys_conflict(&kr, &e->keys[j]))) {
-                chan_close(g, c, e->index);
+                chan_close(g, c, e);
                 break;
             }
     }
@@ -347,10 +395,11 @@ static int isend_completions(struct ag_stream *g, const struct dg_event *e)
             continue;
         uint32_t touched = 0;
         for (uint32_t j = 0; j < c->nreqs; j++)
-            touched += search_ag_touches_req(e, c->reqs[j]);
+            touched += search_ag_touches_req(e, c->reqs[j].req);
         if (!touched)
             continue;
         c->valid = e->role == DG_ROLE_COMPLETE && touched == c->nreqs;
+        chan_why(c, e);
         int rc = chan_finish(g, c);
         if (rc < 0)
             return rc;
@@ -377,11 +426,16 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
          * delay its sends past it: remember it for the deadlock check */
         for (size_t k = 0; k < g->nch; k++) {
             struct chan *c = &g->ch[k];
-            if (c->active && c->ncross < SEARCH_CHECK_MAX && c != xc)
+            if (c->active && c->ncross < SEARCH_CHECK_MAX && c != xc) {
+                if (!c->ncross) {
+                    c->w_site = e->site;
+                    c->w_call = e->call;
+                }
                 c->cross[c->ncross++] = i;
+            }
             c->crossed |= c->active && c != xc;
             if (c->active && c->src == CHAN_SEND && c->nb && !c->closed)
-                chan_close(g, c, i); /* a needs-buffer group waits for no other rank */
+                chan_close(g, c, e); /* a needs-buffer group waits for no other rank */
         }
     }
     bool mov = dg_is_movable_send(e);
@@ -392,7 +446,7 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
     for (size_t k = 0; k < n; k++) {
         uint64_t *p = dg_map_get(&g->chan_owner, owners[k]);
         if (p && owners[k] != g->ch[*p].bowner && (!mov || g->ch[*p].src != CHAN_SEND))
-            chan_close(g, &g->ch[*p], i);
+            chan_close(g, &g->ch[*p], e);
     }
     /* an overwritten send buffer only: needs-buffer mode */
     for (size_t k = 0; k < n; k++) {
@@ -401,7 +455,7 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
         if (!c || owners[k] != c->bowner || c->src != CHAN_SEND || mov || c->closed || c->nb)
             continue;
         if (c->ncross) /* it waited for another rank: as before */
-            chan_close(g, c, i);
+            chan_close(g, c, e);
         else
             send_overwritten(g, c, e, i);
     }
@@ -416,9 +470,11 @@ static int ag_event(void *state, struct search_stream *s, const struct dg_event 
     if (xc && (rc = aggregate_send(g, xc, e, i + 1)) < 0)
         return rc;
     if (e->kind == DG_MPI && e->role == DG_ROLE_FENCE) {
-        for (size_t k = 0; k < g->nch; k++)
+        for (size_t k = 0; k < g->nch; k++) {
+            chan_why(&g->ch[k], e);
             if ((rc = chan_finish(g, &g->ch[k])) < 0)
                 return rc;
+        }
     }
     return 0;
 }
@@ -489,6 +545,7 @@ static int ag_finish(void *state, struct search_stream *s, struct search_rank_re
     g->nchecks = 0;
     if (r->nchecks > 1)
         qsort(r->checks, r->nchecks, sizeof *r->checks, search_check_cmp);
+    search_closed_result(&g->closed, r);
     return search_groups_make_info(r);
 }
 
@@ -515,6 +572,7 @@ static void ag_destroy(void *state)
         free(g->checks[i].cross);
     }
     free(g->checks);
+    free(g->closed.v);
     free(g);
 }
 

@@ -48,6 +48,176 @@ int search_groups_make_info(struct search_rank_result *r)
     return 0;
 }
 
+/* ---- closed groups -------------------------------------------------------------------- */
+
+static bool ranges_meet(const struct dg_range *a, const struct dg_range *b)
+{
+    return a->len && b->len && a->addr < b->addr + b->len && b->addr < a->addr + a->len;
+}
+
+/* The first member range, in member order, that x meets as reason why:
+ * FLOW (x reads, itself or through its companions, bytes a member wrote),
+ * OUTPUT (x writes them), ANTI (x writes bytes a member read). */
+static const struct search_ag_mrange *first_meet(const struct search_ag_open *g, const struct dg_event *x,
+                                                 int why)
+{
+    for (size_t i = 0; i < g->nmr; i++) {
+        const struct search_ag_mrange *m = &g->mr[i];
+        if (m->r.write != (why != SEARCH_CLOSE_ANTI))
+            continue;
+        for (uint32_t j = 0; j < x->nranges; j++)
+            if (x->ranges[j].write == (why != SEARCH_CLOSE_FLOW) && ranges_meet(&m->r, &x->ranges[j]))
+                return m;
+        for (uint32_t j = 0; why == SEARCH_CLOSE_FLOW && j < x->ncranges; j++)
+            if (ranges_meet(&m->r, &x->cranges[j]))
+                return m;
+    }
+    return NULL;
+}
+
+/* The reason x conflicts with the channel's keys (SEND to dest, RECV from
+ * src for exchanges), OTHER if it does not; sends of the group's own kind
+ * on its channel (movable sends on any) share the keys without conflict. */
+static int key_why(const struct search_ag_open *g, const struct dg_event *x)
+{
+    int32_t d, src;
+    uint64_t req;
+    if ((g->family == SEARCH_AG_SEND && dg_is_movable_send(x)) ||
+        (g->family == SEARCH_AG_EXCHANGE && search_ag_exchange(x, &d, &src) && x->comm == g->comm &&
+         d == g->dest && src == g->src) ||
+        (g->family == SEARCH_AG_ISEND && search_ag_isend(x, &d, &req) && x->comm == g->comm && d == g->dest))
+        return SEARCH_CLOSE_OTHER;
+    struct dg_key ks = {DG_KEY_SEND, g->dest, g->comm}, kr = {DG_KEY_RECV, g->src, g->comm};
+    for (uint32_t i = 0; i < x->nkeys; i++)
+        if (dg_keys_conflict(&ks, &x->keys[i]))
+            return SEARCH_CLOSE_SEND_KEY;
+    for (uint32_t i = 0; g->family == SEARCH_AG_EXCHANGE && i < x->nkeys; i++)
+        if (dg_keys_conflict(&kr, &x->keys[i]))
+            return x->keys[i].peer == DG_PEER_ANY ? SEARCH_CLOSE_RECV_ANY : SEARCH_CLOSE_RECV_KEY;
+    return SEARCH_CLOSE_OTHER;
+}
+
+static void name_member(struct search_closed *out, uint32_t site, uint16_t call)
+{
+    out->member_site = site;
+    out->member_call = call;
+}
+
+/* Reasons in a fixed order, so that an event with several names the same
+ * one in both engines: requests acted on, fence, flow, output, keys,
+ * needs-buffer group meeting a call that may wait, anti. */
+void search_ag_close_why(const struct search_ag_open *g, const struct dg_event *x, struct search_closed *out)
+{
+    const struct search_ag_mrange *m;
+    out->close_site = x->site;
+    out->close_mpi = x->kind == DG_MPI;
+    out->close_call = out->close_mpi ? x->call : 0;
+    out->aux_site = CHT_NONE;
+    out->aux_call = 0;
+    out->aux_mpi = false;
+    out->why = SEARCH_CLOSE_OTHER;
+    name_member(out, g->last_site, g->last_call);
+    size_t touched = 0;
+    const struct search_ag_mreq *first = NULL;
+    for (size_t i = 0; g->family == SEARCH_AG_ISEND && i < g->nmq; i++)
+        if (search_ag_touches_req(x, g->mq[i].req) && touched++ == 0)
+            first = &g->mq[i];
+    if (first) {
+        out->why = x->kind == DG_MPI && x->role == DG_ROLE_COMPLETE && touched == g->nmq ? SEARCH_CLOSE_REQ_ALL
+                                                                                        : SEARCH_CLOSE_REQ_PART;
+        if (out->why == SEARCH_CLOSE_REQ_PART)
+            name_member(out, first->site, first->call);
+    } else if (x->kind == DG_MPI && x->role == DG_ROLE_FENCE) {
+        out->why = SEARCH_CLOSE_FENCE;
+    } else if ((m = first_meet(g, x, SEARCH_CLOSE_FLOW))) {
+        out->why = SEARCH_CLOSE_FLOW;
+        name_member(out, m->site, m->call);
+    } else if ((m = first_meet(g, x, SEARCH_CLOSE_OUTPUT))) {
+        out->why = SEARCH_CLOSE_OUTPUT;
+        name_member(out, m->site, m->call);
+    } else if ((out->why = (uint8_t)key_why(g, x)) != SEARCH_CLOSE_OTHER) {
+        /* every member carries the channel's keys: the last is named */
+    } else if (g->family == SEARCH_AG_SEND && g->nb && search_blocks_groups(x)) {
+        out->why = SEARCH_CLOSE_NB_WAIT;
+        name_member(out, g->nb_buf, g->nb_buf_call);
+        out->aux_site = g->nb_over;
+        out->aux_call = g->nb_over_call;
+        out->aux_mpi = g->nb_over_mpi;
+    } else if ((m = first_meet(g, x, SEARCH_CLOSE_ANTI))) {
+        out->why = g->family == SEARCH_AG_SEND && g->waited ? SEARCH_CLOSE_ANTI_WAITED : SEARCH_CLOSE_ANTI;
+        name_member(out, m->site, m->call);
+        if (out->why == SEARCH_CLOSE_ANTI_WAITED) {
+            out->aux_site = g->wait_site;
+            out->aux_call = g->wait_call;
+            out->aux_mpi = true;
+        }
+    }
+}
+
+int search_closed_cmp(const struct search_closed *a, const struct search_closed *b)
+{
+    const uint64_t x[] = {a->site,        b->site,        a->next_site,   b->next_site, a->close_site,
+                          b->close_site,  a->why,         b->why,         a->member_site, b->member_site,
+                          a->aux_site,    b->aux_site,    a->call,        b->call,      a->next_call,
+                          b->next_call,   a->member_call, b->member_call, a->close_call, b->close_call,
+                          a->aux_call,    b->aux_call,    a->close_mpi,   b->close_mpi, a->aux_mpi,
+                          b->aux_mpi};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i += 2)
+        if (x[i] != x[i + 1])
+            return x[i] < x[i + 1] ? -1 : 1;
+    return 0;
+}
+
+int search_closed_add(struct search_closed_set *s, const struct search_closed *c)
+{
+    if (!s->v && !(s->v = malloc(SEARCH_CLOSED_MAX * sizeof *s->v)))
+        return TRACE_ERR_NOMEM;
+    for (uint32_t i = 0; i < s->n; i++)
+        if (search_closed_cmp(&s->v[i], c) == 0) {
+            s->v[i].count++;
+            return 0;
+        }
+    uint32_t at = s->n;
+    if (s->n == SEARCH_CLOSED_MAX) {
+        /* full: c replaces the largest if smaller (an entry once left out
+         * is larger than all kept from then on, and never comes back) */
+        at = 0;
+        for (uint32_t i = 1; i < s->n; i++)
+            if (search_closed_cmp(&s->v[i], &s->v[at]) > 0)
+                at = i;
+        if (search_closed_cmp(c, &s->v[at]) > 0) {
+            s->more++;
+            return 0;
+        }
+        s->more += s->v[at].count;
+    } else {
+        s->n++;
+    }
+    s->v[at] = *c;
+    s->v[at].count = 1;
+    s->v[at].info = s->v[at].next_info = s->v[at].close_info = s->v[at].member_info = s->v[at].aux_info = NULL;
+    return 0;
+}
+
+static int closed_qcmp(const void *a, const void *b)
+{
+    return search_closed_cmp(a, b);
+}
+
+void search_closed_result(struct search_closed_set *s, struct search_rank_result *r)
+{
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, closed_qcmp);
+    if (!s->n) {
+        free(s->v);
+        s->v = NULL;
+    }
+    r->closed = s->v;
+    r->nclosed = s->n;
+    r->closed_more = s->more;
+    memset(s, 0, sizeof *s);
+}
+
 /* ---- freeing and comparing ------------------------------------------------------------ */
 
 static void ag_result_free(struct search_rank_result *r)
@@ -62,9 +232,12 @@ static void ag_result_free(struct search_rank_result *r)
         free(r->checks[i].cross);
     }
     free(r->checks);
+    free(r->closed);
     r->groups = NULL;
     r->checks = NULL;
-    r->ngroups = r->nchecks = 0;
+    r->closed = NULL;
+    r->ngroups = r->nchecks = r->nclosed = 0;
+    r->closed_more = 0;
 }
 
 /* "comm=1 peer=2 sites=[3,4]" into buf. */
@@ -134,6 +307,25 @@ static bool checks_diff(const struct search_rank_result *a, const struct search_
     return true;
 }
 
+static bool closed_diff(const struct search_rank_result *a, const struct search_rank_result *b, char *why,
+                        size_t size)
+{
+    if (a->nclosed != b->nclosed || a->closed_more != b->closed_more)
+        return search_differ(why, size, "closed pairs %" PRIu32 " (+%" PRIu64 ") != %" PRIu32 " (+%" PRIu64 ")",
+                             a->nclosed, a->closed_more, b->nclosed, b->closed_more);
+    for (uint32_t i = 0; i < a->nclosed; i++) {
+        const struct search_closed *x = &a->closed[i], *y = &b->closed[i];
+        if (search_closed_cmp(x, y) || x->count != y->count)
+            return search_differ(why, size,
+                                 "closed pair %" PRIu32 ": sites %" PRIu32 "/%" PRIu32 " next %" PRIu32 "/%" PRIu32
+                                 " closed at %" PRIu32 "/%" PRIu32 " why %d/%d member %" PRIu32 "/%" PRIu32
+                                 " count %" PRIu64 "/%" PRIu64,
+                                 i, x->site, y->site, x->next_site, y->next_site, x->close_site, y->close_site,
+                                 x->why, y->why, x->member_site, y->member_site, x->count, y->count);
+    }
+    return true;
+}
+
 /* msg_latency_ns is compared with the rank's facts. */
 static bool ag_result_equal(const struct search_rank_result *a, const struct search_rank_result *b, char *why,
                             size_t size)
@@ -148,7 +340,7 @@ static bool ag_result_equal(const struct search_rank_result *a, const struct sea
         return search_differ(why, size, "ngroups %" PRIu32 " != %" PRIu32 " (first extra group %s)",
                              a->ngroups, b->ngroups, group_name(x, n, sizeof(n)));
     }
-    return checks_diff(a, b, why, size);
+    return checks_diff(a, b, why, size) && closed_diff(a, b, why, size);
 }
 
 /* The member sites of each group that has its infos. */
@@ -162,6 +354,13 @@ static bool ag_visit(struct search_rank_result *r, const struct search_site_visi
         if (r->groups[i].needs_buffer && (v->site(v->ctx, r->groups[i].buf_site, &r->groups[i].buf_info) ||
                                           v->site(v->ctx, r->groups[i].over_site, &r->groups[i].over_info)))
             return true;
+    for (uint32_t i = 0; i < r->nclosed && v->site; i++) {
+        struct search_closed *c = &r->closed[i];
+        if (v->site(v->ctx, c->site, &c->info) || v->site(v->ctx, c->next_site, &c->next_info) ||
+            v->site(v->ctx, c->close_site, &c->close_info) || v->site(v->ctx, c->member_site, &c->member_info) ||
+            (c->aux_site != CHT_NONE && v->site(v->ctx, c->aux_site, &c->aux_info)))
+            return true;
+    }
     return false;
 }
 
@@ -170,6 +369,7 @@ static bool ag_visit(struct search_rank_result *r, const struct search_site_visi
 
 #define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4 + 3 * 4)
 #define CHECK_MIN (4u + 4 + 4)
+#define CLOSED_MIN (5 * 4u + 5 + 5 * 2 + 3 + 8)
 
 static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
 {
@@ -208,6 +408,27 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u32(b, c->ncross);
         for (uint32_t j = 0; j < c->ncross; j++)
             pk_u64(b, c->cross[j]);
+    }
+    pk_u32(b, r->nclosed);
+    pk_u64(b, r->closed_more);
+    for (uint32_t i = 0; i < r->nclosed; i++) {
+        const struct search_closed *c = &r->closed[i];
+        const uint32_t sites[5] = {c->site, c->next_site, c->close_site, c->member_site, c->aux_site};
+        const struct trace_site_info *infos[5] = {c->info, c->next_info, c->close_info, c->member_info,
+                                                  c->aux_info};
+        for (int k = 0; k < 5; k++) {
+            pk_u32(b, sites[k]);
+            pk_site_flag(b, infos[k]);
+        }
+        pk_u16(b, c->call);
+        pk_u16(b, c->next_call);
+        pk_u16(b, c->member_call);
+        pk_u16(b, c->close_call);
+        pk_u16(b, c->aux_call);
+        pk_u8(b, c->why);
+        pk_u8(b, c->close_mpi);
+        pk_u8(b, c->aux_mpi);
+        pk_u64(b, c->count);
     }
 }
 
@@ -270,10 +491,42 @@ static void rd_checks(struct pk_rd *r, struct search_rank_result *res)
     }
 }
 
+static void rd_closed(struct pk_rd *r, struct search_rank_result *res)
+{
+    uint32_t n = rd_count(r, CLOSED_MIN);
+    res->closed_more = rd_u64(r);
+    if (!r->bad && n > SEARCH_CLOSED_MAX)
+        rd_fail(r, "more closed pairs than a rank keeps");
+    if (n && !r->bad && (res->closed = rd_alloc(r, n, sizeof *res->closed)))
+        res->nclosed = n;
+    for (uint32_t i = 0; i < res->nclosed && !r->bad; i++) {
+        struct search_closed *c = &res->closed[i];
+        uint32_t *sites[5] = {&c->site, &c->next_site, &c->close_site, &c->member_site, &c->aux_site};
+        const struct trace_site_info **infos[5] = {&c->info, &c->next_info, &c->close_info, &c->member_info,
+                                                   &c->aux_info};
+        for (int k = 0; k < 5; k++) {
+            *sites[k] = rd_u32(r);
+            *infos[k] = rd_site_flag(r);
+        }
+        c->call = rd_u16(r);
+        c->next_call = rd_u16(r);
+        c->member_call = rd_u16(r);
+        c->close_call = rd_u16(r);
+        c->aux_call = rd_u16(r);
+        c->why = rd_u8(r);
+        c->close_mpi = rd_u8(r) != 0;
+        c->aux_mpi = rd_u8(r) != 0;
+        c->count = rd_u64(r);
+        if (!r->bad && c->why >= SEARCH_CLOSE_WHY_COUNT)
+            rd_fail(r, "closed pair with an unknown reason");
+    }
+}
+
 static void ag_unpack(struct pk_rd *r, struct search_rank_result *res)
 {
     rd_groups(r, res);
     rd_checks(r, res);
+    rd_closed(r, res);
 }
 
 const struct search_kind search_kind_aggregate = {

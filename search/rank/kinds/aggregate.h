@@ -126,4 +126,65 @@ static inline const struct dg_range *search_ag_overwritten(const struct dg_event
     return NULL;
 }
 
+/* ---- closed groups (docs/dependence.md, "What --explain says of closed
+ * groups"): both engines describe a group the way the closing event met
+ * it, and the reason is computed from that by one function ---------------------- */
+
+/* A range of a member of an open group, in member order. */
+struct search_ag_mrange {
+    uint64_t index;
+    uint32_t site;
+    uint16_t call;
+    struct dg_range r;
+};
+
+/* A request of a nonblocking member, in member order. */
+struct search_ag_mreq {
+    uint64_t req;
+    uint32_t site;
+    uint16_t call;
+};
+
+enum search_ag_family { SEARCH_AG_SEND, SEARCH_AG_EXCHANGE, SEARCH_AG_ISEND };
+
+/* An open group as the event that closes it finds it. */
+struct search_ag_open {
+    uint8_t family;                     /* enum search_ag_family */
+    uint64_t comm;
+    int32_t dest, src;                  /* src: exchanges only */
+    const struct search_ag_mrange *mr;  /* the members' ranges (sends: before
+                                           needs-buffer mode) */
+    size_t nmr;
+    const struct search_ag_mreq *mq;    /* nonblocking: the members' requests */
+    size_t nmq;
+    bool nb;                            /* sends: in needs-buffer mode */
+    uint32_t nb_buf, nb_over;           /* its member's site and the overwrite's */
+    uint16_t nb_buf_call, nb_over_call;
+    bool nb_over_mpi;
+    bool waited;                        /* sends: passed a call that may wait */
+    uint32_t wait_site;                 /* the first such call (it may be x) */
+    uint16_t wait_call;
+    uint32_t last_site;                 /* the last member so far */
+    uint16_t last_call;
+};
+
+/* Why x closes the open group g: fills the reason, the member, the
+ * closing event and aux of *out (not site, next_site, count). */
+void search_ag_close_why(const struct search_ag_open *g, const struct dg_event *x, struct search_closed *out);
+
+/* The closed pairs of one rank as an engine collects them: the
+ * SEARCH_CLOSED_MAX smallest (search_closed_cmp) with their counts, and
+ * how many occurrences were left out.  The smallest are kept whatever the
+ * order of arrival, so both engines keep the same ones. */
+struct search_closed_set {
+    struct search_closed *v;
+    uint32_t n;
+    uint64_t more;
+};
+int search_closed_cmp(const struct search_closed *a, const struct search_closed *b);
+/* Counts one occurrence of c (count ignored). */
+int search_closed_add(struct search_closed_set *s, const struct search_closed *c);
+/* Hands the set over into r, sorted; empties s. */
+void search_closed_result(struct search_closed_set *s, struct search_rank_result *r);
+
 #endif /* COMMHINT_SEARCH_KIND_AGGREGATE_H */
