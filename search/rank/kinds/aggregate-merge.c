@@ -330,9 +330,19 @@ static char *closed_explain(const struct cl_ent *x)
                                "before its completion only)");
     } else {
         unsigned w = c->why < SEARCH_CLOSE_WHY_COUNT && around[c->why].pre ? c->why : SEARCH_CLOSE_OTHER;
-        search_text_printf(&b, "%s", around[w].pre);
+        const char *pre = around[w].pre, *post = around[w].post;
+        /* what a nonblocking send writes is its request handle, not a message */
+        bool isend = c->member_call != CHT_MPI_SENDRECV && c->member_call != CHT_MPI_SENDRECV_REPLACE;
+        if (isend && w == SEARCH_CLOSE_FLOW) {
+            pre = " reads the request handle that ";
+            post = " set (a flow dependence)";
+        } else if (isend && w == SEARCH_CLOSE_OUTPUT) {
+            pre = " overwrites the request handle that ";
+            post = " set (an output dependence)";
+        }
+        search_text_printf(&b, "%s", pre);
         text_event(&b, true, c->member_call, &x->l[3]);
-        search_text_printf(&b, "%s", around[w].post);
+        search_text_printf(&b, "%s", post);
     }
     if (c->why == SEARCH_CLOSE_ANTI_WAITED) {
         if (search_loc_cmp(&x->l[4], &x->l[2], false)) {
