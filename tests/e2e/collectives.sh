@@ -84,6 +84,23 @@ for O in -O0 -O2; do
     expect_match "collectives $O: the reduce names its op" "$txt" "use MPI_Reduce with MPI_SUM \(root = rank 0;"
 done
 
+# ---- nonblocking point-to-point: the nonblocking collective ---------------------------
+src=$P/coll-irecv.c
+GR=$(line_of "$src" "/* IGATHER-RECV */"); GS=$(line_of "$src" "/* IGATHER-SEND */")
+SS=$(line_of "$src" "/* ISCATTER-SEND */"); SR=$(line_of "$src" "/* ISCATTER-RECV */")
+for O in -O0 -O2; do
+    bin=$WORK/coll-irecv$O
+    check "coll-irecv $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/ci$O" "$NP" "$bin"
+    expect_eq "coll-irecv $O: traced run exits 0" "$?" 0
+    h=$(coll_of "$WORK/ci$O")
+    expect_hint "coll-irecv $O: MPI_Irecv loop + MPI_Waitall into slices is an MPI_Igather" "$h" \
+        MPI_Igather "coll-irecv.c:$GR" "$GS"
+    expect_hint "coll-irecv $O: MPI_Isend loop of slices is an MPI_Iscatter" "$h" \
+        MPI_Iscatter "coll-irecv.c:$SS" "$SR"
+    expect_no_match "coll-irecv $O: no blocking collective is advised for them" "$h" "^MPI_(Gather|Scatter) "
+done
+
 # ---- a program that calls the collectives already -----------------------------------
 src=$P/well-written.c
 for O in -O0 -O2; do
