@@ -214,11 +214,24 @@ struct rt_global {
     int stream_state; /* enum rt_stream_state, atomic */
     struct rt_sink stream;
     uint64_t records; /* records written to the stream, atomic */
+
+    /* a signal that kills is being handled (rt_on_signal): the handling
+     * thread's id, 0 otherwise.  The handler flushes every buffer it can,
+     * waits until `writing` (chunk writes in progress, atomic) is down to
+     * its own, sets `closed` (from then on the other threads' chunk
+     * writes wait for the end), waits again, and lets the signal kill the
+     * process: no chunk is cut by it, and no thread's events have a gap */
+    int dying;
+    int closed;
+    int writing;
 };
 
 enum rt_stream_state { RT_STREAM_NONE = 0, RT_STREAM_OPENING, RT_STREAM_OPEN, RT_STREAM_FAILED };
 
 RT_HIDDEN extern struct rt_global rt_g;
+/* Chunk writes of the calling thread in progress (writer.c; the signal
+ * handler subtracts its own thread's from rt_g.writing). */
+RT_HIDDEN int rt_writing_own(void);
 
 /* ---- recorder.c ----------------------------------------------------------- */
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1431,12 +1432,28 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
 
     if (!(__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & (RT_OFF_DISABLED | RT_OFF_FINISHED))) {
         struct rt_thread *t = tls_thr;
+        /* if the signal's default action follows (it kills), this thread
+         * closes the trace (the first thread to get such a signal); a
+         * program's own handler may go on: then nothing is closed */
+        int none = 0, me = (int)syscall(SYS_gettid);
+        int closing = prev->sa_handler == SIG_DFL &&
+                       __atomic_compare_exchange_n(&rt_g.dying, &none, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         /* this thread's run, unless the signal came while run_write was
          * ending it */
         if (t && run_count(&t->run) && !t->run.busy)
             run_write(t, 1);
         (void)flush_all(1, 0);
         (void)rt_stream_write_header();
+        /* chunks other threads are writing end before the signal kills
+         * the process (a write cut by it leaves a chunk cut short), then
+         * no other chunk starts; at most about a second each time, then
+         * the signal goes on regardless */
+        for (int pass = 0; closing && pass < 2; pass++) {
+            struct timespec ms = {0, 1000000};
+            for (int i = 0; i < 1000 && __atomic_load_n(&rt_g.writing, __ATOMIC_SEQ_CST) > rt_writing_own(); i++)
+                nanosleep(&ms, NULL);
+            __atomic_store_n(&rt_g.closed, 1, __ATOMIC_SEQ_CST);
+        }
     }
     if (prev->sa_handler == SIG_IGN) {
         errno = saved;

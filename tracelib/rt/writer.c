@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,8 +144,46 @@ static uint64_t count_records(const unsigned char *raw, size_t len)
     return n;
 }
 
+static __thread int tls_writing;
+
+int rt_writing_own(void)
+{
+    return tls_writing;
+}
+
+/* Compresses and writes one chunk at the sink's end. */
+static int emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
+                      unsigned char *out, size_t out_cap, uint32_t thread);
+
 int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
                   unsigned char *out, size_t out_cap, uint32_t thread)
+{
+    /* counted before the check, so that a thread handling a fatal signal
+     * that sees no write in progress sees every later one refused */
+    tls_writing++;
+    __atomic_fetch_add(&rt_g.writing, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&rt_g.closed, __ATOMIC_SEQ_CST) &&
+        __atomic_load_n(&rt_g.dying, __ATOMIC_SEQ_CST) != (int)syscall(SYS_gettid)) {
+        /* the process is about to die of a signal and the handler has
+         * flushed what it could (rt_on_signal): this chunk, recorded
+         * after that, waits for the end; this thread's buffer stays as
+         * it is, so the file holds a clean prefix of its events */
+        __atomic_fetch_sub(&rt_g.writing, 1, __ATOMIC_SEQ_CST);
+        tls_writing--;
+        struct timespec ms = {0, 10000000};
+        while (__atomic_load_n(&rt_g.closed, __ATOMIC_SEQ_CST))
+            nanosleep(&ms, NULL);
+        tls_writing++;
+        __atomic_fetch_add(&rt_g.writing, 1, __ATOMIC_SEQ_CST);
+    }
+    int e = emit_chunk(s, cctx, raw, len, nrec, out, out_cap, thread);
+    __atomic_fetch_sub(&rt_g.writing, 1, __ATOMIC_SEQ_CST);
+    tls_writing--;
+    return e;
+}
+
+static int emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
+                      unsigned char *out, size_t out_cap, uint32_t thread)
 {
     struct cht_chunk_header h;
     uint64_t off;
