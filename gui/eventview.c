@@ -111,7 +111,8 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
         const struct search_overlap *ov = search_rank_overlaps(rr, &nov);
         for (uint32_t i = 0; i < nov; i++) {
             const struct search_overlap *o = &ov[i];
-            if (o->call != h->call || !same_location(o->info, h->file, h->line))
+            if (o->call != h->call || !same_location(o->info, h->file, h->line) ||
+                o->needs_buffer != ((h->flags & SEARCH_HINT_NEEDS_BUFFER) != 0)) /* the variant's own entry */
                 continue;
             if (h->col && o->info->col && o->info->col != h->col)
                 continue;

@@ -215,7 +215,8 @@ static int select_lane(const struct search_analysis *an, struct cv_tl_lane *l, c
         uint32_t nov;
         const struct search_overlap *ov = search_rank_overlaps(res, &nov);
         for (uint32_t k = 0; k < nov && !l->overlap; k++)
-            if (same_place(h->file, h->line, h->col, ov[k].info))
+            if (same_place(h->file, h->line, h->col, ov[k].info) &&
+                ov[k].needs_buffer == ((h->flags & SEARCH_HINT_NEEDS_BUFFER) != 0)) /* the variant's own */
                 l->overlap = &ov[k];
         const struct search_overlap *o = l->overlap;
         if (o && o->nwindows) {

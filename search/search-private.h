@@ -234,6 +234,9 @@ int search_ranks_running(struct search_rank_result *const *ranks, int n, const s
  * of h, and with self its own line). */
 void search_text_ranks(struct search_text *b, const int *ranks, int n);
 void search_text_lines(struct search_text *b, const struct search_hint *h, bool self);
+/* "needs a buffer per message: the send buffer at line 74 is overwritten
+ * at halo.c:73; " of a hint with SEARCH_HINT_NEEDS_BUFFER. */
+void search_text_needs_buffer(struct search_text *b, const struct search_hint *h);
 
 /* names.c: the entry of a hint kind found across ranks with this kind or
  * name (name may be NULL), NULL if none. */

@@ -136,6 +136,14 @@ struct search_overlap {
     uint32_t nstmts;
     struct search_stmt *stmts; /* sorted by site */
     const struct trace_site_info *info;
+    /* the needs-buffer variant of a send site (docs/dependence.md, "Needs
+     * a buffer per message"): its forward windows continue past the events
+     * that only overwrite the send buffer; over_site is the first such
+     * event of the first instance whose window grew (CHT_NONE otherwise).
+     * It follows the plain entry of its site. */
+    bool needs_buffer;
+    uint32_t over_site;
+    const struct trace_site_info *over_info;
     uint32_t nleads;
     struct search_lead *leads; /* instances with a non-empty backward window and known
                                   times, in order */
@@ -258,7 +266,7 @@ enum search_hint_flag {
     SEARCH_HINT_SOME_RANKS = 1u << 1,      /* holds on some of the ranks only */
     SEARCH_HINT_SOME_ITERATIONS = 1u << 2, /* holds on some instances only */
     SEARCH_HINT_TRUNCATED = 1u << 3,       /* some windows reached the horizon */
-    SEARCH_HINT_NEEDS_BUFFER = 1u << 4,    /* aggregation: holds if each message gets its own buffer */
+    SEARCH_HINT_NEEDS_BUFFER = 1u << 4,    /* aggregation, overlap: holds if each message gets its own buffer */
     SEARCH_HINT_NOT_MERGED = 1u << 5       /* dropped aggregation: two sends a closed group kept apart */
 };
 
@@ -321,8 +329,8 @@ struct search_hint {
     uint64_t late_sender_ns, late_receiver_ns, wait_collective_ns;
     int root;                /* collective: the root to use (world rank), -1 if none */
     char *explain;           /* dropped hints: why, the chain of messages (else NULL) */
-    /* aggregation with SEARCH_HINT_NEEDS_BUFFER: the send whose buffer is
-     * overwritten, and the statement that overwrites it */
+    /* aggregation or overlap with SEARCH_HINT_NEEDS_BUFFER: the send whose
+     * buffer is overwritten, and the statement that overwrites it */
     const char *buf_file, *over_file;
     uint32_t buf_line, over_line;
     /* aggregation with SEARCH_HINT_NOT_MERGED (dropped): the next send of

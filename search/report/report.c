@@ -125,6 +125,20 @@ static int fline_cmp(const void *pa, const void *pb)
     return search_cmp_u64(a->line, b->line);
 }
 
+void search_text_needs_buffer(struct search_text *b, const struct search_hint *h)
+{
+    search_text_printf(b, "needs a buffer per message: ");
+    if (h->buf_line)
+        search_text_printf(b, "the send buffer at line %" PRIu32, h->buf_line);
+    else
+        search_text_printf(b, "a send buffer");
+    if (h->over_file && h->over_line) {
+        const char *base = strrchr(h->over_file, '/');
+        search_text_printf(b, " is overwritten at %s:%" PRIu32 "; ", base ? base + 1 : h->over_file, h->over_line);
+    } else
+        search_text_printf(b, " is overwritten at an unknown statement; ");
+}
+
 /* Lines of other files as "util.c:12-14" (base name: the message is shown
  * next to the hint's location, and must not hold absolute paths). */
 void search_text_lines(struct search_text *b, const struct search_hint *h, bool self)
@@ -311,7 +325,10 @@ static int hint_rank_cmp(const void *pa, const void *pb)
     for (int k = 0; k < a->nranks; k++)
         if (a->ranks[k] != b->ranks[k])
             return a->ranks[k] < b->ranks[k] ? -1 : 1;
-    return search_cmp_u64(a->instances, b->instances);
+    if ((c = search_cmp_u64(a->instances, b->instances)))
+        return c;
+    /* an overlap hint and its needs-buffer variant with the same lines */
+    return search_cmp_u64(a->flags, b->flags);
 }
 
 static bool hint_has_rank(const struct search_hint *h, int rank)

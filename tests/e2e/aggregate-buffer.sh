@@ -7,6 +7,13 @@
 # from distinct buffers keep their unflagged hint with the usual text; a
 # second message computed from the first's reply gets none; both engines
 # print the same hints.
+# Overlap (the same section, and "Communication-computation overlap"): the
+# first staged send's window ends at the next pack, so it has no plain
+# hint, only the needs-buffer variant, whose window holds that pack; the
+# first send from a distinct buffer has no variant (the next send of its
+# channel ends its window) and its plain hint as before; the second has
+# both (its buffer is rewritten at the next step), and they differ only
+# by what the variant adds.
 source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
@@ -16,18 +23,21 @@ S1=$(line_of "$src" "/* ST-1 */"); S2=$(line_of "$src" "/* ST-2 */"); S3=$(line_
 P2=$(line_of "$src" "/* PACK-2 */")
 D1=$(line_of "$src" "/* DB-1 */"); D2=$(line_of "$src" "/* DB-2 */")
 F1=$(line_of "$src" "/* FL-1 */"); F2=$(line_of "$src" "/* FL-2 */")
+W=$(line_of "$src" "w[i] = u[3][i] * 3")
 # flags and message of the aggregation hint at line $2 in JSON $1
 agg_at() {
     python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 for h in d["hints"]:
-    if h["kind"] == "aggregate" and h["line"] == int(sys.argv[2]):
+    if h["kind"] == (sys.argv[3] if len(sys.argv) > 3 else "aggregate") and h["line"] == int(sys.argv[2]):
         nb = h.get("buffer"), h.get("overwritten_at")
         at = "%s:%d>%s:%d|" % (nb[0]["file"].split("/")[-1], nb[0]["line"], nb[1]["file"].split("/")[-1],
                                nb[1]["line"]) if nb[0] else ""
-        print(at + (",".join(h["flags"]) or "-"), "|", h["message"])' "$1" "$2"
+        print(at + (",".join(h["flags"]) or "-"), "|", h["message"])' "$@"
 }
+# flags and message of each overlap hint at line $2 in JSON $1 (as agg_at)
+ov_at() { agg_at "$1" "$2" overlap; }
 for O in -O0 -O2; do
     bin=$WORK/agg-staging$O
     check "agg-staging $O: builds" build_prog "$src" "$bin" "$O"
@@ -59,4 +69,22 @@ for O in -O0 -O2; do
     else not_ok "agg-staging $O: both engines agree" "$(diff <(echo "$r") "$d.json" | head -20)"; fi
     s=$("$CH" hints "$d" --format=sarif --stable 2>&1)
     expect_match "agg-staging $O: SARIF carries the flag" "$s" "needs-buffer"
+
+    o=$(ov_at "$d.json" "$S1")
+    expect_eq "agg-staging $O: the first staged send overlaps the next pack only with a buffer per message" "$o" \
+        "agg-staging.c:$S1>agg-staging.c:$P2|needs-buffer | MPI_Send can overlap with the computation at line $P2 if each message gets its own buffer (needs a buffer per message: the send buffer at line $S1 is overwritten at agg-staging.c:$P2; ranks 0-1)"
+    expect_eq "agg-staging $O: distinct buffers: the plain overlap hint, no variant" "$(ov_at "$d.json" "$D1")" \
+        "- | MPI_Send can overlap with the computation at line $W (ranks 0-1)"
+    o=$(ov_at "$d.json" "$D2")
+    expect_eq "agg-staging $O: a buffer rewritten at the next step: the plain hint and the variant" \
+        "$(printf '%s\n' "$o" | sed 's/ | .*//' | paste -sd' ')" "- agg-staging.c:$D2>agg-staging.c:$W|needs-buffer"
+    plain=$(printf '%s\n' "$o" | sed -n 1p | sed 's/.* at lines \(.*\) (ranks.*/\1/')
+    var=$(printf '%s\n' "$o" | sed -n 2p | sed 's/.* at lines \(.*\) if each .*/\1/')
+    expect_eq "agg-staging $O: the variant adds the rewrite of the buffer to the plain lines" \
+        "$(printf '%s' "$var" | sed "s/, $W,/,/; s/$((W - 1))-$W/$((W - 1))/")" "$plain"
+    if mpiexec -n 2 "$CH" hints --parallel "$d" --format=json --stable >"$d.par" 2>/dev/null; then
+        expect_eq "agg-staging $O: --parallel gives the same hints" "$(cat "$d.par")" "$(cat "$d.json")"
+    else
+        not_ok "agg-staging $O: --parallel gives the same hints" "mpiexec -n 2 commhint hints --parallel failed"
+    fi
 done

@@ -156,6 +156,38 @@ expect_match "halo_staging: only with a buffer per message (needs-buffer)" \
 expect_match "halo_staging: names the staging buffer's pack" "$(cat "$WORK/halo_staging.json")" \
     "the send buffer at line $(lines "$H" 'MPI_Send\(') is overwritten at halo_staging.c:$(lines "$H" 'stage\[j\] = ')"
 no_hint "halo_staging_after: no aggregation hint" halo_staging_after "^aggregate "
+# the overlap of the staged send (docs/dependence.md, "Needs a buffer per
+# message"): as it is, only the last field's send has a forward window;
+# with a buffer per message every send's window runs past the next pack
+# "overlap <line> <flags> <instances> <with_window> <buffer line> <overwritten at> | <message>"
+ov_sends() {
+    python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["hints"]:
+    if x["kind"] == "overlap" and x["call"] == "MPI_Send":
+        b, o = x.get("buffer") or {}, x.get("overwritten_at") or {}
+        print("overlap %d %s %d %d %s %s:%s | %s" % (x["line"], ",".join(x["flags"]) or "-", x["instances"],
+              x["with_window"], b.get("line", "-"), o.get("file", "-").rsplit("/", 1)[-1], o.get("line", "-"),
+              x["message"]))' "$1"
+}
+HS=$(lines "$H" 'MPI_Send\(') HP=$(lines "$H" 'stage\[j\] = ')
+ov=$(ov_sends "$WORK/halo_staging.json")
+expect_match "halo_staging: the staged send's plain overlap holds on a third of its calls" "$ov" \
+    "^overlap $HS [^ ]*some-iterations[^ ]* $((300 * NP)) $((100 * NP)) - -:- \| "
+expect_match "halo_staging: with a buffer per message it holds on all calls, past the pack (needs-buffer)" "$ov" \
+    "^overlap $HS conditional,needs-buffer $((300 * NP)) $((300 * NP)) $HS halo_staging.c:$HP \| MPI_Send can overlap with the computation at lines ([^ ]+ )*$HP, .* if each message gets its own buffer \(needs a buffer per message: the send buffer at line $HS is overwritten at halo_staging.c:$HP; ranks 0-$((NP - 1))\)\$"
+expect_eq "halo_staging: one variant" "$(printf '%s\n' "$ov" | grep -c needs-buffer)" 1
+# the improved version packs into a buffer of its own that nothing
+# overwrites before the next step's pack; the receive into that same
+# buffer in the other turn is the only overwrite left (a variant may name
+# it, never the pack)
+HAS=$(lines examples/halo_staging_after.c 'MPI_Send\(') HAR=$(lines examples/halo_staging_after.c 'MPI_Recv\(')
+ova=$(ov_sends "$WORK/halo_staging_after.json")
+expect_no_match "halo_staging_after: no needs-buffer overlap variant ended by its pack" "$ova" \
+    "needs-buffer .* halo_staging_after.c:$(lines examples/halo_staging_after.c 'pack\[f \* C \+ j\] = ') \|"
+expect_match "halo_staging_after: its one-message send keeps its plain overlap hint" "$ova" "^overlap $HAS [^ ]+ [0-9]+ [0-9]+ - -:- \| "
+expect_eq "halo_staging_after: any variant names the receive into the shared buffer" \
+    "$(printf '%s\n' "$ova" | grep needs-buffer | grep -vc " halo_staging_after.c:$HAR |")" 0
 calls=$(calls_of "$WORK/halo_staging_after")
 expect_match "halo_staging_after: the trace has one send per step and rank" "$calls" "\"MPI_Send\":$((100 * NP))[,}]"
 

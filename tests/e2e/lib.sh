@@ -101,7 +101,9 @@ xvfb_stop() {
 # related WHAT JSON SRC CALL-LINE LINE ROLE: ROLE
 # "before" or "after": the overlap hint of the call at CALL-LINE lists LINE
 # with that role; "none": it does not list LINE; CALL-LINE 0 with "none":
-# no overlap hint lists LINE at all.
+# no overlap hint lists LINE at all.  Roles are those of the plain hints;
+# "none" holds for needs-buffer variants too (a buffer per message
+# removes no flow dependence).
 related() {
     local what=$1 got
     got=$(python3 -c '
@@ -109,7 +111,7 @@ import json, os, sys
 src, call, line, role = os.path.basename(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 d = json.loads(sys.stdin.read())
 hs = [h for h in d["hints"] if h["kind"] == "overlap" and (call == 0 or h["line"] == call)
-      and os.path.basename(h["file"]) == src]
+      and os.path.basename(h["file"]) == src and (role == "none" or "needs-buffer" not in h["flags"])]
 rel = {}
 for h in hs:
     for r in h["related"]:

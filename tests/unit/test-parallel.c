@@ -84,6 +84,12 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         o->comp_ns = 4000000 + i;
         o->saving_ns = 3000000 + i;
         o->info = i == 1 ? NULL : &info_a;
+        o->over_site = CHT_NONE;
+        if (i == 2) { /* a needs-buffer variant */
+            o->needs_buffer = true;
+            o->over_site = 300;
+            o->over_info = &info_b;
+        }
         mk_boxes(&o->iters, i == 2 ? 0 : 4, 7 + i);
         o->nstmts = i;
         o->stmts = i ? calloc(i, sizeof *o->stmts) : NULL;
@@ -250,6 +256,7 @@ static void assert_same(const struct search_rank_result *a, const struct search_
     assert_memory_equal(&a->msg_latency_ns, &b->msg_latency_ns, sizeof(double));
     for (uint32_t i = 0; i < a->noverlaps; i++) {
         EQ(overlaps[i].info == NULL);
+        EQ(overlaps[i].over_info == NULL);
         assert_boxes_same(&a->overlaps[i].iters, &b->overlaps[i].iters);
         for (uint32_t j = 0; j < a->overlaps[i].nstmts; j++) {
             EQ(overlaps[i].stmts[j].info == NULL);
@@ -466,10 +473,11 @@ static void test_corrupted(void **state)
     p[OFF_RANK + 4] = 2;
     assert_int_equal(unpack_copy(p, len, &err), TRACE_ERR_FORMAT);
     /* the first box of the first overlap deeper than SEARCH_BOX_DEPTH:
-     * overlap = site 4, call 2, role 1, flag 1, 6 x u64, then boxes n 4,
-     * more 8, then the first box's depth */
+     * overlap = site 4, call 2, role 1, flag 1, needs_buffer 1, over_site
+     * 4 (no over flag: not a variant), 6 x u64, then boxes n 4, more 8,
+     * then the first box's depth */
     memcpy(p, buf, len);
-    size_t depth_off = OFF_NOVERLAPS + 4 + 4 + 2 + 1 + 1 + 48 + 4 + 8;
+    size_t depth_off = OFF_NOVERLAPS + 4 + 4 + 2 + 1 + 1 + 1 + 4 + 48 + 4 + 8;
     assert_int_equal(get_u32(p + depth_off), 0);
     put_u32(p + depth_off, SEARCH_BOX_DEPTH + 1);
     assert_int_equal(unpack_copy(p, len, &err), TRACE_ERR_FORMAT);

@@ -816,7 +816,7 @@ static void shrink(struct trace_case *t, char *why, size_t size)
 
 struct coverage {
     uint64_t traces, events;
-    uint64_t overlaps, with_window, truncated, both_flags, stmts, longest;
+    uint64_t overlaps, nb_overlaps, with_window, truncated, both_flags, stmts, longest;
     uint64_t groups, group_sends, multi_site_groups, exchange_groups, isend_groups, box_more, box_ranges, wide_boxes;
     uint64_t leads;
     uint64_t vdep_ends; /* backward windows that a register or control dependence ends */
@@ -864,6 +864,7 @@ static void cover(struct coverage *cv, const struct search_rank_result *r)
     for (uint32_t i = 0; i < r->noverlaps; i++) {
         const struct search_overlap *o = &r->overlaps[i];
         cv->overlaps++;
+        cv->nb_overlaps += o->needs_buffer;
         cv->with_window += o->with_window;
         cv->truncated += o->truncated;
         cv->leads += o->nleads;
@@ -940,13 +941,13 @@ static void run_traces(bool longer, uint64_t ntraces, uint64_t first, struct cov
     clock_gettime(CLOCK_MONOTONIC, &t1);
     fprintf(stderr,
             "# %" PRIu64 " %s traces, %" PRIu64 " events in %.2f s: %" PRIu64 " call sites, %" PRIu64
-            " instances with a window, %" PRIu64 " truncated, %" PRIu64 " statements (%" PRIu64
+            " instances with a window (%" PRIu64 " needs-buffer sites), %" PRIu64 " truncated, %" PRIu64 " statements (%" PRIu64
             " before and after, up to %" PRIu64 " events), %" PRIu64 " groups (%" PRIu64
             " sends, %" PRIu64 " multi-site summaries, %" PRIu64 " of Sendrecv, %" PRIu64 " of Isend), boxes: %" PRIu64 " ranges, %" PRIu64
             " 2-d, %" PRIu64 " lists full, %" PRIu64 " windows ended by register or control dependences, %" PRIu64 " calls with companions\n",
             cv->traces, longer ? "long" : "short", cv->events,
             (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-            cv->overlaps, cv->with_window, cv->truncated, cv->stmts, cv->both_flags,
+            cv->overlaps, cv->with_window, cv->nb_overlaps, cv->truncated, cv->stmts, cv->both_flags,
             cv->longest, cv->groups, cv->group_sends, cv->multi_site_groups, cv->exchange_groups, cv->isend_groups, cv->box_ranges,
             cv->wide_boxes, cv->box_more, cv->vdep_ends, cv->companions);
     tc_free(&t);
@@ -965,6 +966,7 @@ static void test_engines_agree(void **state)
         assert_true(cv.truncated > ntraces / 10);
         assert_true(cv.both_flags > ntraces / 10);
         assert_true(cv.groups > ntraces / 10);
+        assert_true(cv.nb_overlaps > ntraces / 100); /* needs-buffer variants of overlap */
         assert_true(cv.multi_site_groups > ntraces / 100);
         assert_true(cv.exchange_groups > ntraces / 100); /* groups of Sendrecv too */
         assert_true(cv.isend_groups > ntraces / 500);    /* and of Isend */

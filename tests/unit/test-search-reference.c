@@ -334,6 +334,7 @@ static struct dg_event *waitreq(struct seq *s, uint32_t site, uint64_t r1, uint6
  * k events of a gap of n events and duration d are worth floor(d*k/n). */
 static void build_jacobi(struct seq *s)
 {
+    memset(s, 0, sizeof(*s));
     iv(s, 0);
     fence(s, 100, CHT_MPI_INIT, 10, 20);
     for (uint64_t t = 1; t <= 2; t++) {
@@ -359,7 +360,6 @@ static void test_jacobi_halo(void **state)
     struct search_rank_result *r;
     const struct search_overlap *o;
 
-    memset(&s, 0, sizeof(s));
     build_jacobi(&s);
     assert_int_equal(s.n, 16);
     r = run_ref(&s, 0, 0);
@@ -368,9 +368,12 @@ static void test_jacobi_halo(void **state)
     assert_int_equal(r->mpi_events, 6);
     assert_int_equal(r->t_first, 10);
     assert_int_equal(r->t_last, 910);
-    assert_int_equal(r->noverlaps, 2); /* fences are not candidates */
+    /* fences are not candidates; the send has a needs-buffer variant
+     * (test_overlap_needs_buffer) */
+    assert_int_equal(r->noverlaps, 3);
 
     o = find_ov(r, 10);
+    assert_false(o->needs_buffer);
     assert_int_equal(o->call, CHT_MPI_SEND);
     assert_int_equal(o->role, DG_ROLE_SEND);
     /* comm 50 + 20; windows 80/2 + 200*3/5 and 200/5 + 200 */
@@ -1181,7 +1184,6 @@ static void test_result_equal(void **state)
     struct search_rank_result *a, *b;
     char why[256];
 
-    memset(&s, 0, sizeof(s));
     build_jacobi(&s);
     a = run_ref(&s, 0, 0);
     b = run_ref(&s, 0, 0);
@@ -1199,21 +1201,31 @@ static void test_result_equal(void **state)
     assert_string_equal(why, "overlap site=10 stmt site=3: events 4 != 5");
     b->overlaps[0].stmts[1].events--;
 
-    b->overlaps[1].stmts[2].iters.box[0].dim[1].hi = 3;
+    /* overlaps[1] is the send's needs-buffer variant */
+    b->overlaps[2].stmts[2].iters.box[0].dim[1].hi = 3;
     assert_false(search_rank_result_equal(a, b, why, sizeof(why)));
     assert_string_equal(why, "overlap site=11 stmt site=3 iters box 0: (1..2, 1..2) != (1..2, 1..3)");
-    b->overlaps[1].stmts[2].iters.box[0].dim[1].hi = 2;
+    b->overlaps[2].stmts[2].iters.box[0].dim[1].hi = 2;
 
-    b->overlaps[1].truncated = 1;
+    b->overlaps[2].truncated = 1;
     assert_false(search_rank_result_equal(a, b, why, sizeof(why)));
     assert_string_equal(why, "overlap site=11: truncated 0 != 1");
-    b->overlaps[1].truncated = 0;
+    b->overlaps[2].truncated = 0;
 
-    b->noverlaps = 1;
+    b->overlaps[1].over_site = 2;
+    assert_false(search_rank_result_equal(a, b, why, sizeof(why)));
+    assert_string_equal(why, "overlap site=10: over_site 1 != 2");
+    b->overlaps[1].over_site = 1;
+    b->overlaps[1].needs_buffer = false;
+    assert_false(search_rank_result_equal(a, b, why, sizeof(why)));
+    assert_string_equal(why, "overlap 1: site=10 needs_buffer=1 != site=10 needs_buffer=0");
+    b->overlaps[1].needs_buffer = true;
+
+    b->noverlaps = 2;
     assert_false(search_rank_result_equal(a, b, NULL, 0));
     assert_false(search_rank_result_equal(a, b, why, sizeof(why)));
-    assert_string_equal(why, "noverlaps 2 != 1 (first extra site=11)");
-    b->noverlaps = 2;
+    assert_string_equal(why, "noverlaps 3 != 2 (first extra site=11)");
+    b->noverlaps = 3;
 
     b->msg_latency_ns = 21;
     assert_false(search_rank_result_equal(a, b, why, sizeof(why)));
@@ -1318,7 +1330,7 @@ static void test_large(void **state)
     }
     assert_int_equal(ops->finish(st, &r), 0);
     assert_int_equal(r->events, steps * 10);
-    assert_int_equal(r->noverlaps, 2);
+    assert_int_equal(r->noverlaps, 3); /* the send's needs-buffer variant too */
     /* send: back {comps 2..8 of its step} (comp 1 writes its buffer) - 7 events;
      * fwd: recv, then comp 1 of the next step (anti): {} */
     assert_int_equal(r->overlaps[0].site, 18);
@@ -1425,6 +1437,100 @@ static struct search_rank_result *run_both(const struct seq *s)
         fail_msg("engines differ: %s", why);
     search_rank_result_free(st);
     return ref;
+}
+
+/* Init, a write of [0, 8) (site 1), and a send of it (site 10) to rank 1. */
+static void write_and_send(struct seq *s)
+{
+    memset(s, 0, sizeof(*s));
+    fence(s, 100, CHT_MPI_INIT, 10, 20);
+    comp(s, 1, 0, 0, 0, 8);
+    send(s, 10, 1, 1, 0, 8, 100, 200);
+}
+
+/* r (freed) has no needs-buffer variant. */
+static void no_variant(struct search_rank_result *r)
+{
+    for (uint32_t i = 0; i < r->noverlaps; i++)
+        assert_false(r->overlaps[i].needs_buffer);
+    search_rank_result_free(r);
+}
+
+/* The needs-buffer variant of overlap (docs/dependence.md, "Needs a buffer
+ * per message"), both engines. */
+static void test_overlap_needs_buffer(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r;
+    const struct search_overlap *o;
+
+    /* build_jacobi: the forward window of send@3 ends at 8, which only
+     * writes R1, its send buffer; with a buffer per message it runs to the
+     * next send of the channel (10): {5..9}.  send@10's is the plain one
+     * (the fence), so 1 of 2 instances grew: the variant is reported. */
+    build_jacobi(&s);
+    r = run_both(&s);
+    assert_int_equal(r->noverlaps, 3);
+    o = &r->overlaps[0];
+    assert_int_equal(o->site, 10);
+    assert_false(o->needs_buffer);
+    check_ov(o, 2, 2, 0, 70, 160 + 240, 50 + 20, 3); /* the plain one as before */
+    o = &r->overlaps[1];
+    assert_int_equal(o->site, 10);
+    assert_true(o->needs_buffer);
+    assert_int_equal(o->over_site, 1);
+    /* windows {2} + {5..9}: 40 + 200, {9} + {12,13,14}: 40 + 200 */
+    check_ov(o, 2, 2, 0, 70, 240 + 240, 50 + 20, 4);
+    assert_int_equal(o->nleads, r->overlaps[0].nleads);
+    check_stmt(o, 1, SEARCH_STMT_AFTER, 1, 2, 40, "(2)");
+    check_stmt(o, 2, SEARCH_STMT_BEFORE | SEARCH_STMT_AFTER, 2, 2, 80, "(1..2)");
+    check_stmt(o, 3, SEARCH_STMT_AFTER, 4, 4, 213, "(1..2, 1..2)");
+    check_stmt(o, 4, SEARCH_STMT_AFTER, 2, 2, 40 + 66, "(1..2)");
+    assert_int_equal(r->overlaps[2].site, 11);
+    assert_false(r->overlaps[2].needs_buffer);
+    search_rank_result_free(r);
+
+    /* distinct buffers: nothing overwrites the send buffer (a read of it
+     * is no dependence), no variant */
+    write_and_send(&s);
+    comp(&s, 2, 0, 8, 8, 8);
+    comp(&s, 3, 0, 0, 16, 8);
+    fence(&s, 101, CHT_MPI_FINALIZE, 300, 310);
+    r = run_both(&s);
+    assert_int_equal(r->noverlaps, 1);
+    no_variant(r);
+
+    /* the buffer is overwritten by a receive, then the next send of the
+     * channel: the longer window holds no computation, no variant */
+    write_and_send(&s);
+    recv(&s, 11, 1, 2, 0, 8, 200, 300);
+    send(&s, 12, 1, 1, 0, 8, 300, 400);
+    comp(&s, 2, 0, 8, 8, 8);
+    fence(&s, 101, CHT_MPI_FINALIZE, 500, 510);
+    no_variant(run_both(&s));
+
+    /* the pack of the next message overwrites the staging buffer: the
+     * variant names it, and its window reaches the wait-like receive */
+    memset(&s, 0, sizeof(s));
+    fence(&s, 100, CHT_MPI_INIT, 10, 20);
+    comp(&s, 1, 32, 8, 0, 8);  /* pack field 1 */
+    send(&s, 10, 1, 1, 0, 8, 100, 200);
+    comp(&s, 1, 40, 8, 0, 8);  /* pack field 2: overwrites */
+    comp(&s, 2, 48, 8, 48, 8); /* unrelated computation */
+    recv(&s, 11, 1, 1, 56, 8, 300, 400);
+    comp(&s, 3, 56, 8, 64, 8); /* reads what was received */
+    fence(&s, 101, CHT_MPI_FINALIZE, 500, 510);
+    r = run_both(&s);
+    o = find_ov(r, 10);
+    assert_false(o->needs_buffer);
+    assert_int_equal(o->nstmts, 0); /* pack 1 writes the buffer, pack 2 overwrites it */
+    o++;
+    assert_int_equal(o->site, 10);
+    assert_true(o->needs_buffer);
+    assert_int_equal(o->over_site, 1);
+    assert_int_equal(o->with_window, 1);
+    assert_int_equal(o->nstmts, 3); /* pack 2, site 2, and site 3 past the receive */
+    search_rank_result_free(r);
 }
 
 /* The one closed pair of r. */
@@ -1642,6 +1748,7 @@ int main(void)
         cmocka_unit_test(test_exchanges),
         cmocka_unit_test(test_isends),
         cmocka_unit_test(test_overwritten_needs_buffer), cmocka_unit_test(test_buffer_flow_not_merged),
+        cmocka_unit_test(test_overlap_needs_buffer),
         cmocka_unit_test(test_two_destinations),
         cmocka_unit_test(test_anchor_front),
         cmocka_unit_test(test_blocking_calls),

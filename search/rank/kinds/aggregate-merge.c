@@ -555,20 +555,8 @@ char *search_aggregate_message(const struct search_hint *h, bool with_times)
     else
         search_text_printf(&b, " can be sent as one message%s (",
                            h->flags & SEARCH_HINT_NEEDS_BUFFER ? " if each gets its own buffer" : "");
-    if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
-        search_text_printf(&b, "needs a buffer per message: ");
-        if (h->buf_line)
-            search_text_printf(&b, "the send buffer at line %" PRIu32, h->buf_line);
-        else
-            search_text_printf(&b, "a send buffer");
-        if (h->over_file && h->over_line) {
-            const char *base = strrchr(h->over_file, '/');
-            search_text_printf(&b, " is overwritten at %s:%" PRIu32 "; ", base ? base + 1 : h->over_file,
-                               h->over_line);
-        }
-        else
-            search_text_printf(&b, " is overwritten at an unknown statement; ");
-    }
+    if (h->flags & SEARCH_HINT_NEEDS_BUFFER)
+        search_text_needs_buffer(&b, h);
     search_text_ranks(&b, h->ranks, h->nranks);
     search_text_printf(&b, ", %" PRIu64 " group%s", h->instances, h->instances == 1 ? "" : "s");
     if (with_times) {

@@ -14,7 +14,11 @@
  *     smallest column;
  *   - statements without a site info, a file or a line (code without a
  *     debug location) are left out, and an overlap hint without any related
- *     line is dropped (it names nothing to move).
+ *     line is dropped (it names nothing to move);
+ *   - the needs-buffer variant of a call (docs/dependence.md, "Needs a
+ *     buffer per message") merges apart from its plain entries, into a
+ *     hint of its own flagged SEARCH_HINT_NEEDS_BUFFER; the buffer is the
+ *     call's send buffer, the overwriting statement the lowest rank's.
  */
 #include "rank/kinds/overlap.h"
 
@@ -29,7 +33,7 @@ static int ov_ent_cmp(const void *pa, const void *pb)
 {
     const struct ov_ent *a = pa, *b = pb;
     int c = search_loc_cmp(&a->key, &b->key, true);
-    if (c)
+    if (c || (c = search_cmp_u64(a->ov->needs_buffer, b->ov->needs_buffer)))
         return c;
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
@@ -288,6 +292,15 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
         hs->n--;
         return 0;
     }
+    if (e[i].ov->needs_buffer) {
+        struct search_loc o;
+        search_loc_of(e[i].ov->over_info, e[i].ov->over_site, &o);
+        h->flags |= SEARCH_HINT_NEEDS_BUFFER;
+        h->buf_file = h->file;
+        h->buf_line = h->line;
+        h->over_file = o.file;
+        h->over_line = o.line;
+    }
     for (uint32_t k = 0; k < h->nrelated; k++)
         if (h->related[k].conditional)
             h->flags |= SEARCH_HINT_CONDITIONAL;
@@ -336,7 +349,8 @@ int search_overlap_merge(const struct search_merge *m)
     qsort(e, ne, sizeof *e, ov_ent_cmp);
     for (size_t i = 0; i < ne && rc == 0;) {
         size_t j = i + 1;
-        while (j < ne && !search_loc_cmp(&e[j].key, &e[i].key, true))
+        while (j < ne && !search_loc_cmp(&e[j].key, &e[i].key, true) &&
+               e[j].ov->needs_buffer == e[i].ov->needs_buffer)
             j++;
         rc = overlap_hint(&x, e, i, j);
         i = j;
@@ -351,14 +365,21 @@ out:
 /* "MPI_Recv can overlap with the computation at lines 27-28 (ranks 0-3,
  * est. saving 1.2 ms = 38% of its time)"; with shorter waits of other
  * ranks "est. saving 2 ms: 1.2 ms = 38% of its time, 800 us less waiting
- * for it on other ranks". */
+ * for it on other ranks"; the needs-buffer variant "MPI_Send can overlap
+ * with the computation at lines 73, 84 if each message gets its own
+ * buffer (needs a buffer per message: the send buffer at line 74 is
+ * overwritten at halo.c:73; ranks 0-3, ...)". */
 char *search_overlap_message(const struct search_hint *h, bool with_times)
 {
     struct search_text b = {0};
 
     search_text_printf(&b, "%s can overlap with the computation at ", trace_mpi_call_name(h->call));
     search_text_lines(&b, h, false);
-    search_text_printf(&b, " (");
+    if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
+        search_text_printf(&b, " if each message gets its own buffer (");
+        search_text_needs_buffer(&b, h);
+    } else
+        search_text_printf(&b, " (");
     search_text_ranks(&b, h->ranks, h->nranks);
     if (with_times) {
         uint64_t mine = h->saving_ns - (h->partner_ns < h->saving_ns ? h->partner_ns : h->saving_ns);

@@ -37,11 +37,15 @@ static int cmp_cand(const void *a, const void *b)
 
 /* The windows of candidate i: backward [*blo, i) and forward (i, *fhi]
  * (empty when blo == i or fhi == i); returns whether either was cut at the
- * horizon. */
-static bool windows(const struct search_ref *x, size_t i, size_t *blo, size_t *fhi)
+ * horizon.  With nb, the needs-buffer variant's: the forward window ends
+ * at the first event that depends on search_ov_nb_event(c), and *over is
+ * the first event in it that depends on c itself (it only overwrites the
+ * send buffer; SIZE_MAX if none). */
+static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, size_t *fhi, size_t *over)
 {
     const struct dg_event *ev = x->ev;
     const struct dg_event *c = &ev[i];
+    struct dg_event fc = nb ? search_ov_nb_event(c) : *c;
     uint64_t h = x->horizon;
     bool truncated = false;
 
@@ -68,11 +72,15 @@ static bool windows(const struct search_ref *x, size_t i, size_t *blo, size_t *f
         uint64_t reach = h < rem ? h : rem;
         size_t j;
         bool found = false;
-        for (j = i + 1; j <= i + reach; j++)
-            if (dg_depends(c, &ev[j], true)) {
+        *over = SIZE_MAX;
+        for (j = i + 1; j <= i + reach; j++) {
+            if (dg_depends(&fc, &ev[j], true)) {
                 found = true;
                 break;
             }
+            if (nb && *over == SIZE_MAX && dg_depends(c, &ev[j], true))
+                *over = j;
+        }
         *fhi = j - 1;
         if (!found && h < rem)
             truncated = true;
@@ -88,6 +96,7 @@ struct site_scratch {
     uint32_t *stmt_of;
     uint64_t *touched;
     size_t ntouched, captouched;
+    uint64_t extended; /* needs-buffer variant: instances whose forward window grew */
 };
 
 /* Appends a lead to o (full at 8, 16, 32...: doubled). */
@@ -106,15 +115,25 @@ static int lead_add(struct search_overlap *o, struct search_lead l)
     return 0;
 }
 
-/* Instance i of a call site: its windows, counted into o and marked. */
+/* Instance i of a call site: its windows (nb: the needs-buffer
+ * variant's), counted into o and marked. */
 static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, struct search_overlap *o)
 {
     const struct dg_event *ev = x->ev, *c = &ev[i];
-    size_t blo, fhi;
+    size_t blo, fhi, over = SIZE_MAX;
     uint64_t wcount = 0, cns = search_call_ns(c);
     struct search_set_time wt = {0};
-    bool trunc = windows(x, i, &blo, &fhi);
+    bool trunc = windows(x, i, o->needs_buffer, &blo, &fhi, &over);
     int rc;
+
+    /* the variant's window grew if it holds computation from the first
+     * overwrite on (the plain window ends right before it) */
+    for (size_t k = over; over != SIZE_MAX && k <= fhi; k++)
+        if (ev[k].kind == DG_COMP) {
+            if (!sc->extended++)
+                o->over_site = ev[over].site;
+            break;
+        }
 
     size_t top = i - (c->ncompanions < i ? c->ncompanions : i); /* the window ends before them */
     for (size_t k = blo; k <= fhi; k++) {
@@ -210,10 +229,10 @@ out:
     return rc;
 }
 
-/* Results of one call site: cand[0..ncand) are its instances in trace
- * order. */
-static int overlap_site(struct search_ref *x, const struct cand *cand, size_t ncand, struct site_scratch *sc,
-                        struct search_overlap *o)
+/* Results of one call site (nb: its needs-buffer variant): cand[0..ncand)
+ * are its instances in trace order. */
+static int overlap_site(struct search_ref *x, const struct cand *cand, size_t ncand, bool nb,
+                        struct site_scratch *sc, struct search_overlap *o)
 {
     const struct dg_event *first = &x->ev[cand[0].index];
     int rc = 0;
@@ -222,6 +241,9 @@ static int overlap_site(struct search_ref *x, const struct cand *cand, size_t nc
     o->site = first->site;
     o->call = first->call;
     o->role = first->role;
+    o->needs_buffer = nb;
+    o->over_site = CHT_NONE;
+    sc->extended = 0;
     sc->ntouched = sc->captouched = 0;
     sc->touched = NULL;
     for (size_t ci = 0; ci < ncand && rc == 0; ci++)
@@ -262,7 +284,8 @@ int search_overlap_reference(struct search_ref *x, struct search_rank_result *re
         }
     qsort(cand, ncand, sizeof(*cand), cmp_cand);
     for (size_t a = 0; a < ncand; a++)
-        nsites += a == 0 || cand[a].site != cand[a - 1].site;
+        if (a == 0 || cand[a].site != cand[a - 1].site)
+            nsites += 1 + search_ov_has_nb(&x->ev[cand[a].index]);
     if (nsites) {
         res->overlaps = calloc(nsites, sizeof(*res->overlaps));
         if (!res->overlaps) {
@@ -274,10 +297,18 @@ int search_overlap_reference(struct search_ref *x, struct search_rank_result *re
         size_t b = a;
         while (b < ncand && cand[b].site == cand[a].site)
             b++;
-        rc = overlap_site(x, cand + a, b - a, &sc, &res->overlaps[res->noverlaps]);
+        rc = overlap_site(x, cand + a, b - a, false, &sc, &res->overlaps[res->noverlaps]);
         res->noverlaps++; /* freed with the result even when half built */
         if (rc < 0)
             goto out;
+        if (search_ov_has_nb(&x->ev[cand[a].index])) {
+            rc = overlap_site(x, cand + a, b - a, true, &sc, &res->overlaps[res->noverlaps]);
+            res->noverlaps++;
+            if (rc < 0)
+                goto out;
+            if (!sc.extended) /* no window grew: the variant adds nothing */
+                search_overlap_drop_last(res);
+        }
         a = b;
     }
 out:

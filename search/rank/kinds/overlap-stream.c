@@ -10,6 +10,13 @@
  * engine's ring when they fall behind the horizon, in event order, so that
  * an event in the windows of several instances counts once.  A window's
  * time waits until the gaps it meets are closed.
+ *
+ * A blocking send also has an instance in the needs-buffer variant of
+ * its call site (docs/dependence.md, "Needs a buffer per message"): the
+ * same backward window, and a forward one watched in a second lane
+ * without the send buffer, so that events that only overwrite it do not
+ * end it.  The plain instance, when such an event ends its window, tells
+ * its variant twin where (struct inst, over).
  */
 #include "rank/kinds/overlap.h"
 
@@ -35,6 +42,7 @@ struct csite {
     size_t nbw, cbw, nfw, cfw;
     struct inst **queue;      /* instances in order, until accounted */
     size_t qhead, qn, qcap;
+    uint64_t extended;        /* needs-buffer variant: instances whose forward window grew */
 };
 
 struct inst {
@@ -45,17 +53,28 @@ struct inst {
     uint64_t fw_lo, fw_hi; /* forward window [lo, hi] once closed (lo > hi: empty) */
     uint64_t t_call, t_lo, t_hi; /* for display: when the call and its windows were */
     bool fw_open, fw_pending, truncated, done;
+    bool nb, extended;     /* a needs-buffer variant instance; its window grew */
+    struct inst *twin;     /* the other instance of the call while both are open */
+    uint64_t over;         /* nb: the event that ended the plain window by only
+                              overwriting the send buffer (NONE64: none) */
+    uint32_t over_site;
     struct search_ctx iters;
 };
 
+/* The open forward windows of plain instances (lane 0) or of needs-buffer
+ * variant ones (lane 1). */
+struct lane {
+    struct dg_watch *watch;    /* by instance index */
+    struct dg_map open;        /* instance index -> struct inst * */
+    uint64_t *fifo;            /* indices of instances with a forward window, in order */
+    size_t head, n, cap;
+};
+
 struct ov_stream {
-    struct dg_watch *fw_watch; /* the open forward windows, by instance index */
+    struct lane lane[2];
     struct csite *cs;
     size_t ncs, ccs;
-    struct dg_map cs_of;       /* site -> slot */
-    struct dg_map open_fw;     /* instance index -> struct inst * */
-    uint64_t *fw_fifo;         /* indices of instances with a forward window, in order */
-    size_t fw_head, fw_n, fw_cap;
+    struct dg_map cs_of;       /* site (| 1 << 32 for the variant) -> slot */
     struct inst **deferred;    /* windows whose time waits for the open gap */
     size_t ndef, cdef;
 };
@@ -64,9 +83,10 @@ struct ov_stream {
 
 /* ---- call sites and statements ----------------------------------------------------------- */
 
-static struct csite *csite_get(struct ov_stream *v, const struct dg_event *e)
+static struct csite *csite_get(struct ov_stream *v, const struct dg_event *e, bool nb)
 {
-    uint64_t *slot = dg_map_get(&v->cs_of, e->site);
+    uint64_t key = e->site | (uint64_t)nb << 32;
+    uint64_t *slot = dg_map_get(&v->cs_of, key);
     if (slot)
         return &v->cs[*slot];
     if (v->ncs == v->ccs) {
@@ -77,13 +97,15 @@ static struct csite *csite_get(struct ov_stream *v, const struct dg_event *e)
         v->cs = p;
         v->ccs = nc;
     }
-    if (!dg_map_put(&v->cs_of, e->site, v->ncs))
+    if (!dg_map_put(&v->cs_of, key, v->ncs))
         return NULL;
     struct csite *c = &v->cs[v->ncs++];
     memset(c, 0, sizeof *c);
     c->o.site = e->site;
     c->o.call = e->call;
     c->o.role = e->role;
+    c->o.needs_buffer = nb;
+    c->o.over_site = CHT_NONE;
     return c;
 }
 
@@ -259,6 +281,8 @@ static int account(const struct search_stream *s, struct csite *c)
         c->qn--;
         if (in->truncated)
             c->o.truncated++;
+        if (in->extended && !c->extended++)
+            c->o.over_site = in->over_site;
         if (in->comp && c->o.nwindows < SEARCH_MAX_WINDOWS) {
             struct search_window w = {in->t_call, in->t_lo ? in->t_lo : in->t_call,
                                       in->t_hi > in->t_call ? in->t_hi : in->t_call};
@@ -307,6 +331,11 @@ static int fw_time(const struct search_stream *s, struct ov_stream *v, struct in
     in->comp += k;
     if (k)
         in->t_hi = search_stream_time_at(s, in->fw_hi, true);
+    if (in->over != NONE64 && in->over <= in->fw_hi) {
+        /* computation from the first overwrite on: the window grew */
+        search_stream_range_time(s, in->over, in->fw_hi, &t, &k);
+        in->extended = k > 0;
+    }
     in->fw_pending = false;
     in->done = true;
     return account(s, &v->cs[in->cs]);
@@ -317,12 +346,16 @@ static int fw_time(const struct search_stream *s, struct ov_stream *v, struct in
 static int fw_close(const struct search_stream *s, struct ov_stream *v, struct inst *in, uint64_t hi,
                     bool truncated)
 {
+    struct lane *l = &v->lane[in->nb];
     in->fw_open = false;
     in->fw_lo = in->c + 1;
     in->fw_hi = hi;
     in->truncated |= truncated;
-    dg_watch_remove(v->fw_watch, in->c);
-    dg_map_del(&v->open_fw, in->c);
+    if (in->twin) /* the other one ends here too or has its own end */
+        in->twin->twin = NULL;
+    in->twin = NULL;
+    dg_watch_remove(l->watch, in->c);
+    dg_map_del(&l->open, in->c);
     struct csite *c = &v->cs[in->cs];
     if (interval_add(&c->fw, &c->nfw, &c->cfw, in->fw_lo, in->fw_hi) < 0)
         return TRACE_ERR_NOMEM;
@@ -350,24 +383,32 @@ static int ov_gap_closed(void *state, struct search_stream *s)
     return 0;
 }
 
-/* Closes the forward windows that reach the horizon before event i; then
- * the oldest window in the FIFO, if any, is open and reaches i. */
-static int ov_advance(void *state, struct search_stream *s, uint64_t i)
+/* Closes the forward windows of a lane that reach the horizon before
+ * event i (all of them with i NONE64, at end, the last event, not
+ * truncated); then the oldest window in its FIFO, if any, is open and
+ * reaches i. */
+static int lane_advance(struct search_stream *s, struct ov_stream *v, struct lane *l, uint64_t i, uint64_t end)
 {
-    struct ov_stream *v = state;
     uint64_t H = search_stream_horizon(s);
-    while (v->fw_n) {
-        uint64_t c = v->fw_fifo[v->fw_head];
-        uint64_t *p = dg_map_get(&v->open_fw, c);
-        if (p && c + H + 1 > i)
+    while (l->n) {
+        uint64_t c = l->fifo[l->head];
+        uint64_t *p = dg_map_get(&l->open, c);
+        if (p && i != NONE64 && c + H + 1 > i)
             break;
-        v->fw_head = (v->fw_head + 1) % v->fw_cap;
-        v->fw_n--;
+        l->head = (l->head + 1) % l->cap;
+        l->n--;
         int rc;
-        if (p && (rc = fw_close(s, v, (struct inst *)(uintptr_t)*p, c + H, true)) < 0)
+        if (p && (rc = fw_close(s, v, (struct inst *)(uintptr_t)*p, i == NONE64 ? end : c + H, i != NONE64)) < 0)
             return rc;
     }
     return 0;
+}
+
+static int ov_advance(void *state, struct search_stream *s, uint64_t i)
+{
+    struct ov_stream *v = state;
+    int rc = lane_advance(s, v, &v->lane[0], i, 0);
+    return rc < 0 ? rc : lane_advance(s, v, &v->lane[1], i, 0);
 }
 
 /* ---- candidates --------------------------------------------------------------------------- */
@@ -408,18 +449,25 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
     return 0;
 }
 
-/* A candidate: its backward window now, its forward one opened. */
-static int candidate(struct ov_stream *v, struct search_stream *s, const struct dg_event *e)
+/* An instance of candidate e (nb: in the needs-buffer variant of its
+ * site): its backward window now, its forward one opened; *out is set
+ * once the instance belongs to its call site. */
+static int instance(struct ov_stream *v, struct search_stream *s, const struct dg_event *e, bool nb,
+                    struct inst **out)
 {
     uint64_t i = e->index, lead = 0;
-    struct csite *c = csite_get(v, e);
+    struct csite *c = csite_get(v, e, nb);
     struct inst *in = calloc(1, sizeof *in);
+    struct lane *l = &v->lane[nb];
+    struct dg_event w = nb ? search_ov_nb_event(e) : *e;
     int rc;
     if (!c || !in) {
         free(in);
         return TRACE_ERR_NOMEM;
     }
     in->c = i;
+    in->nb = nb;
+    in->over = NONE64;
     in->cs = (uint32_t)(c - v->cs);
     in->comm_ns = search_call_ns(e);
     in->t_call = e->t_enter;
@@ -435,17 +483,32 @@ static int candidate(struct ov_stream *v, struct search_stream *s, const struct 
         free(in);
         return rc;
     }
+    *out = in;
     if (lead) {
-        struct search_lead l = {i, lead};
-        SEARCH_VEC_PUSH(c->o.leads, c->o.nleads, c->cleads, l, nomem);
+        struct search_lead ld = {i, lead};
+        SEARCH_VEC_PUSH(c->o.leads, c->o.nleads, c->cleads, ld, nomem);
     }
-    if (!dg_map_put(&v->open_fw, i, (uint64_t)(uintptr_t)in))
+    if (!dg_map_put(&l->open, i, (uint64_t)(uintptr_t)in))
         return TRACE_ERR_NOMEM;
-    if ((rc = dg_watch_add(v->fw_watch, i, e, false)) < 0)
+    if ((rc = dg_watch_add(l->watch, i, &w, false)) < 0)
         return rc;
-    return deque_push((void **)&v->fw_fifo, &v->fw_head, &v->fw_n, &v->fw_cap, &i, sizeof i);
+    return deque_push((void **)&l->fifo, &l->head, &l->n, &l->cap, &i, sizeof i);
 nomem:
     return TRACE_ERR_NOMEM;
+}
+
+/* A candidate: its instance, and a blocking send's in the variant. */
+static int candidate(struct ov_stream *v, struct search_stream *s, const struct dg_event *e)
+{
+    struct inst *in = NULL, *nb = NULL;
+    int rc = instance(v, s, e, false, &in);
+    if (rc < 0 || !search_ov_has_nb(e))
+        return rc;
+    if ((rc = instance(v, s, e, true, &nb)) < 0)
+        return rc;
+    in->twin = nb;
+    nb->twin = in;
+    return 0;
 }
 
 static int ov_event(void *state, struct search_stream *s, const struct dg_event *e)
@@ -453,12 +516,24 @@ static int ov_event(void *state, struct search_stream *s, const struct dg_event 
     struct ov_stream *v = state;
     const uint64_t *owners;
     int rc;
-    /* the windows this event depends on end before it */
-    size_t n = dg_watch_conflicts(v->fw_watch, e, &owners);
-    for (size_t k = 0; k < n; k++) {
-        uint64_t *p = dg_map_get(&v->open_fw, owners[k]);
-        if (p && (rc = fw_close(s, v, (struct inst *)(uintptr_t)*p, e->index - 1, false)) < 0)
-            return rc;
+    /* the windows this event depends on end before it: first the
+     * variant's, so that a plain window still twinned then ends at an
+     * event that only overwrites the send buffer */
+    for (int k = 1; k >= 0; k--) {
+        struct lane *l = &v->lane[k];
+        size_t n = dg_watch_conflicts(l->watch, e, &owners);
+        for (size_t j = 0; j < n; j++) {
+            uint64_t *p = dg_map_get(&l->open, owners[j]);
+            if (!p)
+                continue;
+            struct inst *in = (struct inst *)(uintptr_t)*p;
+            if (k == 0 && in->twin) {
+                in->twin->over = e->index;
+                in->twin->over_site = e->site;
+            }
+            if ((rc = fw_close(s, v, in, e->index - 1, false)) < 0)
+                return rc;
+        }
     }
     return search_has_forward(e) ? candidate(v, s, e) : 0;
 }
@@ -469,7 +544,11 @@ static int ov_event(void *state, struct search_stream *s, const struct dg_event 
 static uint64_t ov_run_stop(void *state, struct search_stream *s, const struct dg_run *r, uint64_t t)
 {
     struct ov_stream *v = state;
-    return v->fw_n ? v->fw_fifo[v->fw_head] + search_stream_horizon(s) + 1 - r->first : UINT64_MAX;
+    uint64_t stop = UINT64_MAX;
+    for (int k = 0; k < 2; k++)
+        if (v->lane[k].n)
+            stop = search_min64(stop, v->lane[k].fifo[v->lane[k].head] + search_stream_horizon(s) + 1 - r->first);
+    return stop;
 }
 
 /* The first event that closes a window. */
@@ -477,7 +556,8 @@ static uint64_t ov_run_alone(void *state, struct search_stream *s, const struct 
                              uint64_t x)
 {
     struct ov_stream *v = state;
-    return dg_watch_first_conflict_run(v->fw_watch, r, t, x);
+    x = dg_watch_first_conflict_run(v->lane[0].watch, r, t, x);
+    return dg_watch_first_conflict_run(v->lane[1].watch, r, t, x);
 }
 
 static int ov_behind(void *state, struct search_stream *s, uint64_t f)
@@ -499,7 +579,10 @@ static int ov_behind(void *state, struct search_stream *s, uint64_t f)
 static uint64_t ov_keep(void *state, const struct search_stream *s)
 {
     struct ov_stream *v = state;
-    uint64_t keep = v->fw_n ? v->fw_fifo[v->fw_head] : UINT64_MAX;
+    uint64_t keep = UINT64_MAX;
+    for (int k = 0; k < 2; k++)
+        if (v->lane[k].n)
+            keep = search_min64(keep, v->lane[k].fifo[v->lane[k].head]);
     for (size_t k = 0; k < v->ndef; k++)
         keep = search_min64(keep, v->deferred[k]->fw_lo);
     return keep;
@@ -509,22 +592,16 @@ static uint64_t ov_keep(void *state, const struct search_stream *s)
 static int ov_end(void *state, struct search_stream *s)
 {
     struct ov_stream *v = state;
-    while (v->fw_n) {
-        uint64_t c = v->fw_fifo[v->fw_head];
-        uint64_t *p = dg_map_get(&v->open_fw, c);
-        v->fw_head = (v->fw_head + 1) % v->fw_cap;
-        v->fw_n--;
-        int rc;
-        if (p && (rc = fw_close(s, v, (struct inst *)(uintptr_t)*p, search_stream_next(s) - 1, false)) < 0)
-            return rc;
-    }
-    return 0;
+    int rc = lane_advance(s, v, &v->lane[0], NONE64, search_stream_next(s) - 1);
+    return rc < 0 ? rc : lane_advance(s, v, &v->lane[1], NONE64, search_stream_next(s) - 1);
 }
 
 static int cmp_overlap(const void *a, const void *b)
 {
-    uint32_t x = ((const struct search_overlap *)a)->site, y = ((const struct search_overlap *)b)->site;
-    return x < y ? -1 : x > y;
+    const struct search_overlap *x = a, *y = b;
+    if (x->site != y->site)
+        return x->site < y->site ? -1 : 1;
+    return (int)x->needs_buffer - (int)y->needs_buffer;
 }
 static int cmp_stmt(const void *a, const void *b)
 {
@@ -566,6 +643,8 @@ static int ov_finish(void *state, struct search_stream *s, struct search_rank_re
             return TRACE_ERR_NOMEM;
     }
     for (size_t i = 0; i < v->ncs; i++) {
+        if (v->cs[i].o.needs_buffer && !v->cs[i].extended)
+            continue; /* no window grew: the variant adds nothing */
         int rc = site_result(s, &v->cs[i], &r->overlaps[r->noverlaps++]);
         if (rc < 0)
             return rc;
@@ -580,7 +659,11 @@ static void ov_destroy(void *state)
     struct ov_stream *v = state;
     if (!v)
         return;
-    dg_watch_destroy(v->fw_watch);
+    for (int k = 0; k < 2; k++) {
+        dg_watch_destroy(v->lane[k].watch);
+        dg_map_free(&v->lane[k].open);
+        free(v->lane[k].fifo);
+    }
     for (size_t i = 0; i < v->ncs; i++) {
         struct csite *c = &v->cs[i];
         for (size_t j = 0; j < c->nstmts; j++)
@@ -598,8 +681,6 @@ static void ov_destroy(void *state)
     }
     free(v->cs);
     dg_map_free(&v->cs_of);
-    dg_map_free(&v->open_fw);
-    free(v->fw_fifo);
     free(v->deferred);
     free(v);
 }
@@ -607,10 +688,13 @@ static void ov_destroy(void *state)
 static int ov_create(struct search_stream *s, void **state)
 {
     struct ov_stream *v = calloc(1, sizeof *v);
-    if (!v || dg_watch_create(&v->fw_watch) < 0) {
-        free(v);
+    if (!v)
         return TRACE_ERR_NOMEM;
-    }
+    for (int k = 0; k < 2; k++)
+        if (dg_watch_create(&v->lane[k].watch) < 0) {
+            ov_destroy(v);
+            return TRACE_ERR_NOMEM;
+        }
     *state = v;
     return 0;
 }

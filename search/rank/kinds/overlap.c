@@ -14,17 +14,26 @@
 
 /* ---- freeing and comparing ------------------------------------------------------------ */
 
+static void overlap_free(struct search_overlap *o)
+{
+    for (uint32_t j = 0; j < o->nstmts; j++)
+        search_boxes_free(&o->stmts[j].iters);
+    free(o->stmts);
+    search_boxes_free(&o->iters);
+    free(o->windows);
+    free(o->leads);
+}
+
+void search_overlap_drop_last(struct search_rank_result *r)
+{
+    overlap_free(&r->overlaps[--r->noverlaps]);
+    memset(&r->overlaps[r->noverlaps], 0, sizeof r->overlaps[r->noverlaps]);
+}
+
 static void ov_result_free(struct search_rank_result *r)
 {
-    for (uint32_t i = 0; i < r->noverlaps; i++) {
-        struct search_overlap *o = &r->overlaps[i];
-        for (uint32_t j = 0; j < o->nstmts; j++)
-            search_boxes_free(&o->stmts[j].iters);
-        free(o->stmts);
-        search_boxes_free(&o->iters);
-        free(o->windows);
-        free(o->leads);
-    }
+    for (uint32_t i = 0; i < r->noverlaps; i++)
+        overlap_free(&r->overlaps[i]);
     free(r->overlaps);
     r->overlaps = NULL;
     r->noverlaps = 0;
@@ -87,6 +96,8 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
 #define CMP(field) SEARCH_CMP_FIELD(what, field)
     CMP(call);
     CMP(role);
+    CMP(needs_buffer);
+    CMP(over_site);
     CMP(instances);
     CMP(with_window);
     CMP(truncated);
@@ -105,9 +116,13 @@ static bool ov_result_equal(const struct search_rank_result *a, const struct sea
                             size_t size)
 {
     for (uint32_t i = 0; i < a->noverlaps && i < b->noverlaps; i++) {
-        if (a->overlaps[i].site != b->overlaps[i].site)
-            return search_differ(why, size, "overlap %" PRIu32 ": site=%" PRIu32 " != site=%" PRIu32, i,
-                                 a->overlaps[i].site, b->overlaps[i].site);
+        if (a->overlaps[i].site != b->overlaps[i].site ||
+            a->overlaps[i].needs_buffer != b->overlaps[i].needs_buffer)
+            return search_differ(why, size,
+                                 "overlap %" PRIu32 ": site=%" PRIu32 " needs_buffer=%d != site=%" PRIu32
+                                 " needs_buffer=%d",
+                                 i, a->overlaps[i].site, a->overlaps[i].needs_buffer, b->overlaps[i].site,
+                                 b->overlaps[i].needs_buffer);
         if (!overlap_diff(&a->overlaps[i], &b->overlaps[i], why, size))
             return false;
     }
@@ -126,6 +141,8 @@ static bool ov_visit(struct search_rank_result *r, const struct search_site_visi
         struct search_overlap *o = &r->overlaps[i];
         if (v->site && v->site(v->ctx, o->site, &o->info))
             return true;
+        if (o->needs_buffer && v->site && v->site(v->ctx, o->over_site, &o->over_info))
+            return true;
         if (v->boxes)
             v->boxes(v->ctx, &o->iters);
         for (uint32_t j = 0; j < o->nstmts; j++) {
@@ -141,7 +158,7 @@ static bool ov_visit(struct search_rank_result *r, const struct search_site_visi
 /* ---- packing: a u32 count, then each overlap with its statements, leads
  * and windows ----------------------------------------------------------------------------- */
 
-#define OVERLAP_MIN (4u + 2 + 1 + 1 + 6 * 8 + BOXES_MIN + 4 + 4 + 4)
+#define OVERLAP_MIN (4u + 2 + 1 + 1 + 1 + 4 + 6 * 8 + BOXES_MIN + 4 + 4 + 4)
 #define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
 
 static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -153,6 +170,10 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u16(b, o->call);
         pk_u8(b, o->role);
         pk_site_flag(b, o->info);
+        pk_u8(b, o->needs_buffer);
+        pk_u32(b, o->over_site);
+        if (o->needs_buffer)
+            pk_site_flag(b, o->over_info);
         pk_u64(b, o->instances);
         pk_u64(b, o->with_window);
         pk_u64(b, o->truncated);
@@ -234,6 +255,10 @@ static void ov_unpack(struct pk_rd *r, struct search_rank_result *res)
         o->call = rd_u16(r);
         o->role = rd_u8(r);
         o->info = rd_site_flag(r);
+        o->needs_buffer = rd_bool(r);
+        o->over_site = rd_u32(r);
+        if (o->needs_buffer)
+            o->over_info = rd_site_flag(r);
         o->instances = rd_u64(r);
         o->with_window = rd_u64(r);
         o->truncated = rd_u64(r);

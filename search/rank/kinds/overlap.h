@@ -6,9 +6,34 @@
 
 #include "rank/kind.h"
 
+/* The needs-buffer variant (docs/dependence.md, "Needs a buffer per
+ * message"): blocking sends get it.  Their forward window in the variant
+ * ends at the first event that depends on the send as search_ov_nb_event
+ * returns it: for a movable send that writes nothing, the send without
+ * its buffer ranges, so that an event writing the send buffer (an anti
+ * dependence, search_ag_buffer_only) does not end it; else the send
+ * itself (the variant window is the plain one). */
+static inline bool search_ov_has_nb(const struct dg_event *e)
+{
+    return search_has_forward(e) && e->role == DG_ROLE_SEND;
+}
+
+static inline struct dg_event search_ov_nb_event(const struct dg_event *e)
+{
+    struct dg_event x = *e;
+    bool writes = false;
+    for (uint32_t i = 0; i < e->nranges; i++)
+        writes |= e->ranges[i].write;
+    if (dg_is_movable_send(e) && !writes)
+        x.nranges = 0;
+    return x;
+}
+
 extern const struct search_stream_methods search_overlap_stream;
 int search_overlap_reference(struct search_ref *x, struct search_rank_result *r);
 int search_overlap_merge(const struct search_merge *m);
 char *search_overlap_message(const struct search_hint *h, bool with_times);
+/* Frees the last overlap of r and takes it out. */
+void search_overlap_drop_last(struct search_rank_result *r);
 
 #endif /* COMMHINT_SEARCH_KIND_OVERLAP_H */
