@@ -40,7 +40,8 @@ static void hints_help(void)
 {
     printf("usage: commhint hints DIR [options]\n\n"
            "Finds what to change in the traced program: computation that can overlap a\n"
-           "blocking MPI call, and sends to the same rank that can travel as one message.\n"
+           "blocking MPI call, sends to the same rank that can travel as one message, and\n"
+           "loops of point-to-point calls that are one collective (docs/collectives.md).\n"
            "Every rank of the trace in DIR is analysed; the results are merged by source\n"
            "location and ranked by estimated saving (docs/dependence.md).\n"
            "  --format=FMT       text (default; lines start with file:line:col: as compilers\n"

@@ -16,7 +16,7 @@ static const struct cli_command commands[] = {
     {"run", "run a program under mpiexec with tracing on", cmd_run},
     {"dump", "print every event of a trace", cmd_dump},
     {"info", "summarise a trace: ranks, events, bytes, cut-short ranks", cmd_info},
-    {"hints", "what to change: overlap and message aggregation, ranked by saving", cmd_hints},
+    {"hints", "what to change: overlap, message aggregation, collectives; ranked by saving", cmd_hints},
     {"export", "the MPI timeline for Perfetto or chrome://tracing (--format=chrome)", cmd_export},
     {"view", "the viewer: hints on the source, event detail, timeline (GTK)", cmd_view},
 };

@@ -143,7 +143,7 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
                     si ? site_text(si->file, si->line, si->col, NULL) : g_strdup_printf("site %u", st->site);
                 char *siters = boxes_text(&st->iters);
                 char role_txt[64];
-                snprintf(role_txt, sizeof role_txt, "%s%s", search_role_name(role),
+                snprintf(role_txt, sizeof role_txt, "%s%s", search_role_text(role, true),
                          st->site_flags & CHT_SITEF_CONDITIONAL ? " (cond.)" : "");
                 snprintf(count, sizeof count, "%" PRIu64 " of %" PRIu64, st->events, st->total);
                 char *stip = g_strdup_printf(
