@@ -102,11 +102,15 @@ static void refill(CvHintList *l)
     uint32_t m = cv_hint_model_rows(hints, n, &l->filter, CV_SORT_ORDER, false, idx);
     for (uint32_t k = 0; k < m; k++) {
         const struct search_hint *h = &hints[idx[k]];
-        char loc[512], saving[32], ranks[256];
+        char loc[512], saving[32], ranks[256], kind[64];
         char *tip = g_markup_escape_text(h->message ? h->message : "", -1);
+        /* the variant that needs a buffer per message says so: it sits at
+         * the same line as the plain hint of its call */
+        snprintf(kind, sizeof kind, "%s%s", search_kind_name(h->kind),
+                 h->flags & SEARCH_HINT_NEEDS_BUFFER ? " +buffer" : "");
         GtkTreeIter it;
         gtk_list_store_insert_with_values(l->store, &it, -1, COL_INDEX, (guint)idx[k], COL_ORDER,
-                                          (guint)idx[k] + 1, COL_KIND, search_kind_name(h->kind), COL_CALL,
+                                          (guint)idx[k] + 1, COL_KIND, kind, COL_CALL,
                                           trace_mpi_call_name(h->call), COL_LOCATION,
                                           cv_hint_location(loc, sizeof loc, h), COL_SAVING,
                                           search_format_ns(saving, sizeof saving, h->saving_ns), COL_RANKS,
