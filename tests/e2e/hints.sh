@@ -55,6 +55,14 @@ print("; ".join(bad) or "none")' "$R1" "$R2" 2>&1)
     same_engines "hints-basic $O: streaming and reference engines agree" "$WORK/hb$O"
 done
 
+# dropped_of DIR: "<kind> <line>: <explain>" per dropped hint of the trace in DIR
+dropped_of() {
+    "$CH" hints "$1" --format=json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "") for h in d.get("dropped", [])))'
+}
+
 src=$P/deadlock.c
 SX=$(line_of "$src" "/* SEND-X */"); RY=$(line_of "$src" "/* RECV-Y */")
 RX=$(line_of "$src" "/* RECV-X */"); SY=$(line_of "$src" "/* SEND-Y */")
@@ -65,10 +73,7 @@ for O in -O0 -O2; do
     expect_eq "deadlock $O: traced run exits 0" "$?" 0
     h=$(hints_of "$WORK/dl$O")
     expect_no_match "deadlock $O: no aggregation hint that would deadlock" "$h" "^aggregate"
-    why=$("$CH" hints "$WORK/dl$O" --format=json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "") for h in d.get("dropped", [])))')
+    why=$(dropped_of "$WORK/dl$O")
     expect_match "deadlock $O: the dropped hint names the chain of messages" "$why" \
         "^aggregate $SX: delaying the MPI_Send at deadlock.c:$SX \(rank 0 to rank 1\) past the MPI_Recv at deadlock.c:$RY would deadlock: rank 1 receives that message at deadlock.c:$RX, and only then sends, at deadlock.c:$SY, the message rank 0 waits for there"
     txt=$("$CH" hints "$WORK/dl$O" --explain 2>/dev/null)
@@ -87,10 +92,7 @@ for run in "-O0 2" "-O2 2" "-O2 4"; do
     h=$(hints_of "$WORK/ds$O-$np")
     expect_no_match "$tag: no aggregation that deadlocks once every rank applies it" "$h" "^aggregate"
     expect_match "$tag: the sends still overlap" "$h" "^overlap MPI_Send [^ ]*:$SA "
-    why=$("$CH" hints "$WORK/ds$O-$np" --format=json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-print("\n".join(h["kind"] + " " + str(h["line"]) + ": " + (h.get("explain") or "") for h in d.get("dropped", [])))')
+    why=$(dropped_of "$WORK/ds$O-$np")
     expect_match "$tag: the dropped hint names the wait cycle" "$why" \
         "^aggregate $SA: applied on every rank that has it, the change deadlocks: rank 0 waits in the MPI_Recv at deadlock-symmetric.c:$RB for the message rank 1 sends with the MPI_Send at deadlock-symmetric.c:$SA, which the change delays past its MPI_Recv at deadlock-symmetric.c:$RB; rank 1 waits in the MPI_Recv at deadlock-symmetric.c:$RB for the message rank 0 sends with the MPI_Send at deadlock-symmetric.c:$SA, which the change delays past its MPI_Recv at deadlock-symmetric.c:$RB\$"
     expect_match "$tag: --explain names both sends" "$("$CH" hints "$WORK/ds$O-$np" --explain 2>/dev/null)" \

@@ -136,20 +136,13 @@ static bool p2p_nonblocking(uint16_t call)
     return call != CHT_MPI_MRECV && call != CHT_MPI_MPROBE && trace_mpi_call_base(call) != call;
 }
 
-/* The nonblocking form of a collective (MPI-3), or NULL. */
+/* The nonblocking form of a collective (MPI-3), or NULL: from the call
+ * table (trace_mpi_call_base maps each MPI_I... to its blocking form). */
 static const char *nonblocking_name(const char *name)
 {
-    static const char *const pairs[][2] = {
-        {"MPI_Bcast", "MPI_Ibcast"},         {"MPI_Scatter", "MPI_Iscatter"},
-        {"MPI_Scatterv", "MPI_Iscatterv"},   {"MPI_Gather", "MPI_Igather"},
-        {"MPI_Gatherv", "MPI_Igatherv"},     {"MPI_Reduce", "MPI_Ireduce"},
-        {"MPI_Allreduce", "MPI_Iallreduce"}, {"MPI_Allgather", "MPI_Iallgather"},
-        {"MPI_Allgatherv", "MPI_Iallgatherv"}, {"MPI_Alltoall", "MPI_Ialltoall"},
-        {"MPI_Alltoallv", "MPI_Ialltoallv"},
-    };
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
-        if (!strcmp(name, pairs[i][0]))
-            return pairs[i][1];
+    for (int c = CHT_MPI_IBARRIER; c <= CHT_MPI_IEXSCAN; c++)
+        if (!strcmp(name, trace_mpi_call_name(trace_mpi_call_base(c))))
+            return trace_mpi_call_name(c);
     return NULL;
 }
 
