@@ -147,7 +147,19 @@ static bool step(struct rstate *S, int r)
                 ready = fmax(ready - 0, S->at[r][x->fwd_pos]);
             uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
             uint32_t members = x->comm_size ? x->comm_size : n;
-            double fin = ready + coll_steps(x->call, members) * xfer(pp, bytes);
+            double cost = coll_steps(x->call, members) * xfer(pp, bytes);
+            /* the member that arrived last waited least: its time in the
+             * call is the collective's own cost, if larger (a first call
+             * that sets up the communicator's collectives costs ms) */
+            double least = INFINITY;
+            for (uint32_t i = 0; !nb && i < n; i++) {
+                const struct dg_msgrec *y = &S->logs[mem[i].rank]->rec[mem[i].pos];
+                if (y->t_exit >= y->t_enter && y->t_exit)
+                    least = fmin(least, (double)(y->t_exit - y->t_enter));
+            }
+            if (isfinite(least))
+                cost = fmax(cost, least);
+            double fin = ready + cost;
             end = fmax(end, nb ? fmax(start, fin) : fin);
         } else if (x->t_exit > x->t_enter) {
             own = fmax(own, (double)(x->t_exit - x->t_enter));
@@ -186,6 +198,15 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
         if (S.c[r].n)
             S.next[r] = 1;
     }
+    /* ranks start when their MPI_Init returns, on one clock (the ranks'
+     * CLOCK_MONOTONIC: one host) */
+    uint64_t t0 = 0;
+    for (int r = 0; r < P; r++)
+        if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit && (!t0 || logs[r]->rec[0].t_exit < t0))
+            t0 = logs[r]->rec[0].t_exit;
+    for (int r = 0; r < P; r++)
+        if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit)
+            S.t[r] = (double)(logs[r]->rec[0].t_exit - t0);
     for (;;) {
         bool progress = false, left = false;
         for (int r = 0; r < P; r++) {
@@ -211,8 +232,8 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
         if (!log || S.c[r].n < 2)
             continue;
         const struct dg_msgrec *first = &log->rec[0], *last = &log->rec[S.c[r].first[S.c[r].n - 1]];
-        out[r].valid = first->t_exit && last->t_enter >= first->t_exit;
-        out[r].measured_ns = out[r].valid ? (double)(last->t_enter - first->t_exit) : 0;
+        out[r].valid = first->t_exit && last->t_enter >= first->t_exit && t0;
+        out[r].measured_ns = out[r].valid ? (double)(last->t_enter - t0) : 0;
         /* the replayed time at the last call's entry */
         const struct dg_msgrec *pl = &log->rec[S.c[r].first[S.c[r].n - 2]];
         double gap = pl->t_exit && last->t_enter > pl->t_exit ? (double)(last->t_enter - pl->t_exit) : 0;
@@ -274,27 +295,20 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
         }
     }
     pp->o_ns = isfinite(o) ? o : 0;
-    /* least squares over the size classes' fastest transfers */
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, lo = INFINITY;
-    for (int i = 0; i < NB; i++)
-        if (isfinite(best[i])) {
-            double x = (double)size[i], y = best[i];
-            n++;
-            sx += x;
-            sy += y;
-            sxx += x * x;
-            sxy += x * y;
-            lo = fmin(lo, y);
-        }
-    pp->lat_ns = isfinite(lo) ? lo : 0;
-    pp->ns_per_byte = 0;
-    if (n >= 2 && n * sxx - sx * sx > 0) {
-        double g = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-        double l = (sy - g * sx) / n;
-        if (g > 0) {
-            pp->ns_per_byte = g;
-            pp->lat_ns = l > 0 ? l : 0;
-        }
+    /* L: the fastest transfer of a message below 1 KiB (their bytes cost
+     * nothing measurable); G: the lower envelope above, the smallest
+     * (time - L) / bytes of the size classes from 1 KiB on */
+    double lo = INFINITY, any = INFINITY;
+    for (int i = 0; i < NB; i++) {
+        any = fmin(any, best[i]);
+        if (size[i] < 1024)
+            lo = fmin(lo, best[i]);
     }
+    pp->lat_ns = isfinite(lo) ? lo : isfinite(any) ? any : 0;
+    double g = INFINITY;
+    for (int i = 0; i < NB; i++)
+        if (isfinite(best[i]) && size[i] >= 1024 && best[i] > pp->lat_ns)
+            g = fmin(g, (best[i] - pp->lat_ns) / (double)size[i]);
+    pp->ns_per_byte = isfinite(g) ? g : 0;
     return 0;
 }
