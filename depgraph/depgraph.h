@@ -556,6 +556,28 @@ int dg_stall_check(const struct dg_mpilog *const *logs, int nranks, const struct
                    const struct dg_move *const *moves, const uint32_t *nmoves, struct dg_stall_wait *blocked,
                    bool *stalled);
 
+/* ---- a timed replay of the run (replay.c) ------------------------------------- */
+
+struct dg_replay_params {
+    double lat_ns;       /* L: a message's latency */
+    double ns_per_byte;  /* G */
+    double o_ns;         /* a send's or receive's own time */
+    uint64_t eager_max;  /* larger messages wait for their receive (rendezvous) */
+};
+
+struct dg_replay_rank {
+    bool valid;          /* the rank has the times to compare */
+    double measured_ns;  /* from MPI_Init's return to its last call's entry */
+    double replayed_ns;  /* the same in the replay */
+};
+
+/* Fits L, G and o from the matched logs (eager_max as given). */
+int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                  struct dg_replay_params *pp);
+/* Replays the run with these parameters: out[nranks]. */
+int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                  const struct dg_replay_params *pp, struct dg_replay_rank *out);
+
 #ifdef __cplusplus
 }
 #endif

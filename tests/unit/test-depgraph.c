@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2493,6 +2494,60 @@ static void test_stall_check(void **state)
         dg_mpilog_free(&k[r]);
 }
 
+/* The timed replay (dg_replay_run): rank 0 computes 100 us, sends 64 bytes
+ * to rank 1, computes 50 us and ends; rank 1 receives (posted at once),
+ * computes 10 us and ends.  With L = 5 us, G = 0 and o = 1 us, rank 1's
+ * receive ends at 100 + 5 + 1 us and rank 1 reaches its end at 116 us;
+ * rank 0 at 100 + 1 + 50 us.  The measured times say the same, so the
+ * error is 0; a run whose rank 1 started 20 us late shifts only rank 1's
+ * end (its receive still waits for the message). */
+static void set_times(struct dg_msgrec *r, uint64_t enter, uint64_t exit)
+{
+    r->t_enter = enter;
+    r->t_exit = exit;
+}
+
+static void test_replay_timed(void **state)
+{
+    (void)state;
+    struct dg_mpilog l[2] = {{.rank = 0}, {.rank = 1}};
+    const uint64_t us = 1000, base = 1000000;
+    struct dg_msgrec *x;
+    x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+    set_times(x, base - 10 * us, base);
+    x = log_add(&l[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1);
+    x->bytes = 64;
+    set_times(x, base + 100 * us, base + 101 * us);
+    x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+    set_times(x, base + 151 * us, base + 152 * us);
+    x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+    set_times(x, base - 10 * us, base);
+    x = log_add(&l[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 1);
+    x->bytes = 64;
+    set_times(x, base, base + 106 * us);
+    x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+    set_times(x, base + 116 * us, base + 117 * us);
+    const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
+    struct dg_match *m;
+    assert_int_equal(dg_match_build(logs, 2, &m), 0);
+    struct dg_replay_params pp = {.lat_ns = 5 * us, .ns_per_byte = 0, .o_ns = 1 * us, .eager_max = 8192};
+    struct dg_replay_rank rr[2];
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, rr), 0);
+    assert_true(rr[0].valid && rr[1].valid);
+    assert_true(fabs(rr[0].replayed_ns - 151.0 * us) < 1);
+    assert_true(fabs(rr[0].measured_ns - 151.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 116.0 * us) < 1);
+    assert_true(fabs(rr[1].measured_ns - 116.0 * us) < 1);
+    /* fitted from these logs: the receiver waited, the transfer took 6 us */
+    struct dg_replay_params fit = {.eager_max = 8192};
+    assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
+    assert_true(fabs(fit.lat_ns - 6.0 * us) < 1);
+    assert_true(fabs(fit.o_ns - 1.0 * us) < 1);
+    dg_match_destroy(m);
+    for (int r = 0; r < 2; r++)
+        dg_mpilog_free(&l[r]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2544,6 +2599,7 @@ int main(void)
         cmocka_unit_test(test_hb_collectives),
         cmocka_unit_test(test_hb_stall),
         cmocka_unit_test(test_stall_check),
+        cmocka_unit_test(test_replay_timed),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
