@@ -269,7 +269,8 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
         best[i] = INFINITY;
         size[i] = 0;
     }
-    double o = INFINITY;
+    double o = INFINITY, lsum = 0, lbytes = 0;
+    uint64_t lnum = 0;
     for (int r = 0; r < nranks; r++) {
         const struct dg_mpilog *log = logs[r];
         for (uint32_t p = 0; log && p < log->n; p++) {
@@ -288,6 +289,11 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
             int b = 0;
             while ((1ull << b) < s->bytes && b < NB - 1)
                 b++;
+            if (s->bytes <= pp->eager_max) {
+                lsum += t;
+                lbytes += (double)s->bytes;
+                lnum++;
+            }
             if (t < best[b]) {
                 best[b] = t;
                 size[b] = s->bytes;
@@ -305,10 +311,13 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
             lo = fmin(lo, best[i]);
     }
     pp->lat_ns = isfinite(lo) ? lo : isfinite(any) ? any : 0;
+
     double g = INFINITY;
     for (int i = 0; i < NB; i++)
         if (isfinite(best[i]) && size[i] >= 1024 && best[i] > pp->lat_ns)
             g = fmin(g, (best[i] - pp->lat_ns) / (double)size[i]);
     pp->ns_per_byte = isfinite(g) ? g : 0;
+    if (getenv("COMMHINT_REPLAY_MEAN") && lnum)
+        pp->lat_ns = fmax(pp->lat_ns, (lsum - lbytes * pp->ns_per_byte) / (double)lnum);
     return 0;
 }
