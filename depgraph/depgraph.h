@@ -559,24 +559,44 @@ int dg_stall_check(const struct dg_mpilog *const *logs, int nranks, const struct
 /* ---- a timed replay of the run (replay.c) ------------------------------------- */
 
 struct dg_replay_params {
-    double lat_ns;       /* L: a message's latency */
+    double lat_ns;       /* L: a message's latency (both ends' overheads included) */
     double ns_per_byte;  /* G */
     double o_ns;         /* a send's or receive's own time */
     uint64_t eager_max;  /* larger messages wait for their receive (rendezvous) */
+    uint64_t samples;    /* transfers L was fitted from (0: none, L is a guess) */
 };
 
 struct dg_replay_rank {
     bool valid;          /* the rank has the times to compare */
-    double measured_ns;  /* from MPI_Init's return to its last call's entry */
+    double measured_ns;  /* from the first MPI_Init return to its last call's entry */
     double replayed_ns;  /* the same in the replay */
+};
+
+/* A change to the run, as a hint asks for it (replay.c). */
+enum dg_change_kind {
+    DG_CHANGE_NB = 1,    /* the blocking call at pos is posted at t_post and waited for at t_wait */
+    DG_CHANGE_MERGE,     /* the send at pos travels in the message of the send at into */
+    DG_CHANGE_COLL       /* the call at pos is part of collective instance id (call) */
+};
+
+struct dg_change {
+    uint8_t kind;        /* enum dg_change_kind */
+    int32_t rank;
+    uint32_t pos;        /* log position of (a record of) the call */
+    uint64_t t_post, t_wait; /* NB: times of the rank's clock (ns); 0: at the call */
+    uint32_t into;       /* MERGE: log position of the carrying send */
+    uint32_t id;         /* COLL: the instance (small numbers: arrays are sized by the largest) */
+    uint16_t call;       /* COLL: the collective (enum cht_mpi_call) */
 };
 
 /* Fits L, G and o from the matched logs (eager_max as given). */
 int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
                   struct dg_replay_params *pp);
-/* Replays the run with these parameters: out[nranks]. */
+/* Replays the run with these parameters and changes (nch of them, any
+ * order; none: the run as recorded): out[nranks]. */
 int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                  const struct dg_replay_params *pp, struct dg_replay_rank *out);
+                  const struct dg_replay_params *pp, const struct dg_change *ch, size_t nch,
+                  struct dg_replay_rank *out);
 
 #ifdef __cplusplus
 }

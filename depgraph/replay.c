@@ -1,49 +1,87 @@
-/* replay.c - a timed replay of a run's matched MPI logs (issue 17, first
- * step; docs to follow once the model is validated).  Each rank is its
- * sequence of MPI calls (the records of one event are one call) with the
- * computation between them as measured (the gap between one call's exit
- * and the next call's entry).  A call costs:
+/* replay.c - a timed replay of a run's matched MPI logs, as recorded or
+ * with changes applied (docs/prediction.md).  In the spirit of Dimemas
+ * and LogGOPSim: each rank is its sequence of computation bursts (the
+ * measured gap between one call's exit and the next call's entry) and
+ * MPI calls, and a call costs what a few parameters fitted from the run
+ * say it costs:
  *   - a send: the overhead o; its message leaves then and arrives after
  *     L + bytes * G (eager), or, above the eager limit, once the receive is
- *     posted (rendezvous): the sender then waits until the transfer ends;
+ *     posted (rendezvous): a blocking send then waits for the transfer;
  *   - a receive: it ends at max(its post, the message's arrival) + o; a
  *     receive completed by a Wait was posted long before (its Irecv is not
  *     linked to it in the log): the arrival alone decides;
  *   - a collective: every member has reached it (a nonblocking one: every
  *     member has passed its start), then steps * (L + bytes * G), steps =
- *     ceil(log2 p), twice that for Allreduce, p - 1 for Alltoall(v/w);
+ *     ceil(log2 p), twice that for Allreduce, p - 1 for Alltoall(v/w), but
+ *     no less than the fastest member's measured time in it;
  *   - anything else: its measured time.
- * Every rank starts at 0 when its MPI_Init returns (MPI_Init synchronises
- * the ranks, roughly); the replay gives each rank's time at its last
- * call's entry, set beside the measured one.  The parameters are fitted
- * from the logs (dg_replay_fit). */
+ * Every rank starts when its MPI_Init returns, on the ranks' common
+ * CLOCK_MONOTONIC (one host), and ends at its last call's entry.
+ *
+ * Changes (struct dg_change) are what hints ask for:
+ *   - DG_CHANGE_NB: a blocking call becomes nonblocking, posted at a
+ *     measured time of the rank (the start of its backward window) and
+ *     waited for at another (the end of its forward window); the MPI calls
+ *     in between stay where they were;
+ *   - DG_CHANGE_MERGE: a send travels in the message of a later send of
+ *     the same channel (into): it costs nothing, the carrying message
+ *     carries its bytes too, and its receive completes when that message
+ *     arrives;
+ *   - DG_CHANGE_COLL: a point-to-point call belongs to a collective
+ *     instance: the rank's first member call is the collective (it waits
+ *     for every rank's first member, then costs the collective's steps),
+ *     the other member calls cost nothing.
+ * A rank is replayed as a list of items (computation, a call, a post, a
+ * wait) built from its log and the changes; an item that waits for
+ * another rank leaves the rank blocked until that rank has progressed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "depgraph.h"
 
-/* Per rank: the first record of each call, in log order. */
-struct calls {
-    uint32_t n;
-    uint32_t *first; /* log position of the call's first record */
+enum item_kind { IT_COMP, IT_CALL, IT_POST, IT_WAIT };
+
+struct item {
+    uint8_t kind;
+    uint32_t call;  /* IT_CALL, IT_POST, IT_WAIT: the call (index in the rank's calls) */
+    double ns;      /* IT_COMP */
 };
 
-static int calls_build(const struct dg_mpilog *log, struct calls *c)
-{
-    c->n = 0;
-    c->first = malloc((log->n ? log->n : 1) * sizeof *c->first);
-    if (!c->first)
-        return TRACE_ERR_NOMEM;
-    for (uint32_t p = 0; p < log->n; p++)
-        if (p == 0 || log->rec[p].index != log->rec[p - 1].index)
-            c->first[c->n++] = p;
-    return 0;
-}
+/* A rank's calls: the first record of each, in log order. */
+struct rank {
+    uint32_t ncalls;
+    uint32_t *first;  /* log position of the call's first record */
+    struct item *it;
+    size_t nit, cit;
+    size_t next;      /* next item */
+    double t;         /* its clock */
+    double *at;       /* per log position: when the record was posted (NAN: not yet) */
+    double *done;     /* per log position: a SEND's arrival at its receiver (NAN: not known) */
+    uint32_t *into;   /* per log position: MERGE target (UINT32_MAX: none) */
+    uint64_t *extra;  /* per log position: bytes carried for merged sends */
+    uint32_t *coll;   /* per log position: collective instance + 1 (0: none) */
+    uint16_t *ccall;  /* per log position: its collective call */
+    bool *lead;       /* per log position: the rank's first member of its instance */
+};
 
-static uint32_t call_end(const struct dg_mpilog *log, const struct calls *c, uint32_t k)
+struct rstate {
+    const struct dg_mpilog *const *logs;
+    const struct dg_match *m;
+    const struct dg_replay_params *pp;
+    int P;
+    struct rank *rk;
+    uint32_t ninst;
+    uint16_t *inst_call;
+    uint64_t *inst_bytes;
+    uint32_t *inst_ranks;
+    double *inst_ready;   /* max of the members' posts so far */
+    uint32_t *inst_posted; /* members posted so far */
+};
+
+static uint32_t call_end(const struct dg_mpilog *log, const struct rank *c, uint32_t k)
 {
-    return k + 1 < c->n ? c->first[k + 1] : log->n;
+    return k + 1 < c->ncalls ? c->first[k + 1] : log->n;
 }
 
 static double coll_steps(int call, uint32_t p)
@@ -53,150 +91,452 @@ static double coll_steps(int call, uint32_t p)
     case CHT_MPI_ALLREDUCE:
         return 2 * lg;
     case CHT_MPI_ALLTOALL: case CHT_MPI_ALLTOALLV: case CHT_MPI_ALLTOALLW:
+    case CHT_MPI_ALLGATHER: case CHT_MPI_ALLGATHERV:
         return p > 1 ? (double)(p - 1) : 0;
     default:
         return lg;
     }
 }
 
-struct rstate {
-    const struct dg_mpilog *const *logs;
-    const struct dg_match *m;
-    const struct dg_replay_params *pp;
-    int P;
-    struct calls *c;
-    uint32_t *next;  /* per rank: next call */
-    double *t;       /* per rank: its clock */
-    double *issued;  /* per rank, per log position: when a SEND left / a call was reached (NAN: not yet) */
-    double **at;     /* at[r][pos]: time the record's call was reached, NAN if not yet */
-    double **done;   /* done[r][pos]: time a SEND's message arrives, NAN if not known */
-};
-
 static double xfer(const struct dg_replay_params *pp, uint64_t bytes)
 {
     return pp->lat_ns + (double)bytes * pp->ns_per_byte;
 }
 
-/* Tries to complete rank r's next call; false if it waits for another rank. */
-static bool step(struct rstate *S, int r)
+static int push(struct rank *k, struct item it)
 {
-    const struct dg_mpilog *log = S->logs[r];
-    const struct calls *c = &S->c[r];
-    uint32_t k = S->next[r], lo = c->first[k], hi = call_end(log, c, k);
-    const struct dg_replay_params *pp = S->pp;
-    /* the computation before it */
-    double start = S->t[r];
-    if (k > 0) {
-        const struct dg_msgrec *prev = &log->rec[c->first[k - 1]], *cur = &log->rec[lo];
-        if (cur->t_enter > prev->t_exit && prev->t_exit)
-            start += (double)(cur->t_enter - prev->t_exit);
+    if (k->nit == k->cit) {
+        size_t nc = k->cit ? 2 * k->cit : 64;
+        struct item *p = realloc(k->it, nc * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        k->it = p;
+        k->cit = nc;
     }
-    for (uint32_t p = lo; p < hi; p++)
-        if (isnan(S->at[r][p]))
-            S->at[r][p] = start;
-    double end = start, own = 0;
+    k->it[k->nit++] = it;
+    return 0;
+}
+
+/* ---- posting and completing records ------------------------------------------------- */
+
+static const struct dg_msgrec *rec(const struct rstate *S, struct dg_pos p)
+{
+    return &S->logs[p.rank]->rec[p.pos];
+}
+
+/* The send's bytes, with those of the sends merged into it. */
+static uint64_t send_bytes(const struct rstate *S, struct dg_pos p)
+{
+    return rec(S, p)->bytes + S->rk[p.rank].extra[p.pos];
+}
+
+/* Arrival of the message of SEND p at its receiver, NAN if not known yet. */
+static double arrival(struct rstate *S, struct dg_pos p)
+{
+    struct rank *k = &S->rk[p.rank];
+    if (k->into[p.pos] != UINT32_MAX)
+        return arrival(S, (struct dg_pos){p.rank, k->into[p.pos]});
+    if (!isnan(k->done[p.pos]) || isnan(k->at[p.pos]))
+        return k->done[p.pos];
+    uint64_t bytes = send_bytes(S, p);
+    struct dg_pos q = dg_match_peer(S->m, p);
+    if (bytes > S->pp->eager_max && q.rank >= 0 && !(rec(S, q)->flags & DG_MSGF_NONBLOCKING)) {
+        double post = S->rk[q.rank].at[q.pos];
+        if (isnan(post))
+            return NAN; /* rendezvous: the receive is not posted yet */
+        k->done[p.pos] = fmax(k->at[p.pos], post) + xfer(S->pp, bytes);
+    } else {
+        k->done[p.pos] = k->at[p.pos] + xfer(S->pp, bytes); /* L includes both ends' overheads */
+    }
+    return k->done[p.pos];
+}
+
+/* When collective instance i completes (NAN: a member is not there yet). */
+static double inst_done(struct rstate *S, uint32_t i)
+{
+    if (S->inst_posted[i] < S->inst_ranks[i])
+        return NAN;
+    return S->inst_ready[i] + coll_steps(S->inst_call[i], S->inst_ranks[i]) * xfer(S->pp, S->inst_bytes[i]);
+}
+
+/* When the recorded collective of record p completes (NAN: not yet). */
+static double coll_done(struct rstate *S, struct dg_pos me)
+{
+    const struct dg_msgrec *x = rec(S, me);
+    uint32_t n = 0;
+    const struct dg_pos *mem = dg_match_coll(S->m, dg_match_coll_of(S->m, me), &n);
+    bool nb = x->flags & DG_MSGF_NONBLOCKING;
+    double ready = S->rk[me.rank].at[me.pos];
+    for (uint32_t i = 0; i < n; i++) {
+        struct dg_pos at = mem[i];
+        const struct dg_msgrec *y = rec(S, at);
+        if (nb && (y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < at.pos)
+            at.pos = (uint32_t)y->fwd_pos;
+        double a = S->rk[at.rank].at[at.pos];
+        if (isnan(a))
+            return NAN;
+        ready = fmax(ready, a);
+    }
+    uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
+    uint32_t members = x->comm_size ? x->comm_size : n;
+    double cost = coll_steps(x->call, members) * xfer(S->pp, bytes);
+    /* the member that arrived last waited least: its time in the call is
+     * the collective's own cost, if larger (a first call that sets up the
+     * communicator's collectives costs ms) */
+    double least = INFINITY;
+    for (uint32_t i = 0; !nb && i < n; i++) {
+        const struct dg_msgrec *y = rec(S, mem[i]);
+        if (y->t_exit >= y->t_enter && y->t_exit)
+            least = fmin(least, (double)(y->t_exit - y->t_enter));
+    }
+    if (isfinite(least))
+        cost = fmax(cost, least);
+    return ready + cost;
+}
+
+/* Posts the records of call c of rank r at time t (records already posted
+ * keep their time). */
+static void post(struct rstate *S, int r, uint32_t c, double t)
+{
+    struct rank *k = &S->rk[r];
+    const struct dg_mpilog *log = S->logs[r];
+    for (uint32_t p = k->first[c]; p < call_end(log, k, c); p++) {
+        if (!isnan(k->at[p]))
+            continue;
+        k->at[p] = t;
+        uint32_t i = k->coll[p];
+        if (i && k->lead[p]) {
+            S->inst_ready[i - 1] = S->inst_posted[i - 1] ? fmax(S->inst_ready[i - 1], t) : t;
+            S->inst_posted[i - 1]++;
+        }
+    }
+}
+
+/* When call c of rank r (posted) completes: NAN if it waits for another
+ * rank that has not got far enough. */
+static double complete(struct rstate *S, int r, uint32_t c)
+{
+    struct rank *k = &S->rk[r];
+    const struct dg_mpilog *log = S->logs[r];
+    const struct dg_replay_params *pp = S->pp;
+    double end = -INFINITY, own = 0;
     bool modelled = false;
-    for (uint32_t p = lo; p < hi; p++) {
+    for (uint32_t p = k->first[c]; p < call_end(log, k, c); p++) {
         const struct dg_msgrec *x = &log->rec[p];
         struct dg_pos me = {r, p};
+        double start = k->at[p];
+        end = fmax(end, start);
+        if (k->coll[p]) {
+            modelled = true;
+            if (k->lead[p]) {
+                double d = inst_done(S, k->coll[p] - 1);
+                if (isnan(d))
+                    return NAN;
+                end = fmax(end, d);
+            }
+            continue;
+        }
         if (x->kind == DG_MSG_SEND) {
             modelled = true;
-            struct dg_pos q = dg_match_peer(S->m, me);
-            double leave = start + pp->o_ns;
-            if (x->bytes > pp->eager_max && q.rank >= 0 && !(S->logs[q.rank]->rec[q.pos].flags & DG_MSGF_NONBLOCKING)) {
-                double post = S->at[q.rank][q.pos];
-                if (isnan(post))
-                    return false; /* rendezvous: the receive is not posted yet */
-                double arrive = fmax(start, post) + xfer(pp, x->bytes);
-                S->done[r][p] = arrive;
+            if (k->into[p] != UINT32_MAX)
+                continue; /* travels later, in another message */
+            double a = arrival(S, me);
+            if (isnan(a)) {
                 if (!(x->flags & DG_MSGF_NONBLOCKING))
-                    leave = fmax(leave, arrive);
-            } else {
-                S->done[r][p] = start + xfer(pp, x->bytes);
+                    return NAN;
+                continue;
             }
-            end = fmax(end, leave);
+            bool rdv = send_bytes(S, me) > pp->eager_max;
+            end = fmax(end, rdv && !(x->flags & DG_MSGF_NONBLOCKING) ? a : start + pp->o_ns);
         } else if (x->kind == DG_MSG_RECV) {
             modelled = true;
             struct dg_pos s = dg_match_peer(S->m, me);
-            double arrive = start;
+            double a = start;
             if (s.rank >= 0) {
-                if (isnan(S->done[s.rank][s.pos]))
-                    return false; /* its send has not left yet */
-                arrive = S->done[s.rank][s.pos];
+                if (S->rk[s.rank].coll[s.pos])
+                    a = inst_done(S, S->rk[s.rank].coll[s.pos] - 1);
+                else
+                    a = arrival(S, s);
+                if (isnan(a))
+                    return NAN; /* its send has not left yet */
             }
-            end = fmax(end, fmax(start, arrive) + pp->o_ns);
+            end = fmax(end, fmax(start, a) + pp->o_ns);
         } else if (x->kind == DG_MSG_COLL) {
             modelled = true;
-            uint32_t n = 0;
-            const struct dg_pos *mem = dg_match_coll(S->m, dg_match_coll_of(S->m, me), &n);
-            double ready = start;
-            bool nb = x->flags & DG_MSGF_NONBLOCKING;
-            for (uint32_t i = 0; i < n; i++) {
-                if (mem[i].rank == r)
-                    continue;
-                const struct dg_msgrec *y = &S->logs[mem[i].rank]->rec[mem[i].pos];
-                struct dg_pos at = mem[i];
-                if (nb && (y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < mem[i].pos)
-                    at.pos = (uint32_t)y->fwd_pos;
-                double a = S->at[at.rank][at.pos];
-                if (isnan(a))
-                    return false;
-                ready = fmax(ready, a);
-            }
-            if (nb && x->fwd_pos < p && !isnan(S->at[r][x->fwd_pos]))
-                ready = fmax(ready - 0, S->at[r][x->fwd_pos]);
-            uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
-            uint32_t members = x->comm_size ? x->comm_size : n;
-            double cost = coll_steps(x->call, members) * xfer(pp, bytes);
-            /* the member that arrived last waited least: its time in the
-             * call is the collective's own cost, if larger (a first call
-             * that sets up the communicator's collectives costs ms) */
-            double least = INFINITY;
-            for (uint32_t i = 0; !nb && i < n; i++) {
-                const struct dg_msgrec *y = &S->logs[mem[i].rank]->rec[mem[i].pos];
-                if (y->t_exit >= y->t_enter && y->t_exit)
-                    least = fmin(least, (double)(y->t_exit - y->t_enter));
-            }
-            if (isfinite(least))
-                cost = fmax(cost, least);
-            double fin = ready + cost;
-            end = fmax(end, nb ? fmax(start, fin) : fin);
+            double d = coll_done(S, me);
+            if (isnan(d))
+                return NAN;
+            end = fmax(end, (x->flags & DG_MSGF_NONBLOCKING) ? fmax(start, d) : d);
         } else if (x->t_exit > x->t_enter) {
             own = fmax(own, (double)(x->t_exit - x->t_enter));
         }
     }
     if (!modelled)
-        end = start + own;
-    S->t[r] = end;
-    S->next[r]++;
-    return true;
+        return k->at[k->first[c]] + own;
+    return end;
+}
+
+/* Runs rank r's items as far as it can; true if it progressed. */
+static bool advance(struct rstate *S, int r)
+{
+    struct rank *k = &S->rk[r];
+    bool progress = false;
+    while (k->next < k->nit) {
+        const struct item *it = &k->it[k->next];
+        if (it->kind == IT_COMP) {
+            k->t += it->ns;
+        } else if (it->kind == IT_POST) {
+            post(S, r, it->call, k->t);
+        } else {
+            if (it->kind == IT_CALL)
+                post(S, r, it->call, k->t);
+            double d = complete(S, r, it->call);
+            if (isnan(d))
+                return progress;
+            k->t = fmax(k->t, d);
+        }
+        k->next++;
+        progress = true;
+    }
+    return progress;
+}
+
+/* ---- building the items ------------------------------------------------------------- */
+
+/* The call whose gap (from the previous call's exit to its entry) holds
+ * measured time t, and the offset in it; the last call if t is later. */
+static uint32_t gap_of(const struct dg_mpilog *log, const struct rank *k, uint64_t t, double *off)
+{
+    uint32_t lo = 1, hi = k->ncalls - 1; /* first call with t_enter >= t */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (log->rec[k->first[mid]].t_enter >= t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    uint64_t from = log->rec[k->first[lo - 1]].t_exit;
+    *off = t > from ? (double)(t - from) : 0;
+    return lo;
+}
+
+struct action {
+    uint32_t gap;   /* before this call */
+    double off;     /* ns into the gap */
+    uint8_t kind;   /* IT_POST or IT_WAIT */
+    uint32_t call;
+};
+
+static int action_cmp(const void *a, const void *b)
+{
+    const struct action *x = a, *y = b;
+    if (x->gap != y->gap)
+        return x->gap < y->gap ? -1 : 1;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return (int)x->kind - (int)y->kind; /* a post before a wait at the same time */
+}
+
+/* Rank r's items: its gaps and calls, with the posts and waits of the
+ * calls made nonblocking (acts: n of them) placed in the gaps. */
+static int build_items(struct rstate *S, int r, struct action *acts, size_t n, const bool *moved)
+{
+    struct rank *k = &S->rk[r];
+    const struct dg_mpilog *log = S->logs[r];
+    qsort(acts, n, sizeof *acts, action_cmp);
+    size_t a = 0;
+    for (uint32_t c = 1; c < k->ncalls; c++) {
+        const struct dg_msgrec *prev = &log->rec[k->first[c - 1]], *cur = &log->rec[k->first[c]];
+        double gap = prev->t_exit && cur->t_enter > prev->t_exit ? (double)(cur->t_enter - prev->t_exit) : 0;
+        double done = 0;
+        for (; a < n && acts[a].gap == c; a++) {
+            double off = fmin(acts[a].off, gap);
+            if (off > done && push(k, (struct item){IT_COMP, 0, off - done}) < 0)
+                return TRACE_ERR_NOMEM;
+            done = fmax(done, off);
+            if (push(k, (struct item){acts[a].kind, acts[a].call, 0}) < 0)
+                return TRACE_ERR_NOMEM;
+        }
+        if (gap > done && push(k, (struct item){IT_COMP, 0, gap - done}) < 0)
+            return TRACE_ERR_NOMEM;
+        if (c + 1 == k->ncalls)
+            break; /* the last call's entry is the end */
+        if (!moved[c] && push(k, (struct item){IT_CALL, c, 0}) < 0)
+            return TRACE_ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* The call (index in the rank's calls) holding log position p. */
+static uint32_t call_of(const struct rank *k, uint32_t p)
+{
+    uint32_t lo = 0, hi = k->ncalls;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (k->first[mid] <= p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void state_free(struct rstate *S)
+{
+    for (int r = 0; S->rk && r < S->P; r++) {
+        struct rank *k = &S->rk[r];
+        free(k->first);
+        free(k->it);
+        free(k->at);
+        free(k->done);
+        free(k->into);
+        free(k->extra);
+        free(k->coll);
+        free(k->ccall);
+        free(k->lead);
+    }
+    free(S->rk);
+    free(S->inst_call);
+    free(S->inst_bytes);
+    free(S->inst_ranks);
+    free(S->inst_ready);
+    free(S->inst_posted);
+}
+
+static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
+{
+    int P = S->P;
+    if (!(S->rk = calloc(P ? P : 1, sizeof *S->rk)))
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < P; r++) {
+        struct rank *k = &S->rk[r];
+        const struct dg_mpilog *log = S->logs[r];
+        uint32_t n = log ? log->n : 0;
+        k->first = malloc((n ? n : 1) * sizeof *k->first);
+        k->at = malloc((n ? n : 1) * sizeof *k->at);
+        k->done = malloc((n ? n : 1) * sizeof *k->done);
+        k->into = malloc((n ? n : 1) * sizeof *k->into);
+        k->extra = calloc(n ? n : 1, sizeof *k->extra);
+        k->coll = calloc(n ? n : 1, sizeof *k->coll);
+        k->ccall = calloc(n ? n : 1, sizeof *k->ccall);
+        k->lead = calloc(n ? n : 1, sizeof *k->lead);
+        if (!k->first || !k->at || !k->done || !k->into || !k->extra || !k->coll || !k->ccall || !k->lead)
+            return TRACE_ERR_NOMEM;
+        for (uint32_t p = 0; p < n; p++) {
+            if (p == 0 || log->rec[p].index != log->rec[p - 1].index)
+                k->first[k->ncalls++] = p;
+            k->at[p] = k->done[p] = NAN;
+            k->into[p] = UINT32_MAX;
+        }
+    }
+    /* collective instances: ids as given, compacted */
+    uint32_t maxid = 0;
+    for (size_t i = 0; i < nch; i++)
+        if (ch[i].kind == DG_CHANGE_COLL && ch[i].id + 1 > maxid)
+            maxid = ch[i].id + 1;
+    S->ninst = maxid;
+    if (maxid) {
+        S->inst_call = calloc(maxid, sizeof *S->inst_call);
+        S->inst_bytes = calloc(maxid, sizeof *S->inst_bytes);
+        S->inst_ranks = calloc(maxid, sizeof *S->inst_ranks);
+        S->inst_ready = calloc(maxid, sizeof *S->inst_ready);
+        S->inst_posted = calloc(maxid, sizeof *S->inst_posted);
+        if (!S->inst_call || !S->inst_bytes || !S->inst_ranks || !S->inst_ready || !S->inst_posted)
+            return TRACE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nch; i++) {
+        const struct dg_change *c = &ch[i];
+        if (c->rank < 0 || c->rank >= P || !S->logs[c->rank] || c->pos >= S->logs[c->rank]->n)
+            continue;
+        struct rank *k = &S->rk[c->rank];
+        const struct dg_msgrec *x = &S->logs[c->rank]->rec[c->pos];
+        if (c->kind == DG_CHANGE_MERGE && x->kind == DG_MSG_SEND && c->into < S->logs[c->rank]->n &&
+            c->into != c->pos) {
+            k->into[c->pos] = c->into;
+            k->extra[c->into] += x->bytes;
+        } else if (c->kind == DG_CHANGE_COLL) {
+            k->coll[c->pos] = c->id + 1;
+            uint64_t b = x->bytes > x->rbytes ? x->bytes : x->rbytes;
+            if (b > S->inst_bytes[c->id])
+                S->inst_bytes[c->id] = b;
+            S->inst_call[c->id] = c->call;
+        }
+    }
+    /* each rank's first member of an instance leads it there */
+    uint32_t *seen = maxid ? calloc(maxid, sizeof *seen) : NULL; /* rank + 1 that has a lead */
+    if (maxid && !seen)
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < P; r++) {
+        const struct dg_mpilog *log = S->logs[r];
+        struct rank *k = &S->rk[r];
+        for (uint32_t p = 0; log && p < log->n; p++) {
+            uint32_t i = k->coll[p];
+            if (i && seen[i - 1] != (uint32_t)r + 1) {
+                seen[i - 1] = (uint32_t)r + 1;
+                k->lead[p] = true;
+                S->inst_ranks[i - 1]++;
+            }
+        }
+    }
+    free(seen);
+    return 0;
 }
 
 int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                  const struct dg_replay_params *pp, struct dg_replay_rank *out)
+                  const struct dg_replay_params *pp, const struct dg_change *ch, size_t nch,
+                  struct dg_replay_rank *out)
 {
-    int P = nranks, rc = TRACE_ERR_NOMEM;
+    int P = nranks, rc;
     struct rstate S = {.logs = logs, .m = m, .pp = pp, .P = P};
-    S.c = calloc(P ? P : 1, sizeof *S.c);
-    S.next = calloc(P ? P : 1, sizeof *S.next);
-    S.t = calloc(P ? P : 1, sizeof *S.t);
-    S.at = calloc(P ? P : 1, sizeof *S.at);
-    S.done = calloc(P ? P : 1, sizeof *S.done);
-    if (!S.c || !S.next || !S.t || !S.at || !S.done)
+    bool *moved = NULL;
+    struct action *acts = NULL;
+    if ((rc = state_init(&S, ch, nch)) < 0)
         goto out;
+    /* per rank: the posts and waits of the calls made nonblocking */
+    size_t na = 0;
+    if (nch && !(acts = malloc(2 * nch * sizeof *acts))) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
     for (int r = 0; r < P; r++) {
-        uint32_t n = logs[r] ? logs[r]->n : 0;
-        if (logs[r] && calls_build(logs[r], &S.c[r]) < 0)
+        const struct dg_mpilog *log = logs[r];
+        struct rank *k = &S.rk[r];
+        if (!log || k->ncalls < 2)
+            continue;
+        free(moved);
+        if (!(moved = calloc(k->ncalls, sizeof *moved))) {
+            rc = TRACE_ERR_NOMEM;
             goto out;
-        S.at[r] = malloc((n ? n : 1) * sizeof **S.at);
-        S.done[r] = malloc((n ? n : 1) * sizeof **S.done);
-        if (!S.at[r] || !S.done[r])
+        }
+        na = 0;
+        for (size_t i = 0; i < nch; i++) {
+            const struct dg_change *c = &ch[i];
+            if (c->kind != DG_CHANGE_NB || c->rank != r || c->pos >= log->n)
+                continue;
+            uint32_t call = call_of(k, c->pos);
+            const struct dg_msgrec *x = &log->rec[k->first[call]];
+            if (call == 0 || call + 1 >= k->ncalls || moved[call] || !x->t_enter || !x->t_exit)
+                continue;
+            uint64_t tp = c->t_post && c->t_post < x->t_enter ? c->t_post : x->t_enter;
+            uint64_t tw = c->t_wait > x->t_exit ? c->t_wait : x->t_exit;
+            struct action p = {0, 0, IT_POST, call}, w = {0, 0, IT_WAIT, call};
+            if (tp == x->t_enter) {
+                p.gap = call;
+                p.off = INFINITY; /* at the end of its own gap: where it was */
+            } else {
+                p.gap = gap_of(log, k, tp, &p.off);
+            }
+            w.gap = gap_of(log, k, tw, &w.off);
+            if (w.gap <= call) {
+                w.gap = call + 1;
+                w.off = 0;
+            }
+            acts[na++] = p;
+            acts[na++] = w;
+            moved[call] = true;
+        }
+        if ((rc = build_items(&S, r, acts, na, moved)) < 0)
             goto out;
-        for (uint32_t p = 0; p < n; p++)
-            S.at[r][p] = S.done[r][p] = NAN;
-        /* the call MPI_Init returns from is the start: skip it */
-        if (S.c[r].n)
-            S.next[r] = 1;
     }
     /* ranks start when their MPI_Init returns, on one clock (the ranks'
      * CLOCK_MONOTONIC: one host) */
@@ -206,59 +546,49 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
             t0 = logs[r]->rec[0].t_exit;
     for (int r = 0; r < P; r++)
         if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit)
-            S.t[r] = (double)(logs[r]->rec[0].t_exit - t0);
+            S.rk[r].t = (double)(logs[r]->rec[0].t_exit - t0);
     for (;;) {
         bool progress = false, left = false;
         for (int r = 0; r < P; r++) {
-            /* up to the last call (MPI_Finalize): its entry is the end */
-            while (logs[r] && S.next[r] + 1 < S.c[r].n && step(&S, r))
-                progress = true;
-            left |= logs[r] && S.next[r] + 1 < S.c[r].n;
+            progress |= advance(&S, r);
+            left |= S.rk[r].next < S.rk[r].nit;
         }
         if (!left)
             break;
         if (!progress) {
-            /* inconsistent logs: let the lowest blocked rank go on */
+            /* the logs (or a change) do not replay: let the blocked rank
+             * that is earliest go on as if its wait were over */
             int best = -1;
             for (int r = 0; r < P; r++)
-                if (logs[r] && S.next[r] + 1 < S.c[r].n && (best < 0 || S.t[r] < S.t[best]))
+                if (S.rk[r].next < S.rk[r].nit && (best < 0 || S.rk[r].t < S.rk[best].t))
                     best = r;
-            S.next[best]++;
+            S.rk[best].next++;
         }
     }
     for (int r = 0; r < P; r++) {
         memset(&out[r], 0, sizeof out[r]);
         const struct dg_mpilog *log = logs[r];
-        if (!log || S.c[r].n < 2)
+        struct rank *k = &S.rk[r];
+        if (!log || k->ncalls < 2)
             continue;
-        const struct dg_msgrec *first = &log->rec[0], *last = &log->rec[S.c[r].first[S.c[r].n - 1]];
+        const struct dg_msgrec *first = &log->rec[0], *last = &log->rec[k->first[k->ncalls - 1]];
         out[r].valid = first->t_exit && last->t_enter >= first->t_exit && t0;
         out[r].measured_ns = out[r].valid ? (double)(last->t_enter - t0) : 0;
-        /* the replayed time at the last call's entry */
-        const struct dg_msgrec *pl = &log->rec[S.c[r].first[S.c[r].n - 2]];
-        double gap = pl->t_exit && last->t_enter > pl->t_exit ? (double)(last->t_enter - pl->t_exit) : 0;
-        out[r].replayed_ns = S.t[r] + gap;
+        out[r].replayed_ns = k->t;
     }
     rc = 0;
 out:
-    for (int r = 0; r < P; r++) {
-        if (S.c)
-            free(S.c[r].first);
-        if (S.at)
-            free(S.at[r]);
-        if (S.done)
-            free(S.done[r]);
-    }
-    free(S.c);
-    free(S.next);
-    free(S.t);
-    free(S.at);
-    free(S.done);
+    free(moved);
+    free(acts);
+    state_free(&S);
     return rc;
 }
 
 /* ---- fitting ------------------------------------------------------------------- */
 
+/* L is the mean time of an eager transfer to a receiver that was already
+ * waiting, less its bytes' cost; G the lower envelope of those times per
+ * size class from 1 KiB on; o the fastest eager blocking send. */
 int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
                   struct dg_replay_params *pp)
 {
@@ -286,14 +616,14 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
             if ((v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_enter > s->t_enter || v->t_exit < s->t_enter)
                 continue; /* the receiver was not waiting already */
             double t = (double)(v->t_exit - s->t_enter);
-            int b = 0;
-            while ((1ull << b) < s->bytes && b < NB - 1)
-                b++;
             if (s->bytes <= pp->eager_max) {
                 lsum += t;
                 lbytes += (double)s->bytes;
                 lnum++;
             }
+            int b = 0;
+            while ((1ull << b) < s->bytes && b < NB - 1)
+                b++;
             if (t < best[b]) {
                 best[b] = t;
                 size[b] = s->bytes;
@@ -301,23 +631,21 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
         }
     }
     pp->o_ns = isfinite(o) ? o : 0;
-    /* L: the fastest transfer of a message below 1 KiB (their bytes cost
-     * nothing measurable); G: the lower envelope above, the smallest
-     * (time - L) / bytes of the size classes from 1 KiB on */
     double lo = INFINITY, any = INFINITY;
     for (int i = 0; i < NB; i++) {
         any = fmin(any, best[i]);
         if (size[i] < 1024)
             lo = fmin(lo, best[i]);
     }
-    pp->lat_ns = isfinite(lo) ? lo : isfinite(any) ? any : 0;
-
+    double lmin = isfinite(lo) ? lo : isfinite(any) ? any : 0;
     double g = INFINITY;
     for (int i = 0; i < NB; i++)
-        if (isfinite(best[i]) && size[i] >= 1024 && best[i] > pp->lat_ns)
-            g = fmin(g, (best[i] - pp->lat_ns) / (double)size[i]);
+        if (isfinite(best[i]) && size[i] >= 1024 && best[i] > lmin)
+            g = fmin(g, (best[i] - lmin) / (double)size[i]);
     pp->ns_per_byte = isfinite(g) ? g : 0;
-    if (getenv("COMMHINT_REPLAY_MEAN") && lnum)
-        pp->lat_ns = fmax(pp->lat_ns, (lsum - lbytes * pp->ns_per_byte) / (double)lnum);
+    /* the mean, not the fastest: a replay of many messages needs their
+     * typical cost (on an oversubscribed host that is a scheduling delay) */
+    pp->lat_ns = lnum ? fmax(lmin, (lsum - lbytes * pp->ns_per_byte) / (double)lnum) : lmin;
+    pp->samples = lnum;
     return 0;
 }

@@ -53,7 +53,7 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
     if (getenv("COMMHINT_REPLAY_DEBUG")) { /* experiment (wip-replay) */
         struct dg_replay_params pp = {.eager_max = 8192};
         struct dg_replay_rank *rr = calloc(P ? P : 1, sizeof *rr);
-        if (rr && dg_replay_fit(x->logs, P, x->match, &pp) == 0 && dg_replay_run(x->logs, P, x->match, &pp, rr) == 0) {
+        if (rr && dg_replay_fit(x->logs, P, x->match, &pp) == 0 && dg_replay_run(x->logs, P, x->match, &pp, NULL, 0, rr) == 0) {
             fprintf(stderr, "replay: L=%.0f ns G=%.4f ns/B o=%.0f ns eager<=%llu\n", pp.lat_ns, pp.ns_per_byte, pp.o_ns,
                     (unsigned long long)pp.eager_max);
             for (int r = 0; r < P; r++)

@@ -2532,7 +2532,7 @@ static void test_replay_timed(void **state)
     assert_int_equal(dg_match_build(logs, 2, &m), 0);
     struct dg_replay_params pp = {.lat_ns = 5 * us, .ns_per_byte = 0, .o_ns = 1 * us, .eager_max = 8192};
     struct dg_replay_rank rr[2];
-    assert_int_equal(dg_replay_run(logs, 2, m, &pp, rr), 0);
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
     assert_true(rr[0].valid && rr[1].valid);
     assert_true(fabs(rr[0].replayed_ns - 151.0 * us) < 1);
     assert_true(fabs(rr[0].measured_ns - 151.0 * us) < 1);
