@@ -576,7 +576,7 @@ struct dg_replay_rank {
 enum dg_change_kind {
     DG_CHANGE_NB = 1,    /* the blocking call at pos is posted at t_post and waited for at t_wait */
     DG_CHANGE_MERGE,     /* the send at pos travels in the message of the send at into */
-    DG_CHANGE_COLL       /* the call at pos is part of collective instance id (call) */
+    DG_CHANGE_COLL       /* the call at pos is part of collective instance id (steps rounds) */
 };
 
 struct dg_change {
@@ -586,7 +586,7 @@ struct dg_change {
     uint64_t t_post, t_wait; /* NB: times of the rank's clock (ns); 0: at the call */
     uint32_t into;       /* MERGE: log position of the carrying send */
     uint32_t id;         /* COLL: the instance (small numbers: arrays are sized by the largest) */
-    uint16_t call;       /* COLL: the collective (enum cht_mpi_call) */
+    uint32_t steps;      /* COLL: rounds of messages the collective takes */
 };
 
 /* Fits L, G and o from the matched logs (eager_max as given). */

@@ -30,7 +30,8 @@
  *   - DG_CHANGE_COLL: a point-to-point call belongs to a collective
  *     instance: the rank's first member call is the collective (it waits
  *     for every rank's first member, then costs the collective's steps),
- *     the other member calls cost nothing.
+ *     the other member calls cost nothing (steps * (L + bytes * G), bytes
+ *     the largest message of the instance).
  * A rank is replayed as a list of items (computation, a call, a post, a
  * wait) built from its log and the changes; an item that waits for
  * another rank leaves the rank blocked until that rank has progressed. */
@@ -61,7 +62,6 @@ struct rank {
     uint32_t *into;   /* per log position: MERGE target (UINT32_MAX: none) */
     uint64_t *extra;  /* per log position: bytes carried for merged sends */
     uint32_t *coll;   /* per log position: collective instance + 1 (0: none) */
-    uint16_t *ccall;  /* per log position: its collective call */
     bool *lead;       /* per log position: the rank's first member of its instance */
 };
 
@@ -72,7 +72,7 @@ struct rstate {
     int P;
     struct rank *rk;
     uint32_t ninst;
-    uint16_t *inst_call;
+    uint32_t *inst_steps;
     uint64_t *inst_bytes;
     uint32_t *inst_ranks;
     double *inst_ready;   /* max of the members' posts so far */
@@ -156,7 +156,7 @@ static double inst_done(struct rstate *S, uint32_t i)
 {
     if (S->inst_posted[i] < S->inst_ranks[i])
         return NAN;
-    return S->inst_ready[i] + coll_steps(S->inst_call[i], S->inst_ranks[i]) * xfer(S->pp, S->inst_bytes[i]);
+    return S->inst_ready[i] + (double)S->inst_steps[i] * xfer(S->pp, S->inst_bytes[i]);
 }
 
 /* When the recorded collective of record p completes (NAN: not yet). */
@@ -392,11 +392,10 @@ static void state_free(struct rstate *S)
         free(k->into);
         free(k->extra);
         free(k->coll);
-        free(k->ccall);
         free(k->lead);
     }
     free(S->rk);
-    free(S->inst_call);
+    free(S->inst_steps);
     free(S->inst_bytes);
     free(S->inst_ranks);
     free(S->inst_ready);
@@ -418,9 +417,8 @@ static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
         k->into = malloc((n ? n : 1) * sizeof *k->into);
         k->extra = calloc(n ? n : 1, sizeof *k->extra);
         k->coll = calloc(n ? n : 1, sizeof *k->coll);
-        k->ccall = calloc(n ? n : 1, sizeof *k->ccall);
         k->lead = calloc(n ? n : 1, sizeof *k->lead);
-        if (!k->first || !k->at || !k->done || !k->into || !k->extra || !k->coll || !k->ccall || !k->lead)
+        if (!k->first || !k->at || !k->done || !k->into || !k->extra || !k->coll || !k->lead)
             return TRACE_ERR_NOMEM;
         for (uint32_t p = 0; p < n; p++) {
             if (p == 0 || log->rec[p].index != log->rec[p - 1].index)
@@ -436,12 +434,12 @@ static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
             maxid = ch[i].id + 1;
     S->ninst = maxid;
     if (maxid) {
-        S->inst_call = calloc(maxid, sizeof *S->inst_call);
+        S->inst_steps = calloc(maxid, sizeof *S->inst_steps);
         S->inst_bytes = calloc(maxid, sizeof *S->inst_bytes);
         S->inst_ranks = calloc(maxid, sizeof *S->inst_ranks);
         S->inst_ready = calloc(maxid, sizeof *S->inst_ready);
         S->inst_posted = calloc(maxid, sizeof *S->inst_posted);
-        if (!S->inst_call || !S->inst_bytes || !S->inst_ranks || !S->inst_ready || !S->inst_posted)
+        if (!S->inst_steps || !S->inst_bytes || !S->inst_ranks || !S->inst_ready || !S->inst_posted)
             return TRACE_ERR_NOMEM;
     }
     for (size_t i = 0; i < nch; i++) {
@@ -459,7 +457,7 @@ static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
             uint64_t b = x->bytes > x->rbytes ? x->bytes : x->rbytes;
             if (b > S->inst_bytes[c->id])
                 S->inst_bytes[c->id] = b;
-            S->inst_call[c->id] = c->call;
+            S->inst_steps[c->id] = c->steps;
         }
     }
     /* each rank's first member of an instance leads it there */

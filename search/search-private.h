@@ -153,6 +153,18 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
                        struct search_xrank **out);
 void search_xrank_destroy(struct search_xrank *x);
 
+/* search/xrank/predict.c: a hint's changes to the run (h->changes), those
+ * of an overlap entry of world rank r (a call made nonblocking per lead),
+ * and the predictions of rep->predict and of each hint (v[n]) from the
+ * replay model. */
+struct search_text;
+void search_text_saving(struct search_text *b, const struct search_report *rep, const struct search_hint *h);
+int search_hint_add_change(struct search_hint *h, const struct dg_change *c);
+int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov,
+                          struct search_hint *h);
+int search_predict(const struct search_xrank *x, const struct search_report_opts *o, struct search_report *rep,
+                   struct search_hint *v, uint32_t n);
+
 /* search/xrank/waitstates.c: fills rep->waits, clocks_aligned, imbalance,
  * comp_mean_ns and comp_max_ns. */
 int search_waitstates(const struct search_xrank *x, struct search_report *rep);

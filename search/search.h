@@ -32,6 +32,8 @@
 
 #include "trace-reader.h"
 
+struct dg_change;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -118,7 +120,9 @@ struct search_window {
  * "Estimated saving"). */
 struct search_lead {
     uint64_t index;        /* event index of the call */
-    uint64_t span_ns;      /* ns: t_enter of the call - estimated start of its backward window */
+    uint64_t span_ns;      /* ns: t_enter of the call - estimated start of its backward window
+                              (0: none, or unknown) */
+    uint64_t after_ns;     /* ns: the computation time of its forward window */
 };
 
 /* One communication call site and the computation that can overlap it. */
@@ -310,7 +314,8 @@ struct search_hint {
     const char *collective;  /* MPI collective to use, or NULL */
     uint64_t comm_ns;        /* time of the call(s) (max over ranks) */
     uint64_t comp_ns;        /* overlappable computation time (max over ranks) */
-    uint64_t saving_ns;      /* estimated saving (max over ranks) */
+    uint64_t saving_ns;      /* what the hint is ranked by: predicted_ns if predicted, else
+                                the kind's estimate (max over ranks) */
     uint64_t partner_ns;     /* overlap: the part of saving_ns that is shorter waits of
                                 other ranks for the calls, started earlier (same rank) */
     int nby_rank;
@@ -340,6 +345,15 @@ struct search_hint {
     uint32_t next_line, close_line;
     uint16_t next_call;
     uint8_t why;
+    /* the replay model's prediction (docs/prediction.md): how much earlier
+     * the last rank finishes once the hint is applied (0 if it finishes no
+     * earlier); predicted is false where the model could not apply it */
+    bool predicted;
+    uint64_t predicted_ns;
+    uint64_t estimated_ns;   /* the kind's own estimate (saving_ns before the prediction) */
+    /* internal: the changes the hint asks for, as the model applies them */
+    struct dg_change *changes;
+    uint32_t nchanges;
 };
 
 /* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */
@@ -355,10 +369,30 @@ struct search_waitsite {
     uint64_t wait_collective_ns; /* collective waited for the last member to arrive */
 };
 
+/* The replay model of the run (docs/prediction.md): its fitted
+ * parameters, how closely it reproduces the recorded run, and what all
+ * hints of a kind, and all hints, save together. */
+struct search_prediction {
+    bool ok;                 /* the run was replayed */
+    double lat_ns, ns_per_byte, o_ns;
+    uint64_t eager_max, samples;
+    uint64_t measured_ns;    /* the run: first MPI_Init return to the last rank's last call */
+    uint64_t replayed_ns;    /* the same, replayed */
+    double error;            /* (replayed - measured) / measured */
+    double rank_error;       /* the largest such error of one rank */
+    uint64_t kind_ns[4];     /* by enum search_hint_kind: its hints applied together */
+    uint64_t all_ns;         /* all hints applied together */
+};
+
 struct search_report_opts {
     unsigned kinds;          /* bit (1 << kind); 0 = all */
     int rank;                /* only hints holding on this rank; -1 = all */
-    uint64_t min_saving_ns;
+    uint64_t min_saving_ns;  /* only hints whose (predicted) saving is at least this */
+    bool all;                /* keep the hints below the default threshold too */
+    /* the replay model's parameters: fitted from the run unless set here */
+    unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns */
+    double model_lat_ns, model_ns_per_byte, model_o_ns;
+    uint64_t model_eager;    /* bytes; 0: 8192 */
     unsigned top;            /* keep the first N; 0 = all */
 };
 
@@ -370,6 +404,8 @@ struct search_report {
     uint32_t nhints;
     struct search_hint *hints; /* ranked: saving, then kind, file, line */
     uint32_t nfiltered;      /* hints dropped by the options */
+    uint32_t nhidden;        /* of those: below the default threshold (search_predict_threshold) */
+    struct search_prediction predict;
     /* across ranks */
     uint32_t ndropped;
     struct search_hint *dropped; /* hints a cross-rank check forbids, each with explain */

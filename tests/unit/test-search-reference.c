@@ -795,14 +795,21 @@ static void test_gap_times(void **state)
     check_ov(o, 1, 1, 0, 100, 10 + 200, 100, 5);
     check_stmt(o, 9, SEARCH_STMT_AFTER, 2, 4, 200, "()");
     /* leads: the recv at 14 can start at event 6, which starts its gap
-     * (t_exit 1030 of the send before it): 1500 - 1030 = 470 ns earlier;
-     * the windows of the send at 5 and the recv at 7 start at event 0,
-     * before the first MPI event: no known time, no lead */
+     * (t_exit 1030 of the send before it): 1500 - 1030 = 470 ns earlier,
+     * and wait after its forward window's 200 ns; the windows of the send
+     * at 5 and the recv at 7 start at event 0, before the first MPI event:
+     * no known time, no lead, but their forward windows' time (the send's
+     * statements after it: 10 ns; the recv's: 400) */
     assert_int_equal(o->nleads, 1);
     assert_int_equal(o->leads[0].index, 14);
     assert_int_equal(o->leads[0].span_ns, 470);
-    assert_int_equal(find_ov(r, 10)->nleads, 0);
-    assert_int_equal(find_ov(r, 11)->nleads, 0);
+    assert_int_equal(o->leads[0].after_ns, 200);
+    assert_int_equal(find_ov(r, 10)->nleads, 1);
+    assert_int_equal(find_ov(r, 10)->leads[0].span_ns, 0);
+    assert_int_equal(find_ov(r, 10)->leads[0].after_ns, 10);
+    assert_int_equal(find_ov(r, 11)->nleads, 1);
+    assert_int_equal(find_ov(r, 11)->leads[0].span_ns, 0);
+    assert_int_equal(find_ov(r, 11)->leads[0].after_ns, 400);
     search_rank_result_free(r);
 }
 

@@ -218,8 +218,8 @@ struct ov_merge {
 };
 
 /* Sums the entries [i, j) of one location into h. */
-static void overlap_sums(struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i,
-                         size_t j, uint64_t *truncated)
+static int overlap_sums(struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i,
+                        size_t j, uint64_t *truncated)
 {
     uint64_t comm = 0, comp = 0;
     for (size_t k = i; k < j; k++) {
@@ -230,6 +230,8 @@ static void overlap_sums(struct ov_merge *x, struct search_hint *h, const struct
             x->own[e[k].rank] += ov->saving_ns;
         if (x->cm)
             partner_waits(x->m->xr, x->cm, e[k].rank, ov, x->partner);
+        if (search_change_overlap(x->m->xr, e[k].rank, ov, h) < 0)
+            return TRACE_ERR_NOMEM;
         h->instances += ov->instances;
         h->with_window += ov->with_window;
         *truncated += ov->truncated;
@@ -241,6 +243,7 @@ static void overlap_sums(struct ov_merge *x, struct search_hint *h, const struct
             comm = comp = 0;
         }
     }
+    return 0;
 }
 
 /* Per rank: its calls' own saving and its shorter waits for the calls of
@@ -283,8 +286,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->col = e[i].key.col;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
-    overlap_sums(x, h, e, i, j, &truncated);
-    if (overlap_by_rank(x, h) < 0 || search_boxes_copy(&h->iters, &e[i].ov->iters) < 0 ||
+    if (overlap_sums(x, h, e, i, j, &truncated) < 0 || overlap_by_rank(x, h) < 0 || search_boxes_copy(&h->iters, &e[i].ov->iters) < 0 ||
         overlap_related(h, e, i, j) < 0)
         return TRACE_ERR_NOMEM;
     if (!h->nrelated) {

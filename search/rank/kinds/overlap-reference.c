@@ -122,7 +122,7 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
     const struct dg_event *ev = x->ev, *c = &ev[i];
     size_t blo, fhi, over = SIZE_MAX;
     uint64_t wcount = 0, cns = search_call_ns(c);
-    struct search_set_time wt = {0};
+    struct search_set_time wt = {0}, at = {0};
     bool trunc = windows(x, i, o->needs_buffer, &blo, &fhi, &over);
     int rc;
 
@@ -141,6 +141,8 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
             continue;
         wcount++;
         search_set_time_add(&wt, x->gap[k], x);
+        if (k > i)
+            search_set_time_add(&at, x->gap[k], x);
         if (!sc->mark[k]) {
             if ((rc = search_ref_grow(x, (void **)&sc->touched, &sc->captouched, sc->ntouched + 1,
                                       sizeof(*sc->touched))) < 0)
@@ -150,11 +152,15 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
         sc->mark[k] |= k < i ? MARK_BEFORE : MARK_AFTER;
     }
     search_set_time_flush(&wt, x);
+    search_set_time_flush(&at, x);
+    uint64_t lead = 0;
     if (blo < top) {
         uint64_t t0 = search_ref_start_time(x, blo);
-        if (t0 && c->t_enter > t0 && (rc = lead_add(o, (struct search_lead){i, c->t_enter - t0})) < 0)
-            return rc;
+        if (t0 && c->t_enter > t0)
+            lead = c->t_enter - t0;
     }
+    if ((lead || at.ns) && (rc = lead_add(o, (struct search_lead){i, lead, at.ns})) < 0)
+        return rc;
     o->instances++;
     o->truncated += trunc;
     o->comm_ns += cns;

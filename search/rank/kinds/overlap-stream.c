@@ -50,6 +50,7 @@ struct inst {
     uint32_t cs;           /* call site slot */
     uint64_t comm_ns;
     uint64_t time, comp;   /* window computation time and events so far */
+    uint64_t lead, after;  /* how much earlier it can start; its forward window's time */
     uint64_t fw_lo, fw_hi; /* forward window [lo, hi] once closed (lo > hi: empty) */
     uint64_t t_call, t_lo, t_hi; /* for display: when the call and its windows were */
     bool fw_open, fw_pending, truncated, done;
@@ -288,6 +289,10 @@ static int account(const struct search_stream *s, struct csite *c)
                                       in->t_hi > in->t_call ? in->t_hi : in->t_call};
             SEARCH_VEC_PUSH(c->o.windows, c->o.nwindows, c->cwindows, w, nomem);
         }
+        if (in->lead || in->after) {
+            struct search_lead ld = {in->c, in->lead, in->after};
+            SEARCH_VEC_PUSH(c->o.leads, c->o.nleads, c->cleads, ld, nomem);
+        }
         if (in->comp) {
             c->o.with_window++;
             c->o.comp_ns += in->time;
@@ -328,6 +333,7 @@ static int fw_time(const struct search_stream *s, struct ov_stream *v, struct in
     uint64_t t, k;
     search_stream_range_time(s, in->fw_lo, in->fw_hi, &t, &k);
     in->time += t;
+    in->after = t;
     in->comp += k;
     if (k)
         in->t_hi = search_stream_time_at(s, in->fw_hi, true);
@@ -484,17 +490,12 @@ static int instance(struct ov_stream *v, struct search_stream *s, const struct d
         return rc;
     }
     *out = in;
-    if (lead) {
-        struct search_lead ld = {i, lead};
-        SEARCH_VEC_PUSH(c->o.leads, c->o.nleads, c->cleads, ld, nomem);
-    }
+    in->lead = lead;
     if (!dg_map_put(&l->open, i, (uint64_t)(uintptr_t)in))
         return TRACE_ERR_NOMEM;
     if ((rc = dg_watch_add(l->watch, i, &w, false)) < 0)
         return rc;
     return deque_push((void **)&l->fifo, &l->head, &l->n, &l->cap, &i, sizeof i);
-nomem:
-    return TRACE_ERR_NOMEM;
 }
 
 /* A candidate: its instance, and a blocking send's in the variant. */

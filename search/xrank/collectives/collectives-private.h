@@ -97,6 +97,9 @@ struct hacc {
     uint64_t matched, unmatched_rounds, members, bytes, comm_ns, saving_ns;
     uint64_t group_sum, group_min, group_max; /* repeat */
     uint32_t primary;                         /* index in locs */
+    struct dg_change *ch;  /* the changes its instances ask for (predict.c) */
+    uint32_t nch, capch;
+    bool unpredicted;      /* some instance is not modelled (repeats): no changes */
 };
 
 /* A reduce candidate rejected because its values are used, not combined
@@ -151,6 +154,7 @@ struct cx {
     struct reprej *reprej;  /* repeated collectives that are not one call (repeat.c) */
     uint32_t nreprej, capreprej;
     struct inst in; /* scratch instance */
+    uint32_t ninst; /* instances given changes so far: their ids */
     int *stamp;     /* [P] scratch */
     int stamp_now;
 };

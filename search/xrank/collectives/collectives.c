@@ -246,6 +246,12 @@ static int build_hint(struct cx *c, struct hacc *h, const uint64_t *totals, int 
         sh->flags |= SEARCH_HINT_SOME_RANKS;
     if (!(sh->message = coll_hint_message(h, sh, c->P)))
         return TRACE_ERR_NOMEM;
+    if (!h->unpredicted) { /* the hint takes the changes */
+        sh->changes = h->ch;
+        sh->nchanges = h->nch;
+        h->ch = NULL;
+        h->nch = h->capch = 0;
+    }
     return 0;
 }
 

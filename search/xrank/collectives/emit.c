@@ -86,6 +86,7 @@ static void inst_times(const struct cx *c, const struct inst *in, uint64_t *raw,
 void coll_hacc_free(struct hacc *h)
 {
     free(h->locs);
+    free(h->ch);
     free(h->ranks);
     free(h->roots);
 }
@@ -145,6 +146,27 @@ static int hacc_of(struct cx *c, const struct inst *in, struct iloc *locs, uint3
     return 0;
 }
 
+/* The instance as the replay model applies it: its point-to-point
+ * records become one collective of the instance's steps. */
+static int inst_changes(struct cx *c, struct hacc *h, const struct inst *in)
+{
+    uint32_t id = c->ninst++;
+    uint64_t steps = in->steps ? in->steps : coll_ceil_log2(in->p);
+    for (uint32_t i = 0; i < in->n; i++) {
+        if (h->nch == h->capch) {
+            uint32_t cap = h->capch ? 2 * h->capch : 16;
+            struct dg_change *p = realloc(h->ch, cap * sizeof *p);
+            if (!p)
+                return TRACE_ERR_NOMEM;
+            h->ch = p;
+            h->capch = cap;
+        }
+        h->ch[h->nch++] = (struct dg_change){.kind = DG_CHANGE_COLL, .rank = in->v[i].rank, .pos = in->v[i].pos,
+                                             .id = id, .steps = (uint32_t)steps};
+    }
+    return 0;
+}
+
 int coll_emit(struct cx *c, struct inst *in)
 {
     struct iloc *locs = NULL;
@@ -179,6 +201,10 @@ int coll_emit(struct cx *c, struct inst *in)
         uint64_t model = steps * fastest;
         h->saving_ns += wfree > model ? wfree - model : 0;
     }
+    if (in->ngroup)
+        h->unpredicted = true;
+    else if ((rc = inst_changes(c, h, in)) < 0)
+        return rc;
     for (uint32_t i = 0; i < in->n; i++) {
         const struct part *pt = &in->v[i];
         const struct dg_msgrec *r = coll_rec(c, pt->rank, pt->pos);

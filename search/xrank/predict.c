@@ -1,0 +1,167 @@
+/* predict.c - what each hint saves, predicted by replaying the run with
+ * the hint applied (docs/prediction.md).  The kinds describe their hints
+ * as changes to the matched MPI logs (struct dg_change: a call made
+ * nonblocking, sends merged, point-to-point calls made a collective);
+ * depgraph's replay model (depgraph/replay.c), its parameters fitted from
+ * the same logs, replays the run as recorded and with each hint's changes,
+ * and a hint saves how much earlier the last rank finishes.  Hints
+ * interact (one removed wait can expose the next), so the hints of each
+ * kind, and all hints, are also replayed together. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search-private.h"
+
+int search_hint_add_change(struct search_hint *h, const struct dg_change *c)
+{
+    if ((h->nchanges & (h->nchanges - 1)) == 0) { /* full at 0, 1, 2, 4...: doubled */
+        size_t cap = h->nchanges ? 2 * (size_t)h->nchanges : 4;
+        struct dg_change *p = realloc(h->changes, cap * sizeof *p);
+        if (!p)
+            return TRACE_ERR_NOMEM;
+        h->changes = p;
+    }
+    h->changes[h->nchanges++] = *c;
+    return 0;
+}
+
+int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov,
+                          struct search_hint *h)
+{
+    const struct dg_mpilog *log = x && r >= 0 && r < x->world_size ? x->logs[r] : NULL;
+    if (!log)
+        return 0;
+    for (uint32_t k = 0; k < ov->nleads; k++) {
+        const struct search_lead *l = &ov->leads[k];
+        uint32_t p = dg_mpilog_find(log, l->index);
+        if (p >= log->n)
+            continue;
+        const struct dg_msgrec *a = &log->rec[p];
+        if (!a->t_enter || !a->t_exit)
+            continue;
+        struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = p};
+        c.t_post = l->span_ns && l->span_ns < a->t_enter ? a->t_enter - l->span_ns : 0;
+        c.t_wait = l->after_ns ? a->t_exit + l->after_ns : 0;
+        int rc = search_hint_add_change(h, &c);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The end of the run replayed with changes: the last rank's end. */
+static int replay_end(const struct search_xrank *x, const struct dg_replay_params *pp, const struct dg_change *ch,
+                      size_t n, struct dg_replay_rank *rr, double *end)
+{
+    int rc = dg_replay_run(x->logs, x->world_size, x->match, pp, ch, n, rr);
+    if (rc < 0)
+        return rc;
+    *end = 0;
+    for (int r = 0; r < x->world_size; r++)
+        if (rr[r].valid && rr[r].replayed_ns > *end)
+            *end = rr[r].replayed_ns;
+    return 0;
+}
+
+static uint64_t saved(double base, double end)
+{
+    return end < base ? (uint64_t)(base - end + 0.5) : 0;
+}
+
+/* The changes of the hints selected (kind 0: all), concatenated. */
+static int gather(const struct search_hint *v, uint32_t n, int kind, struct dg_change **out, size_t *nout)
+{
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!kind || v[i].kind == kind)
+            m += v[i].nchanges;
+    *nout = 0;
+    *out = NULL;
+    if (!m)
+        return 0;
+    if (!(*out = malloc(m * sizeof **out)))
+        return TRACE_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        if (!kind || v[i].kind == kind) {
+            memcpy(*out + *nout, v[i].changes, v[i].nchanges * sizeof **out);
+            *nout += v[i].nchanges;
+        }
+    return 0;
+}
+
+int search_predict(const struct search_xrank *x, const struct search_report_opts *o, struct search_report *rep,
+                   struct search_hint *v, uint32_t n)
+{
+    struct search_prediction *pr = &rep->predict;
+    memset(pr, 0, sizeof *pr);
+    if (!x || !x->match || !x->world_size)
+        return 0;
+    struct dg_replay_params pp = {.eager_max = o && o->model_eager ? o->model_eager : 8192};
+    int rc = dg_replay_fit(x->logs, x->world_size, x->match, &pp);
+    if (rc < 0)
+        return rc;
+    if (o && (o->model_set & 1))
+        pp.lat_ns = o->model_lat_ns;
+    if (o && (o->model_set & 2))
+        pp.ns_per_byte = o->model_ns_per_byte;
+    if (o && (o->model_set & 4))
+        pp.o_ns = o->model_o_ns;
+    struct dg_replay_rank *rr = calloc(x->world_size, sizeof *rr);
+    if (!rr)
+        return TRACE_ERR_NOMEM;
+    double base = 0, measured = 0, end;
+    if ((rc = replay_end(x, &pp, NULL, 0, rr, &base)) < 0)
+        goto out;
+    for (int r = 0; r < x->world_size; r++) {
+        if (!rr[r].valid || rr[r].measured_ns <= 0)
+            continue;
+        measured = fmax(measured, rr[r].measured_ns);
+        double e = (rr[r].replayed_ns - rr[r].measured_ns) / rr[r].measured_ns;
+        if (fabs(e) > fabs(pr->rank_error))
+            pr->rank_error = e;
+    }
+    if (measured <= 0)
+        goto out; /* no times to replay */
+    pr->ok = true;
+    pr->lat_ns = pp.lat_ns;
+    pr->ns_per_byte = pp.ns_per_byte;
+    pr->o_ns = pp.o_ns;
+    pr->eager_max = pp.eager_max;
+    pr->samples = pp.samples;
+    pr->measured_ns = (uint64_t)(measured + 0.5);
+    pr->replayed_ns = (uint64_t)(base + 0.5);
+    pr->error = (base - measured) / measured;
+    for (uint32_t i = 0; i < n; i++)
+        v[i].estimated_ns = v[i].saving_ns;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!v[i].nchanges)
+            continue;
+        if ((rc = replay_end(x, &pp, v[i].changes, v[i].nchanges, rr, &end)) < 0)
+            goto out;
+        v[i].predicted = true;
+        v[i].predicted_ns = saved(base, end);
+        v[i].estimated_ns = v[i].saving_ns;
+        v[i].saving_ns = v[i].predicted_ns; /* what it is ranked by */
+    }
+    for (int kind = 0; kind <= SEARCH_HINT_COLLECTIVE; kind++) {
+        struct dg_change *ch;
+        size_t nch;
+        if ((rc = gather(v, n, kind, &ch, &nch)) < 0)
+            goto out;
+        if (nch) {
+            rc = replay_end(x, &pp, ch, nch, rr, &end);
+            free(ch);
+            if (rc < 0)
+                goto out;
+            if (kind)
+                pr->kind_ns[kind] = saved(base, end);
+            else
+                pr->all_ns = saved(base, end);
+        }
+    }
+    rc = 0;
+out:
+    free(rr);
+    return rc;
+}
