@@ -118,7 +118,7 @@ row() { # case args...
     rm -rf "$tmp/tr"
     "$CH" run -n "$NP" -o "$tmp/tr" -- "$tmp/$c.traced" "$@" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; die "traced run failed: $c $*"; }
-    "$CH" hints "$tmp/tr" --format=json >"$tmp/$c.json" 2>/dev/null
+    "$CH" hints "$tmp/tr" --all --format=json >"$tmp/$c.json" 2>/dev/null
     local bm am est comm run base=-
     bm=$(median "${bt[@]}"); am=$(median "${at[@]}")
     est=$(jq "[.hints[] | select($sel)] as \$h

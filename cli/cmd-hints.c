@@ -43,14 +43,17 @@ static void hints_help(void)
            "blocking MPI call, sends to the same rank that can travel as one message, and\n"
            "loops of point-to-point calls that are one collective (docs/collectives.md).\n"
            "Every rank of the trace in DIR is analysed; the results are merged by source\n"
-           "location and ranked by estimated saving (docs/dependence.md).\n"
+           "location and ranked by the saving a replay of the run with the hint applied\n"
+           "predicts (docs/prediction.md).\n"
            "  --format=FMT       text (default; lines start with file:line:col: as compilers\n"
            "                     print them), json (docs/hints-json.md) or sarif (SARIF 2.1.0)\n"
            "  --kind=LIST        only these kinds, comma-separated: overlap, aggregate, collective\n"
            "  --rank=N           only hints that hold on rank N\n"
            "  --top=N            only the N hints with the largest saving\n"
-           "  --min-saving=TIME  only hints saving at least TIME: 100ns, 500us, 1.5ms, 2s\n"
-           "                     (a plain number is nanoseconds)\n"
+           "  --min-saving=X     only hints saving at least X: a time (100ns, 500us, 1.5ms,\n"
+           "                     2s; a plain number is nanoseconds) or a share of the run\n"
+           "                     (0.5%%); default 1%% of the run, or $COMMHINT_MIN_SAVING\n"
+           "  --all              also the hints that save less (same as --min-saving=0)\n"
            "  --engine=ENGINE    streaming (default) or reference (the paper's algorithms, the\n"
            "                     whole rank in memory: slow, for checking)\n"
            "  --horizon=N        events a window may reach from its call (default %u)\n"
@@ -72,6 +75,23 @@ static void hints_help(void)
 }
 
 /* ---- option values -------------------------------------------------------------- */
+
+/* "1.5ms" or "0.5%" into the report options' threshold. */
+static bool parse_min_saving(const char *s, struct search_report_opts *r)
+{
+    size_t n = strlen(s);
+    if (n && s[n - 1] == '%') {
+        char *end;
+        double v = strtod(s, &end);
+        if (end != s + n - 1 || !(v >= 0) || v > 100)
+            return false;
+        r->min_saving_frac = v / 100;
+        r->min_saving_ns = 0;
+        return true;
+    }
+    r->min_saving_frac = 0;
+    return search_parse_duration(s, &r->min_saving_ns);
+}
 
 /* "overlap,aggregate" into a bit mask of (1 << kind). */
 static int parse_kinds(const char *s, unsigned *out)
@@ -199,6 +219,7 @@ int cmd_hints(int argc, char **argv)
         {"rank", required_argument, NULL, 'r'},
         {"top", required_argument, NULL, 't'},
         {"min-saving", required_argument, NULL, 'm'},
+        {"all", no_argument, NULL, 'A'},
         {"engine", required_argument, NULL, 'e'},
         {"horizon", required_argument, NULL, 'H'},
         {"expand-runs", no_argument, NULL, 'R'},
@@ -213,6 +234,7 @@ int cmd_hints(int argc, char **argv)
     static const char *const formats[] = {"text", "json", "sarif", NULL};
     static const char *const engines[] = {"streaming", "reference", NULL};
     struct hints_opts o = {.format = SEARCH_FORMAT_TEXT, .report = {.rank = -1}};
+    bool min_set = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -238,9 +260,17 @@ int cmd_hints(int argc, char **argv)
             o.report.top = (unsigned)v;
             break;
         case 'm':
-            if (!search_parse_duration(optarg, &o.report.min_saving_ns))
-                return cli_usage_error(
-                    "hints", "--min-saving needs a time such as 500us, 1.5ms, 2s or 100ns, not '%s'", optarg);
+            if (!parse_min_saving(optarg, &o.report))
+                return cli_usage_error("hints",
+                                       "--min-saving needs a time such as 500us, 1.5ms, 2s or 100ns, or a share "
+                                       "of the run such as 0.5%%, not '%s'",
+                                       optarg);
+            min_set = true;
+            break;
+        case 'A':
+            o.report.min_saving_ns = 0;
+            o.report.min_saving_frac = 0;
+            min_set = true;
             break;
         case 'e': {
             int e = -1;
@@ -268,6 +298,18 @@ int cmd_hints(int argc, char **argv)
         case 'h': hints_help(); return CLI_OK;
         case ':': return cli_usage_error("hints", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("hints", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!min_set) { /* the default threshold: $COMMHINT_MIN_SAVING, else 1% of the run */
+        const char *env = getenv("COMMHINT_MIN_SAVING");
+        if (env && *env) {
+            if (!parse_min_saving(env, &o.report))
+                return cli_usage_error("hints",
+                                       "COMMHINT_MIN_SAVING needs a time such as 500us or a share of the run "
+                                       "such as 0.5%%, not '%s'",
+                                       env);
+        } else {
+            o.report.min_saving_frac = 0.01;
         }
     }
     const char *dir;
@@ -356,9 +398,16 @@ int cmd_hints(int argc, char **argv)
                   strerror(errno));
         goto out;
     }
-    fprintf(stderr, "%u hint%s (%u filtered out) from %d rank%s, %" PRIu64 " events", rep->nhints,
-            rep->nhints == 1 ? "" : "s", rep->nfiltered, rep->nranks, rep->nranks == 1 ? "" : "s",
+    fprintf(stderr, "%u hint%s (%u filtered out", rep->nhints, rep->nhints == 1 ? "" : "s", rep->nfiltered);
+    if (rep->nhidden)
+        fprintf(stderr, ", %u of them saving too little: --all", rep->nhidden);
+    fprintf(stderr, ") from %d rank%s, %" PRIu64 " events", rep->nranks, rep->nranks == 1 ? "" : "s",
             rep->events);
+    if (rep->predict.ok && !o.stable) {
+        char buf[32];
+        fprintf(stderr, ", replayed run %+.1f%% off the measured %s", 100 * rep->predict.error,
+                search_format_ns(buf, sizeof buf, rep->predict.measured_ns));
+    }
     print_facts(stderr, rep, &o);
     ret = CLI_OK;
 out:

@@ -388,7 +388,8 @@ struct search_report_opts {
     unsigned kinds;          /* bit (1 << kind); 0 = all */
     int rank;                /* only hints holding on this rank; -1 = all */
     uint64_t min_saving_ns;  /* only hints whose (predicted) saving is at least this */
-    bool all;                /* keep the hints below the default threshold too */
+    double min_saving_frac;  /* and at least this fraction of the run (0: none); hints
+                                below either are counted as hidden */
     /* the replay model's parameters: fitted from the run unless set here */
     unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns */
     double model_lat_ns, model_ns_per_byte, model_o_ns;

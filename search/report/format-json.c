@@ -66,10 +66,17 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         search_json_string(f, h->collective);
     else
         fputs("null", f);
-    if (!st)
+    if (!st) {
         fprintf(
             f, ",\"saving_ns\":%" PRIu64 ",\"comm_ns\":%" PRIu64 ",\"comp_ns\":%" PRIu64 ",\"severity\":%.6g",
             h->saving_ns, h->comm_ns, h->comp_ns, h->severity);
+        fprintf(f, ",\"predicted\":%s,\"predicted_saving_ns\":", h->predicted ? "true" : "false");
+        if (h->predicted)
+            fprintf(f, "%" PRIu64, h->predicted_ns);
+        else
+            fputs("null", f);
+        fprintf(f, ",\"estimated_saving_ns\":%" PRIu64, h->estimated_ns);
+    }
     if (!st) { /* overlap: the saving per rank, and what of it is shorter waits for the call */
         fprintf(f, ",\"partner_ns\":%" PRIu64 ",\"by_rank\":[", h->partner_ns);
         for (int k = 0; k < h->nby_rank; k++)
@@ -142,7 +149,21 @@ void search_write_json(FILE *f, const struct view *v, uint32_t n, const struct v
             rep->events);
     if (!st)
         fprintf(f, ",\"run_ns\":%" PRIu64, rep->run_ns);
-    fprintf(f, ",\"filtered\":%u", rep->nfiltered);
+    fprintf(f, ",\"filtered\":%u,\"hidden\":%u", rep->nfiltered, rep->nhidden);
+    if (!st) { /* the replay model (docs/prediction.md) */
+        const struct search_prediction *p = &rep->predict;
+        fprintf(f, ",\"model\":{\"replayed\":%s", p->ok ? "true" : "false");
+        if (p->ok)
+            fprintf(f,
+                    ",\"latency_ns\":%.1f,\"ns_per_byte\":%.6g,\"overhead_ns\":%.1f,\"eager_max\":%" PRIu64
+                    ",\"samples\":%" PRIu64 ",\"measured_ns\":%" PRIu64 ",\"replayed_ns\":%" PRIu64
+                    ",\"error\":%.6g,\"rank_error\":%.6g,\"overlap_ns\":%" PRIu64 ",\"aggregate_ns\":%" PRIu64
+                    ",\"collective_ns\":%" PRIu64 ",\"all_ns\":%" PRIu64,
+                    p->lat_ns, p->ns_per_byte, p->o_ns, p->eager_max, p->samples, p->measured_ns, p->replayed_ns,
+                    p->error, p->rank_error, p->kind_ns[SEARCH_HINT_OVERLAP], p->kind_ns[SEARCH_HINT_AGGREGATE],
+                    p->kind_ns[SEARCH_HINT_COLLECTIVE], p->all_ns);
+        fputc('}', f);
+    }
     fprintf(f, ",\"clocks_aligned\":%s,\"imbalance\":{", rep->clocks_aligned ? "true" : "false");
     if (!st)
         fprintf(f, "\"severity\":%.6g,\"comp_mean_ns\":%" PRIu64 ",\"comp_max_ns\":%" PRIu64, rep->imbalance,

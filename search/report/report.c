@@ -22,6 +22,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,15 +341,20 @@ static bool hint_has_rank(const struct search_hint *h, int rank)
     return false;
 }
 
-static bool hint_passes(const struct search_hint *h, const struct search_report_opts *o)
+/* Whether h passes the options: 1; 0 if not; -1 if it only saves too
+ * little (hidden). */
+static int hint_passes(const struct search_hint *h, const struct search_report_opts *o,
+                       const struct search_report *rep)
 {
     if (!o)
-        return true;
+        return 1;
     if (o->kinds && !(o->kinds & (1u << h->kind)))
-        return false;
+        return 0;
     if (o->rank >= 0 && !hint_has_rank(h, o->rank))
-        return false;
-    return h->saving_ns >= o->min_saving_ns;
+        return 0;
+    uint64_t run = rep->predict.ok && rep->predict.measured_ns ? rep->predict.measured_ns : rep->run_ns;
+    double min = fmax((double)o->min_saving_ns, o->min_saving_frac * (double)run);
+    return (double)h->saving_ns >= min ? 1 : -1;
 }
 
 /* ---- the report ------------------------------------------------------------------------ */
@@ -519,13 +525,15 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
 
     uint32_t kept = 0;
     for (uint32_t i = 0; i < hs.n; i++) {
-        if (hint_passes(&hs.v[i], o) && (!o || !o->top || kept < o->top)) {
+        int pass = hint_passes(&hs.v[i], o, rep);
+        if (pass > 0 && (!o || !o->top || kept < o->top)) {
             if (kept != i)
                 hs.v[kept] = hs.v[i];
             kept++;
         } else {
             search_hint_clear(&hs.v[i]);
             rep->nfiltered++;
+            rep->nhidden += pass < 0;
         }
     }
     hs.n = kept;
