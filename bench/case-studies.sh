@@ -1,37 +1,37 @@
 #!/usr/bin/env bash
 # bench/case-studies.sh - the case studies of docs/case-studies.md: each
 # example before and after applying commhint's hints (examples/<name>.c and
-# examples/<name>_after.c), measured against the saving commhint estimated.
+# examples/<name>_after.c), measured against the saving commhint predicted.
 #
-# Per case and problem size:
+# Per number of ranks (NPS, default "2 4": one per core, and oversubscribed
+# on a 2-core machine), case and problem size:
 #  - plain builds of both versions (MPICH_CC=clang-16 mpicc -std=c11 -O2, no
-#    instrumentation) run on NP ranks (default 4) REPS times each (default
-#    5), alternating (before, after, after, before, ...); a run's time is
-#    measured as commhint measures a traced run (run_ns): from the start of
-#    MPI_Init to the end of MPI_Finalize, on the slowest rank (bench/mpi-span.c,
-#    preloaded), so mpiexec's start-up is left out.  The medians are compared,
-#    and the pairs in which after was faster are counted.  Both versions
-#    must print the same output;
+#    instrumentation) run REPS times each (default 5), alternating (before,
+#    after, after, before, ...); a run's time is measured as commhint's
+#    replay measures a traced run: from MPI_Init to MPI_Finalize, on the
+#    slowest rank (bench/mpi-span.c, preloaded), so mpiexec's start-up is
+#    left out.  The medians are compared, and the pairs in which after was
+#    faster are counted.  Both versions must print the same output;
 #  - the original built with `commhint cc mpicc -g -O2` is traced once at the
-#    same size, and `commhint hints --format=json` gives the estimated saving
-#    of the hints that were applied (which hints count is set per case
-#    below, by kind and by the source lines of the calls): the largest over
-#    ranks of the sum of the overlap hints' savings on that rank (by_rank),
-#    plus the saving_ns of the other hints; also the time in those calls
-#    (the sum of their comm_ns) and the traced run's length (run_ns).
-# The estimate is a time of the traced run, so it is compared as a fraction:
-# est % = estimated saving / traced run; predicted = est % x plain before.
-# CH_BASE=<another commhint> adds its estimate on the same traces (the sum
-# of the applied hints' saving_ns), e.g. a build from before a change to
-# the estimate.  Writes bench/results/case-studies.md (or OUT); CASES, REPS,
-# NP, SIZES_<case> and KEEP=1 (keep the temporary directory) can be set.
+#    same size; the hints that were applied are selected by kind and source
+#    line (per case below) and `commhint hints --predict=LIST` replays the
+#    run with exactly those applied together (docs/prediction.md): the
+#    predicted saving as a fraction of the traced run, and the replay's
+#    error on the unchanged run.  The predicted saving in seconds is that
+#    fraction of the plain before.
+# Cases named in HELD_OUT were measured only after the model was fixed.
+# CH_BASE=<another commhint> adds the sum of the applied hints' saving_ns
+# from that build on the same traces (e.g. a build from before a change).
+# Writes bench/results/case-studies.md and .json (or OUT and JSON_OUT);
+# CASES, REPS, NPS, SIZES_<case> and KEEP=1 (keep the temporary directory)
+# can be set.
 set -eu -o pipefail
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
 CH=$B/bin/commhint
 CLANG=${CLANG:-clang-16}
 REPS=${REPS:-5}
-NP=${NP:-4}
+NPS=${NPS:-"2 4"}
 CASES=${CASES:-"jacobi gauss gauss_bcast_x master_worker small_sends halo_staging"}
 SIZES_jacobi=${SIZES_jacobi:-"128,100 256,100 512,100"}
 SIZES_gauss=${SIZES_gauss:-"128 256 512"}
@@ -94,7 +94,9 @@ setup() {
 secs() {
     local o=$1; shift
     LD_PRELOAD=$tmp/libmpispan.so "$@" >"$o" 2>"$tmp/err" || { cat "$tmp/err" >&2; die "command failed: $*"; }
-    awk -F'ns=' '/^mpi-span: / { if ($2 > m) m = $2 } END { if (!m) exit 1; printf "%.6f\n", m / 1e9 }' "$tmp/err" ||
+    awk '/^mpi-span: / { split($3, i, "="); split($4, f, "=");
+                         if (lo == "" || i[2] < lo) lo = i[2]; if (f[2] > hi) hi = f[2] }
+         END { if (hi == "") exit 1; printf "%.6f\n", (hi - lo) / 1e9 }' "$tmp/err" ||
         die "no mpi-span lines from: $*"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -119,48 +121,54 @@ row() { # case args...
     "$CH" run -n "$NP" -o "$tmp/tr" -- "$tmp/$c.traced" "$@" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; die "traced run failed: $c $*"; }
     "$CH" hints "$tmp/tr" --all --format=json >"$tmp/$c.json" 2>/dev/null
-    local bm am est comm run base=-
+    local bm am list pred perr comm run base=-
     bm=$(median "${bt[@]}"); am=$(median "${at[@]}")
-    est=$(jq "[.hints[] | select($sel)] as \$h
-        | ([\$h[] | select(.kind == \"overlap\") | .by_rank[]] | group_by(.rank)
-           | map(map(.saving_ns) | add) | max // 0)
-          + ([\$h[] | select(.kind != \"overlap\") | .saving_ns] | add // 0)" "$tmp/$c.json")
+    # the applied hints, predicted together by the replay model
+    list=$(jq -r "[.hints[] | select($sel) | \"\\(.kind):\\(.line)\"] | unique | join(\",\")" "$tmp/$c.json")
+    "$CH" hints "$tmp/tr" --all --predict="$list" --format=json >"$tmp/$c.pred.json" 2>/dev/null
+    pred=$(jq '.model.applied_ns / .model.measured_ns' "$tmp/$c.pred.json")
+    perr=$(jq '.model.error' "$tmp/$c.pred.json")
     if [ -n "${CH_BASE:-}" ]; then
         base=$("$CH_BASE" hints "$tmp/tr" --format=json 2>/dev/null |
             jq "[.hints[] | select($sel) | .saving_ns] | add // 0" | awk '{ printf "%.3f", $1 / 1e6 }')
     fi
     comm=$(jq "[.hints[] | select($sel) | .comm_ns] | add // 0" "$tmp/$c.json")
-    run=$(jq .run_ns "$tmp/$c.json")
+    run=$(jq .model.measured_ns "$tmp/$c.json")
     cp "$tmp/$c.json" "$tmp/$c-$(echo "$*" | tr ' ' _).json"
+    local held=""
+    case " ${HELD_OUT:-} " in *" $c "*) held=" (held out)" ;; esac
     # case | args | before | after | saving s | saving % | after faster |
-    # traced run | time in the applied calls | base est. | est. saving | est. % | predicted |
-    # measured / predicted
-    awk -v c="$c" -v a="$*" -v b="$bm" -v f="$am" -v w="$wins" -v r="$REPS" -v run="$run" \
-        -v comm="$comm" -v est="$est" -v base="$base" 'BEGIN {
-        s = b - f; ep = 100 * est / run; pred = ep / 100 * b
-        printf "| %s | %s | %.3f | %.3f | %.3f | %.1f%% | %d of %d | %.3f | %.3f | %s | %.3f | %.2f%% | %.3f | %s |\n",
-            c, a, b, f, s, 100 * s / b, w, r, run / 1e9, comm / 1e9, base, est / 1e6, ep, pred,
-            (pred > 0 ? sprintf("%.2f", s / pred) : "-")
+    # traced run | replay error | time in the calls | base est. | predicted % | predicted s |
+    # measured - predicted (points)
+    awk -v c="$c$held" -v a="$*" -v b="$bm" -v f="$am" -v w="$wins" -v r="$REPS" -v run="$run" \
+        -v comm="$comm" -v pf="$pred" -v perr="$perr" -v base="$base" 'BEGIN {
+        s = b - f; pred = pf * b
+        printf "| %s | %s | %.3f | %.3f | %.3f | %.1f%% | %d of %d | %.3f | %+.1f%% | %.3f | %s | %.1f%% | %.3f | %+.1f |\n",
+            c, a, b, f, s, 100 * s / b, w, r, run / 1e9, 100 * perr, comm / 1e9, base, 100 * pf, pred,
+            100 * s / b - 100 * pf
     }'
+    # the JSON row (bench/results/case-studies.json)
+    jq -n --arg case "$c" --arg args "$*" --argjson ranks "$NP" --argjson before "$bm" --argjson after "$am" \
+        --argjson pred "$pred" --argjson err "$perr" --arg applied "$applied" --arg list "$list" \
+        --argjson held "$([ -n "$held" ] && echo true || echo false)" \
+        '{case: $case, args: $args, ranks: $ranks, before_s: $before, after_s: $after,
+          measured_saving: (($before - $after) / $before), predicted_saving: $pred, replay_error: $err,
+          applied: $applied, hints: ($list | split(",")), held_out: $held}' >>"$tmp/rows.jsonl"
 }
 
 {
 echo "# Case studies: before and after applying the hints"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores, $CLANG, MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p'), $NP ranks."
-echo "*before*, *after*: plain \`mpicc -O2\` builds, time from the start of MPI_Init to the end of"
-echo "MPI_Finalize on the slowest rank (as run_ns; bench/mpi-span.c), median of $REPS runs each,"
-echo "alternating; *after faster*: in how many of the $REPS pairs of"
-echo "neighbouring runs. *traced run*: run_ns of the original's trace at the same size (first to last MPI"
-echo "call of the longest rank); *time in the calls*: sum of the applied hints' comm_ns (largest rank of"
-echo "each); *est. saving*: the largest over ranks of the applied overlap hints' savings on the rank"
-echo "(by_rank), plus the other applied hints' saving_ns; *base est.*: the sum of the applied hints'"
-echo "saving_ns from CH_BASE on the same trace (- without it); *est. %* = est. saving / traced run;"
-echo "*predicted* = est. % x before; the last column is measured saving / predicted. See"
-echo "docs/case-studies.md."
-echo
-echo "| case | args | before (s) | after (s) | saving (s) | saving | after faster | traced run (s) | time in the calls (s) | base est. (ms) | est. saving (ms) | est. % | predicted (s) | measured / predicted |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "$(date -u +%Y-%m-%d), $(nproc) cores, $CLANG, MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p')."
+echo "*before*, *after*: plain \`mpicc -O2\` builds, time from MPI_Init to MPI_Finalize on the slowest"
+echo "rank (bench/mpi-span.c), median of $REPS runs each, alternating; *after faster*: in how many of the"
+echo "$REPS pairs of neighbouring runs. *traced run*: the original's trace at the same size, MPI_Init's"
+echo "return to the last rank's MPI_Finalize (model.measured_ns); *replay error*: the replay model on the"
+echo "unchanged run against that; *time in the calls*: sum of the applied hints' comm_ns; *base est.*:"
+echo "the sum of the applied hints' saving_ns from CH_BASE (- without it); *predicted*: \`commhint hints"
+echo "--predict\` of exactly the applied hints together, as a share of the traced run, and that share of"
+echo "*before* in seconds; the last column is the measured saving less the predicted one, in"
+echo "percentage points of the run. See docs/case-studies.md and docs/prediction.md."
 MPICH_CC=$CLANG mpicc -std=c11 -O2 -shared -fPIC -o "$tmp/libmpispan.so" bench/mpi-span.c
 for c in $CASES; do
     setup "$c"
@@ -168,10 +176,20 @@ for c in $CASES; do
     # shellcheck disable=SC2086
     MPICH_CC=$CLANG mpicc -std=c11 -O2 $aflags -o "$tmp/$c.after" "$after" -lm
     CLANG=$CLANG "$CH" cc mpicc -g -O2 -o "$tmp/$c.traced" "$before" -lm
-    sizes_var=SIZES_$c
-    for s in ${!sizes_var}; do
-        # shellcheck disable=SC2046
-        row "$c" $(echo "$s" | tr , ' ')
+done
+for NP in $NPS; do
+    echo
+    echo "## $NP ranks"
+    echo
+    echo "| case | args | before (s) | after (s) | saving (s) | saving | after faster | traced run (s) | replay error | time in the calls (s) | base est. (ms) | predicted | predicted (s) | measured - predicted (points) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    for c in $CASES; do
+        setup "$c"
+        sizes_var=SIZES_$c
+        for s in ${!sizes_var}; do
+            # shellcheck disable=SC2046
+            row "$c" $(echo "$s" | tr , ' ')
+        done
     done
 done
 echo
@@ -181,3 +199,4 @@ for c in $CASES; do
     echo "- $c: $applied ($after${aflags:+ built with $aflags})."
 done
 } | tee "${OUT:-$out/case-studies.md}"
+jq -s . "$tmp/rows.jsonl" >"${JSON_OUT:-$out/case-studies.json}"

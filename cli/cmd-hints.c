@@ -30,6 +30,8 @@ struct hints_opts {
     bool stable;
     bool waits;         /* --waits: the wait-state table after the hints (text) */
     bool explain;       /* --explain: the dropped hints and why (text) */
+    bool pop;           /* --pop: the POP efficiencies after the summary */
+    bool predict;       /* --predict: the hints named, applied together */
     bool parallel;      /* --parallel: ranks spread over the processes of an MPI job */
     const char *output; /* NULL: stdout */
     struct search_opts search;
@@ -64,6 +66,11 @@ static void hints_help(void)
            "  --waits            also print the wait states of every MPI call site: late\n"
            "                     sender, late receiver, wait at collectives (docs/waitstates.md)\n"
            "  --explain          also print the hints a cross-rank check dropped, and why\n"
+           "  --pop              also print the run's POP efficiencies (load balance,\n"
+           "                     communication, serialisation, transfer) on standard error\n"
+           "  --predict=LIST     also predict what the hints named save applied together:\n"
+           "                     KIND:LINE or KIND:FILE:LINE, comma-separated (e.g.\n"
+           "                     overlap:84,aggregate:jacobi.c:92); JSON: model.applied_ns\n"
            "  --parallel         under mpiexec -n P: the ranks are analysed by P processes\n"
            "                     (P may be fewer than the ranks); process 0 prints the same\n"
            "                     output as a serial run, the others print nothing\n"
@@ -201,6 +208,26 @@ static void print_facts(FILE *f, const struct search_report *rep, const struct h
     fputc('\n', f);
 }
 
+/* The POP efficiencies (docs/prediction.md), as a performance analyst
+ * reads them: each factor multiplies into the one above it. */
+static void print_pop(FILE *f, const struct search_report *rep)
+{
+    const struct search_prediction *p = &rep->predict;
+    if (!p->ok || !p->useful_max_ns) {
+        fputs("POP efficiencies: not available (the run has no times to replay)\n", f);
+        return;
+    }
+    fprintf(f,
+            "POP efficiencies (of %d rank%s):\n"
+            "  parallel efficiency       %5.1f%%\n"
+            "    load balance            %5.1f%%\n"
+            "    communication           %5.1f%%\n"
+            "      serialisation         %5.1f%%\n"
+            "      transfer              %5.1f%%\n",
+            rep->nranks, rep->nranks == 1 ? "" : "s", 100 * p->parallel_eff, 100 * p->load_balance,
+            100 * p->comm_eff, 100 * p->serial_eff, 100 * p->transfer_eff);
+}
+
 /* search_warn_fn: the warnings about ranks left out or cut short, below
  * the progress bar. */
 static void warn_cb(void *ctx, int rank, int what, const char *msg)
@@ -226,6 +253,8 @@ int cmd_hints(int argc, char **argv)
         {"stable", no_argument, NULL, 's'},
         {"waits", no_argument, NULL, 'W'},
         {"explain", no_argument, NULL, 'X'},
+        {"pop", no_argument, NULL, 'p'},
+        {"predict", required_argument, NULL, 'a'},
         {"parallel", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
@@ -293,6 +322,8 @@ int cmd_hints(int argc, char **argv)
         case 's': o.stable = true; break;
         case 'W': o.waits = true; break;
         case 'X': o.explain = true; break;
+        case 'p': o.pop = true; break;
+        case 'a': o.report.apply = optarg; o.predict = true; break;
         case 'P': o.parallel = true; break;
         case 'o': o.output = optarg; break;
         case 'h': hints_help(); return CLI_OK;
@@ -409,6 +440,17 @@ int cmd_hints(int argc, char **argv)
                 search_format_ns(buf, sizeof buf, rep->predict.measured_ns));
     }
     print_facts(stderr, rep, &o);
+    if (o.pop)
+        print_pop(stderr, rep);
+    if (o.predict) {
+        char buf[32];
+        const struct search_prediction *p = &rep->predict;
+        fprintf(stderr, "%u hint%s named by --predict, applied together: predicted saving %s", p->applied,
+                p->applied == 1 ? "" : "s", search_format_ns(buf, sizeof buf, p->applied_ns));
+        if (p->measured_ns)
+            fprintf(stderr, ", %.1f%% of the run", 100.0 * (double)p->applied_ns / (double)p->measured_ns);
+        fputc('\n', stderr);
+    }
     ret = CLI_OK;
 out:
     if (out != stdout && fclose(out) != 0 && ret == CLI_OK)

@@ -561,9 +561,12 @@ int dg_stall_check(const struct dg_mpilog *const *logs, int nranks, const struct
 struct dg_replay_params {
     double lat_ns;       /* L: a message's latency (both ends' overheads included) */
     double ns_per_byte;  /* G */
-    double o_ns;         /* a send's or receive's own time */
+    double o_ns;         /* an eager send's own time */
+    double or_ns;        /* a receive's own time once its message is there */
     uint64_t eager_max;  /* larger messages wait for their receive (rendezvous) */
     uint64_t samples;    /* transfers L was fitted from (0: none, L is a guess) */
+    bool ideal;          /* an ideal network: messages and MPI calls cost nothing, ranks
+                            only wait for each other (POP's serialisation) */
 };
 
 struct dg_replay_rank {

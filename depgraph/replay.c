@@ -100,7 +100,7 @@ static double coll_steps(int call, uint32_t p)
 
 static double xfer(const struct dg_replay_params *pp, uint64_t bytes)
 {
-    return pp->lat_ns + (double)bytes * pp->ns_per_byte;
+    return pp->ideal ? 0 : pp->lat_ns + (double)bytes * pp->ns_per_byte;
 }
 
 static int push(struct rank *k, struct item it)
@@ -146,7 +146,8 @@ static double arrival(struct rstate *S, struct dg_pos p)
             return NAN; /* rendezvous: the receive is not posted yet */
         k->done[p.pos] = fmax(k->at[p.pos], post) + xfer(S->pp, bytes);
     } else {
-        k->done[p.pos] = k->at[p.pos] + xfer(S->pp, bytes); /* L includes both ends' overheads */
+        k->done[p.pos] = k->at[p.pos] + fmax(0, xfer(S->pp, bytes) - S->pp->or_ns); /* L includes the
+                                                                                     receive's own time */
     }
     return k->done[p.pos];
 }
@@ -189,7 +190,7 @@ static double coll_done(struct rstate *S, struct dg_pos me)
         if (y->t_exit >= y->t_enter && y->t_exit)
             least = fmin(least, (double)(y->t_exit - y->t_enter));
     }
-    if (isfinite(least))
+    if (isfinite(least) && !S->pp->ideal)
         cost = fmax(cost, least);
     return ready + cost;
 }
@@ -247,7 +248,7 @@ static double complete(struct rstate *S, int r, uint32_t c)
                 continue;
             }
             bool rdv = send_bytes(S, me) > pp->eager_max;
-            end = fmax(end, rdv && !(x->flags & DG_MSGF_NONBLOCKING) ? a : start + pp->o_ns);
+            end = fmax(end, rdv && !(x->flags & DG_MSGF_NONBLOCKING) ? a : start + (pp->ideal ? 0 : pp->o_ns));
         } else if (x->kind == DG_MSG_RECV) {
             modelled = true;
             struct dg_pos s = dg_match_peer(S->m, me);
@@ -260,14 +261,14 @@ static double complete(struct rstate *S, int r, uint32_t c)
                 if (isnan(a))
                     return NAN; /* its send has not left yet */
             }
-            end = fmax(end, fmax(start, a) + pp->o_ns);
+            end = fmax(end, fmax(start, a) + (pp->ideal ? 0 : pp->or_ns));
         } else if (x->kind == DG_MSG_COLL) {
             modelled = true;
             double d = coll_done(S, me);
             if (isnan(d))
                 return NAN;
             end = fmax(end, (x->flags & DG_MSGF_NONBLOCKING) ? fmax(start, d) : d);
-        } else if (x->t_exit > x->t_enter) {
+        } else if (x->t_exit > x->t_enter && !pp->ideal) {
             own = fmax(own, (double)(x->t_exit - x->t_enter));
         }
     }
@@ -343,7 +344,8 @@ static int build_items(struct rstate *S, int r, struct action *acts, size_t n, c
 {
     struct rank *k = &S->rk[r];
     const struct dg_mpilog *log = S->logs[r];
-    qsort(acts, n, sizeof *acts, action_cmp);
+    if (n)
+        qsort(acts, n, sizeof *acts, action_cmp);
     size_t a = 0;
     for (uint32_t c = 1; c < k->ncalls; c++) {
         const struct dg_msgrec *prev = &log->rec[k->first[c - 1]], *cur = &log->rec[k->first[c]];
@@ -584,9 +586,27 @@ out:
 
 /* ---- fitting ------------------------------------------------------------------- */
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[n] (sorted in place); fallback if n is 0. */
+static double median(double *v, size_t n, double fallback)
+{
+    if (!n)
+        return fallback;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* L is the mean time of an eager transfer to a receiver that was already
- * waiting, less its bytes' cost; G the lower envelope of those times per
- * size class from 1 KiB on; o the fastest eager blocking send. */
+ * waiting (from the send's entry to the receive's exit), less its bytes'
+ * cost; G the lower envelope of those times per size class from 1 KiB on;
+ * o the median time of a small eager blocking send, o_r the median time
+ * of a small blocking receive whose send had returned before it was
+ * posted (the message was there or on its way). */
 int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
                   struct dg_replay_params *pp)
 {
@@ -597,21 +617,37 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
         best[i] = INFINITY;
         size[i] = 0;
     }
-    double o = INFINITY, lsum = 0, lbytes = 0;
+    double lsum = 0, lbytes = 0;
     uint64_t lnum = 0;
+    size_t ns = 0, nr = 0, cap = 0;
+    for (int r = 0; r < nranks; r++)
+        cap += logs[r] ? logs[r]->n : 0;
+    double *os = malloc((cap ? cap : 1) * sizeof *os), *orr = malloc((cap ? cap : 1) * sizeof *orr);
+    if (!os || !orr) {
+        free(os);
+        free(orr);
+        return TRACE_ERR_NOMEM;
+    }
     for (int r = 0; r < nranks; r++) {
         const struct dg_mpilog *log = logs[r];
         for (uint32_t p = 0; log && p < log->n; p++) {
             const struct dg_msgrec *s = &log->rec[p];
-            if (s->kind != DG_MSG_SEND || (s->flags & DG_MSGF_NONBLOCKING) || !s->t_exit)
+            if (s->kind != DG_MSG_SEND || (s->flags & DG_MSGF_NONBLOCKING) || !s->t_exit || !s->t_enter ||
+                s->t_exit < s->t_enter)
                 continue;
-            if (s->bytes <= pp->eager_max && s->t_exit >= s->t_enter)
-                o = fmin(o, (double)(s->t_exit - s->t_enter));
+            bool sr = s->call == CHT_MPI_SENDRECV || s->call == CHT_MPI_SENDRECV_REPLACE;
+            if (s->bytes < 1024 && !sr) /* a Sendrecv's time is its receive's too */
+                os[ns++] = (double)(s->t_exit - s->t_enter);
             struct dg_pos q = dg_match_peer(m, (struct dg_pos){r, p});
             if (q.rank < 0)
                 continue;
             const struct dg_msgrec *v = &logs[q.rank]->rec[q.pos];
-            if ((v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_enter > s->t_enter || v->t_exit < s->t_enter)
+            if ((v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_exit < v->t_enter)
+                continue;
+            bool vsr = v->call == CHT_MPI_SENDRECV || v->call == CHT_MPI_SENDRECV_REPLACE;
+            if (v->t_enter > s->t_exit && s->bytes < 1024 && !vsr)
+                orr[nr++] = (double)(v->t_exit - v->t_enter); /* the message was there or on its way */
+            if (v->t_enter > s->t_enter || v->t_exit < s->t_enter)
                 continue; /* the receiver was not waiting already */
             double t = (double)(v->t_exit - s->t_enter);
             if (s->bytes <= pp->eager_max) {
@@ -628,7 +664,7 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
             }
         }
     }
-    pp->o_ns = isfinite(o) ? o : 0;
+    pp->o_ns = median(os, ns, 0);
     double lo = INFINITY, any = INFINITY;
     for (int i = 0; i < NB; i++) {
         any = fmin(any, best[i]);
@@ -645,5 +681,9 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
      * typical cost (on an oversubscribed host that is a scheduling delay) */
     pp->lat_ns = lnum ? fmax(lmin, (lsum - lbytes * pp->ns_per_byte) / (double)lnum) : lmin;
     pp->samples = lnum;
+    /* the receive's own time is part of L */
+    pp->or_ns = fmin(median(orr, nr, 0), pp->lat_ns);
+    free(os);
+    free(orr);
     return 0;
 }

@@ -66,6 +66,16 @@ static inline int search_check_cmp(const void *a, const void *b)
     return p < q ? -1 : p > q;
 }
 
+/* Order of group spans in a result: by the first member's index, then the
+ * last (a channel's groups do not share members). */
+static inline int search_span_cmp(const void *a, const void *b)
+{
+    const struct search_group_span *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->last < y->last ? -1 : x->last > y->last;
+}
+
 /* t_exit - t_enter, 0 if unknown or negative. */
 static inline uint64_t search_call_ns(const struct dg_event *e)
 {
@@ -162,6 +172,9 @@ void search_text_saving(struct search_text *b, const struct search_report *rep, 
 int search_hint_add_change(struct search_hint *h, const struct dg_change *c);
 int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov,
                           struct search_hint *h);
+/* the groups of sends of group summary g of world rank r (res) merged */
+int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
+                        struct search_hint *h);
 int search_predict(const struct search_xrank *x, const struct search_report_opts *o, struct search_report *rep,
                    struct search_hint *v, uint32_t n);
 

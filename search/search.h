@@ -190,6 +190,14 @@ struct search_group_check {
 };
 #define SEARCH_CHECK_MAX 64 /* members and crossings kept per check */
 
+/* A dynamic group of sends: its first and last members (event indices);
+ * the members are the channel's sends between them.  What the replay
+ * model merges (docs/prediction.md). */
+struct search_group_span {
+    uint32_t group;        /* index in the rank's groups */
+    uint64_t first, last;
+};
+
 /* Why a group of sends was closed before the next send of its channel
  * (docs/dependence.md, "What --explain says of closed groups"): the
  * closing event x against the member named (member_site). */
@@ -351,6 +359,7 @@ struct search_hint {
     bool predicted;
     uint64_t predicted_ns;
     uint64_t estimated_ns;   /* the kind's own estimate (saving_ns before the prediction) */
+    uint64_t slower_ns;      /* predicted: how much later the last rank finishes (0: not later) */
     /* internal: the changes the hint asks for, as the model applies them */
     struct dg_change *changes;
     uint32_t nchanges;
@@ -374,7 +383,7 @@ struct search_waitsite {
  * hints of a kind, and all hints, save together. */
 struct search_prediction {
     bool ok;                 /* the run was replayed */
-    double lat_ns, ns_per_byte, o_ns;
+    double lat_ns, ns_per_byte, o_ns, or_ns;
     uint64_t eager_max, samples;
     uint64_t measured_ns;    /* the run: first MPI_Init return to the last rank's last call */
     uint64_t replayed_ns;    /* the same, replayed */
@@ -382,6 +391,17 @@ struct search_prediction {
     double rank_error;       /* the largest such error of one rank */
     uint64_t kind_ns[4];     /* by enum search_hint_kind: its hints applied together */
     uint64_t all_ns;         /* all hints applied together */
+    uint32_t applied;        /* hints the options' apply list selected */
+    uint64_t applied_ns;     /* those applied together */
+    /* POP efficiencies (docs/prediction.md, "POP metrics"), 0..1: useful =
+     * a rank's time outside MPI calls; ideal = the run replayed on an
+     * ideal network */
+    uint64_t useful_avg_ns, useful_max_ns, ideal_ns;
+    double load_balance;     /* avg useful / max useful */
+    double comm_eff;         /* max useful / run */
+    double serial_eff;       /* max useful / ideal */
+    double transfer_eff;     /* ideal / run */
+    double parallel_eff;     /* avg useful / run = load_balance * comm_eff */
 };
 
 struct search_report_opts {
@@ -391,9 +411,13 @@ struct search_report_opts {
     double min_saving_frac;  /* and at least this fraction of the run (0: none); hints
                                 below either are counted as hidden */
     /* the replay model's parameters: fitted from the run unless set here */
-    unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns */
-    double model_lat_ns, model_ns_per_byte, model_o_ns;
+    unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns, 8 model_or_ns */
+    double model_lat_ns, model_ns_per_byte, model_o_ns, model_or_ns;
     uint64_t model_eager;    /* bytes; 0: 8192 */
+    /* hints to predict together (search_prediction.applied_ns): a comma-
+     * separated list of KIND:LINE or KIND:FILE:LINE (FILE: the path's last
+     * components); NULL: none */
+    const char *apply;
     unsigned top;            /* keep the first N; 0 = all */
 };
 

@@ -35,6 +35,8 @@ struct search_rank_result {
     struct search_group *groups;     /* sorted by (comm, peer, sites) */
     uint32_t nchecks;
     struct search_group_check *checks; /* by first member */
+    uint32_t nspans;
+    struct search_group_span *spans;   /* every dynamic group, by first member */
     uint32_t nclosed;
     struct search_closed *closed;    /* by search_closed_cmp, at most SEARCH_CLOSED_MAX */
     uint64_t closed_more;            /* closed pairs of the rank left out of closed */

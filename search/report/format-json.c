@@ -155,14 +155,24 @@ void search_write_json(FILE *f, const struct view *v, uint32_t n, const struct v
         fprintf(f, ",\"model\":{\"replayed\":%s", p->ok ? "true" : "false");
         if (p->ok)
             fprintf(f,
-                    ",\"latency_ns\":%.1f,\"ns_per_byte\":%.6g,\"overhead_ns\":%.1f,\"eager_max\":%" PRIu64
+                    ",\"latency_ns\":%.1f,\"ns_per_byte\":%.6g,\"send_overhead_ns\":%.1f,\"recv_overhead_ns\":%.1f"
+                    ",\"eager_max\":%" PRIu64
                     ",\"samples\":%" PRIu64 ",\"measured_ns\":%" PRIu64 ",\"replayed_ns\":%" PRIu64
                     ",\"error\":%.6g,\"rank_error\":%.6g,\"overlap_ns\":%" PRIu64 ",\"aggregate_ns\":%" PRIu64
-                    ",\"collective_ns\":%" PRIu64 ",\"all_ns\":%" PRIu64,
-                    p->lat_ns, p->ns_per_byte, p->o_ns, p->eager_max, p->samples, p->measured_ns, p->replayed_ns,
+                    ",\"collective_ns\":%" PRIu64 ",\"all_ns\":%" PRIu64 ",\"applied\":%" PRIu32
+                    ",\"applied_ns\":%" PRIu64,
+                    p->lat_ns, p->ns_per_byte, p->o_ns, p->or_ns, p->eager_max, p->samples, p->measured_ns,
+                    p->replayed_ns,
                     p->error, p->rank_error, p->kind_ns[SEARCH_HINT_OVERLAP], p->kind_ns[SEARCH_HINT_AGGREGATE],
-                    p->kind_ns[SEARCH_HINT_COLLECTIVE], p->all_ns);
+                    p->kind_ns[SEARCH_HINT_COLLECTIVE], p->all_ns, p->applied, p->applied_ns);
         fputc('}', f);
+        if (p->ok)
+            fprintf(f,
+                    ",\"pop\":{\"useful_avg_ns\":%" PRIu64 ",\"useful_max_ns\":%" PRIu64 ",\"ideal_ns\":%" PRIu64
+                    ",\"parallel_efficiency\":%.4f,\"load_balance\":%.4f,\"communication_efficiency\":%.4f"
+                    ",\"serialisation_efficiency\":%.4f,\"transfer_efficiency\":%.4f}",
+                    p->useful_avg_ns, p->useful_max_ns, p->ideal_ns, p->parallel_eff, p->load_balance,
+                    p->comm_eff, p->serial_eff, p->transfer_eff);
     }
     fprintf(f, ",\"clocks_aligned\":%s,\"imbalance\":{", rep->clocks_aligned ? "true" : "false");
     if (!st)

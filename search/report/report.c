@@ -389,11 +389,19 @@ static void copy_waits(const struct search_report *rep, struct search_hint *h)
 }
 
 /* ", predicted saving 57 ms, 2.9% of the run" (the replay model's, on
- * the run it replays), or ", est. saving 2.3 ms" where the model could not
- * apply the hint (the kind's own estimate). */
+ * the run it replays), ", predicted to make the run 3 ms slower, 1.2% of
+ * it" (by more than 0.1% of the run: less is within the model's
+ * rounding), or ", est. saving 2.3 ms" where the model could not apply the
+ * hint (the kind's own estimate). */
 void search_text_saving(struct search_text *b, const struct search_report *rep, const struct search_hint *h)
 {
-    if (h->predicted) {
+    uint64_t run = rep->predict.measured_ns;
+    if (h->predicted && run && (double)h->slower_ns > 0.001 * (double)run) {
+        /* what it saves in messages or waits, the delays it adds cost more */
+        search_text_printf(b, ", predicted to make the run ");
+        search_text_time(b, h->slower_ns);
+        search_text_printf(b, " slower, %.1f%% of it", 100.0 * (double)h->slower_ns / (double)run);
+    } else if (h->predicted) {
         search_text_printf(b, ", predicted saving ");
         search_text_time(b, h->saving_ns);
         if (rep->predict.measured_ns)
@@ -421,8 +429,8 @@ static char *message_with_saving(const struct search_report *rep, const struct s
     return search_text_take(&b);
 }
 
-/* Severity and message of hints built here (kept: the message says the
- * predicted saving). */
+/* Severity and message of hints built here (kept and predicted: the
+ * message says the predicted saving; else the kind's estimate). */
 static int finish_hints(const struct search_report *rep, struct search_hints *hs, bool kept)
 {
     uint64_t run = rep->predict.ok && rep->predict.measured_ns ? rep->predict.measured_ns : rep->run_ns;
@@ -432,11 +440,12 @@ static int finish_hints(const struct search_report *rep, struct search_hints *hs
         if (h->severity > 1.0)
             h->severity = 1.0;
         copy_waits(rep, h);
-        if (kept) {
-            free(h->message);
-            h->message = NULL;
-            if (!(h->message = message_with_saving(rep, h)))
+        if (kept && h->predicted) {
+            char *m = message_with_saving(rep, h); /* from the kind's, which a collective keeps */
+            if (!m)
                 return TRACE_ERR_NOMEM;
+            free(h->message);
+            h->message = m;
         } else if (!h->message && !(h->message = search_hint_message(h, true))) {
             return TRACE_ERR_NOMEM;
         }

@@ -7,7 +7,9 @@
  * and a hint saves how much earlier the last rank finishes.  Hints
  * interact (one removed wait can expose the next), so the hints of each
  * kind, and all hints, are also replayed together. */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +52,36 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
     return 0;
 }
 
+int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
+                        struct search_hint *h)
+{
+    const struct dg_mpilog *log = x && r >= 0 && r < x->world_size ? x->logs[r] : NULL;
+    if (!log)
+        return 0;
+    for (uint32_t k = 0; k < res->nspans; k++) {
+        const struct search_group_span *sp = &res->spans[k];
+        if (sp->group != g)
+            continue;
+        /* the last member's send carries the group's bytes */
+        uint32_t c = dg_mpilog_find(log, sp->last);
+        while (c < log->n && log->rec[c].index == sp->last && log->rec[c].kind != DG_MSG_SEND)
+            c++;
+        if (c >= log->n || log->rec[c].index != sp->last)
+            continue;
+        const struct dg_msgrec *carry = &log->rec[c];
+        for (uint32_t p = dg_mpilog_find(log, sp->first); p < c; p++) {
+            const struct dg_msgrec *a = &log->rec[p];
+            if (a->kind != DG_MSG_SEND || a->comm != carry->comm || a->peer != carry->peer)
+                continue;
+            struct dg_change ch = {.kind = DG_CHANGE_MERGE, .rank = r, .pos = p, .into = c};
+            int rc = search_hint_add_change(h, &ch);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 /* The end of the run replayed with changes: the last rank's end. */
 static int replay_end(const struct search_xrank *x, const struct dg_replay_params *pp, const struct dg_change *ch,
                       size_t n, struct dg_replay_rank *rr, double *end)
@@ -61,6 +93,54 @@ static int replay_end(const struct search_xrank *x, const struct dg_replay_param
     for (int r = 0; r < x->world_size; r++)
         if (rr[r].valid && rr[r].replayed_ns > *end)
             *end = rr[r].replayed_ns;
+    return 0;
+}
+
+/* A rank's time outside MPI calls, from its MPI_Init's return to its
+ * last call's entry (ns). */
+static double useful_ns(const struct dg_mpilog *log)
+{
+    double u = 0;
+    uint32_t prev = 0;
+    for (uint32_t p = 1; log && p < log->n; p++) {
+        if (log->rec[p].index == log->rec[prev].index)
+            continue;
+        const struct dg_msgrec *a = &log->rec[prev], *b = &log->rec[p];
+        if (a->t_exit && b->t_enter > a->t_exit)
+            u += (double)(b->t_enter - a->t_exit);
+        prev = p;
+    }
+    return u;
+}
+
+/* The POP efficiencies of the run (measured ns), with the replay on an
+ * ideal network. */
+static int pop(const struct search_xrank *x, const struct dg_replay_params *pp, struct dg_replay_rank *rr,
+               double measured, struct search_prediction *pr)
+{
+    double sum = 0, max = 0, ideal = 0;
+    int n = 0;
+    for (int r = 0; r < x->world_size; r++) {
+        if (!x->logs[r] || x->logs[r]->n < 2)
+            continue;
+        double u = useful_ns(x->logs[r]);
+        sum += u;
+        max = fmax(max, u);
+        n++;
+    }
+    struct dg_replay_params ip = *pp;
+    ip.ideal = true;
+    int rc = replay_end(x, &ip, NULL, 0, rr, &ideal);
+    if (rc < 0 || !n || max <= 0 || measured <= 0)
+        return rc;
+    pr->useful_avg_ns = (uint64_t)(sum / n + 0.5);
+    pr->useful_max_ns = (uint64_t)(max + 0.5);
+    pr->ideal_ns = (uint64_t)(ideal + 0.5);
+    pr->load_balance = sum / n / max;
+    pr->comm_eff = fmin(1, max / measured);
+    pr->parallel_eff = pr->load_balance * pr->comm_eff;
+    pr->serial_eff = ideal > 0 ? fmin(1, max / ideal) : 1;
+    pr->transfer_eff = fmin(1, ideal / measured);
     return 0;
 }
 
@@ -90,11 +170,40 @@ static int gather(const struct search_hint *v, uint32_t n, int kind, struct dg_c
     return 0;
 }
 
+/* Whether h is named by the apply list s ("overlap:84,aggregate:jacobi.c:92"). */
+static bool applied(const struct search_hint *h, const char *s)
+{
+    const char *kind = search_kind_name(h->kind);
+    while (s && *s) {
+        const char *end = strchr(s, ',');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        size_t k = strlen(kind);
+        if (n > k && !strncmp(s, kind, k) && s[k] == ':') {
+            const char *rest = s + k + 1, *colon = memchr(rest, ':', n - k - 1);
+            const char *num = colon ? colon + 1 : rest;
+            bool file_ok = true;
+            if (colon) { /* FILE: the end of the hint's path */
+                size_t fl = (size_t)(colon - rest), hl = h->file ? strlen(h->file) : 0;
+                file_ok = fl <= hl && !strncmp(h->file + hl - fl, rest, fl) &&
+                          (fl == hl || h->file[hl - fl - 1] == '/');
+            }
+            char *e;
+            unsigned long line = strtoul(num, &e, 10);
+            if (file_ok && e == s + n && line == h->line)
+                return true;
+        }
+        s = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
 int search_predict(const struct search_xrank *x, const struct search_report_opts *o, struct search_report *rep,
                    struct search_hint *v, uint32_t n)
 {
     struct search_prediction *pr = &rep->predict;
     memset(pr, 0, sizeof *pr);
+    for (uint32_t i = 0; i < n; i++)
+        v[i].estimated_ns = v[i].saving_ns;
     if (!x || !x->match || !x->world_size)
         return 0;
     struct dg_replay_params pp = {.eager_max = o && o->model_eager ? o->model_eager : 8192};
@@ -107,6 +216,8 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
         pp.ns_per_byte = o->model_ns_per_byte;
     if (o && (o->model_set & 4))
         pp.o_ns = o->model_o_ns;
+    if (o && (o->model_set & 8))
+        pp.or_ns = o->model_or_ns;
     struct dg_replay_rank *rr = calloc(x->world_size, sizeof *rr);
     if (!rr)
         return TRACE_ERR_NOMEM;
@@ -127,13 +238,23 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
     pr->lat_ns = pp.lat_ns;
     pr->ns_per_byte = pp.ns_per_byte;
     pr->o_ns = pp.o_ns;
+    pr->or_ns = pp.or_ns;
+    if (getenv("COMMHINT_REPLAY_DEBUG")) { /* per rank: for working on the model */
+        fprintf(stderr, "replay: L=%.0f ns G=%.4f ns/B o=%.0f ns o_r=%.0f ns eager<=%" PRIu64 " samples=%" PRIu64 "\n",
+                pp.lat_ns, pp.ns_per_byte, pp.o_ns, pp.or_ns, pp.eager_max, pp.samples);
+        for (int r = 0; r < x->world_size; r++)
+            if (rr[r].valid)
+                fprintf(stderr, "replay: rank %d measured %.3f ms replayed %.3f ms (%+.1f%%)\n", r,
+                        rr[r].measured_ns / 1e6, rr[r].replayed_ns / 1e6,
+                        100 * (rr[r].replayed_ns - rr[r].measured_ns) / rr[r].measured_ns);
+    }
     pr->eager_max = pp.eager_max;
     pr->samples = pp.samples;
     pr->measured_ns = (uint64_t)(measured + 0.5);
     pr->replayed_ns = (uint64_t)(base + 0.5);
     pr->error = (base - measured) / measured;
-    for (uint32_t i = 0; i < n; i++)
-        v[i].estimated_ns = v[i].saving_ns;
+    if ((rc = pop(x, &pp, rr, measured, pr)) < 0)
+        goto out;
     for (uint32_t i = 0; i < n; i++) {
         if (!v[i].nchanges)
             continue;
@@ -141,8 +262,32 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
             goto out;
         v[i].predicted = true;
         v[i].predicted_ns = saved(base, end);
+        v[i].slower_ns = saved(end, base);
         v[i].estimated_ns = v[i].saving_ns;
         v[i].saving_ns = v[i].predicted_ns; /* what it is ranked by */
+    }
+    if (o && o->apply) { /* the hints named, together */
+        size_t m = 0, nch = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (applied(&v[i], o->apply)) {
+                pr->applied++;
+                m += v[i].nchanges;
+            }
+        struct dg_change *ch = m ? malloc(m * sizeof *ch) : NULL;
+        if (m && !ch) {
+            rc = TRACE_ERR_NOMEM;
+            goto out;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            if (applied(&v[i], o->apply)) {
+                memcpy(ch + nch, v[i].changes, v[i].nchanges * sizeof *ch);
+                nch += v[i].nchanges;
+            }
+        rc = nch ? replay_end(x, &pp, ch, nch, rr, &end) : 0;
+        free(ch);
+        if (rc < 0)
+            goto out;
+        pr->applied_ns = nch ? saved(base, end) : 0;
     }
     for (int kind = 0; kind <= SEARCH_HINT_COLLECTIVE; kind++) {
         struct dg_change *ch;

@@ -3,7 +3,6 @@
  * (depgraph's dg_match and dg_hb), whether the recorded run replays
  * without a stall (dg_stall_check: the base of the deadlock checks of
  * deadlock.c) and the ranks on one clock (clocks.c). */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "search-private.h"
@@ -49,20 +48,6 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
         (rc = dg_hb_build(x->logs, P, x->match, &x->hb)) < 0) {
         search_xrank_destroy(x);
         return rc;
-    }
-    if (getenv("COMMHINT_REPLAY_DEBUG")) { /* experiment (wip-replay) */
-        struct dg_replay_params pp = {.eager_max = 8192};
-        struct dg_replay_rank *rr = calloc(P ? P : 1, sizeof *rr);
-        if (rr && dg_replay_fit(x->logs, P, x->match, &pp) == 0 && dg_replay_run(x->logs, P, x->match, &pp, NULL, 0, rr) == 0) {
-            fprintf(stderr, "replay: L=%.0f ns G=%.4f ns/B o=%.0f ns eager<=%llu\n", pp.lat_ns, pp.ns_per_byte, pp.o_ns,
-                    (unsigned long long)pp.eager_max);
-            for (int r = 0; r < P; r++)
-                if (rr[r].valid)
-                    fprintf(stderr, "replay: rank %d measured %.3f ms replayed %.3f ms (%+.1f%%)\n", r,
-                            rr[r].measured_ns / 1e6, rr[r].replayed_ns / 1e6,
-                            100 * (rr[r].replayed_ns - rr[r].measured_ns) / rr[r].measured_ns);
-        }
-        free(rr);
     }
     /* the aggregation checks judge changed runs against this one */
     bool checks = false;

@@ -202,8 +202,37 @@ expect_match "--rank=1: the summary counts the others as filtered out" "$(cat "$
 "$CH" hints "$dir" --min-saving=3600s >"$WORK/ms.out" 2>"$WORK/ms.err"
 expect_eq "--min-saving=3600s exits 0" "$?" 0
 expect_eq "--min-saving=3600s drops every hint" "$(cat "$WORK/ms.out")" ""
-expect_match "--min-saving=3600s: the summary counts every hint as filtered out" "$(cat "$WORK/ms.err")" \
-    "^0 hints \($nall filtered out\)"
+expect_match "--min-saving=3600s: the summary counts every hint as filtered out, for saving too little" \
+    "$(cat "$WORK/ms.err")" "^0 hints \($nall filtered out, $nall of them saving too little: --all\)"
+
+# the default threshold: 1% of the run (lib.sh sets COMMHINT_MIN_SAVING=0)
+"$CH" hints "$dir" --format=json >"$WORK/model.json" 2>/dev/null
+expect_eq "the JSON has the replay model" "$(jq -r '.model.replayed' "$WORK/model.json")" true
+expect_eq "every overlap and aggregation hint is predicted" \
+    "$(jq '[.hints[] | select(.kind != "collective") | select(.predicted != true or .predicted_saving_ns == null)]
+           | length' "$WORK/model.json")" 0
+expect_eq "a predicted hint is ranked by its predicted saving" \
+    "$(jq '[.hints[] | select(.predicted and .saving_ns != .predicted_saving_ns)] | length' "$WORK/model.json")" 0
+expect_eq "hints are in the order of their predicted saving" \
+    "$(jq -c '[.hints[].saving_ns]' "$WORK/model.json")" "$(jq -c '[.hints[].saving_ns] | sort | reverse' "$WORK/model.json")"
+expect_eq "the POP efficiencies multiply" \
+    "$(jq '.pop | (.parallel_efficiency - .load_balance * .communication_efficiency) | fabs < 0.001' "$WORK/model.json")" true
+run=$(jq .model.measured_ns "$WORK/model.json")
+below=$(jq --argjson run "$run" '[.hints[] | select(.saving_ns < $run / 100)] | length' "$WORK/model.json")
+kept=$((nall - below))
+env -u COMMHINT_MIN_SAVING "$CH" hints "$dir" --format=json --stable >"$WORK/def.json" 2>"$WORK/def.err"
+expect_eq "by default, the hints saving at least 1% of the run" "$(flat <"$WORK/def.json" | grep -c .)" "$kept"
+if [ "$below" -gt 0 ]; then
+    expect_match "by default, the summary says how many save too little" "$(cat "$WORK/def.err")" \
+        "^$kept hints? \($below filtered out, $below of them saving too little: --all\)"
+fi
+env -u COMMHINT_MIN_SAVING "$CH" hints "$dir" --all --format=json --stable >"$WORK/all2.json" 2>/dev/null
+expect_eq "--all keeps every hint" "$(flat <"$WORK/all2.json" | grep -c .)" "$nall"
+COMMHINT_MIN_SAVING=1000% "$CH" hints "$dir" >/dev/null 2>"$WORK/env.err"
+expect_eq "COMMHINT_MIN_SAVING=1000% is a usage error" "$?" 2
+expect_match "COMMHINT_MIN_SAVING=1000% is named" "$(cat "$WORK/env.err")" "COMMHINT_MIN_SAVING"
+"$CH" hints "$dir" --min-saving=100% >"$WORK/ms.out" 2>/dev/null
+expect_eq "--min-saving=100% drops every hint" "$(cat "$WORK/ms.out")" ""
 
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?

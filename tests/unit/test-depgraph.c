@@ -2496,9 +2496,9 @@ static void test_stall_check(void **state)
 
 /* The timed replay (dg_replay_run): rank 0 computes 100 us, sends 64 bytes
  * to rank 1, computes 50 us and ends; rank 1 receives (posted at once),
- * computes 10 us and ends.  With L = 5 us, G = 0 and o = 1 us, rank 1's
- * receive ends at 100 + 5 + 1 us and rank 1 reaches its end at 116 us;
- * rank 0 at 100 + 1 + 50 us.  The measured times say the same, so the
+ * computes 10 us and ends.  With L = 6 us (the receive's own 1 us
+ * included), G = 0 and o = 1 us, rank 1's receive ends at 100 + 6 us and
+ * rank 1 reaches its end at 116 us; rank 0 at 100 + 1 + 50 us.  The measured times say the same, so the
  * error is 0; a run whose rank 1 started 20 us late shifts only rank 1's
  * end (its receive still waits for the message). */
 static void set_times(struct dg_msgrec *r, uint64_t enter, uint64_t exit)
@@ -2530,7 +2530,8 @@ static void test_replay_timed(void **state)
     const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
     struct dg_match *m;
     assert_int_equal(dg_match_build(logs, 2, &m), 0);
-    struct dg_replay_params pp = {.lat_ns = 5 * us, .ns_per_byte = 0, .o_ns = 1 * us, .eager_max = 8192};
+    struct dg_replay_params pp = {.lat_ns = 6 * us, .ns_per_byte = 0, .o_ns = 1 * us, .or_ns = 1 * us,
+                                  .eager_max = 8192};
     struct dg_replay_rank rr[2];
     assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
     assert_true(rr[0].valid && rr[1].valid);
@@ -2543,6 +2544,82 @@ static void test_replay_timed(void **state)
     assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
     assert_true(fabs(fit.lat_ns - 6.0 * us) < 1);
     assert_true(fabs(fit.o_ns - 1.0 * us) < 1);
+    assert_true(fit.samples == 1);
+
+    /* the send made nonblocking, posted 60 us earlier (its backward
+     * window starts at 40 us) and waited for 30 us into the computation
+     * after it: the message arrives at 40 + 6 us, rank 1 ends at 56 us;
+     * rank 0 no longer spends o in the call: 150 us */
+    struct dg_change nb = {.kind = DG_CHANGE_NB, .rank = 0, .pos = 1, .t_post = base + 40 * us,
+                           .t_wait = base + 131 * us};
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, &nb, 1, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 150.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 56.0 * us) < 1);
+
+    /* the two calls made one collective of one step: both wait for the
+     * later (rank 0 at 100 us), then 6 us; rank 0 ends at 156 us, rank 1
+     * at 116 us */
+    struct dg_change co[2] = {{.kind = DG_CHANGE_COLL, .rank = 0, .pos = 1, .id = 0, .steps = 1},
+                              {.kind = DG_CHANGE_COLL, .rank = 1, .pos = 1, .id = 0, .steps = 1}};
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, co, 2, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 156.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 116.0 * us) < 1);
+
+    /* on an ideal network messages cost nothing: rank 1 waits for the
+     * send only, 100 us, then computes 10; rank 0 150 us */
+    struct dg_replay_params ideal = pp;
+    ideal.ideal = true;
+    assert_int_equal(dg_replay_run(logs, 2, m, &ideal, NULL, 0, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 150.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 110.0 * us) < 1);
+    dg_match_destroy(m);
+    for (int r = 0; r < 2; r++)
+        dg_mpilog_free(&l[r]);
+}
+
+/* Two sends merged into one message (DG_CHANGE_MERGE): rank 0 sends A at
+ * 100 us and B at 120 us to rank 1, which receives both, then computes 10
+ * us.  Merged, A costs nothing and travels with B: rank 0 reaches B 1 us
+ * earlier (119 us), ends at 150 us; rank 1 gets both at 119 + 5 us, its
+ * receives end at 125 and 126 us: it ends at 136 us as before. */
+static void test_replay_merge(void **state)
+{
+    (void)state;
+    struct dg_mpilog l[2] = {{.rank = 0}, {.rank = 1}};
+    const uint64_t us = 1000, base = 1000000;
+    struct dg_msgrec *x;
+    x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+    set_times(x, base - 10 * us, base);
+    x = log_add(&l[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1);
+    x->bytes = 64;
+    set_times(x, base + 100 * us, base + 101 * us);
+    x = log_add(&l[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 2);
+    x->bytes = 64;
+    set_times(x, base + 120 * us, base + 121 * us);
+    x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+    set_times(x, base + 151 * us, base + 152 * us);
+    x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+    set_times(x, base - 10 * us, base);
+    x = log_add(&l[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 1);
+    x->bytes = 64;
+    set_times(x, base, base + 106 * us);
+    x = log_add(&l[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 2);
+    x->bytes = 64;
+    set_times(x, base + 106 * us, base + 126 * us);
+    x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+    set_times(x, base + 136 * us, base + 137 * us);
+    const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
+    struct dg_match *m;
+    assert_int_equal(dg_match_build(logs, 2, &m), 0);
+    struct dg_replay_params pp = {.lat_ns = 6 * us, .o_ns = 1 * us, .or_ns = 1 * us, .eager_max = 8192};
+    struct dg_replay_rank rr[2];
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 151.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 136.0 * us) < 1);
+    struct dg_change mg = {.kind = DG_CHANGE_MERGE, .rank = 0, .pos = 1, .into = 2};
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, &mg, 1, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 150.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 136.0 * us) < 1);
     dg_match_destroy(m);
     for (int r = 0; r < 2; r++)
         dg_mpilog_free(&l[r]);
@@ -2600,6 +2677,7 @@ int main(void)
         cmocka_unit_test(test_hb_stall),
         cmocka_unit_test(test_stall_check),
         cmocka_unit_test(test_replay_timed),
+        cmocka_unit_test(test_replay_merge),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

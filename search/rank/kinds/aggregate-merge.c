@@ -168,6 +168,9 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     group_sums(h, e, i, j);
+    for (size_t k = i; m->xr && k < j; k++)
+        if (search_change_group(m->xr, e[k].rank, e[k].res, (uint32_t)(e[k].g - e[k].res->groups), h) < 0)
+            return TRACE_ERR_NOMEM;
     const struct trace_site_info *fi = group_info(g0, 0);
     if (fi && (fi->flags & CHT_SITEF_CONDITIONAL))
         h->flags |= SEARCH_HINT_CONDITIONAL;

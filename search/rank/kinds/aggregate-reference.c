@@ -34,6 +34,7 @@ struct ref_group {
     struct search_group key; /* comm, peer and sites (nsites of size allocated) */
     uint32_t size;
     uint64_t bytes, ns;
+    uint64_t first, last; /* event indices of the first and last members */
     /* the blocking calls a member is delayed past (docs/dependence.md,
      * "Deadlock safety"): the first SEARCH_CHECK_MAX members and crossings */
     uint64_t *cmembers, *cross;
@@ -309,6 +310,8 @@ static int group_add(struct ag_ref *a, size_t nm, int64_t until, const struct wa
         g->key.over_site = ev[nb->over].site;
     }
     g->size = (uint32_t)nm;
+    g->first = ev[a->members[0]].index;
+    g->last = ev[a->members[nm - 1]].index;
     if (!(g->key.sites = search_ref_alloc(x, nm, sizeof(*g->key.sites))))
         return TRACE_ERR_NOMEM;
     for (size_t m = 0; m < nm; m++) {
@@ -394,6 +397,11 @@ static int summarise(struct search_rank_result *res, const struct ref_group *grp
         int rc;
         if (grp[k].ncross && (rc = check_add(res, &grp[k])) < 0)
             return rc;
+        struct search_group_span *sp = realloc(res->spans, (res->nspans + 1) * sizeof *sp);
+        if (!sp)
+            return TRACE_ERR_NOMEM;
+        res->spans = sp;
+        res->spans[res->nspans++] = (struct search_group_span){res->ngroups - 1, grp[k].first, grp[k].last};
         s->groups++;
         s->members += grp[k].size;
         s->bytes += grp[k].bytes;
@@ -603,6 +611,8 @@ out:
     }
     if (res->nchecks > 1)
         qsort(res->checks, res->nchecks, sizeof(*res->checks), search_check_cmp);
+    if (res->nspans > 1)
+        qsort(res->spans, res->nspans, sizeof(*res->spans), search_span_cmp);
     search_ref_free(x, a.grp, a.capgrp, sizeof(*a.grp));
     search_ref_free(x, a.members, n, sizeof(*a.members));
     search_ref_free(x, a.grouped, n, sizeof(*a.grouped));

@@ -56,6 +56,7 @@ struct chan {
     uint32_t nsites, csites;
     uint64_t members, bytes, send_ns;
     uint64_t anchor;     /* anchor (ea + 1) of the last member */
+    uint64_t first_idx, last_idx; /* event indices of the first and last members */
     /* for the deadlock check: the first members and the blocking calls
      * after the first member (filtered to those before the send point when
      * the group ends) */
@@ -78,6 +79,8 @@ struct ag_stream {
     struct search_group *groups;
     size_t ngroups, cgroups;
     struct search_group_check *checks;
+    struct search_group_span *spans;
+    size_t nspans, cspans;
     size_t nchecks, cchecks;
     struct search_closed_set closed;
     struct search_msgcost cost;
@@ -184,6 +187,8 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
         struct search_group *s = summary_get(g, c, c->nb && c->nb_joined);
         if (!s || check_add(g, c, (uint32_t)(s - g->groups)) < 0)
             return TRACE_ERR_NOMEM;
+        struct search_group_span sp = {(uint32_t)(s - g->groups), c->first_idx, c->last_idx};
+        SEARCH_VEC_PUSH(g->spans, g->nspans, g->cspans, sp, nomem);
         s->groups++;
         s->members += c->members;
         s->bytes += c->bytes;
@@ -199,6 +204,8 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
     c->members = c->bytes = c->send_ns = 0;
     c->ncm = c->ncross = 0;
     return 0;
+nomem:
+    return TRACE_ERR_NOMEM;
 }
 
 /* Keeps the ranges of member e. */
@@ -258,8 +265,11 @@ static int chan_join(struct ag_stream *g, struct chan *c, const struct dg_event 
 {
     int32_t d;
     uint64_t req;
-    if (!c->members)
+    if (!c->members) {
         c->call = e->call;
+        c->first_idx = e->index;
+    }
+    c->last_idx = e->index;
     if (c->src == CHAN_ISEND && search_ag_isend(e, &d, &req)) {
         struct search_ag_mreq q = {req, e->site, e->call};
         SEARCH_VEC_PUSH(c->reqs, c->nreqs, c->creqs, q, nomem);
@@ -524,6 +534,8 @@ static int groups_result(struct ag_stream *g, struct search_rank_result *r)
     r->ngroups = (uint32_t)g->ngroups;
     for (size_t k = 0; k < g->nchecks; k++)
         g->checks[k].group = renum[g->checks[k].group];
+    for (size_t k = 0; k < g->nspans; k++)
+        g->spans[k].group = renum[g->spans[k].group];
     free(ord);
     free(renum);
     free(g->groups);
@@ -545,6 +557,12 @@ static int ag_finish(void *state, struct search_stream *s, struct search_rank_re
     g->nchecks = 0;
     if (r->nchecks > 1)
         qsort(r->checks, r->nchecks, sizeof *r->checks, search_check_cmp);
+    r->spans = g->spans;
+    r->nspans = (uint32_t)g->nspans;
+    g->spans = NULL;
+    g->nspans = 0;
+    if (r->nspans > 1)
+        qsort(r->spans, r->nspans, sizeof *r->spans, search_span_cmp);
     search_closed_result(&g->closed, r);
     return search_groups_make_info(r);
 }
@@ -572,6 +590,7 @@ static void ag_destroy(void *state)
         free(g->checks[i].cross);
     }
     free(g->checks);
+    free(g->spans);
     free(g->closed.v);
     free(g);
 }

@@ -233,6 +233,9 @@ static void ag_result_free(struct search_rank_result *r)
     }
     free(r->checks);
     free(r->closed);
+    free(r->spans);
+    r->spans = NULL;
+    r->nspans = 0;
     r->groups = NULL;
     r->checks = NULL;
     r->closed = NULL;
@@ -340,6 +343,16 @@ static bool ag_result_equal(const struct search_rank_result *a, const struct sea
         return search_differ(why, size, "ngroups %" PRIu32 " != %" PRIu32 " (first extra group %s)",
                              a->ngroups, b->ngroups, group_name(x, n, sizeof(n)));
     }
+    if (a->nspans != b->nspans)
+        return search_differ(why, size, "nspans %" PRIu32 " != %" PRIu32, a->nspans, b->nspans);
+    for (uint32_t i = 0; i < a->nspans; i++) {
+        const struct search_group_span *x = &a->spans[i], *y = &b->spans[i];
+        if (x->group != y->group || x->first != y->first || x->last != y->last)
+            return search_differ(why, size,
+                                 "span %" PRIu32 ": group %" PRIu32 "/%" PRIu32 " first %" PRIu64 "/%" PRIu64
+                                 " last %" PRIu64 "/%" PRIu64,
+                                 i, x->group, y->group, x->first, y->first, x->last, y->last);
+    }
     return checks_diff(a, b, why, size) && closed_diff(a, b, why, size);
 }
 
@@ -408,6 +421,12 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u32(b, c->ncross);
         for (uint32_t j = 0; j < c->ncross; j++)
             pk_u64(b, c->cross[j]);
+    }
+    pk_u32(b, r->nspans);
+    for (uint32_t i = 0; i < r->nspans; i++) {
+        pk_u32(b, r->spans[i].group);
+        pk_u64(b, r->spans[i].first);
+        pk_u64(b, r->spans[i].last);
     }
     pk_u32(b, r->nclosed);
     pk_u64(b, r->closed_more);
@@ -522,10 +541,26 @@ static void rd_closed(struct pk_rd *r, struct search_rank_result *res)
     }
 }
 
+static void rd_spans(struct pk_rd *r, struct search_rank_result *res)
+{
+    uint32_t n = rd_count(r, 20);
+    if (n && (res->spans = rd_alloc(r, n, sizeof *res->spans)))
+        res->nspans = n;
+    for (uint32_t i = 0; i < res->nspans && !r->bad; i++) {
+        struct search_group_span *s = &res->spans[i];
+        s->group = rd_u32(r);
+        s->first = rd_u64(r);
+        s->last = rd_u64(r);
+        if (!r->bad && (s->group >= res->ngroups || s->last < s->first))
+            rd_fail(r, "span of a group that does not exist");
+    }
+}
+
 static void ag_unpack(struct pk_rd *r, struct search_rank_result *res)
 {
     rd_groups(r, res);
     rd_checks(r, res);
+    rd_spans(r, res);
     rd_closed(r, res);
 }
 
