@@ -49,7 +49,7 @@ SIZES_halo_staging=${SIZES_halo_staging:-"32,256,400 32,1024,400 32,4096,100"}
 SIZES_pipeline=${SIZES_pipeline:-"256,30,4 1024,20,4 1024,20,64"}
 # N,steps: from a step that is its messages (64 bodies) to one that is its
 # N^2/ranks force computation (4096 bodies)
-SIZES_ring_allgather=${SIZES_ring_allgather:-"64,100 512,40 4096,10"}
+SIZES_ring_allgather=${SIZES_ring_allgather:-"64,50 512,40 4096,10"}
 out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp -d)
