@@ -217,3 +217,40 @@ no_hint "small_sends_after: no collective hint" small_sends_after "^collective "
 calls=$(calls_of "$WORK/small_sends_after")
 expect_match "small_sends_after: the trace has one send per step" "$calls" '"MPI_Isend":200[,}]'
 expect_match "small_sends_after: and one MPI_Gatherv per rank" "$calls" '"MPI_Gatherv":4[,}]'
+
+# ---- pipeline (held out): the wavefront's receive posted early, its source in the window ----
+P=examples/pipeline.c PA=examples/pipeline_after.c
+pair pipeline "5 3 1" "7 4 7" "100 30 3" "64 500 2"
+run_hints pipeline
+run_hints pipeline_after
+h=$(cat "$WORK/pipeline.hints")
+expect_match "pipeline: the block's source can run before the receive's wait (the hint applied)" "$h" \
+    "^overlap MPI_Recv [^ ]*pipeline.c:$(lines "$P" 'MPI_Recv\(') .*related=(.*,)?$(lines "$P" 'src\[i \* w \+ j\] = '):after"
+expect_match "pipeline: the boundary's send can overlap (the hint applied)" "$h" \
+    "^overlap MPI_Send [^ ]*pipeline.c:$(lines "$P" 'MPI_Send\(') "
+no_hint "pipeline_after: no overlap hint at the nonblocking receive, send or their waits" pipeline_after \
+    "^overlap [^ ]+ [^ ]*pipeline_after.c:($(lines "$PA" 'MPI_(Isend|Irecv|Wait)\(')) "
+calls=$(calls_of "$WORK/pipeline_after")
+expect_match "pipeline_after: the trace has the nonblocking receives" "$calls" '"MPI_Irecv":[1-9]'
+expect_match "pipeline_after: and sends" "$calls" '"MPI_Isend":[1-9]'
+
+# ---- ring_allgather (held out): the ring is one MPI_Allgather of x and y packed ----------
+R=examples/ring_allgather.c
+pair ring_allgather "4 0" "8 3" "128 7"
+run_hints ring_allgather
+run_hints ring_allgather_after
+h=$(cat "$WORK/ring_allgather.hints")
+for l in $(lines "$R" 'MPI_Sendrecv\(' | tr '|' ' '); do
+    got=$(python3 -c '
+import json, sys
+print(" ".join(sorted({h["collective"] for h in json.load(open(sys.argv[1]))["hints"]
+                       if h["kind"] == "collective" and h["line"] == int(sys.argv[2])})))' "$WORK/ring_allgather.json" "$l")
+    expect_eq "ring_allgather: the ring of MPI_Sendrecv at line $l is an MPI_Allgather (the hint applied)" "$got" MPI_Allgather
+done
+expect_match "ring_allgather: the x and y exchanges of a round can be one message (the hint applied)" "$h" \
+    "^aggregate MPI_Sendrecv [^ ]*ring_allgather.c:($(lines "$R" 'MPI_Sendrecv\(')) "
+no_hint "ring_allgather_after: no collective hint" ring_allgather_after "^collective "
+no_hint "ring_allgather_after: no aggregation hint" ring_allgather_after "^aggregate "
+calls=$(calls_of "$WORK/ring_allgather_after")
+expect_match "ring_allgather_after: the trace has one MPI_Allgather per exchange" "$calls" "\"MPI_Allgather\":$((11 * NP))[,}]"
+expect_no_match "ring_allgather_after: and no MPI_Sendrecv" "$calls" '"MPI_Sendrecv"'
