@@ -125,7 +125,7 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
                      search_format_ns(b, sizeof b, o->comp_ns));
             char *tip = g_strdup_printf("Rank %d: %" PRIu64 " of the %" PRIu64 " dynamic calls of %s at %s "
                                         "have computation to overlap; %s in the calls, %s of computation in "
-                                        "their windows, est. saving %s%s",
+                                        "their windows: up to %s of the calls' time can be hidden on this rank%s",
                                         r, o->with_window, o->instances, trace_mpi_call_name(o->call), site,
                                         a, b, search_format_ns(c, sizeof c, o->saving_ns),
                                         o->truncated ? "; some windows were cut at the horizon" : "");

@@ -163,7 +163,7 @@ static int gather(const struct search_hint *v, uint32_t n, int kind, struct dg_c
     if (!(*out = malloc(m * sizeof **out)))
         return TRACE_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++)
-        if (!kind || v[i].kind == kind) {
+        if ((!kind || v[i].kind == kind) && v[i].nchanges) {
             memcpy(*out + *nout, v[i].changes, v[i].nchanges * sizeof **out);
             *nout += v[i].nchanges;
         }
@@ -279,7 +279,7 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
             goto out;
         }
         for (uint32_t i = 0; i < n; i++)
-            if (applied(&v[i], o->apply)) {
+            if (v[i].nchanges && applied(&v[i], o->apply)) {
                 memcpy(ch + nch, v[i].changes, v[i].nchanges * sizeof *ch);
                 nch += v[i].nchanges;
             }

@@ -234,6 +234,43 @@ expect_match "COMMHINT_MIN_SAVING=1000% is named" "$(cat "$WORK/env.err")" "COMM
 "$CH" hints "$dir" --min-saving=100% >"$WORK/ms.out" 2>/dev/null
 expect_eq "--min-saving=100% drops every hint" "$(cat "$WORK/ms.out")" ""
 
+# --predict: the hints named, applied together; --pop: the efficiencies
+lines=$(jq -r '[.hints[] | select(.kind == "overlap") | "overlap:\(.line)"] | unique | join(",")' "$WORK/model.json")
+"$CH" hints "$dir" --predict="$lines" --format=json >"$WORK/pred.json" 2>"$WORK/pred.err"
+expect_eq "--predict exits 0" "$?" 0
+expect_eq "--predict applies every overlap hint named" "$(jq .model.applied "$WORK/pred.json")" \
+    "$(jq '[.hints[] | select(.kind == "overlap")] | length' "$WORK/model.json")"
+expect_eq "--predict of every overlap hint is the kind's own prediction" \
+    "$(jq '.model.applied_ns == .model.overlap_ns' "$WORK/pred.json")" true
+expect_match "--predict: the summary says what they save together" "$(cat "$WORK/pred.err")" \
+    "named by --predict, applied together: predicted saving"
+"$CH" hints "$dir" --pop >/dev/null 2>"$WORK/pop.err"
+expect_match "--pop prints the efficiencies" "$(cat "$WORK/pop.err")" "^ +load balance +[0-9.]+%"
+"$CH" hints "$dir" --predict=overlap:1,bogus:2 --format=json >"$WORK/pred.json" 2>/dev/null
+expect_eq "--predict of lines without hints applies nothing" "$(jq .model.applied "$WORK/pred.json")" 0
+
+# a program whose communication is already right: nothing by default, and
+# nothing worth 1% of the run when every hint is shown
+src=$P/already-right.c
+bin=$WORK/already-right
+check "already-right: builds" build_prog "$src" "$bin" -O2
+trace_run "$WORK/ar" "$NP" "$bin"
+expect_eq "already-right: traced run exits 0" "$?" 0
+out=$(env -u COMMHINT_MIN_SAVING "$CH" hints "$WORK/ar" 2>"$WORK/ar.err")
+expect_eq "already-right: no hint by default" "$out" ""
+"$CH" hints "$WORK/ar" --all --format=json >"$WORK/ar.json" 2>/dev/null
+expect_eq "already-right: with --all, no hint is predicted to save 1% of the run" \
+    "$(jq '.model.measured_ns as $run | [.hints[] | select(.saving_ns >= $run / 100)] | length' "$WORK/ar.json")" 0
+
+# a merge that delays the next stage of a pipeline is predicted to cost,
+# not to save (examples/pipeline.c: rank 0's sends per block)
+"$CH" run -n 2 -o "$WORK/pipe" -- "$B/examples/O2/pipeline" >/dev/null 2>&1
+"$CH" hints "$WORK/pipe" --all --format=json >"$WORK/pipe.json" 2>/dev/null
+expect_eq "pipeline: the merged sends are predicted to save nothing" \
+    "$(jq '[.hints[] | select(.kind == "aggregate") | .predicted_saving_ns] | unique' -c "$WORK/pipe.json")" "[0]"
+expect_match "pipeline: and the message says the run gets slower" \
+    "$(jq -r '.hints[] | select(.kind == "aggregate") | .message' "$WORK/pipe.json")" "predicted to make the run .* slower"
+
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?
 expect_eq "a missing directory exits 1" "$rc" 1

@@ -214,6 +214,8 @@ char *search_collective_message(const struct search_hint *h, bool with_times)
     if (!s || with_times)
         return s;
     char *at = strstr(s, ", est. saving ");
+    if (!at) /* the replay's prediction, which the report put in its place */
+        at = strstr(s, ", predicted ");
     if (at) {
         char *end = strchr(at + 2, ')');
         memmove(at, end ? end : at + strlen(at), strlen(end ? end : at + strlen(at)) + 1);
