@@ -234,6 +234,14 @@ expect_match "COMMHINT_MIN_SAVING=1000% is named" "$(cat "$WORK/env.err")" "COMM
 "$CH" hints "$dir" --min-saving=100% >"$WORK/ms.out" 2>/dev/null
 expect_eq "--min-saving=100% drops every hint" "$(cat "$WORK/ms.out")" ""
 
+# predictions depend on the trace only: the same twice, and from either engine
+preds() { jq -c '[.hints[] | [.kind, .line, .flags, .predicted_saving_ns]] | sort, .model.all_ns, .pop' "$1"; }
+"$CH" hints "$dir" --format=json >"$WORK/model2.json" 2>/dev/null
+"$CH" hints "$dir" --engine=reference --format=json >"$WORK/model3.json" 2>/dev/null
+expect_eq "the same trace analysed twice gives the same predictions" "$(preds "$WORK/model2.json")" \
+    "$(preds "$WORK/model.json")"
+expect_eq "the reference engine gives the same predictions" "$(preds "$WORK/model3.json")" "$(preds "$WORK/model.json")"
+
 # --predict: the hints named, applied together; --pop: the efficiencies
 lines=$(jq -r '[.hints[] | select(.kind == "overlap") | "overlap:\(.line)"] | unique | join(",")' "$WORK/model.json")
 "$CH" hints "$dir" --predict="$lines" --format=json >"$WORK/pred.json" 2>"$WORK/pred.err"
