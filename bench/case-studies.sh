@@ -137,19 +137,20 @@ row() { # case args...
         bt+=("$x"); at+=("$y")
         if [ "$(echo "$y < $x" | bc -l)" = 1 ]; then wins=$((wins + 1)); fi
     done
-    rm -rf "$tmp/tr"
-    "$CH" run -n "$NP" -o "$tmp/tr" -- "$tmp/$c.traced" "$@" >/dev/null 2>"$tmp/err" ||
+    local tr="$tmp/tr-$c-$NP-$(echo "$*" | tr ' ' _)" # kept with KEEP=1, to predict again
+    rm -rf "$tr"
+    "$CH" run -n "$NP" -o "$tr" -- "$tmp/$c.traced" "$@" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; die "traced run failed: $c $*"; }
-    "$CH" hints "$tmp/tr" --all --format=json >"$tmp/$c.json" 2>/dev/null
+    "$CH" hints "$tr" --all --format=json >"$tmp/$c.json" 2>/dev/null
     local bm am list pred perr comm run base=-
     bm=$(median "${bt[@]}"); am=$(median "${at[@]}")
     # the applied hints, predicted together by the replay model
     list=$(jq -r "[.hints[] | select($sel) | \"\\(.kind):\\(.line)\"] | unique | join(\",\")" "$tmp/$c.json")
-    "$CH" hints "$tmp/tr" --all --predict="$list" --format=json >"$tmp/$c.pred.json" 2>/dev/null
+    "$CH" hints "$tr" --all --predict="$list" --format=json >"$tmp/$c.pred.json" 2>/dev/null
     pred=$(jq '.model.applied_ns / .model.measured_ns' "$tmp/$c.pred.json")
     perr=$(jq '.model.error' "$tmp/$c.pred.json")
     if [ -n "${CH_BASE:-}" ]; then
-        base=$("$CH_BASE" hints "$tmp/tr" --format=json 2>/dev/null |
+        base=$("$CH_BASE" hints "$tr" --format=json 2>/dev/null |
             jq "[.hints[] | select($sel) | .saving_ns] | add // 0" | awk '{ printf "%.3f", $1 / 1e6 }')
     fi
     comm=$(jq "[.hints[] | select($sel) | .comm_ns] | add // 0" "$tmp/$c.json")

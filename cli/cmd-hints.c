@@ -71,6 +71,9 @@ static void hints_help(void)
            "  --predict=LIST     also predict what the hints named save applied together:\n"
            "                     KIND:LINE or KIND:FILE:LINE, comma-separated (e.g.\n"
            "                     overlap:84,aggregate:jacobi.c:92); JSON: model.applied_ns\n"
+           "  --plain-time=TIME  the program's run without tracing took TIME (from MPI_Init's\n"
+           "                     return to the last MPI_Finalize): predict for that run, the\n"
+           "                     traced computation scaled down to replay it\n"
            "  --parallel         under mpiexec -n P: the ranks are analysed by P processes\n"
            "                     (P may be fewer than the ranks); process 0 prints the same\n"
            "                     output as a serial run, the others print nothing\n"
@@ -255,6 +258,7 @@ int cmd_hints(int argc, char **argv)
         {"explain", no_argument, NULL, 'X'},
         {"pop", no_argument, NULL, 'p'},
         {"predict", required_argument, NULL, 'a'},
+        {"plain-time", required_argument, NULL, 'T'},
         {"parallel", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
@@ -324,6 +328,10 @@ int cmd_hints(int argc, char **argv)
         case 'X': o.explain = true; break;
         case 'p': o.pop = true; break;
         case 'a': o.report.apply = optarg; o.predict = true; break;
+        case 'T':
+            if (!search_parse_duration(optarg, &o.report.plain_ns) || !o.report.plain_ns)
+                return cli_usage_error("hints", "--plain-time needs a time such as 1.5s or 800ms, not '%s'", optarg);
+            break;
         case 'P': o.parallel = true; break;
         case 'o': o.output = optarg; break;
         case 'h': hints_help(); return CLI_OK;
@@ -436,8 +444,16 @@ int cmd_hints(int argc, char **argv)
             rep->events);
     if (rep->predict.ok && !o.stable) {
         char buf[32];
-        fprintf(stderr, ", replayed run %+.1f%% off the measured %s", 100 * rep->predict.error,
-                search_format_ns(buf, sizeof buf, rep->predict.measured_ns));
+        if (rep->predict.plain_unfit)
+            fprintf(stderr, ", --plain-time is shorter than the replay of the messages alone: predicted for "
+                            "the traced run (%+.1f%% off the measured %s)",
+                    100 * rep->predict.error, search_format_ns(buf, sizeof buf, rep->predict.measured_ns));
+        else if (o.report.plain_ns)
+            fprintf(stderr, ", replayed as the plain run of %s (computation x%.3g)",
+                    search_format_ns(buf, sizeof buf, rep->predict.measured_ns), rep->predict.compute_scale);
+        else
+            fprintf(stderr, ", replayed run %+.1f%% off the measured %s", 100 * rep->predict.error,
+                    search_format_ns(buf, sizeof buf, rep->predict.measured_ns));
     }
     print_facts(stderr, rep, &o);
     if (o.pop)

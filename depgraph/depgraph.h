@@ -565,6 +565,8 @@ struct dg_replay_params {
     double or_ns;        /* a receive's own time once its message is there */
     uint64_t eager_max;  /* larger messages wait for their receive (rendezvous) */
     uint64_t samples;    /* transfers L was fitted from (0: none, L is a guess) */
+    double compute_scale; /* bursts are replayed this many times as long (0: 1); below 1
+                            to take out the tracing's own cost (search: --plain-time) */
     bool ideal;          /* an ideal network: messages and MPI calls cost nothing, ranks
                             only wait for each other (POP's serialisation) */
 };

@@ -350,9 +350,11 @@ static int build_items(struct rstate *S, int r, struct action *acts, size_t n, c
     for (uint32_t c = 1; c < k->ncalls; c++) {
         const struct dg_msgrec *prev = &log->rec[k->first[c - 1]], *cur = &log->rec[k->first[c]];
         double gap = prev->t_exit && cur->t_enter > prev->t_exit ? (double)(cur->t_enter - prev->t_exit) : 0;
+        double scale = S->pp->compute_scale > 0 ? S->pp->compute_scale : 1;
+        gap *= scale;
         double done = 0;
         for (; a < n && acts[a].gap == c; a++) {
-            double off = fmin(acts[a].off, gap);
+            double off = fmin(acts[a].off * scale, gap);
             if (off > done && push(k, (struct item){IT_COMP, 0, off - done}) < 0)
                 return TRACE_ERR_NOMEM;
             done = fmax(done, off);
@@ -539,14 +541,15 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
             goto out;
     }
     /* ranks start when their MPI_Init returns, on one clock (the ranks'
-     * CLOCK_MONOTONIC: one host) */
+     * CLOCK_MONOTONIC: one host), their offsets scaled as bursts are */
+    double scale = pp->compute_scale > 0 ? pp->compute_scale : 1;
     uint64_t t0 = 0;
     for (int r = 0; r < P; r++)
         if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit && (!t0 || logs[r]->rec[0].t_exit < t0))
             t0 = logs[r]->rec[0].t_exit;
     for (int r = 0; r < P; r++)
         if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit)
-            S.rk[r].t = (double)(logs[r]->rec[0].t_exit - t0);
+            S.rk[r].t = (double)(logs[r]->rec[0].t_exit - t0) * scale;
     for (;;) {
         bool progress = false, left = false;
         for (int r = 0; r < P; r++) {

@@ -385,6 +385,9 @@ struct search_prediction {
     bool ok;                 /* the run was replayed */
     double lat_ns, ns_per_byte, o_ns, or_ns;
     uint64_t eager_max, samples;
+    double compute_scale;    /* bursts' scale (1: as traced; below: fitted to plain_ns) */
+    bool plain_unfit;        /* plain_ns given, but the replay of the messages alone is longer:
+                                predictions are for the traced run */
     uint64_t measured_ns;    /* the run: first MPI_Init return to the last rank's last call */
     uint64_t replayed_ns;    /* the same, replayed */
     double error;            /* (replayed - measured) / measured */
@@ -414,6 +417,8 @@ struct search_report_opts {
     unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns, 8 model_or_ns */
     double model_lat_ns, model_ns_per_byte, model_o_ns, model_or_ns;
     uint64_t model_eager;    /* bytes; 0: 8192 */
+    uint64_t plain_ns;       /* the run's time without tracing (MPI_Init's return to the last
+                                MPI_Finalize), if known: bursts are scaled to replay it */
     /* hints to predict together (search_prediction.applied_ns): a comma-
      * separated list of KIND:LINE or KIND:FILE:LINE (FILE: the path's last
      * components); NULL: none */

@@ -156,12 +156,12 @@ void search_write_json(FILE *f, const struct view *v, uint32_t n, const struct v
         if (p->ok)
             fprintf(f,
                     ",\"latency_ns\":%.1f,\"ns_per_byte\":%.6g,\"send_overhead_ns\":%.1f,\"recv_overhead_ns\":%.1f"
-                    ",\"eager_max\":%" PRIu64
+                    ",\"compute_scale\":%.6g,\"eager_max\":%" PRIu64
                     ",\"samples\":%" PRIu64 ",\"measured_ns\":%" PRIu64 ",\"replayed_ns\":%" PRIu64
                     ",\"error\":%.6g,\"rank_error\":%.6g,\"overlap_ns\":%" PRIu64 ",\"aggregate_ns\":%" PRIu64
                     ",\"collective_ns\":%" PRIu64 ",\"all_ns\":%" PRIu64 ",\"applied\":%" PRIu32
                     ",\"applied_ns\":%" PRIu64,
-                    p->lat_ns, p->ns_per_byte, p->o_ns, p->or_ns, p->eager_max, p->samples, p->measured_ns,
+                    p->lat_ns, p->ns_per_byte, p->o_ns, p->or_ns, p->compute_scale, p->eager_max, p->samples, p->measured_ns,
                     p->replayed_ns,
                     p->error, p->rank_error, p->kind_ns[SEARCH_HINT_OVERLAP], p->kind_ns[SEARCH_HINT_AGGREGATE],
                     p->kind_ns[SEARCH_HINT_COLLECTIVE], p->all_ns, p->applied, p->applied_ns);

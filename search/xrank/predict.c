@@ -123,7 +123,7 @@ static int pop(const struct search_xrank *x, const struct dg_replay_params *pp, 
     for (int r = 0; r < x->world_size; r++) {
         if (!x->logs[r] || x->logs[r]->n < 2)
             continue;
-        double u = useful_ns(x->logs[r]);
+        double u = useful_ns(x->logs[r]) * (pp->compute_scale > 0 ? pp->compute_scale : 1);
         sum += u;
         max = fmax(max, u);
         n++;
@@ -141,6 +141,37 @@ static int pop(const struct search_xrank *x, const struct dg_replay_params *pp, 
     pr->parallel_eff = pr->load_balance * pr->comm_eff;
     pr->serial_eff = ideal > 0 ? fmin(1, max / ideal) : 1;
     pr->transfer_eff = fmin(1, ideal / measured);
+    return 0;
+}
+
+/* The scale of bursts for which the unchanged run replays in `plain` ns:
+ * the traced run's computation carries the tracing's cost, its MPI calls
+ * hardly (bisection; the replay's end grows with the scale). */
+static int fit_scale(const struct search_xrank *x, struct dg_replay_params *pp, struct dg_replay_rank *rr,
+                     double plain)
+{
+    double lo = 0.001, hi = 1, end;
+    pp->compute_scale = hi;
+    int rc = replay_end(x, pp, NULL, 0, rr, &end);
+    if (rc < 0 || end <= plain)
+        return rc; /* the plain run is no faster: keep the bursts */
+    pp->compute_scale = lo;
+    if ((rc = replay_end(x, pp, NULL, 0, rr, &end)) < 0)
+        return rc;
+    if (end > plain) { /* its messages alone take longer: the model cannot be the plain run */
+        pp->compute_scale = 1;
+        return 1;
+    }
+    for (int i = 0; i < 40 && hi - lo > 1e-6; i++) {
+        pp->compute_scale = (lo + hi) / 2;
+        if ((rc = replay_end(x, pp, NULL, 0, rr, &end)) < 0)
+            return rc;
+        if (end > plain)
+            hi = pp->compute_scale;
+        else
+            lo = pp->compute_scale;
+    }
+    pp->compute_scale = (lo + hi) / 2;
     return 0;
 }
 
@@ -222,6 +253,14 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
     if (!rr)
         return TRACE_ERR_NOMEM;
     double base = 0, measured = 0, end;
+    pp.compute_scale = 1;
+    bool plain = o && o->plain_ns;
+    if (plain && (rc = fit_scale(x, &pp, rr, (double)o->plain_ns)) != 0) {
+        if (rc < 0)
+            goto out;
+        plain = false;
+        pr->plain_unfit = true;
+    }
     if ((rc = replay_end(x, &pp, NULL, 0, rr, &base)) < 0)
         goto out;
     for (int r = 0; r < x->world_size; r++) {
@@ -234,6 +273,10 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
     }
     if (measured <= 0)
         goto out; /* no times to replay */
+    if (plain) {
+        measured = (double)o->plain_ns; /* the run predicted is the plain one */
+        pr->rank_error = 0;            /* the ranks' plain times are not known */
+    }
     pr->ok = true;
     pr->lat_ns = pp.lat_ns;
     pr->ns_per_byte = pp.ns_per_byte;
@@ -249,6 +292,7 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
                         100 * (rr[r].replayed_ns - rr[r].measured_ns) / rr[r].measured_ns);
     }
     pr->eager_max = pp.eager_max;
+    pr->compute_scale = pp.compute_scale;
     pr->samples = pp.samples;
     pr->measured_ns = (uint64_t)(measured + 0.5);
     pr->replayed_ns = (uint64_t)(base + 0.5);

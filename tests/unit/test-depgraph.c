@@ -2565,6 +2565,14 @@ static void test_replay_timed(void **state)
     assert_true(fabs(rr[0].replayed_ns - 156.0 * us) < 1);
     assert_true(fabs(rr[1].replayed_ns - 116.0 * us) < 1);
 
+    /* computation at half its traced time (--plain-time): rank 0 sends at
+     * 50 us and ends at 50 + 1 + 25; rank 1's receive ends at 56, then 5 */
+    struct dg_replay_params half = pp;
+    half.compute_scale = 0.5;
+    assert_int_equal(dg_replay_run(logs, 2, m, &half, NULL, 0, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 76.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 61.0 * us) < 1);
+
     /* on an ideal network messages cost nothing: rank 1 waits for the
      * send only, 100 us, then computes 10; rank 0 150 us */
     struct dg_replay_params ideal = pp;
