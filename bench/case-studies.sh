@@ -142,13 +142,15 @@ row() { # case args...
     "$CH" run -n "$NP" -o "$tr" -- "$tmp/$c.traced" "$@" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; die "traced run failed: $c $*"; }
     "$CH" hints "$tr" --all --format=json >"$tmp/$c.json" 2>/dev/null
-    local bm am list pred perr comm run base=-
+    local bm am list pred perr scale comm run base=-
     bm=$(median "${bt[@]}"); am=$(median "${at[@]}")
     # the applied hints, predicted together by the replay model
     list=$(jq -r "[.hints[] | select($sel) | \"\\(.kind):\\(.line)\"] | unique | join(\",\")" "$tmp/$c.json")
-    "$CH" hints "$tr" --all --predict="$list" --format=json >"$tmp/$c.pred.json" 2>/dev/null
+    # for the plain run: its time given, the traced computation scaled to it
+    "$CH" hints "$tr" --all --predict="$list" --plain-time="${bm}s" --format=json >"$tmp/$c.pred.json" 2>/dev/null
     pred=$(jq '.model.applied_ns / .model.measured_ns' "$tmp/$c.pred.json")
-    perr=$(jq '.model.error' "$tmp/$c.pred.json")
+    perr=$(jq '.model.error' "$tmp/$c.json")
+    scale=$(jq '.model.compute_scale' "$tmp/$c.pred.json")
     if [ -n "${CH_BASE:-}" ]; then
         base=$("$CH_BASE" hints "$tr" --format=json 2>/dev/null |
             jq "[.hints[] | select($sel) | .saving_ns] | add // 0" | awk '{ printf "%.3f", $1 / 1e6 }')
@@ -162,18 +164,20 @@ row() { # case args...
     # traced run | replay error | time in the calls | base est. | predicted % | predicted s |
     # measured - predicted (points)
     awk -v c="$c$held" -v a="$*" -v b="$bm" -v f="$am" -v w="$wins" -v r="$REPS" -v run="$run" \
-        -v comm="$comm" -v pf="$pred" -v perr="$perr" -v base="$base" 'BEGIN {
+        -v comm="$comm" -v pf="$pred" -v perr="$perr" -v base="$base" -v sc="$scale" 'BEGIN {
         s = b - f; pred = pf * b
-        printf "| %s | %s | %.3f | %.3f | %.3f | %.1f%% | %d of %d | %.3f | %+.1f%% | %.3f | %s | %.1f%% | %.3f | %+.1f |\n",
-            c, a, b, f, s, 100 * s / b, w, r, run / 1e9, 100 * perr, comm / 1e9, base, 100 * pf, pred,
+        printf "| %s | %s | %.3f | %.3f | %.3f | %.1f%% | %d of %d | %.3f | %+.1f%% | %.3f | %.3f | %s | %.1f%% | %.3f | %+.1f |\n",
+            c, a, b, f, s, 100 * s / b, w, r, run / 1e9, 100 * perr, sc, comm / 1e9, base, 100 * pf, pred,
             100 * s / b - 100 * pf
     }'
     # the JSON row (bench/results/case-studies.json)
     jq -n --arg case "$c" --arg args "$*" --argjson ranks "$NP" --argjson before "$bm" --argjson after "$am" \
-        --argjson pred "$pred" --argjson err "$perr" --arg applied "$applied" --arg list "$list" \
+        --argjson pred "$pred" --argjson err "$perr" --argjson scale "$scale" --arg applied "$applied" \
+        --arg list "$list" \
         --argjson held "$([ -n "$held" ] && echo true || echo false)" \
         '{case: $case, args: $args, ranks: $ranks, before_s: $before, after_s: $after,
           measured_saving: (($before - $after) / $before), predicted_saving: $pred, replay_error: $err,
+          compute_scale: $scale,
           applied: $applied, hints: ($list | split(",")), held_out: $held}' >>"$tmp/rows.jsonl"
 }
 
@@ -185,10 +189,12 @@ echo "*before*, *after*: plain \`mpicc -O2\` builds, time from MPI_Init to MPI_F
 echo "rank (bench/mpi-span.c), median of $REPS runs each, alternating; *after faster*: in how many of the"
 echo "$REPS pairs of neighbouring runs. *traced run*: the original's trace at the same size, MPI_Init's"
 echo "return to the last rank's MPI_Finalize (model.measured_ns); *replay error*: the replay model on the"
-echo "unchanged run against that; *time in the calls*: sum of the applied hints' comm_ns; *base est.*:"
+echo "unchanged run against that; *computation scale*: what \`--plain-time\` (the plain *before*) scaled the"
+echo "traced computation by (1: the plain run is no faster, or its messages alone replay longer); *time"
+echo "in the calls*: sum of the applied hints' comm_ns; *base est.*:"
 echo "the sum of the applied hints' saving_ns from CH_BASE (- without it); *predicted*: \`commhint hints"
-echo "--predict\` of exactly the applied hints together, as a share of the traced run, and that share of"
-echo "*before* in seconds; the last column is the measured saving less the predicted one, in"
+echo "--predict\` of exactly the applied hints together with \`--plain-time\` of *before*, as a share of"
+echo "*before* and in seconds; the last column is the measured saving less the predicted one, in"
 echo "percentage points of the run. See docs/case-studies.md and docs/prediction.md. *(held out)*: a"
 echo "case written after the prediction model was fixed (HELD_OUT: $HELD_OUT)."
 MPICH_CC=$CLANG mpicc -std=c11 -O2 -shared -fPIC -o "$tmp/libmpispan.so" bench/mpi-span.c
@@ -203,11 +209,12 @@ for NP in $NPS; do
     echo
     echo "## $NP ranks"
     echo
-    echo "| case | args | before (s) | after (s) | saving (s) | saving | after faster | traced run (s) | replay error | time in the calls (s) | base est. (ms) | predicted | predicted (s) | measured - predicted (points) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| case | args | before (s) | after (s) | saving (s) | saving | after faster | traced run (s) | replay error | computation scale | time in the calls (s) | base est. (ms) | predicted | predicted (s) | measured - predicted (points) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for c in $CASES; do
         setup "$c"
-        sizes_var=SIZES_$c
+        sizes_var=SIZES_${c}_$NP # per number of ranks, else per case
+        [ -n "${!sizes_var:-}" ] || sizes_var=SIZES_$c
         for s in ${!sizes_var}; do
             # shellcheck disable=SC2046
             row "$c" $(echo "$s" | tr , ' ')
