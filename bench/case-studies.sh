@@ -50,6 +50,17 @@ SIZES_pipeline=${SIZES_pipeline:-"256,30,4 1024,20,4 1024,20,64"}
 # N,steps: from a step that is its messages (64 bodies) to one that is its
 # N^2/ranks force computation (4096 bodies)
 SIZES_ring_allgather=${SIZES_ring_allgather:-"64,50 512,40 4096,10"}
+# one size per case and number of ranks (SIZES_<case>_<ranks>; empty: all
+# of SIZES_<case>): plain runs of 0.1-2 s. On 2 ranks (one per core) the
+# programs run 10-50 times faster than oversubscribed, so larger sizes.
+SIZES_jacobi_2=${SIZES_jacobi_2-"1024,200"} SIZES_jacobi_4=${SIZES_jacobi_4-"256,100"}
+SIZES_gauss_2=${SIZES_gauss_2-"1024"} SIZES_gauss_4=${SIZES_gauss_4-"256"}
+SIZES_gauss_bcast_x_2=${SIZES_gauss_bcast_x_2-"1024"} SIZES_gauss_bcast_x_4=${SIZES_gauss_bcast_x_4-"256"}
+SIZES_master_worker_2=${SIZES_master_worker_2-"24000,100"} SIZES_master_worker_4=${SIZES_master_worker_4-"960,100"}
+SIZES_small_sends_2=${SIZES_small_sends_2-"262144,200"} SIZES_small_sends_4=${SIZES_small_sends_4-"16384,200"}
+SIZES_halo_staging_2=${SIZES_halo_staging_2-"32,4096,100"} SIZES_halo_staging_4=${SIZES_halo_staging_4-"32,4096,100"}
+SIZES_pipeline_2=${SIZES_pipeline_2-"1024,20,4"} SIZES_pipeline_4=${SIZES_pipeline_4-"1024,20,4"}
+SIZES_ring_allgather_2=${SIZES_ring_allgather_2-"512,40"} SIZES_ring_allgather_4=${SIZES_ring_allgather_4-"512,40"}
 out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp -d)
