@@ -107,7 +107,8 @@ void search_write_sarif(FILE *f, const struct view *v, uint32_t n, const struct 
             fputc(']', f);
         fputs(",\"properties\":{", f);
         if (!o->stable)
-            fprintf(f, "\"saving_ns\":%" PRIu64 ",\"severity\":%.6g,", h->saving_ns, h->severity);
+            fprintf(f, "\"saving_ns\":%" PRIu64 ",\"predicted\":%s,\"estimated_saving_ns\":%" PRIu64 ",\"severity\":%.6g,",
+                    h->saving_ns, h->predicted ? "true" : "false", h->estimated_ns, h->severity);
         fputs("\"ranks\":[", f);
         for (int k = 0; k < h->nranks; k++)
             fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
