@@ -144,6 +144,8 @@ struct trace_site_info {
     uint32_t loop;        /* global id of the innermost enclosing loop, CHT_NONE */
     uint32_t naccess;
     const struct cht_access *access; /* naccess entries */
+    uint32_t cost;        /* static cost of one execution, CHT_COST_* units
+                             (trace-format.h); 1 from tables without costs */
 };
 
 struct trace_loop_info {
