@@ -319,6 +319,11 @@ $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
 
+# the static cost weights against a validation run (bench/cost-check.sh)
+$(B)/bench/cost-check: bench/cost-check.c $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_DEPGRAPH) -o $@ $< $(ANA_A) $(ANA_LIBS)
+
 # ---- fuzzing (make fuzz, fuzz-build, fuzz-seeds) ----------------------------
 include tests/fuzz/fuzz.mk
 

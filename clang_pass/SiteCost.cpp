@@ -21,6 +21,7 @@
 #include "trace-format.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstrTypes.h"
@@ -106,6 +107,18 @@ static uint32_t instCost(const Instruction &I) {
         dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
     if (Callee && !Callee->isDeclaration())
       return 2 * CHT_COST_OP;
+    // libm functions that are one instruction or a few (the call stays
+    // when errno may be set: `sqrt` without -fno-math-errno)
+    if (Callee) {
+      StringRef N = Callee->getName();
+      if (N == "sqrt" || N == "sqrtf" || N == "sqrtl")
+        return CHT_COST_DIV;
+      if (StringSwitch<bool>(N.rtrim("fl"))
+              .Cases("fabs", "floor", "ceil", "trunc", "round", "rint", true)
+              .Cases("fmin", "fmax", "copysign", "nearbyint", true)
+              .Default(false))
+        return CHT_COST_OP;
+    }
     return CHT_COST_CALL;
   }
   return CHT_COST_OP; // compares, selects, fneg, vector element moves...

@@ -137,7 +137,10 @@ enum cht_rec_type {
 struct cht_rec_comp {
     struct cht_rec h;
     uint32_t site;     /* global site id */
-    uint32_t reserved;
+    uint32_t reserved; /* 0; in a validation run (COMMHINT_STMT_CLOCK=1, no REPEAT
+                          records) a stamp of when the record was made: the low 32
+                          bits of the x86 time-stamp counter (of CLOCK_MONOTONIC ns
+                          on other machines); only differences mean something */
     /* uint64_t addr[h.aux]; */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_comp) == 16, "comp record is 16 bytes + addresses");
@@ -154,7 +157,7 @@ CHT_STATIC_ASSERT(sizeof(struct cht_range) == 16, "range is 16 bytes");
 struct cht_rec_ranges {
     struct cht_rec h;
     uint32_t site;
-    uint32_t reserved;
+    uint32_t reserved; /* as in cht_rec_comp */
     /* struct cht_range range[h.aux]; */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_ranges) == 16, "ranges record is 16 bytes + ranges");
@@ -711,7 +714,8 @@ CHT_STATIC_ASSERT(sizeof(struct cht_dep) == 8, "dep entry is 8 bytes");
  * gives every site cost 1: the even split. */
 #define CHT_COST_LOAD 1u      /* a load or a store */
 #define CHT_COST_OP 1u        /* integer or fp add, mul, compare, cast, select */
-#define CHT_COST_DIV 20u      /* integer or fp division, remainder, sqrt */
+#define CHT_COST_DIV 4u       /* integer or fp division, remainder, sqrt: pipelined, so
+                                 a few simple operations (bench/cost-check) */
 #define CHT_COST_CALL 40u     /* a call to a function the pass does not see into
                                  (libm, libc, another object) */
 #define CHT_COST_MAX 0x00ffffffu /* costs saturate here */

@@ -202,6 +202,11 @@ struct trace_event {
      * is a format error. */
     uint32_t nranges;
     const struct trace_range *ranges;
+    /* TRACE_EV_COMP: the record's stamp, 0 but in a validation run
+     * (COMMHINT_STMT_CLOCK=1): when the event was recorded, in time-stamp
+     * counter ticks modulo 2^32 (cht_rec_comp.reserved; docs/dependence.md,
+     * "Estimated time of computation events") */
+    uint32_t stamp;
     /* TRACE_EV_MPI */
     const struct cht_rec_mpi *mpi;
     uint32_t ncomplete;
