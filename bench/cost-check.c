@@ -2,7 +2,8 @@
  * MPI calls among the computation events, against what a validation run
  * measured (docs/dependence.md, "Estimated time of computation events").
  *
- *   cost-check TRACE_DIR
+ *   cost-check TRACE_DIR [O L]
+ *   cost-check --calibrate TRACE_DIR      prints O L
  *
  * TRACE_DIR is a trace of a run with COMMHINT_STMT_CLOCK=1: every
  * computation record carries a stamp of when it was made (time-stamp
@@ -11,16 +12,20 @@
  *
  * What is measured, per gap (the computation events between two MPI
  * calls; thread 0, at least two events):
- *   - the recording costs the same for every event, and so does that of
- *     each loop record (entry, iteration, exit) between two events: the
- *     mean interval of the cheapest statements (static cost 1: one load or
- *     store) with no loop record before them is taken for the first (O),
- *     that of those with one loop record less O for the second (L); O + L
- *     times the loop records are subtracted from each interval (at least
- *     0 remains): what is left is what the program itself did, as it
- *     would without tracing.  Means, not percentiles: on some machines
- *     (virtual ones) the counter moves in steps of tens of ticks, longer
- *     than a cheap statement, and only averages see below a step;
+ *   - the recording costs the same for every event (O ticks), and so does
+ *     that of each loop record (entry, iteration, exit) between two events
+ *     (L): O + L times the loop records are subtracted from each interval;
+ *     what is left is what the program itself did, as it would without
+ *     tracing (an event's residual may be negative: the clock is coarse,
+ *     only sums mean something).  O and L are given, or measured on the
+ *     trace itself: O is the mean interval of the cheapest statements
+ *     (static cost 1: one load or store) with no loop record before them,
+ *     O + L that of those with one.  bench/cost-calib.c is a program of
+ *     such statements only: `--calibrate` on its trace gives the O and L
+ *     to use for other programs on the same machine.  Means, not
+ *     percentiles: on some machines (virtual ones) the counter moves in
+ *     steps of tens of ticks, longer than a cheap statement, and only
+ *     averages see below a step;
  *   - an interval that also holds something else is replaced by the median
  *     interval of its site: the first event of a gap (its interval would
  *     start in the MPI wrapper, which records the call after taking
@@ -53,7 +58,7 @@
 
 struct ev {
     uint32_t site, w;
-    uint64_t iv;    /* interval, ticks */
+    int64_t iv;     /* interval, ticks; then what the statement took */
     uint32_t loops; /* loop records in it */
     bool first;     /* the first event of its gap */
 };
@@ -81,6 +86,7 @@ static size_t nsites;
 #define HIST 4096
 static double cheap_sum[2], cheap_n[2]; /* intervals of cost-1 sites after 0 and 1 loop records */
 static uint64_t overhead, loop_overhead;
+static uint64_t base = DG_WEIGHT_BASE; /* COST_CHECK_BASE: try another DG_WEIGHT_BASE */
 
 static unsigned lbin(uint64_t v)
 {
@@ -117,17 +123,17 @@ static uint64_t share(uint64_t d, uint64_t k, uint64_t n)
 
 /* What event e took: its interval less the recording, or its site's
  * median if the interval holds more than the statement. */
-static uint64_t took(const struct ev *e, struct acc *a)
+static int64_t took(const struct ev *e, struct acc *a)
 {
     const struct site_acc *s = &sites[e->site];
-    uint64_t iv = e->iv, o = overhead + e->loops * loop_overhead;
-    if (e->first || iv > 20 * s->median + 2000) {
-        /* a typical interval of the site (0 for a site that only ever
-         * opens gaps: no interval of its own is known) */
+    int64_t iv = e->iv;
+    if (e->first || (uint64_t)iv > 20 * s->median + 2000) {
+        /* a typical interval of the site (the recording's for a site that
+         * only ever opens gaps: no interval of its own is known) */
         a->replaced++;
-        return s->events && s->median > overhead ? s->median - overhead : 0;
+        iv = s->events ? (int64_t)s->median : (int64_t)(overhead + e->loops * loop_overhead);
     }
-    return iv > o ? iv - o : 0;
+    return iv - (int64_t)(overhead + e->loops * loop_overhead);
 }
 
 static int cmp_site_id(const void *a, const void *b)
@@ -141,21 +147,24 @@ static void gap_done(struct acc *a, struct ev *g, size_t n)
 {
     if (n < 2)
         return;
-    uint64_t m = 0, W = 0;
+    int64_t sm = 0;
+    uint64_t W = 0;
     for (size_t i = 0; i < n; i++) {
         g[i].iv = took(&g[i], a);
         g[i].first = false;
-        m += g[i].iv;
+        sm += g[i].iv;
         W += g[i].w;
     }
-    if (!m)
+    if (sm <= 0)
         return;
+    uint64_t m = (uint64_t)sm;
     a->gaps++;
     a->events += n;
     a->gap_t += (double)m;
     /* prefixes: windows at the gap's edge */
     double werr[2] = {0, 0}, wmax[2] = {0, 0};
-    uint64_t tp = 0, wp = 0;
+    int64_t tp = 0;
+    uint64_t wp = 0;
     for (size_t i = 0; i + 1 < n; i++) {
         tp += g[i].iv;
         wp += g[i].w;
@@ -175,7 +184,8 @@ static void gap_done(struct acc *a, struct ev *g, size_t n)
     qsort(g, n, sizeof *g, cmp_site_id);
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        uint64_t k = 0, w = 0, t = 0;
+        uint64_t k = 0, w = 0;
+        int64_t t = 0;
         while (j < n && g[j].site == g[i].site) {
             k++;
             w += g[j].w;
@@ -255,7 +265,8 @@ static int read_rank(struct trace *t, int r, int pass, struct acc *a)
             if (!g)
                 exit(1);
         }
-        g[n++] = (struct ev){e->site, dg_comp_weight(e->site_info, e->nranges, e->ranges), iv, nl, first};
+        uint64_t w = dg_comp_weight(e->site_info, e->nranges, e->ranges) - DG_WEIGHT_BASE + base;
+        g[n++] = (struct ev){e->site, (uint32_t)w, iv, nl, first};
     }
     free(g);
     if (rc < 0)
@@ -275,10 +286,15 @@ int main(int argc, char **argv)
     struct trace *t;
     struct trace_err err;
     struct acc a = {0};
-    if (argc != 2) {
-        fprintf(stderr, "usage: cost-check TRACE_DIR\n");
+    bool calibrate = argc == 3 && strcmp(argv[1], "--calibrate") == 0;
+    if (argc != 2 && argc != 4 && !calibrate) {
+        fprintf(stderr, "usage: cost-check TRACE_DIR [O L] | cost-check --calibrate TRACE_DIR\n");
         return 2;
     }
+    if (calibrate)
+        argv++;
+    if (getenv("COST_CHECK_BASE"))
+        base = strtoull(getenv("COST_CHECK_BASE"), NULL, 10);
     if (trace_open(argv[1], &t, &err)) {
         fprintf(stderr, "cost-check: %s\n", err.msg);
         return 1;
@@ -287,14 +303,22 @@ int main(int argc, char **argv)
     for (int r = 0; r < ws; r++)
         if (trace_has_rank(t, r) && read_rank(t, r, 0, &a) < 0)
             return 1;
-    if (!cheap_n[0]) {
+    if (argc == 4) {
+        overhead = strtoull(argv[2], NULL, 10);
+        loop_overhead = strtoull(argv[3], NULL, 10);
+    } else if (!cheap_n[0]) {
         fprintf(stderr, "cost-check: no statement of cost 1 outside loops: cannot tell the recording's cost\n");
         return 1;
+    } else {
+        double o = cheap_sum[0] / cheap_n[0];
+        overhead = (uint64_t)(o + 0.5);
+        if (cheap_n[1] && cheap_sum[1] / cheap_n[1] > o)
+            loop_overhead = (uint64_t)(cheap_sum[1] / cheap_n[1] - o + 0.5);
     }
-    double o = cheap_sum[0] / cheap_n[0];
-    overhead = (uint64_t)(o + 0.5);
-    if (cheap_n[1] && cheap_sum[1] / cheap_n[1] > o)
-        loop_overhead = (uint64_t)(cheap_sum[1] / cheap_n[1] - o + 0.5);
+    if (calibrate) {
+        printf("%" PRIu64 " %" PRIu64 "\n", overhead, loop_overhead);
+        return 0;
+    }
     for (size_t i = 0; i < nsites; i++) {
         uint64_t half = 0, k = 0;
         for (unsigned b = 0; b < LBINS && half * 2 < sites[i].events; b++)
@@ -332,8 +356,8 @@ int main(int argc, char **argv)
         printf("| statement totals: largest relative error | %.0f%% | %.0f%% |\n", 100 * mx[0], 100 * mx[1]);
     }
     printf("\n%" PRIu64 " gaps, %" PRIu64 " events (%" PRIu64 " intervals replaced by their site's median), "
-           "%.0f ticks of gap time; recording %" PRIu64 " ticks per event, %" PRIu64 " per loop record\n\n",
-           a.gaps, a.events, a.replaced, a.gap_t, overhead, loop_overhead);
+           "%.0f ticks of gap time; recording %" PRIu64 " ticks per event, %" PRIu64 " per loop record%s\n\n",
+           a.gaps, a.events, a.replaced, a.gap_t, overhead, loop_overhead, argc == 4 ? " (given)" : "");
     qsort(sites, nsites, sizeof *sites, cmp_site);
     printf("| site | cost | events | ticks/event | true %% | even %% | weighted %% |\n|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < nsites && i < 15 && sites[i].true_t > 0; i++) {

@@ -69,11 +69,14 @@ uint64_t rt_now_ns(void)
 
 /* The stamp of a validation run (COMMHINT_STMT_CLOCK): the low 32 bits of
  * the time-stamp counter, which costs a few ns where clock_gettime costs
- * tens (a statement takes a few); CLOCK_MONOTONIC ns where there is none.
+ * tens (a statement takes a few), read after the instructions before it
+ * have completed (lfence), so that a long-latency statement is not timed
+ * as part of the next one; CLOCK_MONOTONIC ns where there is no counter.
  * Only differences of consecutive stamps mean something. */
 static inline uint32_t rt_stamp(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_lfence();
     return (uint32_t)__builtin_ia32_rdtsc();
 #else
     return (uint32_t)rt_now_ns();

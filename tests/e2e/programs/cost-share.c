@@ -4,8 +4,9 @@
  *
  * Rank 0 sends rank 1 an array h, ROUNDS times.  Rank 1 receives it
  * (OVL-RECV), then copies its rank (TRIVIAL: one load, one store), then
- * runs a loop whose every iteration calls libm four times (HEAVY), both
- * independent of h, then reads h (USE, closes the receive's window).  The
+ * runs a loop whose every iteration calls libm four times in one
+ * statement (HEAVY), both independent of h, then reads h (USE, closes the
+ * receive's window).  The
  * overlap hint of the receive lists TRIVIAL and HEAVY; the time of one
  * execution of TRIVIAL must be a small fraction of one of HEAVY, which the
  * even split of the time between the MPI calls (every execution worth the
@@ -43,8 +44,10 @@ int main(int argc, char **argv)
         } else {
             MPI_Recv(h, N, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* OVL-RECV */
             tcopy = taskid; /* TRIVIAL */
-            for (int i = 0; i < N; i++)
-                heavy[i] = exp(a[i] + r) / log(a[i] + 2.0) + sin(a[i]) / sqrt(a[i] + r); /* HEAVY */
+            for (int i = 0; i < N; i++) {
+                double x = a[i];
+                heavy[i] = exp(x + r) / log(x + 2.0) + sin(x) / cos(x + r); /* HEAVY */
+            }
             for (int i = 0; i < N; i++)
                 acc[i] += heavy[i] * h[i]; /* USE */
         }
