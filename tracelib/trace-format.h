@@ -32,15 +32,15 @@
 /* ---- versions, names ---------------------------------------------------- */
 
 #define CHT_FORMAT_VERSION 4 /* version this header describes */
-#define CHT_FORMAT_OLDEST 2  /* oldest reader version that can read files of this one
+#define CHT_FORMAT_OLDEST 4  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
                                 CHT_REC_ARGS, which a version-2 reader skips,
                                 losing only what calls touch besides their
-                                buffers; version 4 added the cost section of site
-                                tables (CHT_TU_VERSION 3), which an older reader
-                                cannot read: it refuses the table, not the file);
-                                readers still read version-1 to -3 files */
+                                buffers; version 4 gave the reserved field of the
+                                site table header a meaning (costs_off, site table
+                                version 3), whose tables a version-3 reader
+                                refuses); readers still read version-1 to -3 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
