@@ -355,6 +355,21 @@ int main(int argc, char **argv)
                100 * sum[0] / nbig, 100 * sum[1] / nbig);
         printf("| statement totals: largest relative error | %.0f%% | %.0f%% |\n", 100 * mx[0], 100 * mx[1]);
     }
+    /* statements measured below zero: the recording varies more than
+     * they take, and the figures above are not to be trusted */
+    unsigned nneg = 0;
+    double neg = 0;
+    for (size_t i = 0; i < nsites; i++)
+        if (sites[i].true_t < 0) {
+            nneg++;
+            neg += sites[i].true_t;
+        }
+    if (nneg && -neg >= 0.05 * a.gap_t)
+        printf("\n**%u statements measured below zero, %.1f%% of the gap time: the recording's cost varies more "
+               "than they take; the figures above do not hold.**\n",
+               nneg, -100 * neg / a.gap_t);
+    else if (nneg)
+        printf("\n%u statements measured below zero, %.1f%% of the gap time.\n", nneg, -100 * neg / a.gap_t);
     printf("\n%" PRIu64 " gaps, %" PRIu64 " events (%" PRIu64 " intervals replaced by their site's median), "
            "%.0f ticks of gap time; recording %" PRIu64 " ticks per event, %" PRIu64 " per loop record%s\n\n",
            a.gaps, a.events, a.replaced, a.gap_t, overhead, loop_overhead, argc == 4 ? " (given)" : "");
