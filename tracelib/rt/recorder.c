@@ -883,6 +883,8 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
     if (!p)
         return;
     comp_fill(p, site, n, a0, a1, a2, a3);
+    if (RT_UNLIKELY(rt_g.stamp)) /* the thread's first record: it had no run state yet */
+        ((struct cht_rec_comp *)p)->reserved = rt_stamp();
     advance(size);
 }
 
@@ -957,7 +959,7 @@ COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const
     r->h.aux = (uint16_t)n;
     r->h.size = (uint32_t)size;
     r->site = site;
-    r->reserved = t && t->run.stamp ? rt_stamp() : 0;
+    r->reserved = (t ? t->run.stamp : rt_g.stamp) ? rt_stamp() : 0;
     a = (uint64_t *)(r + 1);
     for (uint32_t i = 0; i < n; i++)
         a[i] = (uintptr_t)addrs[i];
