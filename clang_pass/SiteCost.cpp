@@ -110,13 +110,18 @@ static uint32_t instCost(const Instruction &I) {
     // libm functions that are one instruction or a few (the call stays
     // when errno may be set: `sqrt` without -fno-math-errno)
     if (Callee) {
+      auto Cheap = [](StringRef N) {
+        return StringSwitch<bool>(N)
+            .Cases("fabs", "floor", "ceil", "trunc", "round", "rint", true)
+            .Cases("fmin", "fmax", "copysign", "nearbyint", true)
+            .Default(false);
+      };
       StringRef N = Callee->getName();
-      if (N == "sqrt" || N == "sqrtf" || N == "sqrtl")
+      // the float and long double forms: sqrtf, floorl...
+      StringRef D = N.endswith("f") || N.endswith("l") ? N.drop_back() : N;
+      if (N == "sqrt" || D == "sqrt")
         return CHT_COST_DIV;
-      if (StringSwitch<bool>(N.rtrim("fl"))
-              .Cases("fabs", "floor", "ceil", "trunc", "round", "rint", true)
-              .Cases("fmin", "fmax", "copysign", "nearbyint", true)
-              .Default(false))
+      if (Cheap(N) || Cheap(D))
         return CHT_COST_OP;
     }
     return CHT_COST_CALL;
