@@ -5,7 +5,8 @@
 #   make demo       trace the Jacobi example on 4 ranks and print its hints
 #   make check      build, then run the whole test suite
 #   make examples   build the examples, instrumented, at -O0 and -O2
-#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling (bench/results/)
+#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling,
+#                   the error of the static costs (bench/results/)
 #   make fuzz       fuzz the trace reader and the hints pipeline (FUZZ_TIME=300 s; docs/reliability.md)
 #   make install PREFIX=/usr/local DESTDIR=
 #   V=1 shows full commands, SAN=1 builds the C tools and tests with ASan+UBSan.
@@ -306,7 +307,7 @@ check: deps
 	  bash tests/run.sh
 
 # ---- benchmarks (numbers for docs/, not part of the timed tests) ------------
-bench: all examples $(B)/bench/compress-chunks
+bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check
 	$(Q)B=$(B) bash bench/compression.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/fastpath.sh
@@ -314,10 +315,16 @@ bench: all examples $(B)/bench/compress-chunks
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/parallel.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/tracing.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/scaling.sh
+	$(Q)B=$(B) bash bench/cost-check.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
+
+# the static cost weights against a validation run (bench/cost-check.sh)
+$(B)/bench/cost-check: bench/cost-check.c $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_DEPGRAPH) -o $@ $< $(ANA_A) $(ANA_LIBS)
 
 # ---- fuzzing (make fuzz, fuzz-build, fuzz-seeds) ----------------------------
 include tests/fuzz/fuzz.mk

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AccessAnalysis.h"
+#include "SiteCost.h"
 
 #include "trace-format.h"
 
@@ -985,6 +986,7 @@ FunctionPlan AccessAnalysis::run() {
     }
     finishGroup(Plan, Group);
   }
+  computeSiteCosts(F, Plan);
   return Plan;
 }
 

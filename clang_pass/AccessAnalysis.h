@@ -54,6 +54,7 @@ struct Site {
   uint32_t Line = 0;
   uint16_t Col = 0;
   int Loop = -1; // index into FunctionPlan::Loops, -1 if none
+  uint32_t Cost = 0; // CHT_COST_* units per execution (SiteCost.h)
   llvm::SmallVector<Access, 4> Accesses;
   // COMP: the last access, the event call goes right after it.
   // MEMCPY/MEMSET/CALL: the call, the event call goes right before it.

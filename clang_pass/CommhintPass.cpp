@@ -399,7 +399,7 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
       Acc.push_back({A.Size, A.Flags});
     uint32_t Loop = S.Loop < 0 ? CHT_NONE : LoopLocal[S.Loop];
     uint32_t Local = Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind, S.Op,
-                                   Loop, S.Flags, Acc);
+                                   Loop, S.Flags, S.Cost, Acc);
     if (Print) {
       errs() << "commhint: site " << Local << " kind=" << kindName(S.Kind)
              << " loc=" << S.File << ":" << S.Line << ":" << S.Col
@@ -414,7 +414,7 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
                    : Acc[K].Flags == CHT_ACCESS_WRITE ? "w"
                                                       : "rw")
                << Acc[K].Size;
-      errs() << "\n";
+      errs() << " cost=" << S.Cost << "\n";
     }
     instrumentSite(S, Local, SiteBase, SiteKeyBase, Addrs);
   }

@@ -21,6 +21,7 @@ static_assert(sizeof(cht_tu_header) == 64, "tu header layout");
 static_assert(offsetof(cht_tu_header, tu_key) == 8, "tu header layout");
 static_assert(offsetof(cht_tu_header, nsites) == 16, "tu header layout");
 static_assert(offsetof(cht_tu_header, module_name) == 52, "tu header layout");
+static_assert(offsetof(cht_tu_header, costs_off) == 60, "tu header layout");
 static_assert(sizeof(cht_site) == 32, "site layout");
 static_assert(offsetof(cht_site, col) == 12, "site layout");
 static_assert(offsetof(cht_site, kind) == 14, "site layout");
@@ -76,7 +77,7 @@ uint32_t SiteTable::addString(StringRef S) {
 
 uint32_t SiteTable::addSite(StringRef File, StringRef Func, uint32_t Line,
                             uint16_t Col, uint8_t Kind, uint8_t Op,
-                            uint32_t Loop, uint32_t Flags,
+                            uint32_t Loop, uint32_t Flags, uint32_t Cost,
                             const std::vector<AccessEntry> &Acc) {
   SiteEntry E;
   E.File = addString(File);
@@ -87,6 +88,7 @@ uint32_t SiteTable::addSite(StringRef File, StringRef Func, uint32_t Line,
   E.Op = Op;
   E.Loop = Loop;
   E.Flags = Flags;
+  E.Cost = Cost;
   E.AccessFirst = Accesses.size();
   E.NAccess = Acc.size();
   Accesses.insert(Accesses.end(), Acc.begin(), Acc.end());
@@ -142,7 +144,8 @@ std::vector<uint8_t> SiteTable::serialize(StringRef ModuleName, bool LE) {
   const uint32_t DepsOff = AccessOff + Accesses.size() * sizeof(cht_access);
   const uint32_t RowsOff = DepsOff + sizeof(cht_tu_deps);
   const uint32_t EntriesOff = RowsOff + NRows * sizeof(cht_dep_row);
-  const uint32_t StringsOff = EntriesOff + NEntries * sizeof(cht_dep);
+  const uint32_t CostsOff = EntriesOff + NEntries * sizeof(cht_dep);
+  const uint32_t StringsOff = CostsOff + Sites.size() * sizeof(uint32_t);
   const uint32_t Total = (StringsOff + Strings.size() + 7) & ~7u;
 
   std::vector<uint8_t> Blob;
@@ -163,7 +166,7 @@ std::vector<uint8_t> SiteTable::serialize(StringRef ModuleName, bool LE) {
   W.u32(Strings.size());
   W.u32(ModuleStr);
   W.u32(DepsOff);
-  W.u32(0);
+  W.u32(CostsOff);
   assert(W.size() == SitesOff);
   for (const SiteEntry &S : Sites) {
     W.u32(S.File);
@@ -224,6 +227,9 @@ std::vector<uint8_t> SiteTable::serialize(StringRef ModuleName, bool LE) {
   for (const SymRow &R : SymRows)
     for (const DepEntry &E : R.Deps)
       Entry(E);
+  assert(W.size() == CostsOff);
+  for (const SiteEntry &S : Sites)
+    W.u32(S.Cost);
   assert(W.size() == StringsOff);
   Blob.insert(Blob.end(), Strings.begin(), Strings.end());
   W.pad8();

@@ -31,7 +31,8 @@ public:
   /// list; returns the local id.
   uint32_t addSite(llvm::StringRef File, llvm::StringRef Func, uint32_t Line,
                    uint16_t Col, uint8_t Kind, uint8_t Op, uint32_t Loop,
-                   uint32_t Flags, const std::vector<AccessEntry> &Accesses);
+                   uint32_t Flags, uint32_t Cost,
+                   const std::vector<AccessEntry> &Accesses);
 
   /// One dependence entry (struct cht_dep): Target is a local site id or a
   /// string offset (addString) for the symbol kinds.
@@ -71,6 +72,7 @@ private:
     uint16_t Col;
     uint8_t Kind, Op;
     uint32_t Loop, Flags, AccessFirst, NAccess;
+    uint32_t Cost; // the cost section (site table version 3)
   };
   struct LoopEntry {
     uint32_t File, Func, Line;

@@ -710,6 +710,17 @@ struct dg_rma **dg_builder_rma(struct dg_builder *b)
     return &b->rma;
 }
 
+uint32_t dg_comp_weight(const struct trace_site_info *si, uint32_t nranges, const struct trace_range *ranges)
+{
+    uint64_t w = DG_WEIGHT_BASE + (si && si->cost ? si->cost : 1);
+    if (si && (si->kind == CHT_SITE_MEMCPY || si->kind == CHT_SITE_MEMSET)) {
+        /* what the copy moves is known only at run time */
+        for (uint32_t k = 0; k < nranges; k++)
+            w += ranges[k].len / DG_COPY_BYTES_PER_UNIT;
+    }
+    return w < DG_WEIGHT_MAX ? (uint32_t)w : DG_WEIGHT_MAX;
+}
+
 /* What every event takes from its trace event; a computation event is
  * then complete (its ranges are the trace event's: same layout). */
 static void convert_common(struct dg_event *e, const struct trace_event *tev)
@@ -727,6 +738,7 @@ static void convert_common(struct dg_event *e, const struct trace_event *tev)
         e->role = DG_ROLE_NONE;
         e->nranges = tev->nranges;
         e->ranges = (const struct dg_range *)tev->ranges;
+        e->weight = dg_comp_weight(tev->site_info, tev->nranges, tev->ranges);
     }
 }
 

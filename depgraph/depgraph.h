@@ -96,6 +96,8 @@ struct dg_event {
     uint16_t call;         /* enum cht_mpi_call (MPI events), else 0 */
     uint32_t site_flags;   /* enum cht_site_flag of the site (CONDITIONAL, ...) */
     uint8_t site_op;       /* enum cht_site_op of the site */
+    uint32_t weight;       /* computation events: share of the time of its gap,
+                              >= 1 (dg_comp_weight); 0 for MPI events */
     uint32_t nranges;
     const struct dg_range *ranges;
     uint32_t nkeys;
@@ -170,6 +172,20 @@ const char *dg_role_name(int role);
 /* ---- building events from a trace ---------------------------------------- */
 
 struct dg_builder;
+
+/* The weight of a computation event (dg_event.weight): DG_WEIGHT_BASE plus
+ * its site's static cost (trace_site_info.cost; 1 without a site table or
+ * from a table without costs, so that all events weigh the same: the even
+ * split), plus, for memcpy and memset, one unit per DG_COPY_BYTES_PER_UNIT
+ * bytes of each range; at most DG_WEIGHT_MAX.  DG_WEIGHT_BASE is what
+ * every event costs in a traced program besides its statement and the
+ * recording itself (the call's arguments, registers saved around it, the
+ * loop control next to it), fitted with bench/cost-check.sh.
+ * docs/dependence.md, "Estimated time of computation events". */
+#define DG_WEIGHT_BASE 12u
+#define DG_COPY_BYTES_PER_UNIT 16u
+#define DG_WEIGHT_MAX 0x7fffffffu
+uint32_t dg_comp_weight(const struct trace_site_info *si, uint32_t nranges, const struct trace_range *ranges);
 
 int dg_builder_create(struct dg_builder **out);
 void dg_builder_destroy(struct dg_builder *b);

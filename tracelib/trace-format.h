@@ -31,13 +31,16 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 3 /* version this header describes */
-#define CHT_FORMAT_OLDEST 2  /* oldest reader version that can read files of this one
+#define CHT_FORMAT_VERSION 4 /* version this header describes */
+#define CHT_FORMAT_OLDEST 4  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
                                 CHT_REC_ARGS, which a version-2 reader skips,
                                 losing only what calls touch besides their
-                                buffers); readers still read version-1 and -2 files */
+                                buffers; version 4 gave the reserved field of the
+                                site table header a meaning (costs_off, site table
+                                version 3), whose tables a version-3 reader
+                                refuses); readers still read version-1 to -3 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -134,7 +137,10 @@ enum cht_rec_type {
 struct cht_rec_comp {
     struct cht_rec h;
     uint32_t site;     /* global site id */
-    uint32_t reserved;
+    uint32_t reserved; /* 0; in a validation run (COMMHINT_STMT_CLOCK=1, no REPEAT
+                          records) a stamp of when the record was made: the low 32
+                          bits of the x86 time-stamp counter (of CLOCK_MONOTONIC ns
+                          on other machines); only differences mean something */
     /* uint64_t addr[h.aux]; */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_comp) == 16, "comp record is 16 bytes + addresses");
@@ -151,7 +157,7 @@ CHT_STATIC_ASSERT(sizeof(struct cht_range) == 16, "range is 16 bytes");
 struct cht_rec_ranges {
     struct cht_rec h;
     uint32_t site;
-    uint32_t reserved;
+    uint32_t reserved; /* as in cht_rec_comp */
     /* struct cht_range range[h.aux]; */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_ranges) == 16, "ranges record is 16 bytes + ranges");
@@ -553,8 +559,10 @@ CHT_STATIC_ASSERT(sizeof(struct cht_rec_site_table) == 16, "site table record is
  * embedded in the object as constant data; the runtime copies it verbatim
  * into the trace.  All offsets are from the start of the blob. */
 #define CHT_TU_MAGIC 0x55544843u /* "CHTU" little-endian */
-#define CHT_TU_VERSION 2 /* version 2 added the dependence section (deps_off) */
-#define CHT_TU_OLDEST 1  /* readers still read version-1 tables (no dependences) */
+#define CHT_TU_VERSION 3 /* version 2 added the dependence section (deps_off),
+                            version 3 the cost section (costs_off) */
+#define CHT_TU_OLDEST 1  /* readers still read version-1 tables (no dependences)
+                            and version-2 tables (no costs: every site costs 1) */
 
 struct cht_tu_header {
     uint32_t magic;        /* CHT_TU_MAGIC */
@@ -572,7 +580,8 @@ struct cht_tu_header {
     uint32_t strings_size; /* bytes of the string area */
     uint32_t module_name;  /* string: the LLVM module identifier (source file as compiled) */
     uint32_t deps_off;     /* -> struct cht_tu_deps (version 2), 0 if none */
-    uint32_t reserved;
+    uint32_t costs_off;    /* -> uint32_t cost[nsites] (version 3), 0 if none;
+                              reserved and 0 in versions 1 and 2 */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_tu_header) == 64, "tu header is 64 bytes");
 
@@ -692,6 +701,24 @@ struct cht_dep {
     int16_t arg;     /* SYM kinds: parameter index, CHT_DEP_ARG_RET or _ENTRY */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_dep) == 8, "dep entry is 8 bytes");
+
+/* ---- static costs (site table version 3) ---------------------------------
+ *
+ * At costs_off: one uint32_t per site, in site order: what one execution
+ * of the site's statement costs, in units of about one simple instruction,
+ * from the instructions the pass attributes to it (docs/dependence.md,
+ * "Estimated time of computation events").  The analysis splits the
+ * measured time between two MPI calls among the computation events in
+ * proportion to these costs.  At least 1 for a COMP site (one traced
+ * access); a table without the section (version 1 or 2, or costs_off 0)
+ * gives every site cost 1: the even split. */
+#define CHT_COST_LOAD 1u      /* a load or a store */
+#define CHT_COST_OP 1u        /* integer or fp add, mul, compare, cast, select */
+#define CHT_COST_DIV 4u       /* integer or fp division, remainder, sqrt: pipelined, so
+                                 a few simple operations (bench/cost-check) */
+#define CHT_COST_CALL 40u     /* a call to a function the pass does not see into
+                                 (libm, libc, another object) */
+#define CHT_COST_MAX 0x00ffffffu /* costs saturate here */
 
 /* FNV-1a, 64 bit: tu_key of a site table. */
 #define CHT_FNV64_OFFSET 0xcbf29ce484222325ull

@@ -144,6 +144,8 @@ struct trace_site_info {
     uint32_t loop;        /* global id of the innermost enclosing loop, CHT_NONE */
     uint32_t naccess;
     const struct cht_access *access; /* naccess entries */
+    uint32_t cost;        /* static cost of one execution, CHT_COST_* units
+                             (trace-format.h); 1 from tables without costs */
 };
 
 struct trace_loop_info {
@@ -200,6 +202,11 @@ struct trace_event {
      * is a format error. */
     uint32_t nranges;
     const struct trace_range *ranges;
+    /* TRACE_EV_COMP: the record's stamp, 0 but in a validation run
+     * (COMMHINT_STMT_CLOCK=1): when the event was recorded, in time-stamp
+     * counter ticks modulo 2^32 (cht_rec_comp.reserved; docs/dependence.md,
+     * "Estimated time of computation events") */
+    uint32_t stamp;
     /* TRACE_EV_MPI */
     const struct cht_rec_mpi *mpi;
     uint32_t ncomplete;

@@ -177,24 +177,43 @@ struct search_gap {
     uint64_t cum;      /* sum of d of the gaps before it */
     uint64_t cumn;     /* sum of n of the gaps before it */
     uint64_t t0;       /* ns: t_exit of the MPI call before it (0 = unknown) */
+    uint64_t w0;       /* weight of the computation events before it (a position:
+                          search_stream_wpos) */
+    uint64_t w;        /* weight of its events (growing while open) */
     bool closed;
 };
-/* ⌊d·k/n⌋: the time of k of a gap's n events (0 if n is 0). */
+/* ⌊d·k/n⌋: the time of events of weight k among a gap's events of weight
+ * n and duration d (0 if n is 0).  docs/dependence.md, "Estimated time of
+ * computation events". */
 static inline uint64_t search_share(uint64_t d, uint64_t k, uint64_t n)
 {
     return n ? (uint64_t)((unsigned __int128)d * k / n) : 0;
+}
+/* The weight of a computation event in its gap: dg_event.weight, 1 for
+ * events made without one (the even split). */
+static inline uint64_t search_weight(const struct dg_event *e)
+{
+    return e->weight ? e->weight : 1;
 }
 /* Gap `id` (an id from search_stream_ring, still kept: see stream_keep). */
 const struct search_gap *search_stream_gap(const struct search_stream *s, uint64_t id);
 /* Whether [lo, hi] (lo <= hi) meets the gap that is still open. */
 bool search_stream_gap_open_meets(const struct search_stream *s, uint64_t lo, uint64_t hi);
-/* Time and number of computation events in [lo, hi]; every gap it meets
- * must be closed. */
-void search_stream_range_time(const struct search_stream *s, uint64_t lo, uint64_t hi, uint64_t *time,
-                              uint64_t *comp);
-/* Estimated time at which event `index` started (end false) or ended (end
- * true), from the gaps; for display. */
-uint64_t search_stream_time_at(const struct search_stream *s, uint64_t index, bool end);
+/* The weight of the computation events before event `index` (after it:
+ * with its own), counted from the start of the rank: a position from which
+ * search_stream_range_time cuts gaps.  The event must be in the ring; a
+ * kind that needs the time of a stretch after its events left the ring
+ * keeps the positions of its ends. */
+uint64_t search_stream_wpos(const struct search_stream *s, uint64_t index, bool after);
+/* Time and number of computation events in [lo, hi]; wlo and whi are
+ * search_stream_wpos(lo, false) and (hi, true).  Every gap it meets must
+ * be closed. */
+void search_stream_range_time(const struct search_stream *s, uint64_t lo, uint64_t hi, uint64_t wlo,
+                              uint64_t whi, uint64_t *time, uint64_t *comp);
+/* Estimated time at which event `index` started (end false, w its
+ * search_stream_wpos(index, false)) or ended (end true, w = wpos(index,
+ * true)), from the gaps; for display. */
+uint64_t search_stream_time_at(const struct search_stream *s, uint64_t index, uint64_t w, bool end);
 /* Estimated start of event `index` (in the ring): t_enter of an MPI event;
  * for a computation event, t_exit of the MPI event before its gap plus its
  * share of the gap (docs/dependence.md, "Estimated time"); 0 if unknown. */
@@ -223,6 +242,8 @@ struct search_ring_ev {
     uint64_t gap;   /* computation events: gap id; MPI events: t_enter (ns) */
     uint8_t kind;   /* DG_COMP or DG_MPI */
     uint32_t rep;   /* (engine) run events: repetition of the context */
+    uint32_t w;     /* computation events: search_weight; MPI events: 0 */
+    uint64_t wpos;  /* weight of the computation events before it (search_stream_wpos) */
 };
 const struct search_ring_ev *search_stream_ring(const struct search_stream *s, uint64_t index);
 /* Its iteration vector (innermost levels): *depth levels, either in the
@@ -243,6 +264,8 @@ struct search_ref {
     uint64_t *gap;           /* gap of each computation event (UINT64_MAX: MPI) */
     uint64_t *gd, *gn;       /* duration (ns) and events of each gap */
     uint64_t *gs, *gt;       /* first event of each gap, t_exit (ns) of the MPI event before it */
+    uint64_t *gw;            /* weight of each gap's events (search_weight) */
+    uint64_t *wpre;          /* computation events: weight of the events of its gap before it */
     uint32_t *cid;           /* dense statement id of computation events */
     uint32_t *csite;         /* site of each dense statement id, increasing */
     size_t ncsite;
@@ -261,23 +284,26 @@ void search_ref_count(struct search_ref *x, size_t bytes);
 uint64_t search_ref_start_time(const struct search_ref *x, size_t k);
 
 /* The time of a set of computation events, added in increasing index
- * order (those of one gap arrive together): k events of a gap of n
- * events and duration d are worth ⌊d·k/n⌋, summed over the gaps. */
+ * order (those of one gap arrive together): events of weight k in a gap
+ * whose events weigh n, of duration d, are worth ⌊d·k/n⌋, summed over the
+ * gaps. */
 struct search_set_time {
     uint64_t gap, k, ns;
 };
 static inline void search_set_time_flush(struct search_set_time *t, const struct search_ref *x)
 {
     if (t->k)
-        t->ns += search_share(x->gd[t->gap], t->k, x->gn[t->gap]);
+        t->ns += search_share(x->gd[t->gap], t->k, x->gw[t->gap]);
     t->k = 0;
 }
-static inline void search_set_time_add(struct search_set_time *t, uint64_t gap, const struct search_ref *x)
+/* Adds computation event `index`. */
+static inline void search_set_time_add(struct search_set_time *t, uint64_t index, const struct search_ref *x)
 {
+    uint64_t gap = x->gap[index];
     if (t->k && t->gap != gap)
         search_set_time_flush(t, x);
     t->gap = gap;
-    t->k++;
+    t->k += search_weight(&x->ev[index]);
 }
 
 /* ---- comparing results (search/rank/result.c) ------------------------------------ */

@@ -187,9 +187,11 @@ static void ref_destroy(void *state)
  * the MPI event after it minus t_exit of the one before, 0 before the first
  * and after the last MPI event, when either time is unknown (0), and when
  * it would be negative.  gs is a gap's first event and gt the t_exit of the
- * MPI event before it (0 if none or unknown).  Returns the number of gaps. */
+ * MPI event before it (0 if none or unknown); gw the weight of its events,
+ * and wpre[k] that of the events of k's gap before k.  Returns the number
+ * of gaps. */
 static size_t find_gaps(const struct dg_event *ev, size_t n, uint64_t *gap, uint64_t *gd,
-                        uint64_t *gn, uint64_t *gs, uint64_t *gt)
+                        uint64_t *gn, uint64_t *gs, uint64_t *gt, uint64_t *gw, uint64_t *wpre)
 {
     size_t i = 0, ngaps = 0;
     size_t prev_mpi = SIZE_MAX;
@@ -203,8 +205,13 @@ static size_t find_gaps(const struct dg_event *ev, size_t n, uint64_t *gap, uint
             prev_mpi = i++;
             continue;
         }
-        for (j = i; j < n && ev[j].kind == DG_COMP; j++)
+        uint64_t w = 0;
+        for (j = i; j < n && ev[j].kind == DG_COMP; j++) {
             gap[j] = ngaps;
+            wpre[j] = w;
+            w += search_weight(&ev[j]);
+        }
+        gw[ngaps] = w;
         if (prev_mpi != SIZE_MAX && j < n) {
             uint64_t exit = ev[prev_mpi].t_exit, enter = ev[j].t_enter;
             if (exit && enter && enter > exit)
@@ -228,7 +235,7 @@ uint64_t search_ref_start_time(const struct search_ref *x, size_t k)
     uint64_t g = x->gap[k];
     if (!x->gt[g])
         return 0;
-    return x->gt[g] + search_share(x->gd[g], k - x->gs[g], x->gn[g]);
+    return x->gt[g] + search_share(x->gd[g], x->wpre[k], x->gw[g]);
 }
 
 /* ---- statements ------------------------------------------------------------------- */
@@ -329,12 +336,14 @@ static int ref_finish(void *state, struct search_rank_result **out)
     x.gn = ref_alloc(r, r->n, sizeof(*x.gn));
     x.gs = ref_alloc(r, r->n, sizeof(*x.gs));
     x.gt = ref_alloc(r, r->n, sizeof(*x.gt));
+    x.gw = ref_alloc(r, r->n, sizeof(*x.gw));
+    x.wpre = ref_alloc(r, r->n, sizeof(*x.wpre));
     x.cid = ref_alloc(r, r->n, sizeof(*x.cid));
-    if (!x.gap || !x.gd || !x.gn || !x.gs || !x.gt || !x.cid) {
+    if (!x.gap || !x.gd || !x.gn || !x.gs || !x.gt || !x.gw || !x.wpre || !x.cid) {
         rc = TRACE_ERR_NOMEM;
         goto out;
     }
-    find_gaps(r->ev, r->n, x.gap, x.gd, x.gn, x.gs, x.gt);
+    find_gaps(r->ev, r->n, x.gap, x.gd, x.gn, x.gs, x.gt, x.gw, x.wpre);
     if ((rc = build_statements(&x)) < 0)
         goto out;
     for (unsigned k = 0; k < search_kinds_count(); k++)
@@ -346,6 +355,8 @@ out:
     free(x.ctotal);
     free(x.csite);
     free(x.cid);
+    free(x.wpre);
+    free(x.gw);
     free(x.gt);
     free(x.gs);
     free(x.gn);

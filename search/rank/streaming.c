@@ -63,6 +63,7 @@ struct search_stream {
     bool gap_open;         /* the newest gap is still growing */
     uint64_t cum_d;        /* sum of d of closed gaps */
     uint64_t cum_n;        /* sum of n of closed gaps */
+    uint64_t cum_w;        /* weight of the computation events so far */
     uint64_t prev_exit;    /* t_exit of the last MPI event, 0 = none */
     uint64_t flushed;      /* the kinds were told about the events below this */
 
@@ -223,7 +224,7 @@ static int gap_push(struct search_stream *s, uint64_t start)
         s->ghead = 0;
     }
     struct search_gap *g = &s->gaps[(s->ghead + s->ngaps) % s->gcap];
-    *g = (struct search_gap){start, 0, 0, s->cum_d, s->cum_n, s->prev_exit, false};
+    *g = (struct search_gap){start, 0, 0, s->cum_d, s->cum_n, s->prev_exit, s->cum_w, 0, false};
     s->ngaps++;
     s->gap_open = true;
     return 0;
@@ -245,8 +246,21 @@ static uint64_t gap_find(const struct search_stream *s, uint64_t i)
     return s->first_gap + lo;
 }
 
-void search_stream_range_time(const struct search_stream *s, uint64_t lo, uint64_t hi, uint64_t *time,
-                              uint64_t *comp)
+uint64_t search_stream_wpos(const struct search_stream *s, uint64_t index, bool after)
+{
+    const struct search_ring_ev *r = ring_get(s, index);
+    return r->wpos + (after ? r->w : 0);
+}
+
+/* The weight of a gap's events between the positions wlo and whi. */
+static uint64_t gap_weight_in(const struct search_gap *g, uint64_t wlo, uint64_t whi)
+{
+    uint64_t a = search_max64(g->w0, wlo), b = search_min64(g->w0 + g->w, whi);
+    return b > a ? b - a : 0;
+}
+
+void search_stream_range_time(const struct search_stream *s, uint64_t lo, uint64_t hi, uint64_t wlo,
+                              uint64_t whi, uint64_t *time, uint64_t *comp)
 {
     *time = *comp = 0;
     if (lo > hi)
@@ -277,17 +291,17 @@ void search_stream_range_time(const struct search_stream *s, uint64_t lo, uint64
             continue;
         }
         *comp += k;
-        *time += search_share(g->d, k, g->n);
+        *time += search_share(g->d, gap_weight_in(g, wlo, whi), g->w);
     }
 }
 
-uint64_t search_stream_time_at(const struct search_stream *s, uint64_t index, bool end)
+uint64_t search_stream_time_at(const struct search_stream *s, uint64_t index, uint64_t w, bool end)
 {
     uint64_t id = gap_find(s, index), last = s->first_gap + s->ngaps;
     if (id < last) {
         const struct search_gap *g = gap_get(s, id);
         if (g->start <= index && g->closed && g->t0)
-            return g->t0 + search_share(g->d, index - g->start + (end ? 1 : 0), g->n);
+            return g->t0 + search_share(g->d, w - g->w0, g->w);
         if (!end)
             return g->t0;
     }
@@ -309,7 +323,7 @@ uint64_t search_stream_start_time(const struct search_stream *s, uint64_t index)
     const struct search_gap *g = gap_get(s, r->gap);
     if (!g->t0)
         return 0;
-    return g->t0 + search_share(g->d, index - g->start, g->n);
+    return g->t0 + search_share(g->d, r->wpos - g->w0, g->w);
 }
 
 /* Closes the open gap with the MPI event that ends it (t_enter 0 at the
@@ -464,14 +478,19 @@ static int ring_push(struct search_stream *s, const struct dg_event *e)
     r->kind = e->kind;
     r->ctx = s->nctx - 1;
     r->rep = 0;
+    r->wpos = s->cum_w;
     if (e->kind == DG_COMP) {
         if (!s->gap_open && (rc = gap_push(s, i)) < 0)
             return rc;
         struct search_gap *g = gap_get(s, s->first_gap + s->ngaps - 1);
         g->n++;
+        r->w = (uint32_t)search_weight(e);
+        g->w += r->w;
+        s->cum_w += r->w;
         r->gap = s->first_gap + s->ngaps - 1;
         return site_count_n(s, e->site, 1);
     }
+    r->w = 0;
     r->gap = e->t_enter;
     s->prev_exit = e->t_exit;
     return 0;
@@ -614,7 +633,7 @@ static int run_bulk(struct search_stream *s, const struct dg_run *r, uint64_t t0
     if ((rc = run_contexts(s, r, t0, t1, as_before, seq)) < 0)
         return rc;
     uint32_t p = (uint32_t)(t0 % P);
-    uint64_t rep = 0;
+    uint64_t rep = 0, w0 = s->cum_w;
     for (uint64_t t = t0; t < t1; t++) {
         const struct dg_event *e = &r->ph[p].ev;
         struct search_ring_ev *x = ring_get(s, r->first + t);
@@ -624,9 +643,13 @@ static int run_bulk(struct search_stream *s, const struct dg_run *r, uint64_t t0
         x->ctx = seq[p];
         x->rep = (uint32_t)rep;
         x->gap = gid;
+        x->w = (uint32_t)search_weight(e);
+        x->wpos = s->cum_w;
+        s->cum_w += x->w;
         if (++p == P)
             p = 0, rep++;
     }
+    gap_get(s, gid)->w += s->cum_w - w0;
     s->next = last + 1;
     return 0;
 }

@@ -112,6 +112,40 @@ for O in -O0 -O2; do
     expect_match "well-written $O: the summary says so on stderr" "$(cat "$WORK/ww.err")" "^0 hints"
 done
 
+# A trivial statement sharing a window (and its gap) with a loop of libm
+# calls is worth what it costs, not the loop's time per event
+# (docs/dependence.md, "Estimated time of computation events"): per
+# execution, TRIVIAL must take less than a fifth of HEAVY, where the even
+# split gives them the same; both engines give the same times.
+src=$P/cost-share.c
+RECV=$(line_of "$src" "/* OVL-RECV */"); TRIV=$(line_of "$src" "/* TRIVIAL */"); HEAVY=$(line_of "$src" "/* HEAVY */")
+# per_exec DIR ENGINE: "<trivial ns> <heavy ns>" per execution in the receive's hint
+per_exec() {
+    "$CH" hints "$1" --format=json --engine="$2" 2>/dev/null | python3 -c '
+import json, sys
+recv, triv, heavy = map(int, sys.argv[1:4])
+d = json.load(sys.stdin)
+t = {}
+for h in d["hints"]:
+    if h["kind"] == "overlap" and h["line"] == recv:
+        for r in h["related"]:
+            if r["line"] in (triv, heavy) and r["executions"]:
+                t[r["line"]] = r["time_ns"] / r["executions"]
+print("%s %s" % (t.get(triv, "none"), t.get(heavy, "none")))' "$RECV" "$TRIV" "$HEAVY" 2>&1
+}
+for O in -O0 -O2; do
+    bin=$WORK/cost-share$O
+    check "cost-share $O: builds" build_prog "$src" "$bin" "$O"
+    trace_run "$WORK/cs$O" 2 "$bin"
+    expect_eq "cost-share $O: traced run exits 0" "$?" 0
+    got=$(per_exec "$WORK/cs$O" streaming)
+    expect_match "cost-share $O: the receive's window holds both statements" "$got" "^[0-9.]+ [0-9.]+$"
+    small=$(echo "$got" | awk '{print ($1 * 5 < $2) ? "yes" : "no: " $0}')
+    expect_eq "cost-share $O: one execution of the trivial statement is worth a small part of one of the heavy one" \
+        "$small" yes
+    expect_eq "cost-share $O: the reference engine gives the same times" "$(per_exec "$WORK/cs$O" reference)" "$got"
+done
+
 # ---- the examples ------------------------------------------------------------
 J=examples/jacobi.c
 JRECV_BOT=$(grep -n 'MPI_Recv(halo_bot' "$J" | cut -d: -f1 | paste -sd'|')

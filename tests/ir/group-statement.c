@@ -38,8 +38,9 @@ void f(void) {
 
 // In the blob: 2 sites, 2 loops, 7 accesses; the access table is f's read
 // 8, read 8, write 8, then g's read 8 x3, write 8, followed by the
-// dependence section and the strings ("" first, then the file, f, g).
-// BLOB: @__commhint_site_table = private constant [{{[0-9]+}} x i8] c"CHTU\02\00@\00{{.*}}\02\00\00\00\02\00\00\00\07\00\00\00{{.*}}\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00{{.*}}\00/{{.*}}group-statement.c\00f\00g\00
+// dependence section, the cost section and the strings ("" first, then
+// the file, f, g).
+// BLOB: @__commhint_site_table = private constant [{{[0-9]+}} x i8] c"CHTU\03\00@\00{{.*}}\02\00\00\00\02\00\00\00\07\00\00\00{{.*}}\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\01\00\00\00\08\00\00\00\02\00\00\00{{.*}}\00/{{.*}}group-statement.c\00f\00g\00
 
 // A call that touches no memory (llvm.fmuladd from contracting b*c + a)
 // does not split the statement; the store adds to what was loaded from the

@@ -174,6 +174,26 @@ static int builder_teardown(void **state)
 /* ---- the builder: point to point ------------------------------------------------ */
 
 /* Send, Ssend, Bsend, Rsend: read the send buffer, SEND(comm, dest). */
+/* The weight of a computation event: DG_WEIGHT_BASE plus its site's cost
+ * (1 without one), plus what a memcpy or memset moves; saturated. */
+static void test_comp_weight(void **state)
+{
+    struct trace_site_info comp = {.kind = CHT_SITE_COMP, .cost = 40};
+    struct trace_site_info old = {.kind = CHT_SITE_COMP, .cost = 1};
+    struct trace_site_info copy = {.kind = CHT_SITE_MEMCPY, .cost = CHT_COST_CALL};
+    struct trace_site_info huge = {.kind = CHT_SITE_MEMSET, .cost = CHT_COST_CALL};
+    struct trace_range moved[2] = {{0x1000, 64, false}, {0x2000, 64, true}};
+    struct trace_range all = {0, 1ull << 40, true};
+    (void)state;
+    assert_int_equal(dg_comp_weight(&comp, 0, NULL), DG_WEIGHT_BASE + 40);
+    /* a table without costs, or no table: every event weighs the same */
+    assert_int_equal(dg_comp_weight(&old, 2, moved), DG_WEIGHT_BASE + 1);
+    assert_int_equal(dg_comp_weight(NULL, 2, moved), DG_WEIGHT_BASE + 1);
+    /* the ranges of a copy count, not those of a statement */
+    assert_int_equal(dg_comp_weight(&copy, 2, moved), DG_WEIGHT_BASE + CHT_COST_CALL + 2 * 64 / DG_COPY_BYTES_PER_UNIT);
+    assert_int_equal(dg_comp_weight(&huge, 1, &all), DG_WEIGHT_MAX);
+}
+
 static void test_builder_send(void **state)
 {
     static const int calls[] = {CHT_MPI_SEND, CHT_MPI_SSEND, CHT_MPI_BSEND, CHT_MPI_RSEND};
@@ -2661,6 +2681,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_builder_comp, builder_setup, builder_teardown),
         cmocka_unit_test_setup_teardown(test_builder_loop, builder_setup, builder_teardown),
         cmocka_unit_test(test_builder_requests_random),
+        cmocka_unit_test(test_comp_weight),
         cmocka_unit_test(test_depends_ranges),
         cmocka_unit_test(test_depends_fence),
         cmocka_unit_test(test_depends_keys),

@@ -47,8 +47,10 @@ static uint8_t *std_table(uint32_t *size)
     };
     static const struct cht_access acc[2] = { { 8, CHT_ACCESS_READ },
                                               { 4, CHT_ACCESS_WRITE } };
+    static const uint32_t costs[3] = { 7, 40, 0 };
 
-    return tg_table(sites, 3, loops, 2, acc, 2, table_strings, sizeof(table_strings), size);
+    return tg_table_costs(sites, 3, loops, 2, acc, 2, costs, table_strings, sizeof(table_strings),
+                          size);
 }
 
 static uint64_t table_key(const uint8_t *blob)
@@ -236,6 +238,7 @@ static void test_round_trip(void **state)
     assert_int_equal(ev->site_info->op, CHT_SOP_FADD);
     assert_int_equal(ev->site_info->flags, CHT_SITEF_ACCUMULATE);
     assert_int_equal(ev->site_info->loop, 51); /* loop_base + local 1 */
+    assert_int_equal(ev->site_info->cost, 7);
     assert_int_equal(ev->nranges, 2);
     assert_true(ev->ranges[0].addr == 0x1000 && ev->ranges[0].len == 8 && !ev->ranges[0].write);
     assert_true(ev->ranges[1].addr == 0x2000 && ev->ranges[1].len == 4 && ev->ranges[1].write);
@@ -757,6 +760,67 @@ static void test_site_table_in_rank_stream(void **state)
     trace_close(t);
 }
 
+/* The cost of site 100 when the table is `blob` (version patched to
+ * `version` unless 0). */
+static uint32_t cost_with_table(uint8_t *blob, uint32_t size, uint16_t version)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    struct tg_file *f;
+    uint64_t a[2] = { 1, 2 };
+    uint32_t cost;
+
+    if (version) {
+        ((struct cht_tu_header *)blob)->version = version;
+        tg_table_rekey(blob, size);
+    }
+    write_meta_with(dir, RUN_ID, blob, size);
+    f = rank_file(dir, 0, RUN_ID);
+    tg_tu(f, table_key(blob), 100, 3, 50, 2);
+    tg_comp(f, 100, 2, a);
+    tg_end(f, 1, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, 0);
+    assert_int_equal(trace_cursor_next(c, &ev), 1);
+    assert_non_null(ev->site_info);
+    cost = ev->site_info->cost;
+    trace_cursor_close(c);
+    trace_close(t);
+    return cost;
+}
+
+/* Site costs come from the cost section of a version-3 table; a table
+ * without one, or of version 2 (where the field was reserved), gives
+ * every site cost 1: the even split of older traces. */
+static void test_site_costs(void **state)
+{
+    static const struct cht_site sites[3] = {
+        { S_FILE, S_F, 10, 3, CHT_SITE_COMP, CHT_SOP_FADD, 1, 0, 0, 2 },
+        { S_FILE, S_F, 20, 5, CHT_SITE_COMP, CHT_SOP_NONE, CHT_NONE, 0, 0, 1 },
+        { S_FILE, S_G, 30, 7, CHT_SITE_CALL, CHT_SOP_NONE, 0, 0, 2, 0 },
+    };
+    static const struct cht_loop loops[2] = {
+        { S_FILE, S_F, 5, 2, 1, CHT_NONE, 0 },
+        { S_FILE, S_F, 6, 4, 2, 0, 0 },
+    };
+    static const struct cht_access acc[2] = { { 8, CHT_ACCESS_READ }, { 4, CHT_ACCESS_WRITE } };
+    static const uint32_t costs[3] = { 123, 1, 0 };
+    uint32_t size;
+    uint8_t *blob;
+    (void)state;
+
+    blob = tg_table_costs(sites, 3, loops, 2, acc, 2, costs, table_strings, sizeof(table_strings), &size);
+    assert_int_equal(cost_with_table(blob, size, 0), 123);
+    free(blob);
+    blob = tg_table(sites, 3, loops, 2, acc, 2, table_strings, sizeof(table_strings), &size);
+    assert_int_equal(cost_with_table(blob, size, 0), 1);
+    free(blob);
+    blob = tg_table_costs(sites, 3, loops, 2, acc, 2, costs, table_strings, sizeof(table_strings), &size);
+    assert_int_equal(cost_with_table(blob, size, 2), 1);
+    free(blob);
+}
+
 static void test_tu_contradicts_table(void **state)
 {
     struct trace *t;
@@ -795,9 +859,12 @@ struct table_case {
 
 static const struct table_case table_cases[] = {
     { "magic", F_HDR, offsetof(struct cht_tu_header, magic), 0x12345678, 4, "magic=0x12345678" },
-    { "version", F_HDR, offsetof(struct cht_tu_header, version), 3, 2, "version=3" },
+    { "version", F_HDR, offsetof(struct cht_tu_header, version), 4, 2, "version=4" },
     { "old version", F_HDR, offsetof(struct cht_tu_header, version), 0, 2, "version=0" },
     { "deps_off", F_HDR, offsetof(struct cht_tu_header, deps_off), 12, 4, "deps_off=12" },
+    { "costs_off", F_HDR, offsetof(struct cht_tu_header, costs_off), 12, 4, "costs_off=12 with 3 entries" },
+    { "costs_off align", F_HDR, offsetof(struct cht_tu_header, costs_off), 66, 4,
+      "costs_off=66 is not 4-byte aligned" },
     { "header_size", F_HDR, offsetof(struct cht_tu_header, header_size), 32, 2,
       "header_size=32" },
     { "total_size", F_HDR, offsetof(struct cht_tu_header, total_size), 100000, 4,
@@ -965,20 +1032,20 @@ static void test_other_byte_order(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 5, 4 }; /* version 5, oldest readable 4 */
+    uint16_t v[2] = { 6, 5 }; /* version 6, oldest readable 5 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=4, this reader reads up to 3");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=5, this reader reads up to 4");
 }
 
 static void test_newer_but_readable_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 4, 3 }; /* newer writer, still readable by version 3 */
+    uint16_t v[2] = { 5, 4 }; /* newer writer, still readable by version 4 */
     bool cut = true;
     (void)state;
 
@@ -1558,6 +1625,7 @@ int main(void)
         T(test_comp_naccess_mismatch),
         T(test_site_table_in_rank_stream),
         T(test_tu_contradicts_table),
+        T(test_site_costs),
         T(test_site_table_validation),
         T(test_site_table_short_blob),
         T(test_bad_magic),

@@ -1746,6 +1746,57 @@ static void test_runs_threads(void **state)
     parsed_free(&ps);
 }
 
+/* A validation run (COMMHINT_STMT_CLOCK=1, runs asked for too): no
+ * REPEAT, every COMP record stamped (docs/trace-format.md, `stamp`), LOOP
+ * records not; consecutive stamps of the thread a short step apart. */
+static void test_stmt_clock(void **state)
+{
+    struct child c;
+    struct parsed ps;
+    (void)state;
+    char *dir = path_join(child_tmp, "trace");
+    char *err_path = path_join(child_tmp, "stderr");
+    char *dir_env;
+    assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
+    const char *env[] = {dir_env, "COMMHINT_RUNS=1", "COMMHINT_STMT_CLOCK=1", NULL};
+    run_child("runs-0", env, err_path, &c); /* RC_MIXED */
+    assert_true(WIFEXITED(c.status));
+    assert_int_equal(WEXITSTATUS(c.status), 0);
+    char *path = path_join(dir, "rank-00000.chtr");
+    parse_file(path, CHT_MAGIC_RANK, &ps, 0);
+    assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 0);
+    size_t ncomp = 0, zero = 0, far = 0;
+    uint32_t last = 0;
+    for (size_t i = 0; i < ps.nrecs; i++) {
+        struct cht_rec_comp r;
+        if (ps.recs[i].h.type != CHT_REC_COMP && ps.recs[i].h.type != CHT_REC_LOOP)
+            continue;
+        memcpy(&r, ps.recs[i].p, sizeof(r));
+        if (ps.recs[i].h.type == CHT_REC_LOOP) {
+            assert_int_equal(r.reserved, 0);
+            continue;
+        }
+        zero += r.reserved == 0;
+        /* a second of the counter at most between records: they are
+         * stamps of one clock, not garbage */
+        if (ncomp && (uint32_t)(r.reserved - last) > 0x7fffffffu) {
+            far++;
+            fprintf(stderr, "# record %zu of %zu (chunk %" PRIu64 " thread %u): stamp %u after %u\n", i, ps.nrecs, ps.recs[i].chunk, ps.recs[i].thread, r.reserved, last);
+        }
+        last = r.reserved;
+        ncomp++;
+    }
+    assert_true(ncomp > 1000);
+    assert_true(zero <= 1); /* a stamp is 0 once in 2^32 (the thread's first included) */
+    assert_int_equal(far, 0);
+    parsed_free(&ps);
+    free(path);
+    free(dir_env);
+    free(err_path);
+    free(dir);
+    free(c.err);
+}
+
 #define C(f) cmocka_unit_test_setup_teardown(f, child_setup, child_teardown)
 
 int main(int argc, char **argv)
@@ -1778,6 +1829,7 @@ int main(int argc, char **argv)
         C(test_runs_period17),
         C(test_runs_periods),
         C(test_runs_threads),
+        C(test_stmt_clock),
         C(test_runs_open_at_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,8 @@
  * request keys, collectives, barriers, probes, fences, calls of role
  * OTHER), register and control dependences of MPI calls on the latest
  * events of a few computation sites (vdeps, as the builder gives them),
- * small site pools, odd times (unknown, exit before enter), and
+ * small site pools with weights from 0 (unset: 1) to a million (so that
+ * a gap's time is split unevenly), odd times (unknown, exit before enter), and
  * iteration vectors from a simulated loop nest; a small horizon (so that
  * windows are cut) or a huge one, and 1 to 8 boxes per list.
  *
@@ -299,6 +300,14 @@ static void gen_vdeps(struct trace_case *t, size_t i)
     }
 }
 
+/* The weight of a computation site: unset (the engines take 1), 1, a
+ * middling one and a huge one, fixed per site as the pass gives them. */
+static uint32_t site_weight(uint32_t site)
+{
+    static const uint32_t w[4] = {0, 1, 37, 1000000};
+    return w[site % 4];
+}
+
 /* Fills event i (its iteration vector already set): a computation event
  * if sel < 0, else an MPI event chosen by sel (0..19), sites by v. */
 static void gen_event(struct trace_case *t, struct gen *g, size_t i, int sel, unsigned v,
@@ -323,6 +332,7 @@ static void gen_event_body(struct trace_case *t, struct gen *g, size_t i, int se
         e->kind = DG_COMP;
         e->site = csite;
         e->site_flags = e->site % 3 == 0 ? CHT_SITEF_CONDITIONAL : 0;
+        e->weight = site_weight(e->site);
         for (unsigned k = 0; k < nr; k++)
             add_range(t, g, e, chance(45));
         return;
@@ -687,6 +697,8 @@ static void dump(const struct trace_case *t)
             P(" site=%" PRIu32, e->site);
         if (e->site_flags)
             P(" flags=%" PRIu32, e->site_flags);
+        if (e->weight)
+            P(" weight=%" PRIu32, e->weight);
         if (e->kind == DG_MPI) {
             P(" t=%" PRIu64 "..%" PRIu64, e->t_enter, e->t_exit);
             if (e->peer >= 0)
@@ -1032,6 +1044,7 @@ static void gen_run(struct run_store *s, uint64_t first, uint64_t space)
         e->kind = DG_COMP;
         e->site = (uint32_t)between(1, 8);
         e->site_flags = e->site % 3 == 0 ? CHT_SITEF_CONDITIONAL : 0;
+        e->weight = site_weight(e->site);
         e->peer = CHT_RANK_NONE;
         for (uint32_t k = 0; k < nr; k++) {
             struct dg_range *x = &s->rg[p][k];

@@ -813,6 +813,60 @@ static void test_gap_times(void **state)
     search_rank_result_free(r);
 }
 
+/* Weights split a gap unevenly: events of weight k among a gap's events
+ * of weight W are worth floor(d*k/W), and an event starts at t_exit of the
+ * MPI event before its gap plus floor(d*(weight before it)/W).
+ *  0 Recv s11 W [0,8) 1000..1100
+ *  1 s1 weight 2 W [100,8) (trivial)   2..5 s2 weight 100 W [108 + 8j, 8)
+ *  6 s3 weight 3 R [0,8) W [200,8)     7 Send s10 R [108,8) 2000..2010
+ * Gap [1..6]: d = 900, W = 405.  recv: fwd {1..5} (6 reads the message):
+ * floor(900*402/405) = 893; s1 floor(1800/405) = 4, s2 floor(360000/405)
+ * = 888 (the even split would give s1 150).  send: back {3..6} (2 wrote
+ * its buffer): floor(900*303/405) = 673; s2 floor(270000/405) = 666, s3
+ * floor(2700/405) = 6; its lead: 3 starts at 1100 + floor(900*102/405) =
+ * 1326, so 2000 - 1326 = 674.  Both engines give the same. */
+static void test_weighted_gap_times(void **state)
+{
+    static struct seq s;
+    struct search_rank_result *r, *rs;
+    const struct search_overlap *o;
+    struct search_opts so = { .engine = SEARCH_ENGINE_STREAMING };
+    const struct search_engine_ops *ops;
+    void *st;
+    char why[256];
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    recv(&s, 11, 1, 1, 0, 8, 1000, 1100);
+    comp(&s, 1, 0, 0, 100, 8)->weight = 2;
+    for (uint64_t j = 0; j < 4; j++)
+        comp(&s, 2, 0, 0, 108 + 8 * j, 8)->weight = 100;
+    comp(&s, 3, 0, 8, 200, 8)->weight = 3;
+    send(&s, 10, 1, 1, 108, 8, 2000, 2010);
+    r = run_ref(&s, 0, 0);
+
+    o = find_ov(r, 11);
+    check_ov(o, 1, 1, 0, 100, 893, 100, 2);
+    check_stmt(o, 1, SEARCH_STMT_AFTER, 1, 1, 4, "()");
+    check_stmt(o, 2, SEARCH_STMT_AFTER, 4, 4, 888, "()");
+    o = find_ov(r, 10);
+    check_ov(o, 1, 1, 0, 10, 673, 10, 2);
+    check_stmt(o, 2, SEARCH_STMT_BEFORE, 3, 4, 666, "()");
+    check_stmt(o, 3, SEARCH_STMT_BEFORE, 1, 1, 6, "()");
+    assert_int_equal(o->nleads, 1);
+    assert_int_equal(o->leads[0].index, 7);
+    assert_int_equal(o->leads[0].span_ns, 674);
+
+    assert_int_equal(search_stream_create(&so, 3, &st, &ops), 0);
+    for (size_t i = 0; i < s.n; i++)
+        assert_int_equal(ops->feed(st, &s.ev[i]), 0);
+    assert_int_equal(ops->finish(st, &rs), 0);
+    if (!search_rank_result_equal(r, rs, why, sizeof(why)))
+        fail_msg("streaming and reference engines differ: %s", why);
+    search_rank_result_free(rs);
+    search_rank_result_free(r);
+}
+
 /* ---- message aggregation -------------------------------------------------------------- */
 
 /* The paper's Fig. 6 situation: send B joins A's group only because
@@ -1751,6 +1805,7 @@ int main(void)
         cmocka_unit_test(test_no_window),
         cmocka_unit_test(test_horizon),
         cmocka_unit_test(test_gap_times),
+        cmocka_unit_test(test_weighted_gap_times),
         cmocka_unit_test(test_fig6_preprocessing),
         cmocka_unit_test(test_exchanges),
         cmocka_unit_test(test_isends),

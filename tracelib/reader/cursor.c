@@ -317,6 +317,7 @@ static int decode_comp(struct trace_cursor *c, struct rd_thread *th, const struc
     uint32_t i, n = rec->aux;
 
     begin_event(c, TRACE_EV_COMP, th, r->site);
+    c->ev.stamp = r->reserved;
     si = c->ev.site_info;
     if (si && si->naccess != n)
         return rec_error(c, "comp record of site=%u has %u addresses but the site has "
@@ -342,6 +343,7 @@ static int decode_ranges(struct trace_cursor *c, struct rd_thread *th,
     uint32_t i, n = rec->aux;
 
     begin_event(c, TRACE_EV_COMP, th, r->site);
+    c->ev.stamp = r->reserved;
     if (want_ranges(c, n) < 0)
         return nomem(c);
     for (i = 0; i < n; i++) {

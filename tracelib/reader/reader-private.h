@@ -77,6 +77,7 @@ struct rd_table {
     const struct cht_loop *loops;
     const struct cht_access *access;
     const char *strings;
+    const uint32_t *costs;          /* cost section (version 3), NULL without one */
     /* dependence section (version 2), all NULL without one */
     const struct cht_tu_deps *deps;
     const struct cht_dep_row *rows;

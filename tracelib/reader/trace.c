@@ -96,7 +96,9 @@ static int validate_table(const uint8_t *b, uint32_t blob_size, char *why, size_
         check_section("loops_off", h->loops_off, h->nloops, sizeof(struct cht_loop), h, why,
                       whylen) ||
         check_section("access_off", h->access_off, h->naccess, sizeof(struct cht_access), h,
-                      why, whylen))
+                      why, whylen) ||
+        (h->version >= 3 && h->costs_off &&
+         check_section("costs_off", h->costs_off, h->nsites, sizeof(uint32_t), h, why, whylen)))
         return TRACE_ERR_FORMAT;
     if (h->strings_size == 0)
         WHY("strings_size=0 but string offset 0 must exist");
@@ -180,6 +182,8 @@ int rd_add_table(struct trace *t, const void *blob, uint32_t blob_size, char *wh
     tab->loops = (const void *)(copy + tab->hdr->loops_off);
     tab->access = (const void *)(copy + tab->hdr->access_off);
     tab->strings = (const char *)copy + tab->hdr->strings_off;
+    if (tab->hdr->version >= 3 && tab->hdr->costs_off)
+        tab->costs = (const void *)(copy + tab->hdr->costs_off);
     if (tab->hdr->version >= 2 && tab->hdr->deps_off) {
         tab->deps = (const void *)(copy + tab->hdr->deps_off);
         tab->rows = (const void *)(copy + tab->deps->rows_off);
@@ -317,6 +321,8 @@ static int build_sites(struct rd_tu *tu)
         o->loop = s->loop == CHT_NONE ? CHT_NONE : tu->loop_base + s->loop;
         o->naccess = s->naccess;
         o->access = tab->access + s->access_first;
+        /* tables before version 3 have no costs: the even split */
+        o->cost = tab->costs ? tab->costs[i] : 1;
     }
     return 0;
 }

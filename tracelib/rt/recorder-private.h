@@ -131,7 +131,8 @@ struct rt_run_ent {
 };
 
 struct rt_run {
-    uint32_t on;      /* COMMHINT_RUNS: encode runs at all */
+    uint32_t on;      /* COMMHINT_RUNS: encode runs at all (or stamp is set) */
+    uint32_t stamp;   /* COMMHINT_STMT_CLOCK: no runs; COMP records carry a time stamp */
     uint32_t busy;    /* set while run_write ends the run (a signal then leaves it) */
     uint32_t nhist;   /* valid ring entries, at most RT_RUN_HIST */
     uint32_t head;    /* ring slot the next record goes to */
@@ -177,6 +178,8 @@ struct rt_global {
     int finishing; /* rt_finish ran */
     int zstd_level;
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
+    int stamp;     /* COMMHINT_STMT_CLOCK (default 0): a validation run whose
+                      computation records carry the time they were made (no runs) */
     size_t buf_cap;     /* bytes per thread buffer */
     size_t cctx_size;   /* bytes of a static compression context */
     char dir[PATH_MAX]; /* absolute trace directory */

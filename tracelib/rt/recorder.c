@@ -67,6 +67,22 @@ uint64_t rt_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The stamp of a validation run (COMMHINT_STMT_CLOCK): the low 32 bits of
+ * the time-stamp counter, which costs a few ns where clock_gettime costs
+ * tens (a statement takes a few), read after the instructions before it
+ * have completed (lfence), so that a long-latency statement is not timed
+ * as part of the next one; CLOCK_MONOTONIC ns where there is no counter.
+ * Only differences of consecutive stamps mean something. */
+static inline uint32_t rt_stamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_lfence();
+    return (uint32_t)__builtin_ia32_rdtsc();
+#else
+    return (uint32_t)rt_now_ns();
+#endif
+}
+
 void rt_warn_once(int key, const char *fmt, ...)
 {
     int saved = errno;
@@ -247,6 +263,7 @@ static void rt_init_once(void)
     rt_g.zstd_level = (int)level;
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
     rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;
+    rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
 
     v = getenv("COMMHINT_TRACE_DIR");
     if (!v || !*v) {
@@ -377,7 +394,10 @@ static struct rt_thread *rt_thread_register(void)
         }
     }
     memset(&t->run, 0, offsetof(struct rt_run, off));
-    t->run.on = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED);
+    t->run.stamp = (uint32_t)__atomic_load_n(&rt_g.stamp, __ATOMIC_RELAXED);
+    /* a stamping thread takes the runs' path (run_record), which writes
+     * its records one by one: the fast path stays as it is */
+    t->run.on = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED) | t->run.stamp;
     rt_unlock(&t->lock);
     pthread_setspecific(rt_key, t);
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
@@ -780,6 +800,22 @@ static __attribute__((noinline)) void run_record(struct rt_thread *t, uint16_t t
     size_t size = sizeof(struct cht_rec_comp) + 8 * (size_t)n;
     struct cht_rec_comp *c;
 
+    /* A validation run (COMMHINT_STMT_CLOCK) stamps each computation
+     * record (rt_stamp), in the field
+     * that is otherwise 0, and encodes no runs (docs/dependence.md,
+     * "Estimated time of computation events"). */
+    if (RT_UNLIKELY(t->run.stamp)) {
+        if ((c = (void *)space(size))) {
+            c->h.type = type;
+            c->h.aux = aux;
+            c->h.size = (uint32_t)size;
+            c->site = id;
+            c->reserved = type == CHT_REC_COMP ? rt_stamp() : 0;
+            memcpy(c + 1, a, 8 * (size_t)n);
+            advance(size);
+        }
+        return;
+    }
     /* A signal may come at any instruction here: a REPEAT needs only the
      * period, the strides (fixed while a run lasts) and the count (one
      * store), so the handler can always end the run; at most the record
@@ -847,6 +883,8 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
     if (!p)
         return;
     comp_fill(p, site, n, a0, a1, a2, a3);
+    if (RT_UNLIKELY(rt_g.stamp)) /* the thread's first record: it had no run state yet */
+        ((struct cht_rec_comp *)p)->reserved = rt_stamp();
     advance(size);
 }
 
@@ -905,7 +943,7 @@ COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const
     if (!site_ok(site) || RT_UNLIKELY(n > RT_EVN_MAX))
         return;
     if (t && t->run.on) {
-        if (n <= CHT_REPEAT_MAX_ADDRS) {
+        if (n <= CHT_REPEAT_MAX_ADDRS && !t->run.stamp) {
             uint64_t b[CHT_REPEAT_MAX_ADDRS];
             for (uint32_t i = 0; i < n; i++)
                 b[i] = (uintptr_t)addrs[i];
@@ -921,7 +959,7 @@ COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const
     r->h.aux = (uint16_t)n;
     r->h.size = (uint32_t)size;
     r->site = site;
-    r->reserved = 0;
+    r->reserved = (t ? t->run.stamp : rt_g.stamp) ? rt_stamp() : 0;
     a = (uint64_t *)(r + 1);
     for (uint32_t i = 0; i < n; i++)
         a[i] = (uintptr_t)addrs[i];
@@ -939,7 +977,8 @@ static inline __attribute__((always_inline)) void ranges_fill(unsigned char *p, 
     r->h.aux = (uint16_t)n;
     r->h.size = (uint32_t)(sizeof(*r) + n * sizeof(*g));
     r->site = site;
-    r->reserved = 0;
+    /* a validation run stamps these too; a memcpy costs more than the test */
+    r->reserved = RT_UNLIKELY(rt_g.stamp) ? rt_stamp() : 0;
     len &= CHT_RANGE_LEN_MASK;
     if (n == 2) {
         g[0].addr = src;

@@ -140,9 +140,9 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
         if ((k >= top && k <= i) || ev[k].kind != DG_COMP)
             continue;
         wcount++;
-        search_set_time_add(&wt, x->gap[k], x);
+        search_set_time_add(&wt, k, x);
         if (k > i)
-            search_set_time_add(&at, x->gap[k], x);
+            search_set_time_add(&at, k, x);
         if (!sc->mark[k]) {
             if ((rc = search_ref_grow(x, (void **)&sc->touched, &sc->captouched, sc->ntouched + 1,
                                       sizeof(*sc->touched))) < 0)
@@ -216,7 +216,7 @@ static int statements(struct search_ref *x, struct site_scratch *sc, struct sear
         if (st->events == 0)
             st->site_flags = ev[k].site_flags;
         st->events++;
-        search_set_time_add(&stt[si], x->gap[k], x);
+        search_set_time_add(&stt[si], k, x);
         if (sc->mark[k] & MARK_BEFORE)
             st->flags |= SEARCH_STMT_BEFORE;
         if (sc->mark[k] & MARK_AFTER)

@@ -22,7 +22,8 @@
 
 struct stmt_acc {
     struct search_stmt s;
-    uint64_t pend_gap, pend_k; /* events attributed in a gap whose time is not added yet */
+    uint64_t pend_gap, pend_w; /* weight of the events attributed in a gap whose time is not
+                                  added yet */
 };
 
 struct interval {
@@ -52,6 +53,8 @@ struct inst {
     uint64_t time, comp;   /* window computation time and events so far */
     uint64_t lead, after;  /* how much earlier it can start; its forward window's time */
     uint64_t fw_lo, fw_hi; /* forward window [lo, hi] once closed (lo > hi: empty) */
+    uint64_t w_lo, w_hi;   /* their search_stream_wpos, taken while they are in the ring */
+    uint64_t w_over;       /* nb: search_stream_wpos(over, false) */
     uint64_t t_call, t_lo, t_hi; /* for display: when the call and its windows were */
     bool fw_open, fw_pending, truncated, done;
     bool nb, extended;     /* a needs-buffer variant instance; its window grew */
@@ -140,7 +143,7 @@ static struct stmt_acc *stmt_get(struct csite *c, uint32_t site, uint32_t site_f
 
 /* Adds the pending events' time once no more events of their gap can be
  * attributed: the gap is closed and wholly below the flushed frontier f (a
- * gap's events must be counted together: ⌊d·k/n⌋ is not additive). */
+ * gap's events must be weighed together: ⌊d·k/n⌋ is not additive). */
 static void stmt_settle(const struct search_stream *s, struct stmt_acc *a, uint64_t f)
 {
     if (a->pend_gap == NONE64)
@@ -148,9 +151,9 @@ static void stmt_settle(const struct search_stream *s, struct stmt_acc *a, uint6
     const struct search_gap *g = search_stream_gap(s, a->pend_gap);
     if (!g->closed || g->start + g->n > f)
         return;
-    a->s.time_ns += search_share(g->d, a->pend_k, g->n);
+    a->s.time_ns += search_share(g->d, a->pend_w, g->w);
     a->pend_gap = NONE64;
-    a->pend_k = 0;
+    a->pend_w = 0;
 }
 
 /* Inserts [lo, hi] into a sorted list of disjoint intervals, merging
@@ -209,12 +212,12 @@ static int attribute(const struct search_stream *s, struct csite *c, uint64_t lo
                 const struct search_gap *g = search_stream_gap(s, a->pend_gap);
                 if (!g->closed)
                     return TRACE_ERR_ARG; /* cannot happen: only the last gap is open */
-                a->s.time_ns += search_share(g->d, a->pend_k, g->n);
+                a->s.time_ns += search_share(g->d, a->pend_w, g->w);
             }
             a->pend_gap = r->gap;
-            a->pend_k = 0;
+            a->pend_w = 0;
         }
-        a->pend_k++;
+        a->pend_w += r->w;
     }
     return 0;
 }
@@ -331,15 +334,15 @@ static int deque_push(void **buf, size_t *head, size_t *n, size_t *cap, const vo
 static int fw_time(const struct search_stream *s, struct ov_stream *v, struct inst *in)
 {
     uint64_t t, k;
-    search_stream_range_time(s, in->fw_lo, in->fw_hi, &t, &k);
+    search_stream_range_time(s, in->fw_lo, in->fw_hi, in->w_lo, in->w_hi, &t, &k);
     in->time += t;
     in->after = t;
     in->comp += k;
     if (k)
-        in->t_hi = search_stream_time_at(s, in->fw_hi, true);
+        in->t_hi = search_stream_time_at(s, in->fw_hi, in->w_hi, true);
     if (in->over != NONE64 && in->over <= in->fw_hi) {
         /* computation from the first overwrite on: the window grew */
-        search_stream_range_time(s, in->over, in->fw_hi, &t, &k);
+        search_stream_range_time(s, in->over, in->fw_hi, in->w_over, in->w_hi, &t, &k);
         in->extended = k > 0;
     }
     in->fw_pending = false;
@@ -356,6 +359,13 @@ static int fw_close(const struct search_stream *s, struct ov_stream *v, struct i
     in->fw_open = false;
     in->fw_lo = in->c + 1;
     in->fw_hi = hi;
+    if (in->fw_lo <= hi) {
+        /* the window's events are in the ring now, maybe not when its gaps close */
+        in->w_lo = search_stream_wpos(s, in->fw_lo, false);
+        in->w_hi = search_stream_wpos(s, hi, true);
+        if (in->over != NONE64 && in->over <= hi)
+            in->w_over = search_stream_wpos(s, in->over, false);
+    }
     in->truncated |= truncated;
     if (in->twin) /* the other one ends here too or has its own end */
         in->twin->twin = NULL;
@@ -441,12 +451,12 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
     uint64_t hi = i - 1 - (e->ncompanions < i ? e->ncompanions : i);
     if (e->ncompanions >= i || lo > hi)
         return 0;
-    uint64_t t, k;
-    search_stream_range_time(s, lo, hi, &t, &k);
+    uint64_t t, k, wlo = search_stream_wpos(s, lo, false);
+    search_stream_range_time(s, lo, hi, wlo, search_stream_wpos(s, hi, true), &t, &k);
     in->time += t;
     in->comp += k;
     if (k)
-        in->t_lo = search_stream_time_at(s, lo, false);
+        in->t_lo = search_stream_time_at(s, lo, wlo, false);
     if (interval_add(&c->bw, &c->nbw, &c->cbw, lo, hi) < 0)
         return TRACE_ERR_NOMEM;
     uint64_t t0 = search_stream_start_time(s, lo);

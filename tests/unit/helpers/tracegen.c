@@ -313,6 +313,15 @@ uint8_t *tg_table(const struct cht_site *sites, uint32_t nsites, const struct ch
                   uint32_t nloops, const struct cht_access *acc, uint32_t naccess,
                   const char *strings, uint32_t strings_size, uint32_t *size_out)
 {
+    return tg_table_costs(sites, nsites, loops, nloops, acc, naccess, NULL, strings, strings_size,
+                          size_out);
+}
+
+uint8_t *tg_table_costs(const struct cht_site *sites, uint32_t nsites, const struct cht_loop *loops,
+                        uint32_t nloops, const struct cht_access *acc, uint32_t naccess,
+                        const uint32_t *costs, const char *strings, uint32_t strings_size,
+                        uint32_t *size_out)
+{
     struct cht_tu_header h;
     uint32_t off = sizeof(h), size;
     uint8_t *b;
@@ -336,6 +345,10 @@ uint8_t *tg_table(const struct cht_site *sites, uint32_t nsites, const struct ch
     h.deps_off = off;
     uint32_t rows_off = off + (uint32_t)sizeof(struct cht_tu_deps);
     off = rows_off + nsites * (uint32_t)sizeof(struct cht_dep_row);
+    if (costs) {
+        h.costs_off = off;
+        off += nsites * (uint32_t)sizeof(*costs);
+    }
     h.strings_off = off;
     h.strings_size = strings_size;
     off += strings_size;
@@ -352,6 +365,8 @@ uint8_t *tg_table(const struct cht_site *sites, uint32_t nsites, const struct ch
         struct cht_dep_row row = {0, 0, 0, CHT_DEP_ARG_SITE};
         memcpy(b + rows_off + i * sizeof row, &row, sizeof row);
     }
+    if (costs)
+        memcpy(b + h.costs_off, costs, nsites * sizeof(*costs));
     memcpy(b + h.strings_off, strings, strings_size);
     tg_table_rekey(b, size);
     *size_out = size;

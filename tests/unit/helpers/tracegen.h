@@ -59,6 +59,11 @@ void tg_site_table(struct tg_file *f, const void *blob, uint32_t blob_size);
 uint8_t *tg_table(const struct cht_site *sites, uint32_t nsites, const struct cht_loop *loops,
                   uint32_t nloops, const struct cht_access *acc, uint32_t naccess,
                   const char *strings, uint32_t strings_size, uint32_t *size_out);
+/* The same with a cost section (site table version 3): costs[nsites]. */
+uint8_t *tg_table_costs(const struct cht_site *sites, uint32_t nsites, const struct cht_loop *loops,
+                        uint32_t nloops, const struct cht_access *acc, uint32_t naccess,
+                        const uint32_t *costs, const char *strings, uint32_t strings_size,
+                        uint32_t *size_out);
 /* Recomputes tu_key after a test changed the blob. */
 void tg_table_rekey(uint8_t *blob, uint32_t size);
 
