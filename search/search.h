@@ -123,6 +123,7 @@ struct search_lead {
     uint64_t span_ns;      /* ns: t_enter of the call - estimated start of its backward window
                               (0: none, or unknown) */
     uint64_t after_ns;     /* ns: the computation time of its forward window */
+    uint64_t fw_end;       /* event index of the forward window's last event (index: empty) */
 };
 
 /* One communication call site and the computation that can overlap it. */

@@ -45,6 +45,19 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
         struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = p};
         c.t_post = l->span_ns && l->span_ns < a->t_enter ? a->t_enter - l->span_ns : 0;
         c.t_wait = l->after_ns ? a->t_exit + l->after_ns : 0;
+        /* the wait goes after the MPI calls its forward window crosses: their
+         * order stays, so it is no earlier than the last one's exit */
+        uint32_t lo = p, hi = log->n; /* the first record after the window */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (log->rec[mid].index <= l->fw_end)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const struct dg_msgrec *z = lo > 0 ? &log->rec[lo - 1] : NULL;
+        if (z && z->index > l->index && z->t_exit > c.t_wait)
+            c.t_wait = z->t_exit;
         int rc = search_hint_add_change(h, &c);
         if (rc < 0)
             return rc;

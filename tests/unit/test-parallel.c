@@ -107,7 +107,7 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         o->nleads = 2 - i;
         o->leads = o->nleads ? calloc(o->nleads, sizeof *o->leads) : NULL;
         for (uint32_t j = 0; j < o->nleads; j++)
-            o->leads[j] = (struct search_lead){40 + 3 * j, 123456 + j, 777 + j};
+            o->leads[j] = (struct search_lead){40 + 3 * j, 123456 + j, 777 + j, 41 + 3 * j};
     }
 
     r->ngroups = 2;

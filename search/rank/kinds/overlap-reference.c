@@ -159,7 +159,7 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
         if (t0 && c->t_enter > t0)
             lead = c->t_enter - t0;
     }
-    if ((lead || at.ns) && (rc = lead_add(o, (struct search_lead){i, lead, at.ns})) < 0)
+    if ((lead || at.ns) && (rc = lead_add(o, (struct search_lead){i, lead, at.ns, fhi})) < 0)
         return rc;
     o->instances++;
     o->truncated += trunc;

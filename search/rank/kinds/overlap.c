@@ -76,7 +76,7 @@ static bool stmts_leads_diff(const struct search_overlap *a, const struct search
                              a->nstmts > b->nstmts ? a->stmts[b->nstmts].site : b->stmts[a->nstmts].site);
     for (uint32_t j = 0; j < a->nleads && j < b->nleads; j++)
         if (a->leads[j].index != b->leads[j].index || a->leads[j].span_ns != b->leads[j].span_ns ||
-            a->leads[j].after_ns != b->leads[j].after_ns)
+            a->leads[j].after_ns != b->leads[j].after_ns || a->leads[j].fw_end != b->leads[j].fw_end)
             return search_differ(why, size,
                                  "overlap site=%" PRIu32 ": lead %" PRIu32 " index=%" PRIu64 " span=%" PRIu64
                                  " != index=%" PRIu64 " span=%" PRIu64,
@@ -199,6 +199,7 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
             pk_u64(b, o->leads[j].index);
             pk_u64(b, o->leads[j].span_ns);
             pk_u64(b, o->leads[j].after_ns);
+            pk_u64(b, o->leads[j].fw_end);
         }
         pk_u32(b, o->nwindows);
         for (uint32_t j = 0; j < o->nwindows; j++) {
@@ -236,6 +237,7 @@ static void rd_leads_windows(struct pk_rd *r, struct search_overlap *o)
         o->leads[j].index = rd_u64(r);
         o->leads[j].span_ns = rd_u64(r);
         o->leads[j].after_ns = rd_u64(r);
+        o->leads[j].fw_end = rd_u64(r);
     }
     uint32_t nw = rd_count(r, 24);
     if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))
