@@ -606,7 +606,8 @@ static double median(double *v, size_t n, double fallback)
 
 /* L is the mean time of an eager transfer to a receiver that was already
  * waiting (from the send's entry to the receive's exit), less its bytes'
- * cost; G the lower envelope of those times per size class from 1 KiB on;
+ * cost (of every such transfer if fewer than 8 are eager: a run of rendezvous
+ * messages); G the lower envelope of those times per size class from 1 KiB on;
  * o the median time of a small eager blocking send, o_r the median time
  * of a small blocking receive whose send had returned before it was
  * posted (the message was there or on its way). */
@@ -620,8 +621,8 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
         best[i] = INFINITY;
         size[i] = 0;
     }
-    double lsum = 0, lbytes = 0;
-    uint64_t lnum = 0;
+    double lsum = 0, lbytes = 0, rsum = 0, rbytes = 0;
+    uint64_t lnum = 0, rnum = 0;
     size_t ns = 0, nr = 0, cap = 0;
     for (int r = 0; r < nranks; r++)
         cap += logs[r] ? logs[r]->n : 0;
@@ -657,6 +658,10 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
                 lsum += t;
                 lbytes += (double)s->bytes;
                 lnum++;
+            } else {
+                rsum += t;
+                rbytes += (double)s->bytes;
+                rnum++;
             }
             int b = 0;
             while ((1ull << b) < s->bytes && b < NB - 1)
@@ -682,6 +687,11 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
     pp->ns_per_byte = isfinite(g) ? g : 0;
     /* the mean, not the fastest: a replay of many messages needs their
      * typical cost (on an oversubscribed host that is a scheduling delay) */
+    if (lnum < 8 && rnum) { /* (almost) every message goes by rendezvous: L from them */
+        lsum += rsum;
+        lbytes += rbytes;
+        lnum += rnum;
+    }
     pp->lat_ns = lnum ? fmax(lmin, (lsum - lbytes * pp->ns_per_byte) / (double)lnum) : lmin;
     pp->samples = lnum;
     /* the receive's own time is part of L */
