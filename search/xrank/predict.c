@@ -193,27 +193,6 @@ static uint64_t saved(double base, double end)
     return end < base ? (uint64_t)(base - end + 0.5) : 0;
 }
 
-/* The changes of the hints selected (kind 0: all), concatenated. */
-static int gather(const struct search_hint *v, uint32_t n, int kind, struct dg_change **out, size_t *nout)
-{
-    size_t m = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!kind || v[i].kind == kind)
-            m += v[i].nchanges;
-    *nout = 0;
-    *out = NULL;
-    if (!m)
-        return 0;
-    if (!(*out = malloc(m * sizeof **out)))
-        return TRACE_ERR_NOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        if ((!kind || v[i].kind == kind) && v[i].nchanges) {
-            memcpy(*out + *nout, v[i].changes, v[i].nchanges * sizeof **out);
-            *nout += v[i].nchanges;
-        }
-    return 0;
-}
-
 /* Whether h is named by the apply list s ("overlap:84,aggregate:jacobi.c:92"). */
 static bool applied(const struct search_hint *h, const char *s)
 {
@@ -239,6 +218,44 @@ static bool applied(const struct search_hint *h, const char *s)
         s = end ? end + 1 : NULL;
     }
     return false;
+}
+
+/* Whether h is selected: by kind (0: every hint), or by an apply list. */
+static bool selected(const struct search_hint *h, int kind, const char *apply)
+{
+    return apply ? applied(h, apply) : !kind || h->kind == kind;
+}
+
+/* The hints selected, applied together: how many (*count) and what they
+ * save (*ns, 0 if they change nothing). */
+static int together(const struct search_xrank *x, const struct dg_replay_params *pp, struct dg_replay_rank *rr,
+                    double base, const struct search_hint *v, uint32_t n, int kind, const char *apply,
+                    uint32_t *count, uint64_t *ns)
+{
+    size_t m = 0, nch = 0;
+    *count = 0;
+    *ns = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (selected(&v[i], kind, apply)) {
+            ++*count;
+            m += v[i].nchanges;
+        }
+    if (!m)
+        return 0;
+    struct dg_change *ch = malloc(m * sizeof *ch);
+    if (!ch)
+        return TRACE_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i].nchanges && selected(&v[i], kind, apply)) {
+            memcpy(ch + nch, v[i].changes, v[i].nchanges * sizeof *ch);
+            nch += v[i].nchanges;
+        }
+    double end;
+    int rc = replay_end(x, pp, ch, nch, rr, &end);
+    free(ch);
+    if (rc == 0)
+        *ns = saved(base, end);
+    return rc;
 }
 
 int search_predict(const struct search_xrank *x, const struct search_report_opts *o, struct search_report *rep,
@@ -323,44 +340,18 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
         v[i].estimated_ns = v[i].saving_ns;
         v[i].saving_ns = v[i].predicted_ns; /* what it is ranked by */
     }
-    if (o && o->apply) { /* the hints named, together */
-        size_t m = 0, nch = 0;
-        for (uint32_t i = 0; i < n; i++)
-            if (applied(&v[i], o->apply)) {
-                pr->applied++;
-                m += v[i].nchanges;
-            }
-        struct dg_change *ch = m ? malloc(m * sizeof *ch) : NULL;
-        if (m && !ch) {
-            rc = TRACE_ERR_NOMEM;
-            goto out;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            if (v[i].nchanges && applied(&v[i], o->apply)) {
-                memcpy(ch + nch, v[i].changes, v[i].nchanges * sizeof *ch);
-                nch += v[i].nchanges;
-            }
-        rc = nch ? replay_end(x, &pp, ch, nch, rr, &end) : 0;
-        free(ch);
-        if (rc < 0)
-            goto out;
-        pr->applied_ns = nch ? saved(base, end) : 0;
-    }
+    uint32_t count;
+    if (o && o->apply && /* the hints named, together */
+        (rc = together(x, &pp, rr, base, v, n, 0, o->apply, &pr->applied, &pr->applied_ns)) < 0)
+        goto out;
     for (int kind = 0; kind <= SEARCH_HINT_COLLECTIVE; kind++) {
-        struct dg_change *ch;
-        size_t nch;
-        if ((rc = gather(v, n, kind, &ch, &nch)) < 0)
+        uint64_t ns;
+        if ((rc = together(x, &pp, rr, base, v, n, kind, NULL, &count, &ns)) < 0)
             goto out;
-        if (nch) {
-            rc = replay_end(x, &pp, ch, nch, rr, &end);
-            free(ch);
-            if (rc < 0)
-                goto out;
-            if (kind)
-                pr->kind_ns[kind] = saved(base, end);
-            else
-                pr->all_ns = saved(base, end);
-        }
+        if (kind)
+            pr->kind_ns[kind] = ns;
+        else
+            pr->all_ns = ns;
     }
     rc = 0;
 out:
