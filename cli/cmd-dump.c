@@ -286,6 +286,8 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
     if (!o->stable)
         fprintf(f, " t=%.6fms dur=%.3fus", (double)(m->t_enter - t0) / 1e6,
                 (double)(m->t_exit - m->t_enter) / 1e3);
+    if (!o->stable && ev->cpu_exit)
+        fprintf(f, " cpu=%.3fus", (double)(ev->cpu_exit - ev->cpu_enter) / 1e3);
 }
 
 static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_event *ev,
@@ -377,6 +379,10 @@ static void json_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
             json_addr(f, "ret_addr", m->ret_addr);
             json_u64(f, "t_enter", m->t_enter);
             json_u64(f, "t_exit", m->t_exit);
+            if (ev->cpu_exit) {
+                json_u64(f, "cpu_enter", ev->cpu_enter);
+                json_u64(f, "cpu_exit", ev->cpu_exit);
+            }
             json_addr(f, "sbuf", m->sbuf);
             json_addr(f, "rbuf", m->rbuf);
         }

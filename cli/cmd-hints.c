@@ -71,6 +71,9 @@ static void hints_help(void)
            "  --predict=LIST     also predict what the hints named save applied together:\n"
            "                     KIND:LINE or KIND:FILE:LINE, comma-separated (e.g.\n"
            "                     overlap:84,aggregate:jacobi.c:92); JSON: model.applied_ns\n"
+           "  --model=LIST       set the replay model's parameters instead of fitting them:\n"
+           "                     L=TIME, G=NS_PER_BYTE, o=TIME, or=TIME, eager=BYTES,\n"
+           "                     slice=TIME (0: do not model the CPUs), comma-separated\n"
            "  --plain-time=TIME  the program's run without tracing took TIME (from MPI_Init's\n"
            "                     return to the last MPI_Finalize): predict for that run, the\n"
            "                     traced computation scaled down to replay it\n"
@@ -101,6 +104,54 @@ static bool parse_min_saving(const char *s, struct search_report_opts *r)
     }
     r->min_saving_frac = 0;
     return search_parse_duration(s, &r->min_saving_ns);
+}
+
+/* "L=2us,G=0.1,eager=65536" into the report options' model parameters. */
+static bool parse_model(const char *s, struct search_report_opts *r)
+{
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok || !eq[1])
+            return false;
+        *eq = '\0';
+        const char *val = eq + 1;
+        uint64_t ns;
+        if (!strcmp(tok, "G")) {
+            char *end;
+            double g = strtod(val, &end);
+            if (*end || !(g >= 0) || g > 1e9)
+                return false;
+            r->model_ns_per_byte = g;
+            r->model_set |= 2;
+        } else if (!strcmp(tok, "eager")) {
+            unsigned long v;
+            if (!cli_parse_uint(val, &v) || !v)
+                return false;
+            r->model_eager = v;
+        } else if (search_parse_duration(val, &ns)) {
+            static const struct {
+                const char *key;
+                unsigned bit;
+            } keys[] = {{"L", 1}, {"o", 4}, {"or", 8}, {"slice", 16}};
+            unsigned bit = 0;
+            for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                if (!strcmp(tok, keys[k].key))
+                    bit = keys[k].bit;
+            if (!bit)
+                return false;
+            double *f = bit == 1 ? &r->model_lat_ns : bit == 4 ? &r->model_o_ns
+                        : bit == 8 ? &r->model_or_ns : &r->model_slice_ns;
+            *f = (double)ns;
+            r->model_set |= bit;
+        } else {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* "overlap,aggregate" into a bit mask of (1 << kind). */
@@ -259,6 +310,7 @@ int cmd_hints(int argc, char **argv)
         {"pop", no_argument, NULL, 'p'},
         {"predict", required_argument, NULL, 'a'},
         {"plain-time", required_argument, NULL, 'T'},
+        {"model", required_argument, NULL, 'M'},
         {"parallel", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
@@ -331,6 +383,13 @@ int cmd_hints(int argc, char **argv)
         case 'T':
             if (!search_parse_duration(optarg, &o.report.plain_ns) || !o.report.plain_ns)
                 return cli_usage_error("hints", "--plain-time needs a time such as 1.5s or 800ms, not '%s'", optarg);
+            break;
+        case 'M':
+            if (!parse_model(optarg, &o.report))
+                return cli_usage_error("hints",
+                                       "--model needs KEY=VALUE pairs such as L=2us,G=0.1,o=300ns,or=200ns,"
+                                       "eager=65536,slice=4ms, not '%s'",
+                                       optarg);
             break;
         case 'P': o.parallel = true; break;
         case 'o': o.output = optarg; break;

@@ -59,6 +59,7 @@ struct rank_info {
     /* per call id and variant: bit 0 large count (_c), bit 1 a start of a
      * persistent request (MPI_Start(MPI_Send_init)) */
     uint64_t calls[CHT_MPI_CALL_MAX + 1][4];
+    uint64_t cpu_calls; /* calls with the thread's CPU time (an oversubscribed host) */
     struct trace_cursor_stats st;
 };
 
@@ -102,6 +103,7 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
     while ((rc = trace_cursor_next(cur, &ev)) == 1)
         if (ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
             ri->calls[ev->mpi->h.aux][variant_of(ev->mpi->flags)]++;
+            ri->cpu_calls += ev->cpu_exit != 0;
             if (ev->mpi->h.aux == CHT_MPI_UNTRACED)
                 untraced_add(&ri->untraced, ev->call_name ? ev->call_name : "?", 1);
         }
@@ -114,6 +116,32 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
         snprintf(ri->why, sizeof ri->why, "%s", trace_cursor_error(cur));
     }
     trace_cursor_close(cur);
+}
+
+/* The hosts of the run (from the MPI_Init clock samples): how many, the
+ * most ranks on one, the fewest CPUs a rank had, and whether a host had
+ * more ranks than CPUs.  0 hosts: no rank says (a trace before version 5). */
+struct hosts {
+    int n, most;
+    uint32_t cpus;
+    bool over;
+};
+
+static struct hosts hosts_of(const struct rank_info *ri, int n)
+{
+    struct hosts h = {0, 0, 0, false};
+    for (int r = 0; r < n; r++) {
+        const struct trace_cursor_stats *s = &ri[r].st;
+        if (!s->host.node_ranks)
+            continue;
+        h.n += s->host.node_leader == r; /* each host's lowest rank counts it */
+        if ((int)s->host.node_ranks > h.most)
+            h.most = (int)s->host.node_ranks;
+        if (s->host.cpus && (!h.cpus || s->host.cpus < h.cpus))
+            h.cpus = s->host.cpus;
+        h.over |= s->host.cpus && s->host.node_ranks > s->host.cpus;
+    }
+    return h;
 }
 
 /* "missing", "damaged", "cut-short" or "complete"; with spaced, "cut short"
@@ -212,6 +240,9 @@ int cmd_info(int argc, char **argv)
     }
     uint64_t events = tot.st.comp_events + tot.st.mpi_events;
     uint64_t disk = tot.file_bytes + meta_bytes;
+    struct hosts hs = hosts_of(ri, n);
+    for (int r = 0; r < n; r++)
+        tot.cpu_calls += ri[r].cpu_calls;
 
     if (json) {
         printf("{\"dir\":");
@@ -222,10 +253,12 @@ int cmd_info(int argc, char **argv)
                ",\"comp_events\":%" PRIu64 ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64
                ",\"accesses\":%" PRIu64 ",\"bytes_on_disk\":%" PRIu64 ",\"meta_bytes\":%" PRIu64
                ",\"bytes_raw\":%" PRIu64 ",\"bytes_per_event\":%.3f,\"bytes_per_access\":%.3f"
-               ",\"duration_s\":%.6f,\"lost_records\":%" PRIu64 ",\"mpi_calls\":{",
+               ",\"duration_s\":%.6f,\"lost_records\":%" PRIu64 ",\"hosts\":%d,\"oversubscribed\":%s"
+               ",\"cpu_time_calls\":%" PRIu64 ",\"mpi_calls\":{",
                n, trace_run_id(t), events, tot.st.comp_events, tot.st.mpi_events, tot.st.loop_records,
                tot.st.accesses, disk, meta_bytes, tot.st.bytes_raw, ratio(disk, events),
-               ratio(disk, tot.st.accesses), max_dur, tot.st.lost_records);
+               ratio(disk, tot.st.accesses), max_dur, tot.st.lost_records, hs.n, hs.over ? "true" : "false",
+               tot.cpu_calls);
         bool first = true;
         char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
@@ -248,11 +281,13 @@ int cmd_info(int argc, char **argv)
             struct trace_cursor_stats *s = &ri[r].st;
             printf("%s{\"rank\":%d,\"present\":%s,\"status\":\"%s\",\"comp_events\":%" PRIu64
                    ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64 ",\"accesses\":%" PRIu64
-                   ",\"bytes_on_disk\":%" PRIu64 ",\"threads\":%u,\"chunks\":%" PRIu64 ",\"exit_status\":%d,\"why\":",
+                   ",\"bytes_on_disk\":%" PRIu64 ",\"threads\":%u,\"chunks\":%" PRIu64 ",\"exit_status\":%d"
+                   ",\"cpus\":%u,\"host_ranks\":%u,\"host_leader\":%d,\"why\":",
                    r ? "," : "", r, ri[r].present ? "true" : "false",
                    rank_status(&ri[r], false),
                    s->comp_events, s->mpi_events, s->loop_records, s->accesses, ri[r].file_bytes,
-                   s->threads, s->chunks, s->exit_status);
+                   s->threads, s->chunks, s->exit_status, s->host.cpus, s->host.node_ranks,
+                   s->host.node_ranks ? s->host.node_leader : -1);
             search_json_string(stdout, ri[r].why);
             printf("}");
         }
@@ -265,6 +300,11 @@ int cmd_info(int argc, char **argv)
         printf("\nranks:            %d\n", n);
         printf("run id:           0x%016" PRIx64 "\n", trace_run_id(t));
         printf("duration:         %.6f s (longest rank, first to last MPI call)\n", max_dur);
+        if (hs.n)
+            printf("hosts:            %d, up to %d rank%s on one with %u CPU%s%s\n", hs.n, hs.most,
+                   hs.most == 1 ? "" : "s", hs.cpus, hs.cpus == 1 ? "" : "s",
+                   hs.over ? ": oversubscribed (calls recorded their CPU time, the replay shares the CPUs)"
+                           : "");
         printf("events:           %" PRIu64 " (computation %" PRIu64 ", MPI %" PRIu64 "), loop records %" PRIu64 "\n",
                events, tot.st.comp_events, tot.st.mpi_events, tot.st.loop_records);
         printf("memory accesses:  %" PRIu64 "\n", tot.st.accesses);

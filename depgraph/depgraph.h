@@ -406,6 +406,8 @@ struct dg_msgrec {
     uint32_t use_site;   /* with DG_MSGF_ARG: call site of the MPI call that uses the value
                             (RECV: the first; SEND: the last of the next few); else 0 */
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
+    uint64_t cpu_enter, cpu_exit; /* ns, the thread's CPU time then (both 0 = not recorded:
+                                     recorded on oversubscribed hosts only) */
     uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
     uint64_t rbuf, rbytes; /* COLL: the receive side */
     uint64_t version;    /* SEND (and COLL send side): index + 1 of the last event that
@@ -434,11 +436,19 @@ struct dg_clock {
 };
 
 /* A rank's MPI log. */
+/* A rank's host, from its MPI_Init clock sample (all 0: not recorded). */
+struct dg_host {
+    uint32_t cpus;        /* CPUs the rank may run on */
+    uint32_t node_ranks;  /* ranks on its host */
+    int32_t node_leader;  /* the lowest world rank on it: the host's id */
+};
+
 struct dg_mpilog {
     int rank;
     uint32_t n, cap;
     struct dg_msgrec *rec;
     struct dg_clock clock[2];
+    struct dg_host host;
     bool cut_short;
 };
 
@@ -585,6 +595,13 @@ struct dg_replay_params {
                             to take out the tracing's own cost (search: --plain-time) */
     bool ideal;          /* an ideal network: messages and MPI calls cost nothing, ranks
                             only wait for each other (POP's serialisation) */
+    /* Hosts with more ranks than CPUs (dg_mpilog.host, with the calls' CPU
+     * times): the ranks take turns on the CPUs, slice_ns at a time; a rank
+     * computes and notices a message only in its turns (0: not modelled) */
+    double slice_ns;
+    double slice_phase_ns;  /* the slices' phase: a slice starts at every multiple of slice_ns
+                               from it (ns after the first MPI_Init return) */
+    uint64_t slice_samples; /* preemptions slice_ns was fitted from (0: a guess) */
 };
 
 struct dg_replay_rank {

@@ -129,6 +129,8 @@ static struct dg_msgrec *rec_new(struct dg_logger *l, const struct trace_event *
     r->comm_size = m->comm_size;
     r->t_enter = m->t_enter;
     r->t_exit = m->t_exit;
+    r->cpu_enter = tev->cpu_enter;
+    r->cpu_exit = tev->cpu_exit;
     return r;
 }
 
@@ -354,6 +356,8 @@ static int nb_coll_complete(struct dg_logger *l, const struct trace_event *tev, 
     x.role = DG_ROLE_COMPLETE;
     x.t_enter = r->t_enter;
     x.t_exit = r->t_exit;
+    x.cpu_enter = r->cpu_enter;
+    x.cpu_exit = r->cpu_exit;
     *r = x;
     l->log.rec[wait].flags |= DG_MSGF_BLOCKS;
     return 1;

@@ -13,10 +13,18 @@
  *   - a collective: every member has reached it (a nonblocking one: every
  *     member has passed its start), then steps * (L + bytes * G), steps =
  *     ceil(log2 p), twice that for Allreduce, p - 1 for Alltoall(v/w), but
- *     no less than the fastest member's measured time in it;
+ *     no less than the fastest member's measured time in it; a small
+ *     rooted one (gather, reduce, broadcast, scatter) as a binomial tree:
+ *     a member waits only for its subtree (gather, reduce) or its
+ *     ancestors (broadcast, scatter);
  *   - anything else: its measured time.
  * Every rank starts when its MPI_Init returns, on the ranks' common
  * CLOCK_MONOTONIC (one host), and ends at its last call's entry.
+ *
+ * A host with more ranks than CPUs (the trace says so, and its calls carry
+ * the thread's CPU time): a burst is its CPU time, done only in the rank's
+ * turns on a CPU, and a rank notices that a call it waits in is complete
+ * only in its turn; the turns are the run's own (cpu-turns.c).
  *
  * Changes (struct dg_change) are what hints ask for:
  *   - DG_CHANGE_NB: a blocking call becomes nonblocking, posted at a
@@ -39,7 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "depgraph.h"
+#include "replay-private.h"
 
 enum item_kind { IT_COMP, IT_CALL, IT_POST, IT_WAIT };
 
@@ -51,6 +59,7 @@ struct item {
 
 /* A rank's calls: the first record of each, in log order. */
 struct rank {
+    struct turns tn;
     uint32_t ncalls;
     uint32_t *first;  /* log position of the call's first record */
     struct item *it;
@@ -160,6 +169,28 @@ static double inst_done(struct rstate *S, uint32_t i)
     return S->inst_ready[i] + (double)S->inst_steps[i] * xfer(S->pp, S->inst_bytes[i]);
 }
 
+/* A small rooted collective (at most eager_max bytes), as MPICH runs it: a
+ * binomial tree over the members' places relative to the root.  A gather
+ * or reduce waits for the members of its subtree (the root: for all), a
+ * broadcast or scatter for its ancestors up to the root; *steps is the
+ * tree's depth below or above it.  Returns whether member `me` (place v of
+ * n) waits for place u. */
+static bool tree_waits(bool up, uint32_t v, uint32_t u, uint32_t n, double *steps)
+{
+    if (up) { /* gather, reduce: the subtree [v, v + lowbit(v)) */
+        uint32_t span = v ? (v & -v) : n;
+        uint32_t end = v + span < n ? v + span : n;
+        *steps = end - v > 1 ? ceil(log2((double)(end - v))) : 0;
+        return u >= v && u < end;
+    }
+    double d = 0; /* broadcast, scatter: v's ancestors */
+    bool anc = u == v;
+    for (uint32_t w = v; w; w -= w & -w, d++)
+        anc |= (w - (w & -w)) == u;
+    *steps = d;
+    return anc;
+}
+
 /* When the recorded collective of record p completes (NAN: not yet). */
 static double coll_done(struct rstate *S, struct dg_pos me)
 {
@@ -168,8 +199,33 @@ static double coll_done(struct rstate *S, struct dg_pos me)
     const struct dg_pos *mem = dg_match_coll(S->m, dg_match_coll_of(S->m, me), &n);
     bool nb = x->flags & DG_MSGF_NONBLOCKING;
     double ready = S->rk[me.rank].at[me.pos];
+    uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
+    uint32_t members = x->comm_size ? x->comm_size : n;
+    int base = trace_mpi_call_base(x->call);
+    int tree = 0; /* 1: up (gather, reduce), 2: down (broadcast, scatter) */
+    if (bytes <= S->pp->eager_max && x->peer >= 0 && !nb) {
+        if (base == CHT_MPI_GATHER || base == CHT_MPI_GATHERV || base == CHT_MPI_REDUCE)
+            tree = 1;
+        else if (base == CHT_MPI_BCAST || base == CHT_MPI_SCATTER || base == CHT_MPI_SCATTERV)
+            tree = 2;
+    }
+    /* members' places: their order by world rank (the communicator's, as a
+     * split keeps it) */
+    uint32_t v = 0, root = 0;
+    for (uint32_t i = 0; tree && i < n; i++) {
+        v += mem[i].rank < me.rank;
+        root += mem[i].rank < x->peer;
+    }
+    double steps = coll_steps(x->call, members);
     for (uint32_t i = 0; i < n; i++) {
         struct dg_pos at = mem[i];
+        if (tree) {
+            uint32_t u = 0;
+            for (uint32_t j = 0; j < n; j++)
+                u += mem[j].rank < at.rank;
+            if (!tree_waits(tree == 1, (v + n - root) % n, (u + n - root) % n, n, &steps))
+                continue;
+        }
         const struct dg_msgrec *y = rec(S, at);
         if (nb && (y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < at.pos)
             at.pos = (uint32_t)y->fwd_pos;
@@ -178,9 +234,9 @@ static double coll_done(struct rstate *S, struct dg_pos me)
             return NAN;
         ready = fmax(ready, a);
     }
-    uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
-    uint32_t members = x->comm_size ? x->comm_size : n;
-    double cost = coll_steps(x->call, members) * xfer(S->pp, bytes);
+    double cost = steps * xfer(S->pp, bytes);
+    if (tree)
+        return ready + fmax(cost, S->pp->ideal ? 0 : S->pp->o_ns);
     /* the member that arrived last waited least: its time in the call is
      * the collective's own cost, if larger (a first call that sets up the
      * communicator's collectives costs ms) */
@@ -269,11 +325,14 @@ static double complete(struct rstate *S, int r, uint32_t c)
                 return NAN;
             end = fmax(end, (x->flags & DG_MSGF_NONBLOCKING) ? fmax(start, d) : d);
         } else if (x->t_exit > x->t_enter && !pp->ideal) {
-            own = fmax(own, (double)(x->t_exit - x->t_enter));
+            double t = (double)(x->t_exit - x->t_enter);
+            if (k->tn.on && x->cpu_exit > x->cpu_enter)
+                t = (double)(x->cpu_exit - x->cpu_enter); /* its wall time has others' turns */
+            own = fmax(own, t);
         }
     }
     if (!modelled)
-        return k->at[k->first[c]] + own;
+        return dg_turns_run(&k->tn, S->pp, k->at[k->first[c]], own);
     return end;
 }
 
@@ -285,7 +344,7 @@ static bool advance(struct rstate *S, int r)
     while (k->next < k->nit) {
         const struct item *it = &k->it[k->next];
         if (it->kind == IT_COMP) {
-            k->t += it->ns;
+            k->t = dg_turns_run(&k->tn, S->pp, k->t, it->ns);
         } else if (it->kind == IT_POST) {
             post(S, r, it->call, k->t);
         } else {
@@ -294,7 +353,7 @@ static bool advance(struct rstate *S, int r)
             double d = complete(S, r, it->call);
             if (isnan(d))
                 return progress;
-            k->t = fmax(k->t, d);
+            k->t = dg_turns_notice(&k->tn, S->pp, fmax(k->t, d));
         }
         k->next++;
         progress = true;
@@ -351,6 +410,14 @@ static int build_items(struct rstate *S, int r, struct action *acts, size_t n, c
         const struct dg_msgrec *prev = &log->rec[k->first[c - 1]], *cur = &log->rec[k->first[c]];
         double gap = prev->t_exit && cur->t_enter > prev->t_exit ? (double)(cur->t_enter - prev->t_exit) : 0;
         double scale = S->pp->compute_scale > 0 ? S->pp->compute_scale : 1;
+        if (k->tn.on && gap > 0) {
+            /* the burst is its CPU time (the rest of its wall time was other
+             * ranks' turns): the share of its wall time, moves included */
+            double cpu = prev->cpu_exit && cur->cpu_enter >= prev->cpu_exit
+                             ? (double)(cur->cpu_enter - prev->cpu_exit)
+                             : gap * (double)k->tn.a / (double)(k->tn.a + k->tn.b);
+            scale *= fmin(1, cpu / gap);
+        }
         gap *= scale;
         double done = 0;
         for (; a < n && acts[a].gap == c; a++) {
@@ -397,6 +464,7 @@ static void state_free(struct rstate *S)
         free(k->extra);
         free(k->coll);
         free(k->lead);
+        free(k->tn.off);
     }
     free(S->rk);
     free(S->inst_steps);
@@ -494,6 +562,18 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
     struct action *acts = NULL;
     if ((rc = state_init(&S, ch, nch)) < 0)
         goto out;
+    uint64_t t0 = dg_run_start(logs, P);
+    if (pp->slice_ns > 0) {
+        struct turns *tn = malloc((P ? P : 1) * sizeof *tn);
+        if (!tn || !dg_turns_of(logs, P, pp->slice_ns, t0, tn)) {
+            free(tn);
+            rc = TRACE_ERR_NOMEM;
+            goto out;
+        }
+        for (int r = 0; r < P; r++)
+            S.rk[r].tn = tn[r]; /* state_free frees their windows */
+        free(tn);
+    }
     /* per rank: the posts and waits of the calls made nonblocking */
     size_t na = 0;
     if (nch && !(acts = malloc(2 * nch * sizeof *acts))) {
@@ -543,10 +623,6 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
     /* ranks start when their MPI_Init returns, on one clock (the ranks'
      * CLOCK_MONOTONIC: one host), their offsets scaled as bursts are */
     double scale = pp->compute_scale > 0 ? pp->compute_scale : 1;
-    uint64_t t0 = 0;
-    for (int r = 0; r < P; r++)
-        if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit && (!t0 || logs[r]->rec[0].t_exit < t0))
-            t0 = logs[r]->rec[0].t_exit;
     for (int r = 0; r < P; r++)
         if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit)
             S.rk[r].t = (double)(logs[r]->rec[0].t_exit - t0) * scale;
@@ -587,116 +663,3 @@ out:
     return rc;
 }
 
-/* ---- fitting ------------------------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of v[n] (sorted in place); fallback if n is 0. */
-static double median(double *v, size_t n, double fallback)
-{
-    if (!n)
-        return fallback;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* L is the mean time of an eager transfer to a receiver that was already
- * waiting (from the send's entry to the receive's exit), less its bytes'
- * cost (of every such transfer if fewer than 8 are eager: a run of rendezvous
- * messages); G the lower envelope of those times per size class from 1 KiB on;
- * o the median time of a small eager blocking send, o_r the median time
- * of a small blocking receive whose send had returned before it was
- * posted (the message was there or on its way). */
-int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                  struct dg_replay_params *pp)
-{
-    enum { NB = 40 };
-    double best[NB];
-    uint64_t size[NB];
-    for (int i = 0; i < NB; i++) {
-        best[i] = INFINITY;
-        size[i] = 0;
-    }
-    double lsum = 0, lbytes = 0, rsum = 0, rbytes = 0;
-    uint64_t lnum = 0, rnum = 0;
-    size_t ns = 0, nr = 0, cap = 0;
-    for (int r = 0; r < nranks; r++)
-        cap += logs[r] ? logs[r]->n : 0;
-    double *os = malloc((cap ? cap : 1) * sizeof *os), *orr = malloc((cap ? cap : 1) * sizeof *orr);
-    if (!os || !orr) {
-        free(os);
-        free(orr);
-        return TRACE_ERR_NOMEM;
-    }
-    for (int r = 0; r < nranks; r++) {
-        const struct dg_mpilog *log = logs[r];
-        for (uint32_t p = 0; log && p < log->n; p++) {
-            const struct dg_msgrec *s = &log->rec[p];
-            if (s->kind != DG_MSG_SEND || (s->flags & DG_MSGF_NONBLOCKING) || !s->t_exit || !s->t_enter ||
-                s->t_exit < s->t_enter)
-                continue;
-            bool sr = s->call == CHT_MPI_SENDRECV || s->call == CHT_MPI_SENDRECV_REPLACE;
-            if (s->bytes < 1024 && !sr) /* a Sendrecv's time is its receive's too */
-                os[ns++] = (double)(s->t_exit - s->t_enter);
-            struct dg_pos q = dg_match_peer(m, (struct dg_pos){r, p});
-            if (q.rank < 0)
-                continue;
-            const struct dg_msgrec *v = &logs[q.rank]->rec[q.pos];
-            if ((v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_exit < v->t_enter)
-                continue;
-            bool vsr = v->call == CHT_MPI_SENDRECV || v->call == CHT_MPI_SENDRECV_REPLACE;
-            if (v->t_enter > s->t_exit && s->bytes < 1024 && !vsr)
-                orr[nr++] = (double)(v->t_exit - v->t_enter); /* the message was there or on its way */
-            if (v->t_enter > s->t_enter || v->t_exit < s->t_enter)
-                continue; /* the receiver was not waiting already */
-            double t = (double)(v->t_exit - s->t_enter);
-            if (s->bytes <= pp->eager_max) {
-                lsum += t;
-                lbytes += (double)s->bytes;
-                lnum++;
-            } else {
-                rsum += t;
-                rbytes += (double)s->bytes;
-                rnum++;
-            }
-            int b = 0;
-            while ((1ull << b) < s->bytes && b < NB - 1)
-                b++;
-            if (t < best[b]) {
-                best[b] = t;
-                size[b] = s->bytes;
-            }
-        }
-    }
-    pp->o_ns = median(os, ns, 0);
-    double lo = INFINITY, any = INFINITY;
-    for (int i = 0; i < NB; i++) {
-        any = fmin(any, best[i]);
-        if (size[i] < 1024)
-            lo = fmin(lo, best[i]);
-    }
-    double lmin = isfinite(lo) ? lo : isfinite(any) ? any : 0;
-    double g = INFINITY;
-    for (int i = 0; i < NB; i++)
-        if (isfinite(best[i]) && size[i] >= 1024 && best[i] > lmin)
-            g = fmin(g, (best[i] - lmin) / (double)size[i]);
-    pp->ns_per_byte = isfinite(g) ? g : 0;
-    /* the mean, not the fastest: a replay of many messages needs their
-     * typical cost (on an oversubscribed host that is a scheduling delay) */
-    if (lnum < 8 && rnum) { /* (almost) every message goes by rendezvous: L from them */
-        lsum += rsum;
-        lbytes += rbytes;
-        lnum += rnum;
-    }
-    pp->lat_ns = lnum ? fmax(lmin, (lsum - lbytes * pp->ns_per_byte) / (double)lnum) : lmin;
-    pp->samples = lnum;
-    /* the receive's own time is part of L */
-    pp->or_ns = fmin(median(orr, nr, 0), pp->lat_ns);
-    free(os);
-    free(orr);
-    return 0;
-}

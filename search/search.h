@@ -386,6 +386,8 @@ struct search_prediction {
     bool ok;                 /* the run was replayed */
     double lat_ns, ns_per_byte, o_ns, or_ns;
     uint64_t eager_max, samples;
+    double slice_ns;         /* an oversubscribed host's slice (0: none, CPUs not modelled) */
+    uint64_t slice_samples;  /* stretches off a CPU it was fitted from */
     double compute_scale;    /* bursts' scale (1: as traced; below: fitted to plain_ns) */
     bool plain_unfit;        /* plain_ns given, but the replay of the messages alone is longer:
                                 predictions are for the traced run */
@@ -415,8 +417,9 @@ struct search_report_opts {
     double min_saving_frac;  /* and at least this fraction of the run (0: none); hints
                                 below either are counted as hidden */
     /* the replay model's parameters: fitted from the run unless set here */
-    unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns, 8 model_or_ns */
-    double model_lat_ns, model_ns_per_byte, model_o_ns, model_or_ns;
+    unsigned model_set;      /* bits: 1 model_lat_ns, 2 model_ns_per_byte, 4 model_o_ns, 8 model_or_ns,
+                                16 model_slice_ns */
+    double model_lat_ns, model_ns_per_byte, model_o_ns, model_or_ns, model_slice_ns;
     uint64_t model_eager;    /* bytes; 0: 8192 */
     uint64_t plain_ns;       /* the run's time without tracing (MPI_Init's return to the last
                                 MPI_Finalize), if known: bursts are scaled to replay it */

@@ -31,7 +31,7 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 4 /* version this header describes */
+#define CHT_FORMAT_VERSION 5 /* version this header describes */
 #define CHT_FORMAT_OLDEST 4  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
@@ -40,7 +40,10 @@
                                 buffers; version 4 gave the reserved field of the
                                 site table header a meaning (costs_off, site table
                                 version 3), whose tables a version-3 reader
-                                refuses); readers still read version-1 to -3 files */
+                                refuses; version 5 added CHT_REC_CPU and the
+                                clock record's host fields, which a version-4
+                                reader skips); readers still read version-1 to
+                                -4 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -127,6 +130,7 @@ enum cht_rec_type {
     CHT_REC_REPEAT = 13,    /* stands for records that repeat earlier ones with strides (v2) */
     CHT_REC_ARGS = 14,      /* memory the preceding MPI call touches besides its buffers (v3) */
     CHT_REC_CALLNAME = 15,  /* the function an UNTRACED MPI record stands for (v3) */
+    CHT_REC_CPU = 16,       /* thread CPU time around the preceding MPI call (v5) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -483,9 +487,28 @@ struct cht_rec_clock {
     uint64_t mono_ns;   /* CLOCK_MONOTONIC, ns */
     uint64_t real_ns;   /* CLOCK_REALTIME, ns */
     double wtime;       /* MPI_Wtime(), s */
-    uint64_t reserved;
+    /* v5, the MPI_Init sample (0 in the others and in older files, whose
+     * clock records are 40 bytes and end here) */
+    uint32_t cpus;        /* CPUs the rank may run on (its affinity mask) */
+    uint32_t node_ranks;  /* ranks of the run on its host (MPI_COMM_TYPE_SHARED) */
+    int32_t node_leader;  /* the lowest world rank on its host */
+    uint32_t reserved;    /* 0 */
 };
-CHT_STATIC_ASSERT(sizeof(struct cht_rec_clock) == 40, "clock record is 40 bytes");
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_clock) == 48, "clock record is 48 bytes");
+#define CHT_REC_CLOCK_V4_SIZE 40u /* versions 1-4 */
+
+/* CHT_REC_CPU follows an MPI record (among the records that follow it) on a
+ * host with more ranks than CPUs (cht_rec_clock.node_ranks > cpus), where a
+ * rank's wall time is not its computation: the calling thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID) when the call was entered and when it returned.
+ * The replay of predictions (docs/prediction.md) shares the CPUs out with
+ * it.  Not written on other hosts: it costs two system calls per call. */
+struct cht_rec_cpu {
+    struct cht_rec h;
+    uint64_t cpu_enter; /* ns */
+    uint64_t cpu_exit;  /* ns */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_cpu) == 24, "cpu record is 24 bytes");
 
 /* CHT_REC_LOST: the writer dropped events (aux: 1 = write error, 2 = buffer
  * registration failed); readers report it. */

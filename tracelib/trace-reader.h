@@ -219,6 +219,9 @@ struct trace_event {
     const struct trace_range *args, *held;
     /* CHT_MPI_UNTRACED: the MPI function called (CHT_REC_CALLNAME), or NULL */
     const char *call_name;
+    /* The thread's CPU time at the call's entry and exit (CHT_REC_CPU: an
+     * oversubscribed host), ns; both 0 if not recorded */
+    uint64_t cpu_enter, cpu_exit;
     /* The call's register and control dependences: the sites whose most
      * recent execution before it computed a value it uses (an argument)
      * or a condition deciding whether it runs (docs/dependence.md).
@@ -328,6 +331,11 @@ struct trace_cursor_stats {
         uint64_t mono_ns, real_ns;
         bool valid;
     } clock[2];
+    struct {                     /* from the MPI_Init clock sample (v5); 0 if unknown */
+        uint32_t cpus;           /* CPUs the rank may run on */
+        uint32_t node_ranks;     /* ranks on its host */
+        int32_t node_leader;     /* lowest world rank on its host */
+    } host;
     int32_t exit_status;         /* from CHT_REC_END, -1 if unknown */
 };
 void trace_cursor_stats(const struct trace_cursor *c, struct trace_cursor_stats *out);

@@ -28,7 +28,7 @@
  * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 280,
+_Static_assert(sizeof(struct search_rank_result) == 288,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 152, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 32, "search_lead changed: update search/parallel/pack.c");
@@ -41,20 +41,20 @@ _Static_assert(sizeof(struct search_closed) == 88, "search_closed changed: updat
 _Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_mpilog) == 80, "dg_mpilog changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_mpilog) == 88, "dg_mpilog changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_msgrec) == 160, "dg_msgrec changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_msgrec) == 176, "dg_msgrec changed: update search/parallel/pack.c");
 #endif
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 9u /* 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
+#define PACK_VERSION 10u /* 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
                             7: closed pairs; 8: needs-buffer overlaps */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'
  * parts have theirs). */
 #define SITEINFO_BYTES 5u
-#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 9 + 4 + 1 + 1 + 2 + 4 + 8 + 8)
+#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 11 + 4 + 1 + 1 + 2 + 4 + 8 + 8)
 
 /* ---- one rank result ---------------------------------------------------------------- */
 
@@ -122,6 +122,8 @@ static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
     pk_u32(b, m->use_site);
     pk_u64(b, m->t_enter);
     pk_u64(b, m->t_exit);
+    pk_u64(b, m->cpu_enter);
+    pk_u64(b, m->cpu_exit);
     pk_u64(b, m->buf);
     pk_u64(b, m->bytes);
     pk_u64(b, m->rbuf);
@@ -155,6 +157,8 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->use_site = rd_u32(r);
     m->t_enter = rd_u64(r);
     m->t_exit = rd_u64(r);
+    m->cpu_enter = rd_u64(r);
+    m->cpu_exit = rd_u64(r);
     m->buf = rd_u64(r);
     m->bytes = rd_u64(r);
     m->rbuf = rd_u64(r);
@@ -214,6 +218,9 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     pk_u8(b, log->cut_short ? 1 : 0);
     pk_clock(b, &log->clock[0]);
     pk_clock(b, &log->clock[1]);
+    pk_u32(b, log->host.cpus);
+    pk_u32(b, log->host.node_ranks);
+    pk_i32(b, log->host.node_leader);
     pk_u32(b, log->n);
     if (pk_reserve(b, (size_t)log->n * REC_BYTES))
         for (uint32_t i = 0; i < log->n; i++)
@@ -278,6 +285,9 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
     log->cut_short = rd_bool(r);
     rd_clock(r, &log->clock[0]);
     rd_clock(r, &log->clock[1]);
+    log->host.cpus = rd_u32(r);
+    log->host.node_ranks = rd_u32(r);
+    log->host.node_leader = rd_i32(r);
     if (!r->bad && log->rank != res->rank)
         rd_fail(r, "the MPI log is another rank's");
     uint32_t n = rd_count(r, REC_BYTES);

@@ -160,11 +160,12 @@ void search_write_json(FILE *f, const struct view *v, uint32_t n, const struct v
                     ",\"samples\":%" PRIu64 ",\"measured_ns\":%" PRIu64 ",\"replayed_ns\":%" PRIu64
                     ",\"error\":%.6g,\"rank_error\":%.6g,\"overlap_ns\":%" PRIu64 ",\"aggregate_ns\":%" PRIu64
                     ",\"collective_ns\":%" PRIu64 ",\"all_ns\":%" PRIu64 ",\"applied\":%" PRIu32
-                    ",\"applied_ns\":%" PRIu64,
+                    ",\"applied_ns\":%" PRIu64 ",\"slice_ns\":%.1f,\"slice_samples\":%" PRIu64,
                     p->lat_ns, p->ns_per_byte, p->o_ns, p->or_ns, p->compute_scale, p->eager_max, p->samples, p->measured_ns,
                     p->replayed_ns,
                     p->error, p->rank_error, p->kind_ns[SEARCH_HINT_OVERLAP], p->kind_ns[SEARCH_HINT_AGGREGATE],
-                    p->kind_ns[SEARCH_HINT_COLLECTIVE], p->all_ns, p->applied, p->applied_ns);
+                    p->kind_ns[SEARCH_HINT_COLLECTIVE], p->all_ns, p->applied, p->applied_ns, p->slice_ns,
+                    p->slice_samples);
         fputc('}', f);
         if (p->ok)
             fprintf(f,

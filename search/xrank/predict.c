@@ -279,6 +279,8 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
         pp.o_ns = o->model_o_ns;
     if (o && (o->model_set & 8))
         pp.or_ns = o->model_or_ns;
+    if (o && (o->model_set & 16))
+        pp.slice_ns = o->model_slice_ns; /* 0: the CPUs not modelled */
     struct dg_replay_rank *rr = calloc(x->world_size, sizeof *rr);
     if (!rr)
         return TRACE_ERR_NOMEM;
@@ -312,9 +314,13 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
     pr->ns_per_byte = pp.ns_per_byte;
     pr->o_ns = pp.o_ns;
     pr->or_ns = pp.or_ns;
+    pr->slice_ns = pp.slice_ns;
+    pr->slice_samples = pp.slice_samples;
     if (getenv("COMMHINT_REPLAY_DEBUG")) { /* per rank: for working on the model */
-        fprintf(stderr, "replay: L=%.0f ns G=%.4f ns/B o=%.0f ns o_r=%.0f ns eager<=%" PRIu64 " samples=%" PRIu64 "\n",
-                pp.lat_ns, pp.ns_per_byte, pp.o_ns, pp.or_ns, pp.eager_max, pp.samples);
+        fprintf(stderr, "replay: L=%.0f ns G=%.4f ns/B o=%.0f ns o_r=%.0f ns eager<=%" PRIu64 " samples=%" PRIu64
+                " slice=%.0f ns phase=%.0f ns (%" PRIu64 " samples)\n",
+                pp.lat_ns, pp.ns_per_byte, pp.o_ns, pp.or_ns, pp.eager_max, pp.samples, pp.slice_ns,
+                pp.slice_phase_ns, pp.slice_samples);
         for (int r = 0; r < x->world_size; r++)
             if (rr[r].valid)
                 fprintf(stderr, "replay: rank %d measured %.3f ms replayed %.3f ms (%+.1f%%)\n", r,

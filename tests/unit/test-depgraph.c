@@ -2605,6 +2605,78 @@ static void test_replay_timed(void **state)
         dg_mpilog_free(&l[r]);
 }
 
+/* Two ranks on a host with one CPU (dg_mpilog.host, CPU times in the
+ * calls): rank 1 waits from 0 to 4106 us for a message sent at 100 us but
+ * used only 106 us of CPU: it was off [106, 4106) us (the stretch ends when
+ * it noticed), and the replay keeps that turn: it notices at 4106 and ends
+ * at 4116 as measured.  The send posted 60 us earlier arrives at 46 us,
+ * before rank 1 lost its CPU: it ends at 56 us.  Rank 0 never lost its
+ * CPU: it replays as before.  The fit finds the host oversubscribed and,
+ * with one stretch off, takes the 4 ms default slice. */
+static void test_replay_turns(void **state)
+{
+    (void)state;
+    struct dg_mpilog l[2] = {{.rank = 0}, {.rank = 1}};
+    const uint64_t us = 1000, base = 1000000;
+    struct dg_msgrec *x;
+    for (int r = 0; r < 2; r++)
+        l[r].host = (struct dg_host){.cpus = 1, .node_ranks = 2, .node_leader = 0};
+    x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+    set_times(x, base - 10 * us, base);
+    x = log_add(&l[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1);
+    x->bytes = 64;
+    set_times(x, base + 100 * us, base + 101 * us);
+    x->cpu_enter = 100 * us;
+    x->cpu_exit = 101 * us;
+    x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+    set_times(x, base + 151 * us, base + 152 * us);
+    x->cpu_enter = 151 * us;
+    x->cpu_exit = 152 * us;
+    x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+    set_times(x, base - 10 * us, base);
+    x = log_add(&l[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 1);
+    x->bytes = 64;
+    set_times(x, base, base + 4106 * us);
+    x->cpu_enter = 7 * us;
+    x->cpu_exit = 113 * us;
+    x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+    set_times(x, base + 4116 * us, base + 4117 * us);
+    x->cpu_enter = 123 * us;
+    x->cpu_exit = 124 * us;
+    const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
+    struct dg_match *m;
+    assert_int_equal(dg_match_build(logs, 2, &m), 0);
+    struct dg_replay_params pp = {.lat_ns = 6 * us, .o_ns = 1 * us, .or_ns = 1 * us, .eager_max = 8192,
+                                  .slice_ns = 4000 * us};
+    struct dg_replay_rank rr[2];
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
+    assert_true(fabs(rr[0].replayed_ns - 151.0 * us) < 1);
+    assert_true(fabs(rr[1].replayed_ns - 4116.0 * us) < 1);
+    struct dg_change nb = {.kind = DG_CHANGE_NB, .rank = 0, .pos = 1, .t_post = base + 40 * us,
+                           .t_wait = base + 131 * us};
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, &nb, 1, rr), 0);
+    assert_true(fabs(rr[1].replayed_ns - 56.0 * us) < 1);
+    /* without the CPUs modelled the wait is gone: 116 us */
+    struct dg_replay_params flat = pp;
+    flat.slice_ns = 0;
+    assert_int_equal(dg_replay_run(logs, 2, m, &flat, NULL, 0, rr), 0);
+    assert_true(fabs(rr[1].replayed_ns - 116.0 * us) < 1);
+    struct dg_replay_params fit = {.eager_max = 8192};
+    assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
+    assert_true(fabs(fit.slice_ns - 4e6) < 1);
+    assert_true(fit.slice_samples == 0);
+    /* the transfer to a rank that lost its CPU meanwhile is no sample of L */
+    assert_true(fit.samples == 0);
+    /* without host information nothing is oversubscribed */
+    for (int r = 0; r < 2; r++)
+        l[r].host = (struct dg_host){0};
+    assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
+    assert_true(fit.slice_ns == 0);
+    dg_match_destroy(m);
+    for (int r = 0; r < 2; r++)
+        dg_mpilog_free(&l[r]);
+}
+
 /* Two sends merged into one message (DG_CHANGE_MERGE): rank 0 sends A at
  * 100 us and B at 120 us to rank 1, which receives both, then computes 10
  * us.  Merged, A costs nothing and travels with B: rank 0 reaches B 1 us
@@ -2707,6 +2779,7 @@ int main(void)
         cmocka_unit_test(test_stall_check),
         cmocka_unit_test(test_replay_timed),
         cmocka_unit_test(test_replay_merge),
+        cmocka_unit_test(test_replay_turns),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

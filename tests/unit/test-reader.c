@@ -1032,20 +1032,20 @@ static void test_other_byte_order(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 6, 5 }; /* version 6, oldest readable 5 */
+    uint16_t v[2] = { 7, 6 }; /* version 7, oldest readable 6 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=5, this reader reads up to 4");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=6, this reader reads up to 5");
 }
 
 static void test_newer_but_readable_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 5, 4 }; /* newer writer, still readable by version 4 */
+    uint16_t v[2] = { 6, 5 }; /* newer writer, still readable by version 5 */
     bool cut = true;
     (void)state;
 

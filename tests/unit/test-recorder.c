@@ -798,7 +798,7 @@ static int child_main(const char *what)
         __commhint_register_tu(COMMHINT_RT_ABI_VERSION, late.bytes, late.size, &sb, &lb);
         if (sb != 3)
             return 20;
-        rt_record_clock(1, 2.5);
+        rt_record_clock(1, 2.5, NULL);
         rt_mpi_finalizing();
         return 0;
     }
@@ -1444,7 +1444,7 @@ static void run_emit(const struct run_op *o, void *ctx)
             __commhint_loop_exit(o->id);
         break;
     case OP_MEMSET: __commhint_memset(o->id, (const void *)(uintptr_t)o->a[0], 64); break;
-    case OP_CLOCK: rt_record_clock(0, 1.0); break;
+    case OP_CLOCK: rt_record_clock(0, 1.0, NULL); break;
     case OP_FLUSH: rt_flush_all(); break;
     }
 }

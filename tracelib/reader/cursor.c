@@ -388,6 +388,12 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
             c->ev.newcomm = (const void *)f;
         } else if (f->type == CHT_REC_CALLNAME) {
             c->ev.call_name = (const char *)f + sizeof(struct cht_rec_callname);
+        } else if (f->type == CHT_REC_CPU) {
+            const struct cht_rec_cpu *u = (const void *)f;
+            if (u->cpu_exit >= u->cpu_enter) {
+                c->ev.cpu_enter = u->cpu_enter;
+                c->ev.cpu_exit = u->cpu_exit;
+            }
         } else if (f->type == CHT_REC_ARGS) {
             const struct cht_rec_args *a = (const void *)f;
             const struct cht_range *rg = (const void *)(a + 1);
@@ -886,6 +892,11 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             c->st.clock[at].mono_ns = k->mono_ns;
             c->st.clock[at].real_ns = k->real_ns;
             c->st.clock[at].valid = true;
+            if (!at && rec->size >= sizeof(*k) && k->node_ranks) {
+                c->st.host.cpus = k->cpus;
+                c->st.host.node_ranks = k->node_ranks;
+                c->st.host.node_leader = k->node_leader;
+            }
             break;
         }
         default: /* stray followers, unknown types: nothing to return */

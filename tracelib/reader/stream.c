@@ -454,7 +454,10 @@ const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
         NEED(sizeof(struct cht_rec_tu));
         break;
     case CHT_REC_CLOCK:
-        NEED(sizeof(struct cht_rec_clock));
+        NEED(CHT_REC_CLOCK_V4_SIZE); /* v5 records are larger; cursor.c reads what is there */
+        break;
+    case CHT_REC_CPU:
+        NEED(sizeof(struct cht_rec_cpu));
         break;
     case CHT_REC_LOST:
         NEED(sizeof(struct cht_rec_lost));

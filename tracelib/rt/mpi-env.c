@@ -4,9 +4,14 @@
  * After PMPI_Init, rank 0 draws a 64-bit run id and broadcasts it on
  * MPI_COMM_WORLD so that every file of the run carries the same id; the
  * recorder then names the rank's stream (rt_mpi_initialized) and a clock
- * sample relates the ranks' clocks.  Finalize and Abort flush the trace
- * before handing over to MPI, which may end the process.
+ * sample relates the ranks' clocks and says how many ranks share the
+ * rank's host and how many CPUs it may use: on an oversubscribed host the
+ * calls also record their thread CPU time (COMMHINT_CPU_TIMES=1 asks for it
+ * everywhere, =0 nowhere).  Finalize and Abort flush the trace before
+ * handing over to MPI, which may end the process.
  */
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +33,27 @@ static uint64_t new_run_id(void)
     return id ^ (id >> 29);
 }
 
+/* The rank's host: its CPUs and the ranks on it (two collectives on
+ * MPI_COMM_WORLD, made by every rank at MPI_Init). */
+static struct rt_host host_of(int rank)
+{
+    struct rt_host h = {0, 0, rank};
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        h.cpus = (uint32_t)CPU_COUNT(&set);
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        int n = 0, lead = rank;
+        PMPI_Comm_size(node, &n);
+        PMPI_Allreduce(&rank, &lead, 1, MPI_INT, MPI_MIN, node);
+        PMPI_Comm_free(&node);
+        h.node_ranks = (uint32_t)n;
+        h.node_leader = lead;
+    }
+    return h;
+}
+
 /* Common end of Init and Init_thread: once MPI is up, agree on the run id,
  * start the rank's stream, set up the tables and write the clock sample and
  * the call's record.  The call ends for the program when this returns, so
@@ -45,8 +71,11 @@ static int end_init(struct mpi_ev *ev)
         run_id = new_run_id();
     PMPI_Bcast(&run_id, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     mpi_tables_init(rank, size);
+    struct rt_host host = host_of(rank);
+    const char *force = getenv("COMMHINT_CPU_TIMES");
+    mpi_cpu_times = force && *force ? *force == '1' : host.cpus && host.node_ranks > host.cpus;
     rt_mpi_initialized(rank, size, run_id);
-    rt_record_clock(0, PMPI_Wtime());
+    rt_record_clock(0, PMPI_Wtime(), &host);
     ev->rec.t_exit = rt_now_ns();
     ev->rec.comm = CHT_COMM_WORLD;
     ev->rec.comm_size = (uint32_t)size;
@@ -82,7 +111,7 @@ COMMHINT_EXPORT int MPI_Finalize(void)
 {
     struct mpi_ev ev;
     MPI_EV_BEGIN(&ev, CHT_MPI_FINALIZE, MPI_COMM_WORLD);
-    rt_record_clock(1, PMPI_Wtime());
+    rt_record_clock(1, PMPI_Wtime(), NULL);
     record_final(&ev);
     return PMPI_Finalize();
 }

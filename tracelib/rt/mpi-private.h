@@ -240,7 +240,12 @@ struct mpi_ev {
      * [1] held until its request completes */
     struct cht_range args[2][MPI_ARGS_MAX];
     int nargs[2];
+    uint64_t cpu[2];          /* thread CPU time at entry and exit (CHT_REC_CPU), 0: none */
 };
+
+/* Set at MPI_Init when the host has more ranks than the rank has CPUs:
+ * calls then also record their thread CPU time (CHT_REC_CPU). */
+extern int mpi_cpu_times;
 
 /* Starts recording a call: clears the record, takes the pending call site
  * and looks up `comm` (MPI_COMM_NULL for calls without one).  Must be called
@@ -264,9 +269,13 @@ void mpi_ev_comm_as(struct mpi_ev *ev, MPI_Comm comm, const struct mpi_comm_view
  * return code in ev->ret. */
 #define MPI_EV_CALL(ev, call)                 \
     do {                                      \
+        if (mpi_cpu_times)                    \
+            (ev)->cpu[0] = rt_cpu_ns();       \
         (ev)->rec.t_enter = rt_now_ns();      \
         (ev)->ret = (call);                   \
         (ev)->rec.t_exit = rt_now_ns();       \
+        if (mpi_cpu_times)                    \
+            (ev)->cpu[1] = rt_cpu_ns();       \
     } while (0)
 
 /* Send buffer / receive buffer of `count` elements of `type`.  MPI_IN_PLACE
@@ -368,8 +377,8 @@ static inline void mpi_ev_status_arg(struct mpi_ev *ev, const MPI_Status *user)
         mpi_ev_arg(ev, user, sizeof(MPI_Status), 1, 0);
 }
 
-/* Bytes of the CHT_REC_ARGS records of ev, and writes them at p (returns
- * the end). */
+/* Bytes of the CHT_REC_ARGS records of ev (and of its CHT_REC_CPU record),
+ * and writes them at p (returns the end). */
 size_t mpi_ev_args_size(const struct mpi_ev *ev);
 char *mpi_ev_args_write(const struct mpi_ev *ev, char *p);
 

@@ -408,9 +408,11 @@ void mpi_ev_arg(struct mpi_ev *ev, const void *addr, size_t len, int write, int 
                            ((uint64_t)len & CHT_RANGE_LEN_MASK) | (write ? CHT_RANGE_WRITE : 0)};
 }
 
+int mpi_cpu_times;
+
 size_t mpi_ev_args_size(const struct mpi_ev *ev)
 {
-    size_t n = 0;
+    size_t n = ev->cpu[0] && ev->cpu[1] ? sizeof(struct cht_rec_cpu) : 0;
     for (int h = 0; h < 2; h++)
         if (ev->nargs[h])
             n += sizeof(struct cht_rec_args) + (size_t)ev->nargs[h] * sizeof(struct cht_range);
@@ -419,6 +421,11 @@ size_t mpi_ev_args_size(const struct mpi_ev *ev)
 
 char *mpi_ev_args_write(const struct mpi_ev *ev, char *p)
 {
+    if (ev->cpu[0] && ev->cpu[1]) {
+        struct cht_rec_cpu c = {{CHT_REC_CPU, 0, sizeof c}, ev->cpu[0], ev->cpu[1]};
+        memcpy(p, &c, sizeof c);
+        p += sizeof c;
+    }
     for (int h = 0; h < 2; h++) {
         if (!ev->nargs[h])
             continue;

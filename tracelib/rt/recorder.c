@@ -1136,13 +1136,26 @@ void rt_commit(size_t bytes)
     advance_n(bytes, nrec);
 }
 
-void rt_record_clock(uint32_t which, double wtime)
+uint64_t rt_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rt_record_clock(uint32_t which, double wtime, const struct rt_host *host)
 {
     struct cht_rec_clock r = {
         .h = {.type = CHT_REC_CLOCK, .aux = (uint16_t)which, .size = sizeof(r)},
         .mono_ns = rt_now_ns(),
         .wtime = wtime,
     };
+    if (host) {
+        r.cpus = host->cpus;
+        r.node_ranks = host->node_ranks;
+        r.node_leader = host->node_leader;
+    }
     struct timespec ts;
     void *p;
 

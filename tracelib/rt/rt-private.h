@@ -49,8 +49,17 @@ void rt_mpi_initialized(int world_rank, int world_size, uint64_t run_id);
  * exit). */
 void rt_mpi_finalizing(void);
 
-/* Writes a CHT_REC_CLOCK record (aux: 0 at init, 1 at finalize). */
-void rt_record_clock(uint32_t which, double wtime);
+/* Writes a CHT_REC_CLOCK record (aux: 0 at init, 1 at finalize); `host`
+ * gives the init sample's host fields (NULL: none). */
+struct rt_host {
+    uint32_t cpus, node_ranks;
+    int32_t node_leader;
+};
+void rt_record_clock(uint32_t which, double wtime, const struct rt_host *host);
+
+/* The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID); 0 if the
+ * clock cannot be read. */
+uint64_t rt_cpu_ns(void);
 
 /* Prints "commhint: <message>" once per process on stderr (later calls with
  * the same `key` are silent) and never fails. */

@@ -1,0 +1,297 @@
+/* cpu-turns.c - the ranks' turns on the CPUs of a host with more ranks
+ * than CPUs, for the timed replay (replay.c, docs/prediction.md).
+ *
+ * MPI libraries wait by polling, so every rank of such a host is always
+ * runnable and the kernel hands the CPUs round in slices.  The run's own
+ * turns are kept (a replay with changes keeps the kernel's rotation, which
+ * is the kernel's whatever the ranks do): between two times a rank was on
+ * its CPU - it entered or left a call - it was off for the wall time less
+ * the CPU time it used (its calls record both on such a host), a stretch
+ * taken to end at the later time (a rank that waits notices its message as
+ * soon as it runs again).  After its last time a rank is on for a slots of
+ * the fitted slice and off for b, from its median stretch off and its
+ * share of the CPU, the host's ranks taking turns in rank order. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "replay-private.h"
+
+uint64_t dg_run_start(const struct dg_mpilog *const *logs, int P)
+{
+    uint64_t t0 = 0;
+    for (int r = 0; r < P; r++)
+        if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit && (!t0 || logs[r]->rec[0].t_exit < t0))
+            t0 = logs[r]->rec[0].t_exit;
+    return t0;
+}
+
+bool dg_has_cpu_times(const struct dg_mpilog *log)
+{
+    for (uint32_t p = 0; p < log->n; p++)
+        if (log->rec[p].cpu_exit)
+            return true;
+    return false;
+}
+
+uint64_t dg_slot_at(double t, double q, double phase)
+{
+    t -= phase - q; /* slot 0 starts a slice early: times from 0 on are in slots >= 0 */
+    uint64_t j = t > 0 ? (uint64_t)(t / q) : 0;
+    if ((double)(j + 1) * q <= t)
+        j++;
+    return j;
+}
+
+static bool turn_in(const struct turns *t, uint64_t slot)
+{
+    return (slot + t->phase) % (t->a + t->b) < t->a;
+}
+
+size_t dg_off_capacity(const struct dg_mpilog *const *logs, int P)
+{
+    size_t cap = 1;
+    for (int r = 0; r < P; r++)
+        if (logs[r] && 2 * (size_t)logs[r]->n > cap)
+            cap = 2 * (size_t)logs[r]->n;
+    return cap;
+}
+
+/* A rank's host: its leader, or -1 if the log does not say. */
+static int host_of(const struct dg_mpilog *log, int P)
+{
+    if (!log || !log->host.node_ranks || !log->host.cpus || log->host.node_leader < 0 ||
+        log->host.node_leader >= P)
+        return -1;
+    return log->host.node_leader;
+}
+
+bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair)
+{
+    uint32_t *count = calloc(P ? P : 1, sizeof *count), *cpus = calloc(P ? P : 1, sizeof *cpus);
+    if (!count || !cpus) {
+        free(count);
+        free(cpus);
+        return false;
+    }
+    for (int r = 0; r < P; r++) {
+        int x = host_of(logs[r], P);
+        if (x < 0)
+            continue;
+        count[x]++;
+        if (!cpus[x] || logs[r]->host.cpus < cpus[x])
+            cpus[x] = logs[r]->host.cpus;
+    }
+    for (int r = 0; r < P; r++) {
+        int x = host_of(logs[r], P);
+        over[r] = x >= 0 && count[x] > cpus[x] && dg_has_cpu_times(logs[r]);
+        fair[r] = over[r] ? (double)cpus[x] / count[x] : 1;
+    }
+    free(count);
+    free(cpus);
+    return true;
+}
+
+/* A stretch off is a burst's or a call's wall time less its CPU time. */
+void dg_off_stats(const struct dg_mpilog *log, double *tmp, double *med, size_t *count, double *share)
+{
+    size_t n = 0;
+    const struct dg_msgrec *prev = NULL, *first = NULL;
+    for (uint32_t p = 0; p < log->n; p++) {
+        const struct dg_msgrec *x = &log->rec[p];
+        if (!x->cpu_exit || x->cpu_exit < x->cpu_enter || x->t_exit < x->t_enter)
+            continue;
+        double w = (double)(x->t_exit - x->t_enter) - (double)(x->cpu_exit - x->cpu_enter);
+        if (w >= 100e3)
+            tmp[n++] = w;
+        if (prev && x->t_enter >= prev->t_exit && x->cpu_enter >= prev->cpu_exit) {
+            w = (double)(x->t_enter - prev->t_exit) - (double)(x->cpu_enter - prev->cpu_exit);
+            if (w >= 100e3)
+                tmp[n++] = w;
+        }
+        if (!first)
+            first = x;
+        prev = x;
+    }
+    *count = n;
+    *med = dg_median(tmp, n, 0);
+    *share = first && prev->t_exit > first->t_enter && prev->cpu_exit >= first->cpu_enter
+                 ? (double)(prev->cpu_exit - first->cpu_enter) / (double)(prev->t_exit - first->t_enter)
+                 : 1;
+}
+
+/* Rank k's turns during the run, as the run shows them (sets k->off,
+ * k->last): the kernel's rotation is the kernel's, whatever the ranks do,
+ * so a replay with changes keeps it.  Between two times the rank was on
+ * its CPU (it entered or left a call), t1 < t2, it was off for (t2 - t1)
+ * less the CPU time it used; that stretch is taken to end at t2 (a rank
+ * that waits notices its message as soon as it runs again).  Returns
+ * false if out of memory. */
+static bool schedule_rank(const struct dg_mpilog *log, uint64_t t0, struct turns *k)
+{
+    size_t cap = 0;
+    uint64_t pt = 0, pc = 0;
+    for (uint32_t p = 0; p < log->n; p++)
+        for (int e = 0; e < 2; e++) {
+            const struct dg_msgrec *x = &log->rec[p];
+            uint64_t tt = e ? x->t_exit : x->t_enter, cc = e ? x->cpu_exit : x->cpu_enter;
+            if (tt < t0 || !x->cpu_exit || x->cpu_exit < x->cpu_enter)
+                continue;
+            if (pt && tt > pt && cc >= pc && (double)(tt - pt) - (double)(cc - pc) >= 50e3) {
+                if (k->noff == cap) {
+                    size_t nc = cap ? 2 * cap : 64;
+                    double *q = realloc(k->off, 2 * nc * sizeof *q);
+                    if (!q)
+                        return false;
+                    k->off = q;
+                    cap = nc;
+                }
+                double end = (double)(tt - t0), len = (double)(tt - pt) - (double)(cc - pc);
+                k->off[2 * k->noff] = end - len;
+                k->off[2 * k->noff + 1] = end;
+                k->noff++;
+            }
+            if (tt > pt) {
+                pt = tt;
+                pc = cc;
+            }
+        }
+    k->last = pt > t0 ? (double)(pt - t0) : 0;
+    return true;
+}
+
+void dg_turns_free(struct turns *t, int P)
+{
+    for (int r = 0; t && r < P; r++) {
+        free(t[r].off);
+        t[r].off = NULL;
+        t[r].noff = 0;
+    }
+}
+
+/* Each rank's turns (t[P]; dg_turns_free frees them), for slices of q ns;
+ * false if out of memory.  Ranks are put on a host by its leader (the
+ * lowest world rank on it).  A rank of an oversubscribed host that was
+ * off its CPU has the turns the run shows (schedule_rank), and after its
+ * last time is on for a slots and off for b, from its median stretch off
+ * and its share of the CPU, the host's ranks taking turns in rank order. */
+bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t t0, struct turns *t)
+{
+    size_t np = P ? (size_t)P : 1;
+    bool *over = malloc(np * sizeof *over);
+    double *fair = malloc(np * sizeof *fair), *tmp = malloc(dg_off_capacity(logs, P) * sizeof *tmp);
+    uint32_t *slot = calloc(np, sizeof *slot); /* per host: slots handed out so far */
+    bool ok = over && fair && slot && tmp && q > 0 && dg_crowded(logs, P, over, fair);
+    for (int r = 0; r < P; r++)
+        t[r] = (struct turns){false, NULL, 0, 0, 1, 0, 0};
+    for (int r = 0; ok && r < P; r++) {
+        if (!over[r])
+            continue;
+        double med, share;
+        size_t noff;
+        dg_off_stats(logs[r], tmp, &med, &noff, &share);
+        if (!noff || share >= 0.95)
+            continue; /* never off its CPU */
+        if (noff < TURN_SAMPLES) { /* too few stretches: the host's fair share */
+            med = q;
+            share = fair[r];
+        }
+        uint32_t b = (uint32_t)fmax(1, fmin(TURN_MAX, round(med / q)));
+        uint32_t a = (uint32_t)fmax(1, fmin(TURN_MAX, round(b * share / (1 - share))));
+        int x = logs[r]->host.node_leader;
+        t[r] = (struct turns){true, NULL, 0, 0, a, b, slot[x] % (a + b)};
+        slot[x] += a;
+        ok = schedule_rank(logs[r], t0, &t[r]);
+    }
+    if (!ok)
+        dg_turns_free(t, P);
+    free(over);
+    free(fair);
+    free(slot);
+    free(tmp);
+    return ok;
+}
+
+/* The first stretch off of rank k that ends after t (noff if none). */
+static size_t off_after(const struct turns *k, double t)
+{
+    size_t lo = 0, hi = k->noff;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->off[2 * mid + 1] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The first time from t at which the rank of turns k runs. */
+double dg_turns_notice(const struct turns *k, const struct dg_replay_params *pp, double t)
+{
+    double q = pp->slice_ns;
+    if (!k->on || !isfinite(t))
+        return t;
+    if (t < k->last) { /* the run's own turns */
+        size_t i = off_after(k, t);
+        while (i < k->noff && k->off[2 * i] <= t) {
+            t = k->off[2 * i + 1];
+            i++;
+        }
+        return t;
+    }
+    if (!(q > 0))
+        return t;
+    double ph = pp->slice_phase_ns - q;
+    uint64_t j = dg_slot_at(t, q, pp->slice_phase_ns);
+    if (turn_in(k, j))
+        return t;
+    for (uint64_t x = j + 1; x <= j + k->a + k->b; x++)
+        if (turn_in(k, x))
+            return ph + (double)x * q;
+    return t;
+}
+
+/* When the rank of turns k, from t, has had w ns of CPU. */
+double dg_turns_run(const struct turns *k, const struct dg_replay_params *pp, double t, double w)
+{
+    double q = pp->slice_ns;
+    if (!k->on || !(w > 0) || !isfinite(t))
+        return t + (w > 0 ? w : 0);
+    while (t < k->last) { /* the run's own turns */
+        t = dg_turns_notice(k, pp, t);
+        size_t i = off_after(k, t);
+        double lim = fmin(i < k->noff ? k->off[2 * i] : INFINITY, k->last);
+        if (t + w <= lim)
+            return t + w;
+        if (lim > t) {
+            w -= lim - t;
+            t = lim;
+        }
+        if (t >= k->last)
+            break;
+        if (i < k->noff && k->off[2 * i] <= t)
+            t = k->off[2 * i + 1];
+    }
+    if (!(q > 0))
+        return t + w;
+    t = dg_turns_notice(k, pp, t);
+    double per = (double)k->a * q; /* CPU time per a + b slots */
+    if (w > 2 * per) {
+        double whole = floor(w / per) - 1;
+        t += whole * (double)(k->a + k->b) * q;
+        w -= whole * per;
+    }
+    for (;;) {
+        uint64_t j = dg_slot_at(t, q, pp->slice_phase_ns);
+        if (!turn_in(k, j)) {
+            t = dg_turns_notice(k, pp, t);
+            continue;
+        }
+        double end = pp->slice_phase_ns - q + (double)(j + 1) * q;
+        if (w <= end - t)
+            return t + w;
+        w -= end - t;
+        t = end;
+    }
+}
+
