@@ -83,8 +83,8 @@ bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *
     }
     for (int r = 0; r < P; r++) {
         int x = host_of(logs[r], P);
-        over[r] = x >= 0 && count[x] > cpus[x] && dg_has_cpu_times(logs[r]);
-        fair[r] = over[r] ? (double)cpus[x] / count[x] : 1;
+        over[r] = logs[r] && dg_has_cpu_times(logs[r]);
+        fair[r] = x >= 0 && count[x] > cpus[x] ? (double)cpus[x] / count[x] : 1;
     }
     free(count);
     free(cpus);
@@ -169,7 +169,9 @@ void dg_turns_free(struct turns *t, int P)
 }
 
 /* Each rank's turns (t[P]; dg_turns_free frees them), for slices of q ns;
- * false if out of memory.  Ranks are put on a host by its leader (the
+ * false if out of memory.  Ranks whose calls carry CPU times (an
+ * oversubscribed host, or COMMHINT_CPU_TIMES=1) and were ever off their
+ * CPU have turns.  Ranks are put on a host by its leader (the
  * lowest world rank on it).  A rank of an oversubscribed host that was
  * off its CPU has the turns the run shows (schedule_rank), and after its
  * last time is on for a slots and off for b, from its median stretch off
@@ -189,14 +191,17 @@ bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t 
         double med, share;
         size_t noff;
         dg_off_stats(logs[r], tmp, &med, &noff, &share);
-        if (!noff || share >= 0.95)
+        if (!noff)
             continue; /* never off its CPU */
-        if (noff < TURN_SAMPLES) { /* too few stretches: the host's fair share */
+        if (noff < TURN_SAMPLES || share >= 0.95) { /* too few stretches: the host's fair share */
             med = q;
             share = fair[r];
         }
-        uint32_t b = (uint32_t)fmax(1, fmin(TURN_MAX, round(med / q)));
-        uint32_t a = (uint32_t)fmax(1, fmin(TURN_MAX, round(b * share / (1 - share))));
+        uint32_t a = 1, b = 0; /* after the run: always on */
+        if (share < 0.95) {
+            b = (uint32_t)fmax(1, fmin(TURN_MAX, round(med / q)));
+            a = (uint32_t)fmax(1, fmin(TURN_MAX, round(b * share / (1 - share))));
+        }
         int x = logs[r]->host.node_leader;
         t[r] = (struct turns){true, NULL, 0, 0, a, b, slot[x] % (a + b)};
         slot[x] += a;

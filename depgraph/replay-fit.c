@@ -31,9 +31,10 @@ static bool in_one_turn(const struct dg_msgrec *x)
     return (double)(x->cpu_exit - x->cpu_enter) >= 0.9 * (double)(x->t_exit - x->t_enter);
 }
 
-/* The slice of an oversubscribed host (none: 0): the shortest of the
- * ranks' median stretches off their CPU (dg_off_stats) among the ranks with
- * TURN_SAMPLES of them; 4 ms (Linux's tick at 250 Hz) if none has. */
+/* The slice of the kernel's rotation when ranks whose calls carry CPU
+ * times lost their CPU (none: 0): the shortest of the ranks' median
+ * stretches off their CPU (dg_off_stats) among the ranks with TURN_SAMPLES
+ * of them; 4 ms (Linux's tick at 250 Hz) if none has. */
 static int fit_slice(const struct dg_mpilog *const *logs, int P, const struct dg_match *m,
                      struct dg_replay_params *pp)
 {
@@ -55,10 +56,10 @@ static int fit_slice(const struct dg_mpilog *const *logs, int P, const struct dg
         const struct dg_mpilog *log = logs[r];
         if (!crowded[r])
             continue;
-        over = true;
         double med, share;
         size_t n;
         dg_off_stats(log, tmp, &med, &n, &share);
+        over |= n > 0; /* a rank lost its CPU: the turns matter */
         if (n >= TURN_SAMPLES && share < 0.95) {
             q = fmin(q, med);
             pp->slice_samples += n;

@@ -36,9 +36,10 @@ double dg_median(double *v, size_t n, double fallback);
 /* Whether the log's calls carry the thread's CPU times. */
 bool dg_has_cpu_times(const struct dg_mpilog *log);
 
-/* Per rank (P entries each): whether its host has more ranks than CPUs
- * and its calls carry CPU times (over), and then the share of a CPU each
- * of the host's ranks has (fair; else 1).  False if out of memory. */
+/* Per rank (P entries each): whether its calls carry CPU times (over: its
+ * host has more ranks than CPUs, or the run asked for them), and the share
+ * of a CPU each rank of its host has if it has more ranks than CPUs (fair;
+ * else 1).  False if out of memory. */
 bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair);
 
 /* The values dg_off_stats may need room for, for any of the logs. */

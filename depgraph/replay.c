@@ -6,7 +6,8 @@
  * say it costs:
  *   - a send: the overhead o; its message leaves then and arrives after
  *     L + bytes * G (eager), or, above the eager limit, once the receive is
- *     posted (rendezvous): a blocking send then waits for the transfer;
+ *     posted, when the receiver runs (rendezvous): a blocking send then
+ *     waits for the transfer;
  *   - a receive: it ends at max(its post, the message's arrival) + o; a
  *     receive completed by a Wait was posted long before (its Irecv is not
  *     linked to it in the log): the arrival alone decides;
@@ -153,7 +154,10 @@ static double arrival(struct rstate *S, struct dg_pos p)
         double post = S->rk[q.rank].at[q.pos];
         if (isnan(post))
             return NAN; /* rendezvous: the receive is not posted yet */
-        k->done[p.pos] = fmax(k->at[p.pos], post) + xfer(S->pp, bytes);
+        /* the receiver pulls the message in when it runs (its turns on
+         * shared CPUs); the sender learns it in its own turn (complete) */
+        double t = dg_turns_notice(&S->rk[q.rank].tn, S->pp, fmax(k->at[p.pos], post));
+        k->done[p.pos] = t + xfer(S->pp, bytes);
     } else {
         k->done[p.pos] = k->at[p.pos] + fmax(0, xfer(S->pp, bytes) - S->pp->or_ns); /* L includes the
                                                                                      receive's own time */

@@ -2667,14 +2667,65 @@ static void test_replay_turns(void **state)
     assert_true(fit.slice_samples == 0);
     /* the transfer to a rank that lost its CPU meanwhile is no sample of L */
     assert_true(fit.samples == 0);
-    /* without host information nothing is oversubscribed */
+    /* the turns come from the CPU times (COMMHINT_CPU_TIMES=1 records them
+     * on any host), not from the host's description */
     for (int r = 0; r < 2; r++)
         l[r].host = (struct dg_host){0};
+    assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
+    assert_true(fabs(fit.slice_ns - 4e6) < 1);
+    assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
+    assert_true(fabs(rr[1].replayed_ns - 4116.0 * us) < 1);
+    /* without CPU times there are no turns */
+    for (int r = 0; r < 2; r++)
+        for (uint32_t p = 0; p < l[r].n; p++)
+            l[r].rec[p].cpu_enter = l[r].rec[p].cpu_exit = 0;
     assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
     assert_true(fit.slice_ns == 0);
     dg_match_destroy(m);
     for (int r = 0; r < 2; r++)
         dg_mpilog_free(&l[r]);
+}
+
+/* Small rooted collectives move data one way (MPICH's binomial trees):
+ * rank 0 (the root) reaches a Gather at 10 us, rank 1 at 100 us.  Rank 1
+ * only sends: it leaves after o (101 us); the root waits for it, then one
+ * step of L (106 us).  In a Bcast from rank 0 the root leaves at once
+ * (11 us) and rank 1 waits for the root only: 100 + 6 us.  A Barrier
+ * waits for both everywhere (measured: both left at 106 us). */
+static void test_replay_rooted(void **state)
+{
+    (void)state;
+    const uint64_t us = 1000, base = 1000000;
+    const uint16_t calls[3] = {CHT_MPI_GATHER, CHT_MPI_BCAST, CHT_MPI_BARRIER};
+    const double want[3][2] = {{106, 101}, {11, 106}, {106, 106}};
+    for (int c = 0; c < 3; c++) {
+        struct dg_mpilog l[2] = {{.rank = 0}, {.rank = 1}};
+        struct dg_msgrec *x;
+        for (int r = 0; r < 2; r++) {
+            x = log_add(&l[r], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
+            set_times(x, base - 10 * us, base);
+            x = log_add(&l[r], DG_MSG_COLL, calls[c], calls[c] == CHT_MPI_BARRIER ? -1 : 0, -1, 1);
+            x->comm_size = 2;
+            x->bytes = 8;
+            uint64_t at = r ? 100 : 10;
+            set_times(x, base + at * us, base + 106 * us);
+            x = log_add(&l[r], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
+            set_times(x, base + 106 * us, base + 107 * us);
+        }
+        const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
+        struct dg_match *m;
+        assert_int_equal(dg_match_build(logs, 2, &m), 0);
+        struct dg_replay_params pp = {.lat_ns = 6 * us, .o_ns = 1 * us, .or_ns = 1 * us, .eager_max = 8192};
+        struct dg_replay_rank rr[2];
+        assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
+        for (int r = 0; r < 2; r++) /* the end: the call's end, then the burst of 0 us */
+            if (fabs(rr[r].replayed_ns - want[c][r] * us) >= 1)
+                fail_msg("call %u rank %d: replayed %.0f ns, want %.0f", calls[c], r, rr[r].replayed_ns,
+                         want[c][r] * us);
+        dg_match_destroy(m);
+        for (int r = 0; r < 2; r++)
+            dg_mpilog_free(&l[r]);
+    }
 }
 
 /* Two sends merged into one message (DG_CHANGE_MERGE): rank 0 sends A at
@@ -2780,6 +2831,7 @@ int main(void)
         cmocka_unit_test(test_replay_timed),
         cmocka_unit_test(test_replay_merge),
         cmocka_unit_test(test_replay_turns),
+        cmocka_unit_test(test_replay_rooted),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
