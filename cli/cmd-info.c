@@ -119,28 +119,48 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
 }
 
 /* The hosts of the run (from the MPI_Init clock samples): how many, the
- * most ranks on one, the fewest CPUs a rank had, and whether a host had
- * more ranks than CPUs.  0 hosts: no rank says (a trace before version 5). */
+ * most ranks of the trace on one, the fewest CPUs a rank had, and whether
+ * a host had more ranks than CPUs.  0 hosts: no rank says (a trace before
+ * version 5). */
 struct hosts {
     int n, most;
     uint32_t cpus;
     bool over;
 };
 
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static struct hosts hosts_of(const struct rank_info *ri, int n)
 {
     struct hosts h = {0, 0, 0, false};
+    uint32_t *id = malloc((n > 0 ? (size_t)n : 1) * sizeof *id);
+    if (!id)
+        return h;
+    int k = 0;
     for (int r = 0; r < n; r++) {
         const struct trace_cursor_stats *s = &ri[r].st;
-        if (!s->host.node_ranks)
+        if (!s->host.host_id)
             continue;
-        h.n += s->host.node_leader == r; /* each host's lowest rank counts it */
-        if ((int)s->host.node_ranks > h.most)
-            h.most = (int)s->host.node_ranks;
+        id[k++] = s->host.host_id;
         if (s->host.cpus && (!h.cpus || s->host.cpus < h.cpus))
             h.cpus = s->host.cpus;
-        h.over |= s->host.cpus && s->host.node_ranks > s->host.cpus;
     }
+    qsort(id, (size_t)k, sizeof *id, u32_cmp);
+    for (int i = 0, j; i < k; i = j) {
+        for (j = i; j < k && id[j] == id[i]; j++)
+            ;
+        h.n++;
+        if (j - i > h.most)
+            h.most = j - i;
+        for (int r = 0; r < n; r++) /* the host's ranks: more than its CPUs? */
+            if (ri[r].st.host.host_id == id[i] && ri[r].st.host.cpus && (uint32_t)(j - i) > ri[r].st.host.cpus)
+                h.over = true;
+    }
+    free(id);
     return h;
 }
 
@@ -282,12 +302,12 @@ int cmd_info(int argc, char **argv)
             printf("%s{\"rank\":%d,\"present\":%s,\"status\":\"%s\",\"comp_events\":%" PRIu64
                    ",\"mpi_events\":%" PRIu64 ",\"loop_records\":%" PRIu64 ",\"accesses\":%" PRIu64
                    ",\"bytes_on_disk\":%" PRIu64 ",\"threads\":%u,\"chunks\":%" PRIu64 ",\"exit_status\":%d"
-                   ",\"cpus\":%u,\"host_ranks\":%u,\"host_leader\":%d,\"why\":",
+                   ",\"cpus\":%u,\"host_ranks\":%u,\"host_id\":%u,\"why\":",
                    r ? "," : "", r, ri[r].present ? "true" : "false",
                    rank_status(&ri[r], false),
                    s->comp_events, s->mpi_events, s->loop_records, s->accesses, ri[r].file_bytes,
                    s->threads, s->chunks, s->exit_status, s->host.cpus, s->host.node_ranks,
-                   s->host.node_ranks ? s->host.node_leader : -1);
+                   s->host.host_id);
             search_json_string(stdout, ri[r].why);
             printf("}");
         }

@@ -56,36 +56,66 @@ size_t dg_off_capacity(const struct dg_mpilog *const *logs, int P)
     return cap;
 }
 
-/* A rank's host: its leader, or -1 if the log does not say. */
-static int host_of(const struct dg_mpilog *log, int P)
+struct host_key {
+    uint32_t id;
+    int rank;
+};
+
+static int host_key_cmp(const void *a, const void *b)
 {
-    if (!log || !log->host.node_ranks || !log->host.cpus || log->host.node_leader < 0 ||
-        log->host.node_leader >= P)
+    const struct host_key *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+int dg_hosts(const struct dg_mpilog *const *logs, int P, int *host)
+{
+    struct host_key *k = malloc((P ? (size_t)P : 1) * sizeof *k);
+    if (!k)
         return -1;
-    return log->host.node_leader;
+    size_t n = 0;
+    for (int r = 0; r < P; r++) {
+        host[r] = -1;
+        if (logs[r] && logs[r]->host.host_id)
+            k[n++] = (struct host_key){logs[r]->host.host_id, r};
+    }
+    qsort(k, n, sizeof *k, host_key_cmp);
+    int nh = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && k[i].id != k[i - 1].id)
+            nh++;
+        host[k[i].rank] = nh;
+    }
+    free(k);
+    return n ? nh + 1 : 0;
 }
 
 bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair)
 {
-    uint32_t *count = calloc(P ? P : 1, sizeof *count), *cpus = calloc(P ? P : 1, sizeof *cpus);
-    if (!count || !cpus) {
+    size_t np = P ? (size_t)P : 1;
+    int *host = malloc(np * sizeof *host);
+    uint32_t *count = calloc(np, sizeof *count), *cpus = calloc(np, sizeof *cpus);
+    if (!host || !count || !cpus || dg_hosts(logs, P, host) < 0) {
+        free(host);
         free(count);
         free(cpus);
         return false;
     }
     for (int r = 0; r < P; r++) {
-        int x = host_of(logs[r], P);
-        if (x < 0)
+        int x = host[r];
+        if (x < 0 || !logs[r]->host.cpus)
             continue;
         count[x]++;
         if (!cpus[x] || logs[r]->host.cpus < cpus[x])
             cpus[x] = logs[r]->host.cpus;
     }
     for (int r = 0; r < P; r++) {
-        int x = host_of(logs[r], P);
+        int x = host[r];
         over[r] = logs[r] && dg_has_cpu_times(logs[r]);
-        fair[r] = x >= 0 && count[x] > cpus[x] ? (double)cpus[x] / count[x] : 1;
+        fair[r] = x >= 0 && cpus[x] && count[x] > cpus[x] ? (double)cpus[x] / count[x] : 1;
     }
+    free(host);
     free(count);
     free(cpus);
     return true;
@@ -182,7 +212,9 @@ bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t 
     bool *over = malloc(np * sizeof *over);
     double *fair = malloc(np * sizeof *fair), *tmp = malloc(dg_off_capacity(logs, P) * sizeof *tmp);
     uint32_t *slot = calloc(np, sizeof *slot); /* per host: slots handed out so far */
-    bool ok = over && fair && slot && tmp && q > 0 && dg_crowded(logs, P, over, fair);
+    int *host = malloc(np * sizeof *host);
+    bool ok = over && fair && slot && tmp && host && q > 0 && dg_crowded(logs, P, over, fair) &&
+              dg_hosts(logs, P, host) >= 0;
     for (int r = 0; r < P; r++)
         t[r] = (struct turns){false, NULL, 0, 0, 1, 0, 0};
     for (int r = 0; ok && r < P; r++) {
@@ -202,7 +234,7 @@ bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t 
             b = (uint32_t)fmax(1, fmin(TURN_MAX, round(med / q)));
             a = (uint32_t)fmax(1, fmin(TURN_MAX, round(b * share / (1 - share))));
         }
-        int x = logs[r]->host.node_leader;
+        int x = host[r] < 0 ? 0 : host[r];
         t[r] = (struct turns){true, NULL, 0, 0, a, b, slot[x] % (a + b)};
         slot[x] += a;
         ok = schedule_rank(logs[r], t0, &t[r]);
@@ -213,6 +245,7 @@ bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t 
     free(fair);
     free(slot);
     free(tmp);
+    free(host);
     return ok;
 }
 

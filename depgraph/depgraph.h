@@ -439,8 +439,9 @@ struct dg_clock {
 /* A rank's host, from its MPI_Init clock sample (all 0: not recorded). */
 struct dg_host {
     uint32_t cpus;        /* CPUs the rank may run on */
-    uint32_t node_ranks;  /* ranks on its host */
-    int32_t node_leader;  /* the lowest world rank on it: the host's id */
+    uint32_t node_ranks;  /* ranks on its host, as the launcher said (0: unknown) */
+    uint32_t host_id;     /* hash of the host's name (0: unknown): ranks with the same
+                             one share a host */
 };
 
 struct dg_mpilog {

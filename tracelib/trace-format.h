@@ -490,8 +490,9 @@ struct cht_rec_clock {
     /* v5, the MPI_Init sample (0 in the others and in older files, whose
      * clock records are 40 bytes and end here) */
     uint32_t cpus;        /* CPUs the rank may run on (its affinity mask) */
-    uint32_t node_ranks;  /* ranks of the run on its host (MPI_COMM_TYPE_SHARED) */
-    int32_t node_leader;  /* the lowest world rank on its host */
+    uint32_t node_ranks;  /* ranks of the run on its host as the launcher says
+                             (MPI_LOCALNRANKS, OMPI_COMM_WORLD_LOCAL_SIZE...), 0: unknown */
+    uint32_t host_id;     /* FNV-1a hash of the host's name (0: unknown) */
     uint32_t reserved;    /* 0 */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_clock) == 48, "clock record is 48 bytes");

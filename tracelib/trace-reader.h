@@ -333,8 +333,8 @@ struct trace_cursor_stats {
     } clock[2];
     struct {                     /* from the MPI_Init clock sample (v5); 0 if unknown */
         uint32_t cpus;           /* CPUs the rank may run on */
-        uint32_t node_ranks;     /* ranks on its host */
-        int32_t node_leader;     /* lowest world rank on its host */
+        uint32_t node_ranks;     /* ranks on its host, as the launcher said (0: unknown) */
+        uint32_t host_id;        /* hash of the host's name (0: unknown) */
     } host;
     int32_t exit_status;         /* from CHT_REC_END, -1 if unknown */
 };

@@ -220,7 +220,7 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     pk_clock(b, &log->clock[1]);
     pk_u32(b, log->host.cpus);
     pk_u32(b, log->host.node_ranks);
-    pk_i32(b, log->host.node_leader);
+    pk_u32(b, log->host.host_id);
     pk_u32(b, log->n);
     if (pk_reserve(b, (size_t)log->n * REC_BYTES))
         for (uint32_t i = 0; i < log->n; i++)
@@ -287,7 +287,7 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
     rd_clock(r, &log->clock[1]);
     log->host.cpus = rd_u32(r);
     log->host.node_ranks = rd_u32(r);
-    log->host.node_leader = rd_i32(r);
+    log->host.host_id = rd_u32(r);
     if (!r->bad && log->rank != res->rank)
         rd_fail(r, "the MPI log is another rank's");
     uint32_t n = rd_count(r, REC_BYTES);

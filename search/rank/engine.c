@@ -243,7 +243,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
         for (int k = 0; k < 2; k++)
             r->log.clock[k] = (struct dg_clock){st.clock[k].mono_ns, st.clock[k].real_ns,
                                                 st.clock[k].valid};
-        r->log.host = (struct dg_host){st.host.cpus, st.host.node_ranks, st.host.node_leader};
+        r->log.host = (struct dg_host){st.host.cpus, st.host.node_ranks, st.host.host_id};
         r->log.cut_short = r->cut_short;
     }
     if ((rc = resolve(c, r)) < 0)

@@ -2620,7 +2620,7 @@ static void test_replay_turns(void **state)
     const uint64_t us = 1000, base = 1000000;
     struct dg_msgrec *x;
     for (int r = 0; r < 2; r++)
-        l[r].host = (struct dg_host){.cpus = 1, .node_ranks = 2, .node_leader = 0};
+        l[r].host = (struct dg_host){.cpus = 1, .node_ranks = 2, .host_id = 77};
     x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
     set_times(x, base - 10 * us, base);
     x = log_add(&l[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1);

@@ -892,10 +892,10 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             c->st.clock[at].mono_ns = k->mono_ns;
             c->st.clock[at].real_ns = k->real_ns;
             c->st.clock[at].valid = true;
-            if (!at && rec->size >= sizeof(*k) && k->node_ranks) {
+            if (!at && rec->size >= sizeof(*k)) {
                 c->st.host.cpus = k->cpus;
                 c->st.host.node_ranks = k->node_ranks;
-                c->st.host.node_leader = k->node_leader;
+                c->st.host.host_id = k->host_id;
             }
             break;
         }

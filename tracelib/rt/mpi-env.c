@@ -4,10 +4,10 @@
  * After PMPI_Init, rank 0 draws a 64-bit run id and broadcasts it on
  * MPI_COMM_WORLD so that every file of the run carries the same id; the
  * recorder then names the rank's stream (rt_mpi_initialized) and a clock
- * sample relates the ranks' clocks and says how many ranks share the
- * rank's host and how many CPUs it may use: on an oversubscribed host the
- * calls also record their thread CPU time (COMMHINT_CPU_TIMES=1 asks for it
- * everywhere, =0 nowhere).  Finalize and Abort flush the trace before
+ * sample relates the ranks' clocks and says which host the rank is on, how
+ * many ranks the launcher put there and how many CPUs it may use: on an
+ * oversubscribed host the calls also record their thread CPU time
+ * (COMMHINT_CPU_TIMES=1 asks for it everywhere, =0 nowhere).  Finalize and Abort flush the trace before
  * handing over to MPI, which may end the process.
  */
 #include <sched.h>
@@ -33,23 +33,31 @@ static uint64_t new_run_id(void)
     return id ^ (id >> 29);
 }
 
-/* The rank's host: its CPUs and the ranks on it (two collectives on
- * MPI_COMM_WORLD, made by every rank at MPI_Init). */
-static struct rt_host host_of(int rank)
+/* The rank's host: its CPUs, the ranks the launcher put on it, and a hash
+ * of its name.  No MPI call: one would change the MPI library's state (its
+ * communicator and tag counters), which a program can see. */
+static struct rt_host host_of(void)
 {
-    struct rt_host h = {0, 0, rank};
+    struct rt_host h = {0, 0, 0};
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0)
         h.cpus = (uint32_t)CPU_COUNT(&set);
-    MPI_Comm node;
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        int n = 0, lead = rank;
-        PMPI_Comm_size(node, &n);
-        PMPI_Allreduce(&rank, &lead, 1, MPI_INT, MPI_MIN, node);
-        PMPI_Comm_free(&node);
-        h.node_ranks = (uint32_t)n;
-        h.node_leader = lead;
+    static const char *const vars[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE", "PMIX_LOCAL_SIZE",
+                                       "PMI_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0] && !h.node_ranks; i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        unsigned long n = v && *v ? strtoul(v, &end, 10) : 0;
+        if (v && *v && !*end && n > 0 && n < (1ul << 24))
+            h.node_ranks = (uint32_t)n;
+    }
+    char name[256];
+    if (gethostname(name, sizeof name) == 0) {
+        name[sizeof name - 1] = '\0';
+        uint32_t x = 2166136261u;
+        for (const char *p = name; *p; p++)
+            x = (x ^ (uint8_t)*p) * 16777619u;
+        h.host_id = x ? x : 1;
     }
     return h;
 }
@@ -71,7 +79,7 @@ static int end_init(struct mpi_ev *ev)
         run_id = new_run_id();
     PMPI_Bcast(&run_id, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     mpi_tables_init(rank, size);
-    struct rt_host host = host_of(rank);
+    struct rt_host host = host_of();
     const char *force = getenv("COMMHINT_CPU_TIMES");
     mpi_cpu_times = force && *force ? *force == '1' : host.cpus && host.node_ranks > host.cpus;
     rt_mpi_initialized(rank, size, run_id);

@@ -1154,7 +1154,7 @@ void rt_record_clock(uint32_t which, double wtime, const struct rt_host *host)
     if (host) {
         r.cpus = host->cpus;
         r.node_ranks = host->node_ranks;
-        r.node_leader = host->node_leader;
+        r.host_id = host->host_id;
     }
     struct timespec ts;
     void *p;

@@ -52,8 +52,7 @@ void rt_mpi_finalizing(void);
 /* Writes a CHT_REC_CLOCK record (aux: 0 at init, 1 at finalize); `host`
  * gives the init sample's host fields (NULL: none). */
 struct rt_host {
-    uint32_t cpus, node_ranks;
-    int32_t node_leader;
+    uint32_t cpus, node_ranks, host_id;
 };
 void rt_record_clock(uint32_t which, double wtime, const struct rt_host *host);
 
