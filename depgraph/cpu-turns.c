@@ -69,7 +69,9 @@ static int host_key_cmp(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
-int dg_hosts(const struct dg_mpilog *const *logs, int P, int *host)
+/* Each rank's host (host[P]): ranks with the same host id share one, in
+ * 0..n-1; -1 if its log does not say.  Returns n, or -1 if out of memory. */
+static int hosts_of(const struct dg_mpilog *const *logs, int P, int *host)
 {
     struct host_key *k = malloc((P ? (size_t)P : 1) * sizeof *k);
     if (!k)
@@ -91,13 +93,14 @@ int dg_hosts(const struct dg_mpilog *const *logs, int P, int *host)
     return n ? nh + 1 : 0;
 }
 
-bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair)
+bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair, int *host_out)
 {
     size_t np = P ? (size_t)P : 1;
-    int *host = malloc(np * sizeof *host);
+    int *host = host_out ? host_out : malloc(np * sizeof *host);
     uint32_t *count = calloc(np, sizeof *count), *cpus = calloc(np, sizeof *cpus);
-    if (!host || !count || !cpus || dg_hosts(logs, P, host) < 0) {
-        free(host);
+    if (!host || !count || !cpus || hosts_of(logs, P, host) < 0) {
+        if (host != host_out)
+            free(host);
         free(count);
         free(cpus);
         return false;
@@ -115,7 +118,8 @@ bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *
         over[r] = logs[r] && dg_has_cpu_times(logs[r]);
         fair[r] = x >= 0 && cpus[x] && count[x] > cpus[x] ? (double)cpus[x] / count[x] : 1;
     }
-    free(host);
+    if (host != host_out)
+        free(host);
     free(count);
     free(cpus);
     return true;
@@ -213,8 +217,7 @@ bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t 
     double *fair = malloc(np * sizeof *fair), *tmp = malloc(dg_off_capacity(logs, P) * sizeof *tmp);
     uint32_t *slot = calloc(np, sizeof *slot); /* per host: slots handed out so far */
     int *host = malloc(np * sizeof *host);
-    bool ok = over && fair && slot && tmp && host && q > 0 && dg_crowded(logs, P, over, fair) &&
-              dg_hosts(logs, P, host) >= 0;
+    bool ok = over && fair && slot && tmp && host && q > 0 && dg_crowded(logs, P, over, fair, host);
     for (int r = 0; r < P; r++)
         t[r] = (struct turns){false, NULL, 0, 0, 1, 0, 0};
     for (int r = 0; ok && r < P; r++) {

@@ -44,7 +44,7 @@ static int fit_slice(const struct dg_mpilog *const *logs, int P, const struct dg
     size_t cap = dg_off_capacity(logs, P);
     bool *crowded = malloc((P ? P : 1) * sizeof *crowded);
     double *fair = malloc((P ? P : 1) * sizeof *fair), *tmp = malloc(cap * sizeof *tmp);
-    if (!crowded || !fair || !tmp || !dg_crowded(logs, P, crowded, fair)) {
+    if (!crowded || !fair || !tmp || !dg_crowded(logs, P, crowded, fair, NULL)) {
         free(crowded);
         free(fair);
         free(tmp);
