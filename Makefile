@@ -82,7 +82,7 @@ RT_SRC := $(wildcard tracelib/rt/*.c)
 RT_OBJ := $(RT_SRC:%.c=$(OBJ)/%.o)
 RT_SO  := $(B)/lib/libcommhint.so
 RT_A   := $(B)/lib/libcommhint.a
-RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec $(MPI_CFLAGS)
+RT_CFLAGS := -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-omit-frame-pointer $(MPI_CFLAGS)
 RT_LIBS := -lzstd $(MPI_LIBS) -lpthread
 
 # ---- the analysis library: the reader, depgraph/ and search/ ----------------

@@ -182,9 +182,20 @@ bool AccessAnalysis::endsGroup(const Instruction &I) const {
   return true;
 }
 
+// The function a location is in as its source says: the inlined function
+// for code inlined into F (so that regions and call paths name the
+// function a person reads), else F.
+static std::string sourceFunction(const Function &F, const DILocation *Loc) {
+  if (Loc)
+    if (const DISubprogram *SP = Loc->getScope()->getSubprogram())
+      if (!SP->getName().empty())
+        return SP->getName().str();
+  return F.getName().str();
+}
+
 void AccessAnalysis::setLocation(Site &S, const DILocation *Loc,
                                  const BasicBlock *BB) {
-  S.Func = F.getName().str();
+  S.Func = sourceFunction(F, Loc);
   if (Loc) {
     S.File = fileOf(Loc);
     S.Line = Loc->getLine();
@@ -490,6 +501,7 @@ void AccessAnalysis::computeLoops(FunctionPlan &Plan) {
         if ((Loc = I.getDebugLoc()))
           break;
     if (const DILocation *DIL = Loc.get()) {
+      D.Func = sourceFunction(F, DIL);
       D.File = fileOf(DIL);
       D.Line = DIL->getLine();
       D.Col =

@@ -537,6 +537,14 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
   Instrumenter Ins(M, printSitesOption(), inlineFastPathOption());
   bool Changed = false;
   for (Function &F : M) {
+    // Every function keeps a frame pointer: the runtime reads the call
+    // path of an MPI call from the frame-pointer chain (tracelib/rt/
+    // callpath.c).
+    if (!F.isDeclaration() && !F.hasFnAttribute(Attribute::Naked) &&
+        F.getFnAttribute("frame-pointer").getValueAsString() != "all") {
+      F.addFnAttr("frame-pointer", "all");
+      Changed = true;
+    }
     if (F.isDeclaration() || isGenerated(F) ||
         F.hasFnAttribute(Attribute::Naked) ||
         F.hasAvailableExternallyLinkage() || !Flt.shouldInstrument(F, M))

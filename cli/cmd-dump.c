@@ -288,6 +288,11 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
                 (double)(m->t_exit - m->t_enter) / 1e3);
     if (!o->stable && ev->cpu_exit)
         fprintf(f, " cpu=%.3fus", (double)(ev->cpu_exit - ev->cpu_enter) / 1e3);
+    if (!o->stable && ev->npath) { /* the return addresses above the caller */
+        fputs(" path=", f);
+        for (uint32_t k = 0; k < ev->npath; k++)
+            fprintf(f, "%s0x%" PRIx64, k ? "," : "", ev->path[k]);
+    }
 }
 
 static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_event *ev,

@@ -33,6 +33,7 @@ struct hints_opts {
     bool pop;           /* --pop: the POP efficiencies after the summary */
     bool predict;       /* --predict: the hints named, applied together */
     bool parallel;      /* --parallel: ranks spread over the processes of an MPI job */
+    bool verbose;       /* --verbose: every related line, not the regions (text) */
     const char *output; /* NULL: stdout */
     struct search_opts search;
     struct search_report_opts report;
@@ -56,6 +57,11 @@ static void hints_help(void)
            "                     2s; a plain number is nanoseconds) or a share of the run\n"
            "                     (0.5%%); default 1%% of the run, or $COMMHINT_MIN_SAVING\n"
            "  --all              also the hints that save less (same as --min-saving=0)\n"
+           "  --call-depth=N     frames above an MPI call that tell its calling contexts\n"
+           "                     apart (default %u; 0: every call is known by its own line)\n"
+           "  --helpers=LIST     functions to show hints above, comma-separated (calls made\n"
+           "                     through them are shown where the helper is called); -NAME:\n"
+           "                     never look through NAME (docs/dependence.md, \"Call paths\")\n"
            "  --engine=ENGINE    streaming (default) or reference (the paper's algorithms, the\n"
            "                     whole rank in memory: slow, for checking)\n"
            "  --horizon=N        events a window may reach from its call (default %u)\n"
@@ -63,6 +69,8 @@ static void hints_help(void)
            "                     not as whole runs (same results, slower: for checking)\n"
            "  --stable           leave out times and absolute paths and order the hints by\n"
            "                     location (for comparisons)\n"
+           "  -v, --verbose      text: every related line of a hint with its executions and\n"
+           "                     iterations, instead of its largest regions\n"
            "  --waits            also print the wait states of every MPI call site: late\n"
            "                     sender, late receiver, wait at collectives (docs/waitstates.md)\n"
            "  --explain          also print the hints a cross-rank check dropped, and why\n"
@@ -84,7 +92,7 @@ static void hints_help(void)
            "A summary line goes to standard error, with the load imbalance and unmatched\n"
            "messages; JSON also holds the wait states and the dropped hints.  Exit status 0\n"
            "with or without hints, 1 if DIR is not a trace or no rank could be analysed.\n",
-           SEARCH_DEFAULT_HORIZON);
+           TRACE_CTX_DEPTH, SEARCH_DEFAULT_HORIZON);
 }
 
 /* ---- option values -------------------------------------------------------------- */
@@ -312,6 +320,9 @@ int cmd_hints(int argc, char **argv)
         {"plain-time", required_argument, NULL, 'T'},
         {"model", required_argument, NULL, 'M'},
         {"parallel", no_argument, NULL, 'P'},
+        {"call-depth", required_argument, NULL, 'D'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"helpers", required_argument, NULL, 'L'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -323,7 +334,7 @@ int cmd_hints(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:hv", opts, NULL)) != -1) {
         unsigned long v;
         switch (c) {
         case 'f':
@@ -392,6 +403,19 @@ int cmd_hints(int argc, char **argv)
                                        optarg);
             break;
         case 'P': o.parallel = true; break;
+        case 'v': o.verbose = true; break;
+        case 'D':
+            if (!cli_parse_uint(optarg, &v) || v > 32)
+                return cli_usage_error("hints", "--call-depth needs a number of frames from 0 to 32, not '%s'",
+                                       optarg);
+            o.search.call_depth = v ? (int)v : -1;
+            break;
+        case 'L':
+            if (!*optarg || strspn(optarg, ",-") == strlen(optarg))
+                return cli_usage_error("hints", "--helpers needs function names, comma-separated, not '%s'",
+                                       optarg);
+            o.report.helpers = optarg;
+            break;
         case 'o': o.output = optarg; break;
         case 'h': hints_help(); return CLI_OK;
         case ':': return cli_usage_error("hints", "option '%s' needs a value", argv[optind - 1]);
@@ -484,6 +508,7 @@ int cmd_hints(int argc, char **argv)
     struct search_format_opts fo = {.stable = o.stable,
                                     .explain = o.explain,
                                     .waits = o.waits,
+                                    .verbose = o.verbose,
                                     .horizon = o.search.horizon,
                                     .trace_dir = trace_dir(t)};
     if (search_report_write(out, rep, o.format, &fo) < 0) {

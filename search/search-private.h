@@ -239,10 +239,29 @@ struct search_loc {
     const char *file, *func;
     uint32_t line, col;
     uint32_t site;
+    /* an MPI call in a calling context: file..col are its anchor frame's
+     * (search/report/contexts.c), the frames below it part of the key */
+    const struct trace_callctx *ctx;
 };
 void search_loc_of(const struct trace_site_info *info, uint32_t site, struct search_loc *l);
-/* file, line, column, site id; with func, the function too. */
+/* The same at the call itself, whatever its calling context: the key of
+ * hints whose edit is at the calls (aggregation, collectives). */
+void search_loc_at_call(const struct trace_site_info *info, uint32_t site, struct search_loc *l);
+/* file, line, column, site id, the frames below the anchor; with func,
+ * the function too. */
 int search_loc_cmp(const struct search_loc *a, const struct search_loc *b, bool func);
+/* Order of two contexts by the frames below their anchors (NULL: none). */
+int search_ctx_cmp(const struct trace_callctx *a, const struct trace_callctx *b);
+/* The context of a site info that is shown away from the call (anchor above
+ * frame 0), else NULL. */
+const struct trace_callctx *search_ctx_shown(const struct trace_site_info *info);
+
+/* contexts.c: decides where the hints of each call made in several calling
+ * contexts are shown (trace_callctx.anchor), from the contexts of all
+ * ranks' results: at the first frame from the call up that tells them
+ * apart, and above every function o->helpers names (below one it names
+ * with a leading '-').  Returns 0 or TRACE_ERR_NOMEM. */
+int search_contexts_anchor(struct search_rank_result *const *ranks, int n, const struct search_report_opts *o);
 
 int search_boxes_copy(struct search_boxes *dst, const struct search_boxes *src);
 /* h->ranks with room for n ranks; then each rank of the hint's entries in
@@ -262,6 +281,21 @@ void search_text_lines(struct search_text *b, const struct search_hint *h, bool 
 /* "needs a buffer per message: the send buffer at line 74 is overwritten
  * at halo.c:73; " of a hint with SEARCH_HINT_NEEDS_BUFFER. */
 void search_text_needs_buffer(struct search_text *b, const struct search_hint *h);
+
+/* fix.c: whether loop `id` encloses the hint's call (it is in the call's
+ * iteration vectors, h->iters). */
+bool search_hint_encloses(const struct search_hint *h, uint32_t id);
+
+/* regions.c: h->regions from its related lines (overlap roles). */
+int search_hint_regions(struct search_hint *h);
+
+/* fix.c: where an overlap hint's nonblocking call starts and waits, from
+ * its related lines and the statements the engines found around the
+ * windows: dep (the last one the call depends on) and use (the first one
+ * that depends on it), either may be NULL; dep_earlier and use_later:
+ * they run in another iteration of a loop around the call. */
+void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
+                        const struct trace_site_info *use, bool use_later);
 
 /* names.c: the entry of a hint kind found across ranks with this kind or
  * name (name may be NULL), NULL if none. */

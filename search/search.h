@@ -53,6 +53,9 @@ struct search_opts {
     unsigned max_boxes;  /* iteration boxes kept per list; 0 = default */
     bool expand_runs;    /* hand runs to the engine event by event (the
                             results are the same: for checking and measuring) */
+    int call_depth;      /* frames above an MPI call its calling context keeps
+                            (trace_set_call_depth): 0 = TRACE_CTX_DEPTH, negative =
+                            none (every call known by its own line) */
 };
 
 /* ---- iteration-vector boxes ------------------------------------------------ */
@@ -152,6 +155,16 @@ struct search_overlap {
     uint32_t nleads;
     struct search_lead *leads; /* instances with a non-empty backward window and known
                                   times, in order */
+    /* where the fix goes (docs/dependence.md, "The fix"), over the
+     * instances with a window: the statement the call most often depends
+     * on last (the nonblocking call starts after it), and the one that most
+     * often ends the forward window (the wait goes before it).  CHT_NONE if
+     * unknown (most windows reach the horizon or the trace's start or
+     * end).  Both engines compute them; not compared (search_rank_result_equal). */
+    uint32_t dep_site, use_site;
+    bool dep_earlier;      /* dep_site runs in an earlier iteration of a loop around the call */
+    bool use_later;        /* use_site runs in a later one */
+    const struct trace_site_info *dep_info, *use_info;
     /* display only (streaming engine; not compared between engines) */
     uint32_t nwindows;
     struct search_window *windows; /* instances with a window, in order */
@@ -302,6 +315,23 @@ struct search_related {
     uint64_t time_ns;        /* estimated time (max over ranks) */
     bool conditional;
     struct search_boxes iters; /* from the lowest rank it holds on */
+    /* the outermost loop around it in its function (its region), NULL if
+     * none; borrowed from the trace */
+    const struct trace_loop_info *loop;
+};
+
+/* Related lines summarised as the regions a person names (docs/
+ * dependence.md, "Regions"): the lines of one role in one loop nest (its
+ * outermost loop in their function), or in one function outside its loops. */
+struct search_region {
+    const char *file, *func;
+    uint32_t loop_line, loop_col; /* its outermost loop, 0: the function's code outside loops */
+    uint32_t line_lo, line_hi;    /* of its related lines */
+    uint32_t nlines;              /* related lines in it */
+    int role;                     /* enum search_related_role */
+    uint64_t events, total;       /* summed over its lines */
+    uint64_t time_ns;             /* summed over its lines */
+    bool conditional;             /* some line is */
 };
 
 /* The estimated saving of an overlap hint on one rank: its calls' own
@@ -313,11 +343,35 @@ struct search_rank_saving {
     uint64_t partner_ns;     /* ns */
 };
 
+/* Where an edit of a fix goes: before or after a statement, or at it (the
+ * statement itself changes). */
+enum search_fix_where { SEARCH_FIX_AT = 0, SEARCH_FIX_BEFORE = 1, SEARCH_FIX_AFTER = 2 };
+
+struct search_fix_loc {
+    const char *file, *func; /* NULL file: unknown */
+    uint32_t line, col;
+    int where;               /* enum search_fix_where */
+    bool other_iteration;    /* start: in the iteration before the call's; wait: in the one after */
+};
+
+/* The edit that applies an overlap hint (docs/dependence.md, "The fix"):
+ * the nonblocking call starts at `start`, its wait goes at `wait`, and the
+ * hint's related computation ends up between them.  The other kinds' edits
+ * are spelled from the hint's own fields (search_fix_text). */
+struct search_fix {
+    struct search_fix_loc start, wait;
+};
+
 struct search_hint {
     int kind;                /* enum search_hint_kind */
     uint16_t call;           /* enum cht_mpi_call */
     const char *file, *func;
     uint32_t line, col;
+    /* the call's calling context when the hint is shown above the call
+     * (file..col are then its anchor frame, frames[ctx->anchor]: the
+     * helper's caller), NULL when shown at the call itself; borrowed from
+     * the trace.  search_hint_stack gives the path either way. */
+    const struct trace_callctx *ctx;
     int nranks;
     int *ranks;              /* sorted world ranks it holds on */
     const char *collective;  /* MPI collective to use, or NULL */
@@ -364,12 +418,16 @@ struct search_hint {
     /* internal: the changes the hint asks for, as the model applies them */
     struct dg_change *changes;
     uint32_t nchanges;
+    struct search_fix fix;   /* overlap: where the nonblocking call starts and waits */
+    uint32_t nregions;
+    struct search_region *regions; /* overlap: the related lines as regions, by time (largest first) */
 };
 
 /* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */
 struct search_waitsite {
     const char *file, *func;
     uint32_t line, col;
+    const struct trace_callctx *ctx; /* as search_hint.ctx */
     uint16_t call;           /* enum cht_mpi_call */
     int nranks;              /* ranks that made the call */
     uint64_t calls;          /* dynamic calls, summed over ranks */
@@ -428,6 +486,10 @@ struct search_report_opts {
      * components); NULL: none */
     const char *apply;
     unsigned top;            /* keep the first N; 0 = all */
+    /* functions to show hints above (helpers around MPI calls), comma-
+     * separated; a name with a leading '-' is never looked through; NULL:
+     * the calling contexts alone decide (docs/dependence.md, "Call paths") */
+    const char *helpers;
 };
 
 struct search_report {
@@ -462,6 +524,12 @@ void search_report_free(struct search_report *r);
  * must not depend on the times that rank them). */
 int search_hint_location_cmp(const struct search_hint *a, const struct search_hint *b);
 
+/* The call path of a hint, from where it is shown down to the MPI call:
+ * frame i of *n (i = 0: the hint's location; n - 1: the call).  One frame
+ * (the hint's own location) without a context. */
+struct trace_srcframe search_hint_frame(const struct search_hint *h, uint32_t i);
+uint32_t search_hint_nframes(const struct search_hint *h);
+
 /* A duration as people write it ("1.5ms", "500 us", "2s", "100ns"; a
  * plain number is ns; empty is 0) into *out ns; false if it is not one. */
 bool search_parse_duration(const char *s, uint64_t *out);
@@ -470,6 +538,14 @@ bool search_parse_duration(const char *s, uint64_t *out);
  * out-of-memory); without times when with_times is false, so that it can
  * be compared across runs. */
 char *search_hint_message(const struct search_hint *h, bool with_times);
+
+/* The edit that applies h as one sentence starting "start ...", "pack
+ * ...", "replace ..." (malloc'ed, caller frees; NULL on out-of-memory);
+ * paths as search_display_path(relative) gives them. */
+char *search_fix_text(const struct search_hint *h, bool relative);
+/* The nonblocking form of a blocking call ("MPI_Isend" of MPI_Send) into
+ * buf; "" if it has none. */
+const char *search_nonblocking_name(uint16_t call, char *buf, size_t size);
 
 /* ---- names and formats shared by every front end (search/report/names.c) -------- */
 
@@ -517,6 +593,7 @@ struct search_format_opts {
     bool stable;           /* no times, hints by location, paths relative to the current directory */
     bool explain;          /* text: the dropped hints and why, after the hints */
     bool waits;            /* text: the wait states of every MPI call site */
+    bool verbose;          /* text: every related line and note of a hint, not its regions */
     uint64_t horizon;      /* the engines' horizon (events; 0 = default), named by truncated hints */
     const char *trace_dir; /* JSON "trace" (its last component with stable) */
 };

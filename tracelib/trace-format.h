@@ -31,7 +31,7 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 5 /* version this header describes */
+#define CHT_FORMAT_VERSION 6 /* version this header describes */
 #define CHT_FORMAT_OLDEST 4  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
@@ -42,8 +42,10 @@
                                 version 3), whose tables a version-3 reader
                                 refuses; version 5 added CHT_REC_CPU and the
                                 clock record's host fields, which a version-4
-                                reader skips); readers still read version-1 to
-                                -4 files */
+                                reader skips; version 6 added CHT_REC_PATH,
+                                which older readers skip, losing only the
+                                call paths); readers still read version-1 to
+                                -5 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -131,6 +133,7 @@ enum cht_rec_type {
     CHT_REC_ARGS = 14,      /* memory the preceding MPI call touches besides its buffers (v3) */
     CHT_REC_CALLNAME = 15,  /* the function an UNTRACED MPI record stands for (v3) */
     CHT_REC_CPU = 16,       /* thread CPU time around the preceding MPI call (v5) */
+    CHT_REC_PATH = 17,      /* the call path of the preceding MPI call (v6) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -510,6 +513,23 @@ struct cht_rec_cpu {
     uint64_t cpu_exit;  /* ns */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_cpu) == 24, "cpu record is 24 bytes");
+
+/* CHT_REC_PATH follows an MPI record (among the records that follow it):
+ * the return addresses of the frames above the function that made the
+ * call (cht_rec_mpi.ret_addr is the first frame), innermost first, aux =
+ * their number (1..CHT_PATH_MAX).  The runtime walks the frame-pointer
+ * chain, which every function built with `commhint cc` keeps; a frame
+ * read from a function built without it may be wrong, so readers keep
+ * the frames only as long as each one's caller is a function of the
+ * program's own code (docs/trace-format.md, "Call paths").  Not written
+ * when no frame above the caller is found. */
+struct cht_rec_path {
+    struct cht_rec h;
+    /* uint64_t ret_addr[h.aux]; */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_path) == 8, "path record is 8 bytes + addresses");
+#define CHT_PATH_MAX 15       /* frames a PATH record holds at most */
+#define CHT_PATH_DEFAULT 6    /* frames the runtime records unless told (COMMHINT_CALLPATH) */
 
 /* CHT_REC_LOST: the writer dropped events (aux: 1 = write error, 2 = buffer
  * registration failed); readers report it. */

@@ -146,7 +146,32 @@ struct trace_site_info {
     const struct cht_access *access; /* naccess entries */
     uint32_t cost;        /* static cost of one execution, CHT_COST_* units
                              (trace-format.h); 1 from tables without costs */
+    /* An MPI call in one calling context (TRACE_CURSOR_CONTEXTS): the path
+     * from the call up through its callers, NULL for the pass's own sites
+     * (then the call is known by its line only) */
+    const struct trace_callctx *ctx;
+    /* its innermost enclosing loop (`loop`), NULL if none or unknown */
+    const struct trace_loop_info *loop_info;
 };
+
+/* A calling context of an MPI call site (docs/trace-format.md, "Call
+ * paths"): frames[0] is the call itself (the site's location), each next
+ * frame the call that led to the one before, inlined calls included, as
+ * far as the recorded path and the program's own code go (at most
+ * 1 + trace_set_call_depth frames; `main` ends it).  A context site has
+ * the location, kind and accesses of its pass site `site` and an id of
+ * its own (TRACE_CTX_SITE_BASE and above), the same for the same frames
+ * on a rank. */
+struct trace_callctx {
+    uint32_t site;        /* the pass's site id of the call */
+    uint32_t nframes;     /* >= 2 */
+    const struct trace_srcframe *frames;
+    /* which frame the hints of this context are shown at, 0 (the call)
+     * until the analysis decides (search/report/contexts.c) */
+    uint32_t anchor;
+};
+#define TRACE_CTX_SITE_BASE 0xc0000000u
+#define TRACE_CTX_DEPTH 8 /* frames above the call a context keeps unless told */
 
 struct trace_loop_info {
     uint32_t id;          /* global loop id */
@@ -156,6 +181,7 @@ struct trace_loop_info {
     uint16_t col;
     uint16_t depth;
     uint32_t parent;      /* global id of the enclosing loop, CHT_NONE */
+    const struct trace_loop_info *parent_info; /* that loop, NULL if none */
 };
 
 enum trace_ev_kind {
@@ -222,6 +248,12 @@ struct trace_event {
     /* The thread's CPU time at the call's entry and exit (CHT_REC_CPU: an
      * oversubscribed host), ns; both 0 if not recorded */
     uint64_t cpu_enter, cpu_exit;
+    /* The return addresses of the frames above the caller (CHT_REC_PATH),
+     * innermost first; 0 and NULL if not recorded.  With
+     * TRACE_CURSOR_CONTEXTS, site and site_info are those of the call's
+     * calling context when it has one (trace_site_info.ctx). */
+    uint32_t npath;
+    const uint64_t *path;
     /* The call's register and control dependences: the sites whose most
      * recent execution before it computed a value it uses (an argument)
      * or a condition deciding whether it runs (docs/dependence.md).
@@ -239,9 +271,17 @@ struct trace_cursor;
 
 enum trace_cursor_flag {
     TRACE_CURSOR_LOOPS = 1u << 0, /* also return TRACE_EV_LOOP events */
-    TRACE_CURSOR_RUNS = 1u << 1   /* trace_cursor_next_run may return runs
+    TRACE_CURSOR_RUNS = 1u << 1,  /* trace_cursor_next_run may return runs
                                      (not with TRACE_CURSOR_LOOPS) */
+    TRACE_CURSOR_CONTEXTS = 1u << 2 /* an MPI event with a call path gets the site of
+                                       its calling context (trace_site_info.ctx) */
 };
+
+/* Frames above an MPI call that calling contexts keep (TRACE_CTX_DEPTH
+ * unless set; 0: none, every call keeps its pass site).  Set before the
+ * first cursor with TRACE_CURSOR_CONTEXTS opens: contexts are made once
+ * per rank. */
+void trace_set_call_depth(struct trace *t, unsigned frames);
 
 /* The deepest loop stack a cursor accepts (deeper is a format error). */
 #define TRACE_MAX_LOOP_DEPTH 256

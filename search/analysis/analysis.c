@@ -252,6 +252,8 @@ int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct
     }
     a->trace = t;
     a->owns = true;
+    if (o->search.call_depth)
+        trace_set_call_depth(t, o->search.call_depth < 0 ? 0 : (unsigned)o->search.call_depth);
     rc = o->driver ? run_driver(a, o, err) : run_serial(a, o);
     if (rc < 0)
         goto fail;

@@ -177,7 +177,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
     struct dg_logger *lg = NULL;
     struct search_rank_result *r = NULL;
     *out = NULL;
-    int rc = trace_cursor_open(t, rank, o && o->expand_runs ? 0 : TRACE_CURSOR_RUNS, &c, err);
+    int rc = trace_cursor_open(t, rank, TRACE_CURSOR_CONTEXTS | (o && o->expand_runs ? 0 : TRACE_CURSOR_RUNS), &c, err);
     if (rc < 0)
         return rc;
     uint64_t total = trace_rank_file_size(t, rank); /* for progress */

@@ -3,6 +3,7 @@
  * cross-rank facts. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -29,6 +30,36 @@ static void json_key_string(FILE *f, const char *key, const char *value)
     search_json_string(f, value);
 }
 
+static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *l, bool st)
+{
+    static const char *const where[] = {"at", "before", "after"};
+    fprintf(f, ",\"%s\":{", key);
+    json_key_string(f, "file", search_display_path(l->file ? l->file : "", st));
+    fprintf(f, ",\"line\":%u,\"column\":%u,", l->line, l->col);
+    json_key_string(f, "function", l->func ? l->func : "");
+    fprintf(f, ",\"where\":\"%s\"}", where[l->where >= 0 && l->where <= 2 ? l->where : 0]);
+}
+
+/* "fix": the edit that applies the hint (docs/hints-json.md). */
+static void json_fix(FILE *f, const struct search_hint *h, bool st)
+{
+    char nb[64];
+    char *text = search_fix_text(h, st);
+    fputs(",\"fix\":{", f);
+    json_key_string(f, "text", text ? text : "");
+    free(text);
+    if (h->kind == SEARCH_HINT_OVERLAP) {
+        fputc(',', f);
+        json_key_string(f, "call", search_nonblocking_name(h->call, nb, sizeof nb));
+        json_fix_loc(f, "start", &h->fix.start, st);
+        json_fix_loc(f, "wait", &h->fix.wait, st);
+    } else if (h->kind == SEARCH_HINT_COLLECTIVE) {
+        fputc(',', f);
+        json_key_string(f, "call", h->collective ? h->collective : "");
+    }
+    fputc('}', f);
+}
+
 /* One hint as a JSON object; rank_order 0 leaves it out (dropped hints
  * are not ranked), explain adds the "explain" field. */
 static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
@@ -43,7 +74,17 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
     json_key_string(f, "file", search_display_path(h->file ? h->file : "", st));
     fprintf(f, ",\"line\":%u,\"column\":%u,", h->line, h->col);
     json_key_string(f, "function", h->func ? h->func : "");
-    fputs(",\"ranks\":[", f);
+    /* the call path from the hint's location down to the MPI call */
+    fputs(",\"stack\":[", f);
+    for (uint32_t k = 0, nf = search_hint_nframes(h); k < nf; k++) {
+        struct trace_srcframe fr = search_hint_frame(h, k);
+        fputs(k ? ",{" : "{", f);
+        json_key_string(f, "file", search_display_path(fr.file ? fr.file : "", st));
+        fprintf(f, ",\"line\":%u,\"column\":%u,", fr.line, fr.col);
+        json_key_string(f, "function", fr.func ? fr.func : "");
+        fputc('}', f);
+    }
+    fputs("],\"ranks\":[", f);
     for (int k = 0; k < h->nranks; k++)
         fprintf(f, "%s%d", k ? "," : "", h->ranks[k]);
     fputs("],\"related\":[", f);
@@ -114,6 +155,7 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         fputc(',', f);
     }
     json_key_string(f, "message", v->message);
+    json_fix(f, h, st);
     fputc(',', f);
     json_boxes(f, &h->iters);
     /* wait states at the hint's call site (docs/waitstates.md) */

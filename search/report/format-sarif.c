@@ -86,6 +86,23 @@ void search_write_sarif(FILE *f, const struct view *v, uint32_t n, const struct 
             fputs("}]", f);
         }
         bool any = false;
+        /* the call path below the hint's location (ids after the related lines') */
+        for (uint32_t k = 1, nf = search_hint_nframes(h); k < nf; k++) {
+            struct trace_srcframe fr = search_hint_frame(h, k);
+            if (!fr.file || !*fr.file)
+                continue;
+            fprintf(f, "%s{\"id\":%u,", any ? "," : ",\"relatedLocations\":[", h->nrelated + k - 1);
+            sarif_physical(f, fr.file, fr.line, fr.col);
+            fputs(",\"message\":{\"text\":", f);
+            char text[160];
+            if (k + 1 < nf)
+                snprintf(text, sizeof text, "through %s", fr.func && *fr.func ? fr.func : "??");
+            else
+                snprintf(text, sizeof text, "%s in %s", trace_mpi_call_name(h->call), fr.func && *fr.func ? fr.func : "??");
+            search_json_string(f, text);
+            fputs("}}", f);
+            any = true;
+        }
         for (uint32_t k = 0; k < h->nrelated; k++) {
             const struct search_related *r = &h->related[k];
             if (!r->file || !*r->file)

@@ -30,9 +30,24 @@
 
 /* ---- locations ------------------------------------------------------------------ */
 
-void search_loc_of(const struct trace_site_info *info, uint32_t site, struct search_loc *l)
+const struct trace_callctx *search_ctx_shown(const struct trace_site_info *info)
 {
-    if (info) {
+    const struct trace_callctx *x = info ? info->ctx : NULL;
+    return x && x->anchor > 0 && x->anchor < x->nframes ? x : NULL;
+}
+
+static void loc_of(const struct trace_site_info *info, uint32_t site, struct search_loc *l,
+                   const struct trace_callctx *x)
+{
+    l->ctx = x;
+    if (x) {
+        const struct trace_srcframe *f = &x->frames[x->anchor];
+        l->file = search_nz(f->file);
+        l->func = search_nz(f->func);
+        l->line = f->line;
+        l->col = f->col;
+        l->site = CHT_NONE;
+    } else if (info) {
         l->file = search_nz(info->file);
         l->func = search_nz(info->func);
         l->line = info->line;
@@ -45,13 +60,37 @@ void search_loc_of(const struct trace_site_info *info, uint32_t site, struct sea
     }
 }
 
+void search_loc_of(const struct trace_site_info *info, uint32_t site, struct search_loc *l)
+{
+    loc_of(info, site, l, search_ctx_shown(info));
+}
+
+void search_loc_at_call(const struct trace_site_info *info, uint32_t site, struct search_loc *l)
+{
+    loc_of(info, site, l, NULL);
+}
+
+int search_ctx_cmp(const struct trace_callctx *a, const struct trace_callctx *b)
+{
+    uint32_t na = a ? a->anchor : 0, nb = b ? b->anchor : 0;
+    int c;
+    /* the frames below the anchors, from the anchor down to the call */
+    for (uint32_t i = 1; i <= na && i <= nb; i++) {
+        const struct trace_srcframe *x = &a->frames[na - i], *y = &b->frames[nb - i];
+        if ((c = strcmp(search_nz(x->file), search_nz(y->file))) || (c = search_cmp_u64(x->line, y->line)) ||
+            (c = search_cmp_u64(x->col, y->col)) || (c = strcmp(search_nz(x->func), search_nz(y->func))))
+            return c;
+    }
+    return search_cmp_u64(na, nb);
+}
+
 int search_loc_cmp(const struct search_loc *a, const struct search_loc *b, bool func)
 {
     int c = strcmp(a->file, b->file);
     if (c)
         return c;
     if ((c = search_cmp_u64(a->line, b->line)) || (c = search_cmp_u64(a->col, b->col)) ||
-        (c = search_cmp_u64(a->site, b->site)))
+        (c = search_cmp_u64(a->site, b->site)) || (c = search_ctx_cmp(a->ctx, b->ctx)))
         return c;
     return func ? strcmp(a->func, b->func) : 0;
 }
@@ -238,6 +277,7 @@ void search_hint_clear(struct search_hint *h)
     search_boxes_free(&h->iters);
     free(h->message);
     free(h->changes);
+    free(h->regions);
     memset(h, 0, sizeof *h);
 }
 
@@ -288,7 +328,10 @@ int search_ranks_running(struct search_rank_result *const *ranks, int n, const s
         for (uint32_t k = 0; k < ranks[r]->noverlaps; k++) {
             const struct search_overlap *ov = &ranks[r]->overlaps[k];
             struct search_loc x;
-            search_loc_of(ov->info, ov->site, &x);
+            if (l->ctx)
+                search_loc_of(ov->info, ov->site, &x);
+            else
+                search_loc_at_call(ov->info, ov->site, &x);
             if (ov->instances && !search_loc_cmp(&x, l, false)) {
                 count++;
                 break;
@@ -310,7 +353,7 @@ static int hint_rank_cmp(const void *pa, const void *pb)
         return a->kind < b->kind ? -1 : 1;
     if ((c = strcmp(search_nz(a->file), search_nz(b->file))) || (c = search_cmp_u64(a->line, b->line)) ||
         (c = search_cmp_u64(a->col, b->col)) || (c = strcmp(search_nz(a->func), search_nz(b->func))) ||
-        (c = search_cmp_u64(a->call, b->call)))
+        (c = search_cmp_u64(a->call, b->call)) || (c = search_ctx_cmp(a->ctx, b->ctx)))
         return c;
     /* Same location and kind: aggregation hints on different communicators
      * or member sets; keep the order deterministic. */
@@ -374,16 +417,27 @@ void search_report_free(struct search_report *r)
 }
 
 /* The wait states of a hint's call site (same location), if measured. */
+/* The wait states at the hint's call: of its calling context, or (a hint
+ * shown at the call itself) of every context of the call. */
 static void copy_waits(const struct search_report *rep, struct search_hint *h)
 {
     for (uint32_t i = 0; i < rep->nwaits; i++) {
         const struct search_waitsite *w = &rep->waits[i];
-        if (w->line == h->line && w->col == h->col && w->file && h->file &&
-            !strcmp(w->file, h->file)) {
-            h->late_sender_ns = w->late_sender_ns;
-            h->late_receiver_ns = w->late_receiver_ns;
-            h->wait_collective_ns = w->wait_collective_ns;
-            return;
+        const char *file = w->file;
+        uint32_t line = w->line, col = w->col;
+        if (w->ctx && !h->ctx) { /* the call itself */
+            file = w->ctx->frames[0].file;
+            line = w->ctx->frames[0].line;
+            col = w->ctx->frames[0].col;
+        } else if (search_ctx_cmp(w->ctx, h->ctx)) {
+            continue;
+        }
+        if (line == h->line && col == h->col && file && h->file && !strcmp(file, h->file)) {
+            h->late_sender_ns += w->late_sender_ns;
+            h->late_receiver_ns += w->late_receiver_ns;
+            h->wait_collective_ns += w->wait_collective_ns;
+            if (h->ctx || !w->ctx)
+                return;
         }
     }
 }
@@ -440,6 +494,8 @@ static int finish_hints(const struct search_report *rep, struct search_hints *hs
         if (h->severity > 1.0)
             h->severity = 1.0;
         copy_waits(rep, h);
+        if (search_hint_regions(h) < 0)
+            return TRACE_ERR_NOMEM;
         if (kept && h->predicted) {
             char *m = message_with_saving(rep, h); /* from the kind's, which a collective keeps */
             if (!m)
@@ -494,7 +550,7 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
         if (res->t_last > res->t_first && res->t_last - res->t_first > rep->run_ns)
             rep->run_ns = res->t_last - res->t_first;
     }
-    if ((rc = search_xrank_build(ranks, n, world_size, &xr)) < 0)
+    if ((rc = search_contexts_anchor(ranks, n, o)) < 0 || (rc = search_xrank_build(ranks, n, world_size, &xr)) < 0)
         goto fail;
     rep->unmatched_sends = dg_match_unmatched_sends(xr->match);
     rep->unmatched_recvs = dg_match_unmatched_recvs(xr->match);

@@ -118,5 +118,18 @@ int search_hint_location_cmp(const struct search_hint *x, const struct search_hi
 {
     if (x->kind != y->kind)
         return x->kind < y->kind ? -1 : 1;
-    return search_place_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+    int c = search_place_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+    return c ? c : search_ctx_cmp(x->ctx, y->ctx);
+}
+
+uint32_t search_hint_nframes(const struct search_hint *h)
+{
+    return h->ctx ? h->ctx->anchor + 1 : 1;
+}
+
+struct trace_srcframe search_hint_frame(const struct search_hint *h, uint32_t i)
+{
+    if (h->ctx && i <= h->ctx->anchor)
+        return h->ctx->frames[h->ctx->anchor - i];
+    return (struct trace_srcframe){h->file, h->func, h->line, h->col};
 }

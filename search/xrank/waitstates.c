@@ -477,10 +477,21 @@ static int cmp_u64(uint64_t a, uint64_t b)
     return a < b ? -1 : a > b;
 }
 
+/* Entries merge by where their hints are shown: the call's line, or its
+ * calling context's anchor and the frames below it. */
+static int place_cmp(const struct trace_site_info *a, const struct trace_site_info *b)
+{
+    struct search_loc x, y;
+    search_loc_of(a, a->id, &x);
+    search_loc_of(b, b->id, &y);
+    int c = search_place_cmp(x.file, x.line, x.col, y.file, y.line, y.col);
+    return c ? c : search_ctx_cmp(x.ctx, y.ctx);
+}
+
 static int ent_cmp(const void *pa, const void *pb)
 {
     const struct ent *a = pa, *b = pb;
-    int c = search_place_cmp(a->info->file, a->info->line, a->info->col, b->info->file, b->info->line, b->info->col);
+    int c = place_cmp(a->info, b->info);
     if (c)
         return c;
     if (a->rank != b->rank)
@@ -516,14 +527,16 @@ static int merge(struct ws *w, struct search_report *rep)
     for (size_t i = 0; i < w->nent;) {
         const struct trace_site_info *in = w->ent[i].info;
         size_t j = i + 1;
-        while (j < w->nent && !search_place_cmp(w->ent[j].info->file, w->ent[j].info->line, w->ent[j].info->col,
-                                       in->file, in->line, in->col))
+        while (j < w->nent && !place_cmp(w->ent[j].info, in))
             j++;
         struct search_waitsite *s = &v[n];
-        s->file = in->file;
-        s->func = nz(in->func);
-        s->line = in->line;
-        s->col = in->col;
+        struct search_loc at;
+        search_loc_of(in, in->id, &at);
+        s->file = at.file;
+        s->func = nz(at.func);
+        s->line = at.line;
+        s->col = at.col;
+        s->ctx = at.ctx;
         s->call = w->ent[i].call;
         for (size_t k = i; k < j; k++) {
             const struct ent *e = &w->ent[k];

@@ -1029,23 +1029,80 @@ static void test_other_byte_order(void **state)
     ASSERT_HAS(msg, "written on a machine of the other byte order");
 }
 
+/* CHT_REC_PATH after an MPI record: its addresses reach the event; a path
+ * record longer than CHT_PATH_MAX, or whose size disagrees with its frame
+ * count, is a format error that names it. */
+static void test_call_path(void **state)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    struct tg_file *f;
+    struct cht_rec_mpi m;
+    uint64_t addr[3] = {0x401000, 0x402000, 0x403000};
+    uint64_t many[CHT_PATH_MAX + 1] = {0};
+    char msg[512];
+    (void)state;
+
+    write_meta(dir);
+    f = std_rank(dir);
+    memset(&m, 0, sizeof(m));
+    m.h.aux = CHT_MPI_BARRIER;
+    m.site = CHT_NONE;
+    tg_mpi(f, &m);
+    tg_rec(f, CHT_REC_PATH, 3, addr, sizeof addr);
+    tg_mpi(f, &m);                      /* no path */
+    tg_end(f, 0, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, TRACE_CURSOR_CONTEXTS);
+    assert_int_equal(trace_cursor_next(c, &ev), 1);
+    assert_int_equal(ev->npath, 3);
+    assert_int_equal(ev->path[0], 0x401000);
+    assert_int_equal(ev->path[2], 0x403000);
+    assert_null(ev->site_info);          /* no site: no context either */
+    assert_int_equal(trace_cursor_next(c, &ev), 1);
+    assert_int_equal(ev->npath, 0);
+    assert_null(ev->path);
+    assert_int_equal(trace_cursor_next(c, &ev), 0);
+    trace_cursor_close(c);
+    trace_close(t);
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_mpi(f, &m);
+    tg_rec(f, CHT_REC_PATH, CHT_PATH_MAX + 1, many, sizeof many);
+    tg_end(f, 0, 1, 0);
+    tg_close(f);
+    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    ASSERT_HAS(msg, "path record with 16 frames");
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_mpi(f, &m);
+    tg_rec(f, CHT_REC_PATH, 2, addr, sizeof addr); /* 3 addresses, 2 said */
+    tg_end(f, 0, 1, 0);
+    tg_close(f);
+    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    ASSERT_HAS(msg, "path record with 2 frames in 32 bytes");
+}
+
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 7, 6 }; /* version 7, oldest readable 6 */
+    uint16_t v[2] = { 8, 7 }; /* version 8, oldest readable 7 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=6, this reader reads up to 5");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=7, this reader reads up to 6");
 }
 
 static void test_newer_but_readable_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 6, 5 }; /* newer writer, still readable by version 5 */
+    uint16_t v[2] = { 7, 6 }; /* newer writer, still readable by version 6 */
     bool cut = true;
     (void)state;
 
@@ -1632,6 +1689,7 @@ int main(void)
         T(test_meta_magic_in_rank_file),
         T(test_other_byte_order),
         T(test_future_version),
+        T(test_call_path),
         T(test_newer_but_readable_version),
         T(test_required_feature),
         T(test_small_header_size),

@@ -388,6 +388,12 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
             c->ev.newcomm = (const void *)f;
         } else if (f->type == CHT_REC_CALLNAME) {
             c->ev.call_name = (const char *)f + sizeof(struct cht_rec_callname);
+        } else if (f->type == CHT_REC_PATH) {
+            if (f->aux > CHT_PATH_MAX || f->size != sizeof(struct cht_rec_path) + 8u * f->aux)
+                return rec_error(c, "path record with %u frames in %u bytes (at most %u frames)",
+                                 f->aux, f->size, CHT_PATH_MAX);
+            c->ev.npath = f->aux;
+            c->ev.path = (const uint64_t *)((const char *)f + sizeof(struct cht_rec_path));
         } else if (f->type == CHT_REC_CPU) {
             const struct cht_rec_cpu *u = (const void *)f;
             if (u->cpu_exit >= u->cpu_enter) {
@@ -413,6 +419,17 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
             }
         } else {
             break;
+        }
+    }
+    if ((c->flags & TRACE_CURSOR_CONTEXTS) && c->ev.site_info) {
+        int rc;
+        const struct trace_site_info *x = rd_ctx_of(c, c->r, rd_trace_call_depth(c->t), m->site,
+                                                     m->ret_addr, c->ev.path, c->ev.npath, &rc);
+        if (rc < 0)
+            return nomem(c);
+        if (x) {
+            c->ev.site = x->id;
+            c->ev.site_info = x;
         }
     }
     trace_stream_skip(c->s, i);

@@ -280,5 +280,6 @@ void rd_rank_free(struct rd_rank *r)
     free(r->tus);
     free(r->syms);
     free(r->path);
+    rd_ctx_free(r->ctx);
     free(r);
 }

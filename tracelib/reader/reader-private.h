@@ -125,6 +125,7 @@ struct rd_rank {
     size_t last_site, last_loop;     /* index of the last TU that matched */
     struct rd_sym *syms;             /* sorted by (func, arg); for ntus = syms_gen - 1 */
     size_t nsyms, syms_gen;
+    struct rd_ctxtab *ctx;           /* calling contexts of its MPI calls (callctx.c) */
 };
 
 struct rd_rank *rd_rank_state(struct trace *t, int rank);
@@ -144,6 +145,22 @@ int rd_rank_producers(struct rd_rank *r, uint32_t id, const uint32_t **ids, uint
 void rd_rank_free(struct rd_rank *r);
 
 /* ---- symbolisation (symbolize.c) ---------------------------------------- */
+
+/* ---- calling contexts (callctx.c) --------------------------------------- */
+
+struct trace_cursor;
+struct rd_ctxtab;
+/* The context site of an MPI call of site `site` made from ret_addr with
+ * the frames above it path[0..n) (CHT_REC_PATH), keeping at most depth
+ * frames above the call: NULL if it has no
+ * context beyond its own line (or the frames cannot be symbolised), else
+ * its info, borrowed until trace_close.  TRACE_ERR_NOMEM through *rc. */
+const struct trace_site_info *rd_ctx_of(struct trace_cursor *c, struct rd_rank *r, unsigned depth,
+                                        uint32_t site, uint64_t ret_addr, const uint64_t *path,
+                                        uint32_t n, int *rc);
+const struct trace_site_info *rd_ctx_site(const struct rd_rank *r, uint32_t id);
+void rd_ctx_free(struct rd_ctxtab *x);
+unsigned rd_trace_call_depth(const struct trace *t);
 
 struct rd_symcache; /* opened ELF/DWARF files by path */
 void rd_symcache_destroy(struct rd_symcache *c);

@@ -29,6 +29,7 @@ struct trace {
     struct rd_rank **ranks;   /* sorted by rank */
     size_t nranks, ranks_cap;
     struct rd_symcache *sym;
+    unsigned call_depth;      /* trace_set_call_depth, TRACE_CTX_DEPTH + 1 = unset */
 };
 
 /* ---- site tables -------------------------------------------------------- */
@@ -299,11 +300,15 @@ void rd_rank_attach_tables(struct trace *t, struct rd_rank *r)
     }
 }
 
+static int build_loops(struct rd_tu *tu);
+
 static int build_sites(struct rd_tu *tu)
 {
     const struct rd_table *tab = tu->table;
     uint32_t i;
 
+    if (!tu->loops && build_loops(tu) < 0)
+        return -1;
     tu->sites = calloc(tu->nsites ? tu->nsites : 1, sizeof(*tu->sites));
     if (!tu->sites)
         return -1;
@@ -319,6 +324,7 @@ static int build_sites(struct rd_tu *tu)
         o->op = s->op;
         o->flags = s->flags;
         o->loop = s->loop == CHT_NONE ? CHT_NONE : tu->loop_base + s->loop;
+        o->loop_info = s->loop < tu->nloops ? &tu->loops[s->loop] : NULL;
         o->naccess = s->naccess;
         o->access = tab->access + s->access_first;
         /* tables before version 3 have no costs: the even split */
@@ -345,6 +351,7 @@ static int build_loops(struct rd_tu *tu)
         o->col = l->col;
         o->depth = l->depth;
         o->parent = l->parent == CHT_NONE ? CHT_NONE : tu->loop_base + l->parent;
+        o->parent_info = l->parent < tu->nloops ? &tu->loops[l->parent] : NULL;
     }
     return 0;
 }
@@ -355,6 +362,8 @@ const struct trace_site_info *rd_rank_site(struct rd_rank *r, uint32_t id)
 
     if (!r || id == CHT_NONE)
         return NULL;
+    if (id >= TRACE_CTX_SITE_BASE)
+        return rd_ctx_site(r, id);
     if (r->ntus) { /* the TU of the last lookup: nearly always the one */
         struct rd_tu *tu = &r->tus[r->last_site];
         if (tu->sites && id - tu->site_base < tu->nsites)
@@ -690,4 +699,15 @@ bool trace_has_rank(const struct trace *t, int rank)
 struct rd_symcache **rd_trace_symcache(struct trace *t)
 {
     return &t->sym;
+}
+
+void trace_set_call_depth(struct trace *t, unsigned frames)
+{
+    if (t)
+        t->call_depth = frames + 1;
+}
+
+unsigned rd_trace_call_depth(const struct trace *t)
+{
+    return t->call_depth ? t->call_depth - 1 : TRACE_CTX_DEPTH;
 }

@@ -21,15 +21,17 @@ static int end_create(struct mpi_ev *ev, const MPI_Comm *newcomm)
         return mpi_ev_end(ev);
     mpi_comm_register(*newcomm, &nc);
     size_t members = nc.world != NULL ? (size_t)(nc.v.size + nc.v.remote_size) : 0;
+    size_t args = mpi_ev_args_size(ev);
     size_t extra = mpi_pad8(sizeof(struct cht_rec_comm) + members * sizeof(int32_t));
-    if (sizeof(struct cht_rec_mpi) + extra > MPI_RESERVE_MAX) {
+    if (sizeof(struct cht_rec_mpi) + args + extra > MPI_RESERVE_MAX) {
         rt_warn_once(MPI_WARN_SIZE, "communicator too large to record its members: "
                      "recorded without them: size=%d", nc.v.size);
         return mpi_ev_end(ev);
     }
-    struct cht_rec_comm *c = mpi_ev_reserve(ev, extra);
-    if (c == NULL)
+    char *p = mpi_ev_reserve(ev, args + extra);
+    if (p == NULL)
         return ev->ret;
+    struct cht_rec_comm *c = (struct cht_rec_comm *)mpi_ev_args_write(ev, p);
     memset(c, 0, extra);
     c->h = (struct cht_rec){CHT_REC_COMM, ev->rec.h.aux, (uint32_t)extra};
     c->comm = nc.v.id;
@@ -39,7 +41,7 @@ static int end_create(struct mpi_ev *ev, const MPI_Comm *newcomm)
     c->my_rank = nc.v.rank;
     if (members != 0)
         memcpy(c + 1, nc.world, members * sizeof(int32_t));
-    rt_commit(sizeof(struct cht_rec_mpi) + extra);
+    rt_commit(sizeof(struct cht_rec_mpi) + args + extra);
     return ev->ret;
 }
 

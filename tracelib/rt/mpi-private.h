@@ -241,6 +241,8 @@ struct mpi_ev {
     struct cht_range args[2][MPI_ARGS_MAX];
     int nargs[2];
     uint64_t cpu[2];          /* thread CPU time at entry and exit (CHT_REC_CPU), 0: none */
+    uint32_t npath;           /* frames in path (CHT_REC_PATH), 0: none */
+    uint64_t path[CHT_PATH_MAX];
 };
 
 /* Set at MPI_Init when the host has more ranks than the rank has CPUs:

@@ -77,6 +77,8 @@ void mpi_ev_begin(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm, void
     r->h.size = sizeof(*r);
     r->site = rt_take_mpi_site();
     r->ret_addr = (uint64_t)(uintptr_t)ret_addr;
+    if (ret_addr)
+        ev->npath = rt_callpath(r->ret_addr, ev->path, rt_callpath_depth());
     r->peer = r->rpeer = r->st_source = CHT_RANK_NONE;
     r->tag = r->rtag = r->st_tag = CHT_TAG_NONE;
     ev->comm = comm;
@@ -109,6 +111,8 @@ void mpi_ev_begin_as(struct mpi_ev *ev, enum cht_mpi_call call, MPI_Comm comm,
     mpi_ev_begin(ev, call, comm, NULL); /* first took the pending site */
     ev->rec.site = site;
     ev->rec.ret_addr = ra;
+    ev->npath = first->npath;
+    memcpy(ev->path, first->path, first->npath * sizeof *ev->path);
 }
 
 /* ---- buffers ---------------------------------------------------------------- */
@@ -413,6 +417,8 @@ int mpi_cpu_times;
 size_t mpi_ev_args_size(const struct mpi_ev *ev)
 {
     size_t n = ev->cpu[0] && ev->cpu[1] ? sizeof(struct cht_rec_cpu) : 0;
+    if (ev->npath)
+        n += sizeof(struct cht_rec_path) + ev->npath * sizeof(uint64_t);
     for (int h = 0; h < 2; h++)
         if (ev->nargs[h])
             n += sizeof(struct cht_rec_args) + (size_t)ev->nargs[h] * sizeof(struct cht_range);
@@ -425,6 +431,13 @@ char *mpi_ev_args_write(const struct mpi_ev *ev, char *p)
         struct cht_rec_cpu c = {{CHT_REC_CPU, 0, sizeof c}, ev->cpu[0], ev->cpu[1]};
         memcpy(p, &c, sizeof c);
         p += sizeof c;
+    }
+    if (ev->npath) {
+        size_t size = sizeof(struct cht_rec_path) + ev->npath * sizeof(uint64_t);
+        struct cht_rec_path h = {{CHT_REC_PATH, (uint16_t)ev->npath, (uint32_t)size}};
+        memcpy(p, &h, sizeof h);
+        memcpy(p + sizeof h, ev->path, ev->npath * sizeof(uint64_t));
+        p += size;
     }
     for (int h = 0; h < 2; h++) {
         if (!ev->nargs[h])

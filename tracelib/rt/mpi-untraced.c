@@ -24,13 +24,15 @@ void rt_mpi_untraced(const char *name, uint64_t t_enter, void *ra)
     ev.rec.t_enter = t_enter;
     ev.rec.t_exit = rt_now_ns();
     ev.ret = MPI_SUCCESS;
-    char *p = mpi_ev_reserve(&ev, extra);
+    size_t args = mpi_ev_args_size(&ev);
+    char *p = mpi_ev_reserve(&ev, args + extra);
     if (p == NULL)
         return;
-    struct cht_rec_callname *c = (struct cht_rec_callname *)p;
+    struct cht_rec_callname *c = (struct cht_rec_callname *)mpi_ev_args_write(&ev, p);
+    p = (char *)c;
     memset(p, 0, extra);
     c->h = (struct cht_rec){CHT_REC_CALLNAME, (uint16_t)len, (uint32_t)extra};
     if (len)
         memcpy(c + 1, name, len);
-    rt_commit(sizeof(struct cht_rec_mpi) + extra);
+    rt_commit(sizeof(struct cht_rec_mpi) + args + extra);
 }

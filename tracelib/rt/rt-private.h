@@ -64,6 +64,17 @@ uint64_t rt_cpu_ns(void);
  * the same `key` are silent) and never fails. */
 void rt_warn_once(int key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Frames of call path each MPI call records (COMMHINT_CALLPATH, default
+ * CHT_PATH_DEFAULT, at most CHT_PATH_MAX; 0 = none). */
+unsigned rt_callpath_depth(void);
+/* The return addresses of the frames above the function an MPI wrapper
+ * returns to (ret_addr, the wrapper's __builtin_return_address(0)), read
+ * from the frame-pointer chain: at most max into out, innermost first;
+ * returns their number (0 if the chain cannot be followed).  Must be
+ * called from the runtime (whose functions keep frame pointers) below the
+ * wrapper. */
+unsigned rt_callpath(uint64_t ret_addr, uint64_t *out, unsigned max);
+
 /* Warning keys for rt_warn_once. */
 enum rt_warn_key {
     RT_WARN_WRITE = 0,   /* trace cannot be written: tracing stopped */
@@ -73,6 +84,7 @@ enum rt_warn_key {
     RT_WARN_MPI_COMM,    /* a communicator the runtime did not see created */
     RT_WARN_MPI_REQUEST, /* a request the runtime did not see posted */
     RT_WARN_MPI_SIZE,    /* records too large for one reservation */
+    RT_WARN_ENV,         /* a COMMHINT_* variable with a value it cannot take */
     RT_WARN_MAX = 16
 };
 

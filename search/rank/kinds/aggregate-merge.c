@@ -53,12 +53,12 @@ static int ag_key_cmp(const struct ag_ent *a, const struct ag_ent *b)
     if ((c = search_cmp_u64(a->g->needs_buffer, b->g->needs_buffer)) || !a->g->needs_buffer)
         return c;
     struct search_loc x, y;
-    search_loc_of(a->g->buf_info, a->g->buf_site, &x);
-    search_loc_of(b->g->buf_info, b->g->buf_site, &y);
+    search_loc_at_call(a->g->buf_info, a->g->buf_site, &x);
+    search_loc_at_call(b->g->buf_info, b->g->buf_site, &y);
     if ((c = search_loc_cmp(&x, &y, false)))
         return c;
-    search_loc_of(a->g->over_info, a->g->over_site, &x);
-    search_loc_of(b->g->over_info, b->g->over_site, &y);
+    search_loc_at_call(a->g->over_info, a->g->over_site, &x);
+    search_loc_at_call(b->g->over_info, b->g->over_site, &y);
     return search_loc_cmp(&x, &y, false);
 }
 
@@ -154,7 +154,7 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     if (!h || search_hint_alloc_ranks(h, j - i) < 0)
         return TRACE_ERR_NOMEM;
     struct search_loc first;
-    search_loc_of(group_info(g0, 0), g0->sites[0], &first);
+    search_loc_at_call(group_info(g0, 0), g0->sites[0], &first);
     h->kind = m->kind;
     /* nonblocking sends are no overlap candidates, and exchanges at an
      * unknown site neither: their group knows */
@@ -165,6 +165,7 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     h->func = first.func;
     h->line = first.line;
     h->col = first.col;
+    h->ctx = first.ctx;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     group_sums(h, e, i, j);
@@ -178,15 +179,15 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
         return TRACE_ERR_NOMEM;
     if (g0->needs_buffer) {
         struct search_loc b, o;
-        search_loc_of(g0->buf_info, g0->buf_site, &b);
-        search_loc_of(g0->over_info, g0->over_site, &o);
+        search_loc_at_call(g0->buf_info, g0->buf_site, &b);
+        search_loc_at_call(g0->over_info, g0->over_site, &o);
         h->flags |= SEARCH_HINT_NEEDS_BUFFER;
         h->buf_file = b.file;
         h->buf_line = b.line;
         h->over_file = o.file;
         h->over_line = o.line;
     }
-    struct search_loc at = {h->file, h->func, h->line, h->col, CHT_NONE};
+    struct search_loc at = {h->file, h->func, h->line, h->col, CHT_NONE, h->ctx};
     int running = search_ranks_running(m->ranks, m->n, &at);
     if (h->nranks < (running ? running : m->nanalysed))
         h->flags |= SEARCH_HINT_SOME_RANKS;
@@ -399,6 +400,7 @@ static int closed_hint(const struct search_merge *m, const struct cl_ent *x, siz
     h->func = x[i].l[0].func;
     h->line = x[i].l[0].line;
     h->col = x[i].l[0].col;
+    h->ctx = x[i].l[0].ctx;
     h->flags = SEARCH_HINT_NOT_MERGED;
     h->next_file = x[i].l[1].file;
     h->next_line = x[i].l[1].line;
@@ -433,11 +435,11 @@ static int closed_hints(const struct search_merge *m, const struct ag_ent *e, si
         for (uint32_t k = 0; res && k < res->nclosed; k++) {
             const struct search_closed *c = &res->closed[k];
             struct cl_ent *y = &x[n];
-            search_loc_of(c->info, c->site, &y->l[0]);
-            search_loc_of(c->next_info, c->next_site, &y->l[1]);
-            search_loc_of(c->close_info, c->close_site, &y->l[2]);
-            search_loc_of(c->member_info, c->member_site, &y->l[3]);
-            search_loc_of(c->aux_info, c->aux_site, &y->l[4]);
+            search_loc_at_call(c->info, c->site, &y->l[0]);
+            search_loc_at_call(c->next_info, c->next_site, &y->l[1]);
+            search_loc_at_call(c->close_info, c->close_site, &y->l[2]);
+            search_loc_at_call(c->member_info, c->member_site, &y->l[3]);
+            search_loc_at_call(c->aux_info, c->aux_site, &y->l[4]);
             y->rank = res->rank;
             y->c = c;
             if (!merged_somewhere(e, ne, &y->l[0], &y->l[1]))
@@ -481,7 +483,7 @@ int search_aggregate_merge(const struct search_merge *m)
                 break;
             }
             for (uint32_t s = 0; s < g->nsites; s++)
-                search_loc_of(group_info(g, s), g->sites[s], &x->locs[s]);
+                search_loc_at_call(group_info(g, s), g->sites[s], &x->locs[s]);
             qsort(x->locs, g->nsites, sizeof *x->locs, loc_qcmp);
             x->nlocs = g->nsites;
             x->comm = g->comm;

@@ -143,6 +143,12 @@ static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t
         }
         r->col = best->info->col;
         r->func = search_nz(best->info->func);
+        /* its region: the outermost loop around it in its function that
+         * does not run the call too */
+        const struct trace_loop_info *l = best->info->loop_info;
+        for (unsigned d = 0; l && d < 256 && !search_hint_encloses(h, l->id) && !strcmp(search_nz(l->func), r->func);
+             l = l->parent_info, d++)
+            r->loop = l;
         r->role = after ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE;
         /* v[a] is the lowest rank's statement with the smallest column. */
         if ((rc = search_boxes_copy(&r->iters, &v[a].st->iters)) < 0)
@@ -284,6 +290,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->func = e[i].key.func;
     h->line = e[i].key.line;
     h->col = e[i].key.col;
+    h->ctx = e[i].key.ctx;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     if (overlap_sums(x, h, e, i, j, &truncated) < 0 || overlap_by_rank(x, h) < 0 || search_boxes_copy(&h->iters, &e[i].ov->iters) < 0 ||
@@ -306,6 +313,16 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     for (uint32_t k = 0; k < h->nrelated; k++)
         if (h->related[k].conditional)
             h->flags |= SEARCH_HINT_CONDITIONAL;
+    /* the fix: around the windows of the lowest rank that knows them */
+    const struct search_overlap *dep = NULL, *use = NULL;
+    for (size_t k = i; k < j; k++) {
+        if (!dep && e[k].ov->dep_site != CHT_NONE)
+            dep = e[k].ov;
+        if (!use && e[k].ov->use_site != CHT_NONE)
+            use = e[k].ov;
+    }
+    search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
+                       use && use->use_later);
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key))
         h->flags |= SEARCH_HINT_SOME_RANKS;
     if (h->with_window < h->instances)
@@ -371,12 +388,28 @@ out:
  * with the computation at lines 73, 84 if each message gets its own
  * buffer (needs a buffer per message: the send buffer at line 74 is
  * overwritten at halo.c:73; ranks 0-3, ...)". */
+#define OVERLAP_MESSAGE_LINES 12 /* related lines a message lists; more are named by their regions */
+
 char *search_overlap_message(const struct search_hint *h, bool with_times)
 {
     struct search_text b = {0};
 
-    search_text_printf(&b, "%s can overlap with the computation at ", trace_mpi_call_name(h->call));
-    search_text_lines(&b, h, false);
+    if (h->nrelated > OVERLAP_MESSAGE_LINES && h->nregions) {
+        /* a long list of lines would hide the point: the regions */
+        const struct search_region *g = &h->regions[0];
+        const char *base = strrchr(search_nz(g->file), '/');
+        search_text_printf(&b, "%s can overlap with the computation of %u lines in %u region%s, the largest ",
+                           trace_mpi_call_name(h->call), h->nrelated, h->nregions, h->nregions == 1 ? "" : "s");
+        if (g->loop_line)
+            search_text_printf(&b, "the loop at %s:%u in %s", base ? base + 1 : search_nz(g->file), g->loop_line,
+                               search_nz(g->func));
+        else
+            search_text_printf(&b, "%s, %s:%u-%u", search_nz(g->func), base ? base + 1 : search_nz(g->file), g->line_lo,
+                               g->line_hi);
+    } else {
+        search_text_printf(&b, "%s can overlap with the computation at ", trace_mpi_call_name(h->call));
+        search_text_lines(&b, h, false);
+    }
     if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
         search_text_printf(&b, " if each message gets its own buffer (");
         search_text_needs_buffer(&b, h);

@@ -35,13 +35,20 @@ static int cmp_cand(const void *a, const void *b)
     return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* What bounded one instance's windows (the fix): keys of the counts,
+ * UINT64_MAX where nothing is counted. */
+struct search_overlap_fixn {
+    uint64_t dep, use;
+};
+
 /* The windows of candidate i: backward [*blo, i) and forward (i, *fhi]
  * (empty when blo == i or fhi == i); returns whether either was cut at the
  * horizon.  With nb, the needs-buffer variant's: the forward window ends
  * at the first event that depends on search_ov_nb_event(c), and *over is
  * the first event in it that depends on c itself (it only overwrites the
  * send buffer; SIZE_MAX if none). */
-static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, size_t *fhi, size_t *over)
+static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, size_t *fhi, size_t *over,
+                    struct search_overlap_fixn *fx)
 {
     const struct dg_event *ev = x->ev;
     const struct dg_event *c = &ev[i];
@@ -63,6 +70,10 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
         /* k is the first event of the window: right after the dependence,
          * or i - reach when there is none */
         *blo = k < top ? k : top;
+        if (*blo < top) /* the fix's start: after the dependence */
+            fx->dep = found ? ev[k - 1].site | (search_ov_iter_order(ev[k - 1].iters, ev[k - 1].depth, c->iters,
+                                                                    c->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0)
+                            : CHT_NONE;
         if (!found && h < i)
             truncated = true;
     }
@@ -82,6 +93,9 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
                 *over = j;
         }
         *fhi = j - 1;
+        if (found && j > i + 1) /* the fix's wait: before the first dependent event */
+            fx->use = ev[j].site | (search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth) > 0
+                                        ? SEARCH_OV_OTHER_ITER : 0);
         if (!found && h < rem)
             truncated = true;
     }
@@ -97,6 +111,7 @@ struct site_scratch {
     uint64_t *touched;
     size_t ntouched, captouched;
     uint64_t extended; /* needs-buffer variant: instances whose forward window grew */
+    struct dg_map dep_n, use_n; /* the fix's counts */
 };
 
 /* Appends a lead to o (full at 8, 16, 32...: doubled). */
@@ -123,8 +138,13 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
     size_t blo, fhi, over = SIZE_MAX;
     uint64_t wcount = 0, cns = search_call_ns(c);
     struct search_set_time wt = {0}, at = {0};
-    bool trunc = windows(x, i, o->needs_buffer, &blo, &fhi, &over);
+    struct search_overlap_fixn fx = {UINT64_MAX, UINT64_MAX};
+    bool trunc = windows(x, i, o->needs_buffer, &blo, &fhi, &over, &fx);
     int rc;
+
+    if ((fx.dep != UINT64_MAX && (rc = search_ov_count(&sc->dep_n, fx.dep)) < 0) ||
+        (fx.use != UINT64_MAX && (rc = search_ov_count(&sc->use_n, fx.use)) < 0))
+        return rc;
 
     /* the variant's window grew if it holds computation from the first
      * overwrite on (the plain window ends right before it) */
@@ -250,10 +270,15 @@ static int overlap_site(struct search_ref *x, const struct cand *cand, size_t nc
     o->needs_buffer = nb;
     o->over_site = CHT_NONE;
     sc->extended = 0;
+    memset(&sc->dep_n, 0, sizeof sc->dep_n);
+    memset(&sc->use_n, 0, sizeof sc->use_n);
     sc->ntouched = sc->captouched = 0;
     sc->touched = NULL;
     for (size_t ci = 0; ci < ncand && rc == 0; ci++)
         rc = instance(x, cand[ci].index, sc, o);
+    search_ov_set_fix(o, &sc->dep_n, &sc->use_n);
+    dg_map_free(&sc->dep_n);
+    dg_map_free(&sc->use_n);
     if (rc == 0)
         rc = statements(x, sc, o);
     for (size_t t = 0; t < sc->ntouched; t++) {

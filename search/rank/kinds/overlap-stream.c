@@ -44,6 +44,7 @@ struct csite {
     struct inst **queue;      /* instances in order, until accounted */
     size_t qhead, qn, qcap;
     uint64_t extended;        /* needs-buffer variant: instances whose forward window grew */
+    struct dg_map dep_n, use_n; /* site -> instances whose windows it bounds (the fix) */
 };
 
 struct inst {
@@ -110,6 +111,7 @@ static struct csite *csite_get(struct ov_stream *v, const struct dg_event *e, bo
     c->o.role = e->role;
     c->o.needs_buffer = nb;
     c->o.over_site = CHT_NONE;
+    c->o.dep_site = c->o.use_site = CHT_NONE;
     return c;
 }
 
@@ -429,6 +431,7 @@ static int ov_advance(void *state, struct search_stream *s, uint64_t i)
 
 /* ---- candidates --------------------------------------------------------------------------- */
 
+
 /* The backward window of candidate `in` (event e): from after the last
  * event it depends on, at most H events back.  Sets *lead to how much
  * earlier the call could start (0: none or unknown). */
@@ -438,8 +441,9 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
     uint64_t i = e->index, H = search_stream_horizon(s);
     uint64_t last = search_stream_deps(s, e)->last; /* last conflicting index is last - 1 */
     uint64_t lo;
+    bool found = last && last - 1 + H >= i;
     *lead = 0;
-    if (last && last - 1 + H >= i)
+    if (found)
         lo = last; /* window starts after it */
     else if (i > H) {
         lo = i - H;
@@ -451,6 +455,22 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
     uint64_t hi = i - 1 - (e->ncompanions < i ? e->ncompanions : i);
     if (e->ncompanions >= i || lo > hi)
         return 0;
+    if (found) { /* where the call can start: after event last - 1 */
+        const struct search_ring_ev *d = search_stream_ring(s, last - 1);
+        if (d) {
+            struct trace_iter moved[SEARCH_BOX_DEPTH];
+            uint32_t nd = 0;
+            const struct trace_iter *it = search_stream_iters(s, d, moved, &nd);
+            uint64_t key = d->site | (search_ov_iter_order(it, nd, e->iters, e->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0);
+            int rc = search_ov_count(&c->dep_n, key);
+            if (rc < 0)
+                return rc;
+        }
+    } else { /* the window reaches the horizon or the trace's start: no statement bounds it */
+        int rc = search_ov_count(&c->dep_n, CHT_NONE);
+        if (rc < 0)
+            return rc;
+    }
     uint64_t t, k, wlo = search_stream_wpos(s, lo, false);
     search_stream_range_time(s, lo, hi, wlo, search_stream_wpos(s, hi, true), &t, &k);
     in->time += t;
@@ -541,6 +561,12 @@ static int ov_event(void *state, struct search_stream *s, const struct dg_event 
             if (k == 0 && in->twin) {
                 in->twin->over = e->index;
                 in->twin->over_site = e->site;
+            }
+            struct csite *cs = &v->cs[in->cs];
+            if (e->index > in->c + 1) { /* where the wait goes: before e */
+                bool later = search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth) > 0;
+                if ((rc = search_ov_count(&cs->use_n, e->site | (later ? SEARCH_OV_OTHER_ITER : 0))) < 0)
+                    return rc;
             }
             if ((rc = fw_close(s, v, in, e->index - 1, false)) < 0)
                 return rc;
@@ -656,6 +682,7 @@ static int ov_finish(void *state, struct search_stream *s, struct search_rank_re
     for (size_t i = 0; i < v->ncs; i++) {
         if (v->cs[i].o.needs_buffer && !v->cs[i].extended)
             continue; /* no window grew: the variant adds nothing */
+        search_ov_set_fix(&v->cs[i].o, &v->cs[i].dep_n, &v->cs[i].use_n);
         int rc = site_result(s, &v->cs[i], &r->overlaps[r->noverlaps++]);
         if (rc < 0)
             return rc;
@@ -681,6 +708,8 @@ static void ov_destroy(void *state)
             search_boxes_free(&c->stmts[j].s.iters);
         free(c->stmts);
         dg_map_free(&c->stmt_of);
+        dg_map_free(&c->dep_n);
+        dg_map_free(&c->use_n);
         free(c->bw);
         free(c->fw);
         for (size_t j = 0; j < c->qn; j++)

@@ -105,6 +105,10 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
     CMP(comm_ns);
     CMP(comp_ns);
     CMP(saving_ns);
+    CMP(dep_site);
+    CMP(use_site);
+    CMP(dep_earlier);
+    CMP(use_later);
 #undef CMP
     snprintf(what, sizeof(what), "overlap site=%" PRIu32 " iters", a->site);
     if (!search_boxes_diff(&a->iters, &b->iters, what, why, size))
@@ -144,6 +148,10 @@ static bool ov_visit(struct search_rank_result *r, const struct search_site_visi
             return true;
         if (o->needs_buffer && v->site && v->site(v->ctx, o->over_site, &o->over_info))
             return true;
+        if (o->dep_site != CHT_NONE && v->site && v->site(v->ctx, o->dep_site, &o->dep_info))
+            return true;
+        if (o->use_site != CHT_NONE && v->site && v->site(v->ctx, o->use_site, &o->use_info))
+            return true;
         if (v->boxes)
             v->boxes(v->ctx, &o->iters);
         for (uint32_t j = 0; j < o->nstmts; j++) {
@@ -159,7 +167,7 @@ static bool ov_visit(struct search_rank_result *r, const struct search_site_visi
 /* ---- packing: a u32 count, then each overlap with its statements, leads
  * and windows ----------------------------------------------------------------------------- */
 
-#define OVERLAP_MIN (4u + 2 + 1 + 1 + 1 + 4 + 6 * 8 + BOXES_MIN + 4 + 4 + 4)
+#define OVERLAP_MIN (4u + 2 + 1 + 1 + 1 + 4 + 6 * 8 + BOXES_MIN + 4 + 4 + 4 + 4 + 4 + 2)
 #define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
 
 static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -201,6 +209,14 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
             pk_u64(b, o->leads[j].after_ns);
             pk_u64(b, o->leads[j].fw_end);
         }
+        pk_u32(b, o->dep_site);
+        pk_u32(b, o->use_site);
+        pk_u8(b, o->dep_earlier);
+        pk_u8(b, o->use_later);
+        if (o->dep_site != CHT_NONE)
+            pk_site_flag(b, o->dep_info);
+        if (o->use_site != CHT_NONE)
+            pk_site_flag(b, o->use_info);
         pk_u32(b, o->nwindows);
         for (uint32_t j = 0; j < o->nwindows; j++) {
             pk_u64(b, o->windows[j].t_call);
@@ -239,6 +255,14 @@ static void rd_leads_windows(struct pk_rd *r, struct search_overlap *o)
         o->leads[j].after_ns = rd_u64(r);
         o->leads[j].fw_end = rd_u64(r);
     }
+    o->dep_site = rd_u32(r);
+    o->use_site = rd_u32(r);
+    o->dep_earlier = rd_bool(r);
+    o->use_later = rd_bool(r);
+    if (o->dep_site != CHT_NONE)
+        o->dep_info = rd_site_flag(r);
+    if (o->use_site != CHT_NONE)
+        o->use_info = rd_site_flag(r);
     uint32_t nw = rd_count(r, 24);
     if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))
         o->nwindows = nw;
@@ -274,6 +298,58 @@ static void ov_unpack(struct pk_rd *r, struct search_rank_result *res)
         rd_stmts(r, o);
         rd_leads_windows(r, o);
     }
+}
+
+/* ---- the fix's statements, counted by both engines --------------------------------- */
+
+uint64_t search_ov_most(const struct dg_map *m)
+{
+    uint64_t best = 0, key = CHT_NONE;
+    for (size_t i = 0; i < m->cap; i++)
+        if (dg_map_used(m, i) && (m->vals[i] > best || (m->vals[i] == best && m->keys[i] < key))) {
+            best = m->vals[i];
+            key = m->keys[i];
+        }
+    return key;
+}
+
+int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb)
+{
+    /* the innermost levels only, as both engines keep them */
+    if (na > SEARCH_BOX_DEPTH) {
+        a += na - SEARCH_BOX_DEPTH;
+        na = SEARCH_BOX_DEPTH;
+    }
+    if (nb > SEARCH_BOX_DEPTH) {
+        b += nb - SEARCH_BOX_DEPTH;
+        nb = SEARCH_BOX_DEPTH;
+    }
+    for (uint32_t i = 0; i < na; i++)
+        for (uint32_t j = 0; j < nb; j++)
+            if (a[i].loop == b[j].loop) {
+                if (a[i].iter != b[j].iter)
+                    return a[i].iter < b[j].iter ? -1 : 1;
+                break;
+            }
+    return 0;
+}
+
+void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n)
+{
+    uint64_t dep = search_ov_most(dep_n), use = search_ov_most(use_n);
+    o->dep_site = (uint32_t)dep;
+    o->use_site = (uint32_t)use;
+    o->dep_earlier = dep != CHT_NONE && (dep & SEARCH_OV_OTHER_ITER);
+    o->use_later = use != CHT_NONE && (use & SEARCH_OV_OTHER_ITER);
+}
+
+int search_ov_count(struct dg_map *m, uint64_t key)
+{
+    uint64_t *n = dg_map_put(m, key, 0);
+    if (!n)
+        return TRACE_ERR_NOMEM;
+    ++*n;
+    return 0;
 }
 
 const struct search_kind search_kind_overlap = {

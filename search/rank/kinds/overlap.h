@@ -29,6 +29,22 @@ static inline struct dg_event search_ov_nb_event(const struct dg_event *e)
     return x;
 }
 
+/* The fix's statements (search_overlap.dep_site, use_site): both engines
+ * count, per call site, the statement that bounded each window in a map
+ * keyed by site | SEARCH_OV_OTHER_ITER (it ran in another iteration of a
+ * loop around the call than the call) and take the key counted most (the
+ * lowest on a tie), CHT_NONE for a backward window no statement bounds. */
+#define SEARCH_OV_OTHER_ITER (1ull << 32)
+uint64_t search_ov_most(const struct dg_map *m);
+/* Whether iteration vector a (the innermost SEARCH_BOX_DEPTH levels of
+ * depth na) is in an earlier (-1) or later (1) iteration of a loop it
+ * shares with b than b, 0 if in the same ones (or none). */
+int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
+/* Sets o's dep and use from the counts. */
+void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n);
+/* Counts key in m: 0 or TRACE_ERR_NOMEM. */
+int search_ov_count(struct dg_map *m, uint64_t key);
+
 extern const struct search_stream_methods search_overlap_stream;
 int search_overlap_reference(struct search_ref *x, struct search_rank_result *r);
 int search_overlap_merge(const struct search_merge *m);

@@ -49,6 +49,7 @@ struct loc {
     const char *file, *func;
     uint32_t line, col;
     uint32_t site; /* CHT_NONE when the site has a location */
+    const struct trace_callctx *ctx; /* as search_loc.ctx */
 };
 
 /* One call site of an instance. */

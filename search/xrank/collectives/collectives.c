@@ -219,6 +219,7 @@ static int build_hint(struct cx *c, struct hacc *h, const uint64_t *totals, int 
     sh->func = pl->loc.func;
     sh->line = pl->loc.line;
     sh->col = pl->loc.col;
+    sh->ctx = pl->loc.ctx;
     int nr = coll_set_count(h->ranks, c->P);
     sh->ranks = malloc((nr ? (size_t)nr : 1) * sizeof *sh->ranks);
     sh->related = malloc((h->nlocs ? h->nlocs : 1) * sizeof *sh->related);

@@ -49,10 +49,6 @@ void coll_cx_free(struct cx *c)
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
-static const char *nz(const char *s)
-{
-    return s ? s : "";
-}
 
 int coll_grow(void *pp, uint32_t *cap, uint64_t need, size_t sz)
 {
@@ -100,7 +96,7 @@ int coll_loc_cmp(const struct loc *a, const struct loc *b)
 {
     int c = strcmp(a->file, b->file);
     if (c || (c = coll_cmp_u64(a->line, b->line)) || (c = coll_cmp_u64(a->col, b->col)) ||
-        (c = coll_cmp_u64(a->site, b->site)))
+        (c = coll_cmp_u64(a->site, b->site)) || (c = search_ctx_cmp(a->ctx, b->ctx)))
         return c;
     return strcmp(a->func, b->func);
 }
@@ -110,15 +106,19 @@ void coll_loc_of(const struct cx *c, int rank, uint32_t site, struct loc *l)
     const struct search_rank_result *r = c->x->by_rank ? c->x->by_rank[rank] : NULL;
     const struct trace_site_info *i = r && site != CHT_NONE ? search_site_info(r, site) : NULL;
     if (i && (i->line || (i->file && *i->file))) {
-        l->file = nz(i->file);
-        l->func = nz(i->func);
-        l->line = i->line;
-        l->col = i->col;
+        struct search_loc s;
+        search_loc_at_call(i, site, &s);
+        l->file = s.file;
+        l->func = s.func;
+        l->line = s.line;
+        l->col = s.col;
         l->site = CHT_NONE;
+        l->ctx = s.ctx;
     } else {
         l->file = l->func = "";
         l->line = l->col = 0;
         l->site = site;
+        l->ctx = NULL;
     }
 }
 
@@ -283,6 +283,7 @@ int coll_dropped_add(const struct cx *c, struct search_hint **out, uint32_t *nou
     sh->func = at->func;
     sh->line = at->line;
     sh->col = at->col;
+    sh->ctx = at->ctx;
     sh->collective = collective;
     sh->root = root;
     sh->instances = instances;

@@ -1,0 +1,254 @@
+/* fix.c - the edit that applies a hint, spelled out (docs/dependence.md,
+ * "The fix"): for overlap, where the nonblocking call starts and where it
+ * is waited for; for aggregation, what to pack and where the one message
+ * goes; for a collective, which calls it replaces.  One sentence every
+ * front end prints ("to apply: ..." in text, fix.text in JSON). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search-private.h"
+
+const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
+{
+    const char *n = trace_mpi_call_name(call);
+    buf[0] = '\0';
+    if (strncmp(n, "MPI_", 4) || !n[4] || n[4] == 'I' || !strncmp(n, "MPI_Wait", 8) ||
+        !strncmp(n, "MPI_Test", 8) || !strncmp(n, "MPI_Probe", 9))
+        return buf;
+    snprintf(buf, size, "MPI_I%c%s", tolower((unsigned char)n[4]), n + 5);
+    return buf;
+}
+
+static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
+{
+    return (struct search_fix_loc){file, func, line, col, where, false};
+}
+
+bool search_hint_encloses(const struct search_hint *h, uint32_t id)
+{
+    for (uint32_t i = 0; i < h->iters.n; i++)
+        for (uint32_t d = 0; d < h->iters.box[i].depth; d++)
+            if (h->iters.box[i].dim[d].loop == id)
+                return true;
+    return false;
+}
+
+/* A statement's place for an edit next to it: a statement inside loops
+ * that do not enclose the call stands for the outermost of them (the wait
+ * goes before that loop, the start after it), else itself. */
+static struct search_fix_loc place_of(const struct search_hint *h, const struct trace_site_info *s, int where)
+{
+    const struct trace_loop_info *top = NULL, *l = s->loop_info;
+    for (unsigned n = 0; l && n < 256 && !search_hint_encloses(h, l->id) && !strcmp(search_nz(l->func), search_nz(s->func));
+         l = l->parent_info, n++)
+        top = l;
+    if (top)
+        return fix_at(top->file, top->func, top->line, top->col, where);
+    return fix_at(s->file, s->func, s->line, s->col, where);
+}
+
+void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
+                        const struct trace_site_info *use, bool use_later)
+{
+    const struct search_related *first_before = NULL, *last_after = NULL;
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        const struct search_related *r = &h->related[k];
+        if (r->role == SEARCH_REL_BEFORE && !first_before)
+            first_before = r;
+        if (r->role == SEARCH_REL_AFTER)
+            last_after = r;
+    }
+    if (!first_before)
+        h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
+    else if (dep && dep->file && *dep->file && dep->line) {
+        h->fix.start = place_of(h, dep, SEARCH_FIX_AFTER);
+        h->fix.start.other_iteration = dep_earlier;
+    } else
+        h->fix.start = fix_at(first_before->file, first_before->func, first_before->line, first_before->col,
+                              SEARCH_FIX_BEFORE);
+    if (!last_after)
+        h->fix.wait = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AFTER);
+    else if (use && use->file && *use->file && use->line) {
+        h->fix.wait = place_of(h, use, SEARCH_FIX_BEFORE);
+        h->fix.wait.other_iteration = use_later;
+    } else
+        h->fix.wait = fix_at(last_after->file, last_after->func, last_after->line, last_after->col,
+                             SEARCH_FIX_AFTER);
+}
+
+/* "line 12" or "util.c:12" (a file other than the hint's). */
+static void at_line(struct search_text *b, const struct search_hint *h, const char *file, uint32_t line,
+                    bool relative)
+{
+    if (file && h->file && strcmp(file, h->file))
+        search_text_printf(b, "%s:%u", search_display_path(file, relative), line);
+    else
+        search_text_printf(b, "line %u", line);
+}
+
+static void where_text(struct search_text *b, const struct search_hint *h, const struct search_fix_loc *l,
+                       bool relative, bool start)
+{
+    if (l->where == SEARCH_FIX_AT) {
+        search_text_printf(b, "where it is (");
+        at_line(b, h, l->file, l->line, relative);
+        search_text_printf(b, ")");
+        return;
+    }
+    search_text_printf(b, "right %s ", l->where == SEARCH_FIX_BEFORE ? "before" : "after");
+    at_line(b, h, l->file, l->line, relative);
+    if (l->other_iteration)
+        search_text_printf(b, start ? " in the iteration before" : " in the next iteration");
+}
+
+static void overlap_text(struct search_text *b, const struct search_hint *h, bool relative)
+{
+    char nb[64];
+    const char *call = trace_mpi_call_name(h->call);
+    search_nonblocking_name(h->call, nb, sizeof nb);
+    const struct trace_srcframe helper = search_hint_frame(h, search_hint_nframes(h) - 1);
+    bool through = search_hint_nframes(h) > 1;
+    bool wait_at_call = h->fix.wait.where == SEARCH_FIX_AFTER && h->fix.wait.line == h->line &&
+                        h->fix.wait.file == h->file;
+    if (!*nb) { /* a wait or probe: it moves */
+        search_text_printf(b, "move the %s ", call);
+        where_text(b, h, &h->fix.wait, relative, false);
+        return;
+    }
+    if (through)
+        search_text_printf(b, "let %s start the %s as %s and return its request; call it ",
+                           helper.func && *helper.func ? helper.func : "the helper", call, nb);
+    else
+        search_text_printf(b, "start the %s as %s ", call, nb);
+    where_text(b, h, &h->fix.start, relative, true);
+    search_text_printf(b, ", and MPI_Wait for it ");
+    if (wait_at_call && h->fix.start.where != SEARCH_FIX_AT) {
+        if (through)
+            search_text_printf(b, "where the call of %s is now (", helper.func && *helper.func ? helper.func : "the helper");
+        else
+            search_text_printf(b, "where the %s is now (", call);
+        at_line(b, h, h->file, h->line, relative);
+        search_text_printf(b, ")");
+    } else if (wait_at_call) {
+        search_text_printf(b, "right after it");
+    } else {
+        where_text(b, h, &h->fix.wait, relative, false);
+    }
+}
+
+struct fline {
+    const char *file;
+    uint32_t line;
+};
+
+static int fline_cmp(const void *pa, const void *pb)
+{
+    const struct fline *a = pa, *b = pb;
+    int c = strcmp(search_nz(a->file), search_nz(b->file));
+    return c ? c : a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* The distinct lines of the hint and its related lines of one role (any
+ * role: -1), sorted; *n of them (malloc'ed, NULL on out-of-memory). */
+static struct fline *hint_lines(const struct search_hint *h, int role, bool self, size_t *n)
+{
+    struct fline *v = malloc((h->nrelated + 1) * sizeof *v);
+    size_t k = 0, m = 0;
+    if (!v)
+        return NULL;
+    if (self)
+        v[k++] = (struct fline){h->file, h->line};
+    for (uint32_t i = 0; i < h->nrelated; i++)
+        if (role < 0 || h->related[i].role == role)
+            v[k++] = (struct fline){h->related[i].file, h->related[i].line};
+    qsort(v, k, sizeof *v, fline_cmp);
+    for (size_t i = 0; i < k; i++)
+        if (!m || fline_cmp(&v[m - 1], &v[i]))
+            v[m++] = v[i];
+    *n = m;
+    return v;
+}
+
+static void lines_text(struct search_text *b, const struct search_hint *h, const struct fline *v, size_t n,
+                       bool relative)
+{
+    search_text_printf(b, n > 1 ? "lines " : "line ");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            search_text_printf(b, i + 1 == n ? " and " : ", ");
+        if (v[i].file && h->file && strcmp(v[i].file, h->file))
+            search_text_printf(b, "%s:%u", search_display_path(v[i].file, relative), v[i].line);
+        else
+            search_text_printf(b, "%u", v[i].line);
+    }
+}
+
+static void aggregate_text(struct search_text *b, const struct search_hint *h, bool relative)
+{
+    size_t n = 0;
+    struct fline *v = hint_lines(h, SEARCH_REL_MEMBER, true, &n);
+    const char *call = trace_mpi_call_name(h->call);
+    if (!v)
+        return;
+    if (n == 1) {
+        uint64_t per = h->instances ? h->members / h->instances : 0;
+        search_text_printf(b, "pack what the consecutive %s calls at ", call);
+        lines_text(b, h, v, n, relative);
+        search_text_printf(b, " send");
+        if (per > 1)
+            search_text_printf(b, " (%" PRIu64 " per group)", per);
+        search_text_printf(b, " into one buffer and send it with one %s after the last of them", call);
+    } else {
+        search_text_printf(b, "pack the send buffers of the %s calls at ", call);
+        lines_text(b, h, v, n, relative);
+        search_text_printf(b, " into one buffer and send it with one %s where the last of them is (", call);
+        lines_text(b, h, &v[n - 1], 1, relative);
+        search_text_printf(b, ")");
+    }
+    search_text_printf(b, "; the receiving rank takes it with one receive and unpacks it");
+    if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
+        search_text_printf(b, "; the buffer sent at ");
+        at_line(b, h, h->buf_file, h->buf_line, relative);
+        search_text_printf(b, " needs a copy of its own, since ");
+        at_line(b, h, h->over_file, h->over_line, relative);
+        search_text_printf(b, " overwrites it before the message leaves");
+    }
+    free(v);
+}
+
+static void collective_text(struct search_text *b, const struct search_hint *h, bool relative)
+{
+    size_t n = 0;
+    struct fline *v = hint_lines(h, -1, true, &n);
+    if (!v)
+        return;
+    search_text_printf(b, "replace the calls at ");
+    lines_text(b, h, v, n, relative);
+    search_text_printf(b, " with one %s", h->collective ? h->collective : "collective");
+    if (h->root >= 0)
+        search_text_printf(b, " rooted at rank %d", h->root);
+    search_text_printf(b, " made by every rank of the pattern");
+    free(v);
+}
+
+char *search_fix_text(const struct search_hint *h, bool relative)
+{
+    struct search_text b = {0};
+    switch (h->kind) {
+    case SEARCH_HINT_OVERLAP:
+        overlap_text(&b, h, relative);
+        break;
+    case SEARCH_HINT_AGGREGATE:
+        aggregate_text(&b, h, relative);
+        break;
+    case SEARCH_HINT_COLLECTIVE:
+        collective_text(&b, h, relative);
+        break;
+    default:
+        search_text_printf(&b, "see the hint");
+    }
+    return search_text_take(&b);
+}
