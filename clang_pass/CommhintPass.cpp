@@ -398,8 +398,10 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
     for (const Access &A : S.Accesses)
       Acc.push_back({A.Size, A.Flags});
     uint32_t Loop = S.Loop < 0 ? CHT_NONE : LoopLocal[S.Loop];
-    uint32_t Local = Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind, S.Op,
-                                   Loop, S.Flags, S.Cost, Acc);
+    // Every function of the module keeps a frame pointer (run() sets it).
+    uint32_t Local =
+        Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind, S.Op, Loop,
+                      S.Flags | CHT_SITEF_FRAME_PTR, S.Cost, Acc);
     if (Print) {
       errs() << "commhint: site " << Local << " kind=" << kindName(S.Kind)
              << " loc=" << S.File << ":" << S.Line << ":" << S.Col

@@ -266,26 +266,12 @@ static int write_call(struct xport *x, int rank, uint32_t i)
     return 0;
 }
 
-/* The first part of a hint's call site on a rank: the same file, line,
- * column and call; else the same file and line; else (a collective pattern
- * whose location is a call this rank does not make, e.g. the root's send)
- * the first part at any of its related MPI lines; else UINT32_MAX. */
+/* The first part of a hint's call on a rank, or of its related MPI calls
+ * (a collective pattern whose location is a call this rank does not make,
+ * e.g. the root's send); UINT32_MAX if none. */
 static uint32_t hint_position(const struct xport *x, const struct search_hint *h, int rank)
 {
-    uint32_t p = search_analysis_first_part_at(x->a, rank, h->file, h->line, h->col, h->call);
-    if (p == UINT32_MAX)
-        p = search_analysis_first_part_at(x->a, rank, h->file, h->line, 0, -1);
-    if (p != UINT32_MAX)
-        return p;
-    for (uint32_t k = 0; k < h->nrelated; k++) {
-        const struct search_related *r = &h->related[k];
-        if (r->role != SEARCH_REL_BEFORE && r->role != SEARCH_REL_AFTER) {
-            uint32_t q = search_analysis_first_part_at(x->a, rank, r->file, r->line, 0, -1);
-            if (q < p)
-                p = q;
-        }
-    }
-    return p;
+    return search_analysis_first_part_of_hint(x->a, rank, h);
 }
 
 static void write_hint(struct xport *x, const struct xhint *xh, int rank)

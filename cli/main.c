@@ -26,7 +26,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: commhint <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'commhint <command> --help' describes a command's options.\n");
+    fprintf(f, "\nA program is traced only if it was built with 'commhint cc' (or runs with\n"
+               "'commhint run --preload': MPI calls only).  Then: commhint run, commhint hints.\n"
+               "'commhint <command> --help' describes a command's options.\n");
 }
 
 int main(int argc, char **argv)

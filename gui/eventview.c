@@ -4,6 +4,7 @@
  * hint to the per-rank entries at its source location and summing the
  * MPI log's calls at a line. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "eventview.h"
@@ -111,10 +112,8 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
         const struct search_overlap *ov = search_rank_overlaps(rr, &nov);
         for (uint32_t i = 0; i < nov; i++) {
             const struct search_overlap *o = &ov[i];
-            if (o->call != h->call || !same_location(o->info, h->file, h->line) ||
+            if (o->call != h->call || !search_hint_at_site(h, o->info, false) ||
                 o->needs_buffer != ((h->flags & SEARCH_HINT_NEEDS_BUFFER) != 0)) /* the variant's own entry */
-                continue;
-            if (h->col && o->info->col && o->info->col != h->col)
                 continue;
             any = TRUE;
             char *site = site_text(o->info->file, o->info->line, o->info->col, NULL);
@@ -170,7 +169,7 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
 static gboolean group_matches(const struct search_group *g, const struct search_hint *h)
 {
     for (uint32_t s = 0; g->info && s < g->nsites; s++)
-        if (same_location(g->info[s], h->file, h->line))
+        if (search_hint_at_site(h, g->info[s], false))
             return TRUE;
     return FALSE;
 }
@@ -305,7 +304,7 @@ static void show_collective(CvEventView *v, const struct search_hint *h)
         for (guint j = 0; j < n; j++) {
             char *ssite = site_text(lines[j].file, lines[j].line, lines[j].col, NULL);
             snprintf(count, sizeof count, "%" PRIu64 " calls", lines[j].calls);
-            add_row(v, &parent, NULL, j ? search_role_name(lines[j].role) : "call", ssite, "", count,
+            add_row(v, &parent, NULL, j ? search_role_text(lines[j].role, true) : "call", ssite, "", count,
                     search_format_ns(a, sizeof a, lines[j].ns), lines[j].file, lines[j].line,
                     j ? search_role_text(lines[j].role, true) : NULL);
             g_free(ssite);
@@ -334,6 +333,25 @@ static void set_header(CvEventView *v, const struct search_hint *h)
         g_free(f);
     }
     g_string_append_printf(s, "\n%s", msg);
+    /* the path down to the MPI call, as the text output prints it */
+    for (uint32_t k = 1, nf = search_hint_nframes(h); k < nf; k++) {
+        struct trace_srcframe fr = search_hint_frame(h, k);
+        char *ff = g_markup_escape_text(fr.func && *fr.func ? fr.func : "??", -1);
+        char *fl = g_markup_escape_text(cv_basename(fr.file ? fr.file : ""), -1);
+        if (k + 1 < nf)
+            g_string_append_printf(s, "\n<small>through %s (%s:%u)</small>", ff, fl, fr.line);
+        else
+            g_string_append_printf(s, "\n<small>%s in %s (%s:%u)</small>", call, ff, fl, fr.line);
+        g_free(fl);
+        g_free(ff);
+    }
+    char *fix = search_fix_text(h, true);
+    if (fix) {
+        char *e = g_markup_escape_text(fix, -1);
+        g_string_append_printf(s, "\n<b>to apply:</b> %s", e);
+        g_free(e);
+        free(fix);
+    }
     if (h->late_sender_ns || h->late_receiver_ns || h->wait_collective_ns) {
         g_string_append(s, "\n<small>waits at this call:");
         if (h->late_sender_ns)

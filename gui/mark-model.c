@@ -131,6 +131,16 @@ int cv_marks_for_selection(const struct search_hint *h, uint32_t index, struct c
             const struct search_related *r = &h->related[k];
             add(&b, r->file, r->line, CV_MARK_RELATED, r->role, index);
         }
+        for (uint32_t k = 1, nf = search_hint_nframes(h); k < nf; k++) {
+            struct trace_srcframe f = search_hint_frame(h, k);
+            add(&b, f.file, f.line, CV_MARK_PATH, 0, index);
+        }
+        if (h->kind == SEARCH_HINT_OVERLAP) {
+            if (h->fix.start.file && h->fix.start.where != SEARCH_FIX_AT)
+                add(&b, h->fix.start.file, h->fix.start.line, CV_MARK_FIX, CV_FIX_START, index);
+            if (h->fix.wait.file)
+                add(&b, h->fix.wait.file, h->fix.wait.line, CV_MARK_FIX, CV_FIX_WAIT, index);
+        }
     }
     return finish(&b, out);
 }
@@ -172,6 +182,8 @@ const char *cv_mark_cat_name(int cat)
     case CV_MARK_COLLECTIVE: return "collective";
     case CV_MARK_CALL: return "call";
     case CV_MARK_RELATED: return "related";
+    case CV_MARK_PATH: return "path";
+    case CV_MARK_FIX: return "fix";
     }
     return "?";
 }

@@ -6,10 +6,13 @@
  *   - the gutter marks of the hints: each hint's call line gets a mark of
  *     its kind (overlap, aggregate, collective), one per hint, so a line
  *     with two hints has two marks (and two tooltips);
- *   - the highlight of the selected hint: its call line (CV_MARK_CALL) and
+ *   - the highlight of the selected hint: its call line (CV_MARK_CALL),
  *     every related line (CV_MARK_RELATED with its role: statements that
  *     can move into the call's window, the member sends of an aggregation,
- *     the calls of a collective pattern), in whatever file each is.
+ *     the calls of a collective pattern), the frames of its call path below
+ *     it (CV_MARK_PATH) and, for overlap, where its fix starts the
+ *     nonblocking call and waits for it (CV_MARK_FIX), in whatever file
+ *     each is.
  * Marks are grouped by file (as recorded in the trace), sorted by line.
  *
  * Ownership: a struct cv_marks owns its arrays; file names are borrowed
@@ -29,14 +32,21 @@ enum cv_mark_cat {
     CV_MARK_AGGREGATE = SEARCH_HINT_AGGREGATE,
     CV_MARK_COLLECTIVE = SEARCH_HINT_COLLECTIVE,
     /* the selected hint */
-    CV_MARK_CALL = 10,   /* its MPI call */
-    CV_MARK_RELATED = 11 /* one of its related lines (role says which kind) */
+    CV_MARK_CALL = 10,    /* its MPI call (where the hint is shown) */
+    CV_MARK_RELATED = 11, /* one of its related lines (role says which kind) */
+    CV_MARK_PATH = 12,    /* a frame of its call path below where it is shown (the
+                             helper's MPI call, the calls in between) */
+    CV_MARK_FIX = 13      /* where its fix edits (role: CV_FIX_START, CV_FIX_WAIT) */
 };
+
+/* Roles of a CV_MARK_FIX mark. */
+enum cv_fix_role { CV_FIX_START = 1, CV_FIX_WAIT = 2 };
 
 struct cv_mark {
     uint32_t line; /* from 1 */
     int cat;       /* enum cv_mark_cat */
-    int role;      /* CV_MARK_RELATED: enum search_related_role; else 0 */
+    int role;      /* CV_MARK_RELATED: enum search_related_role; CV_MARK_FIX: enum
+                      cv_fix_role; else 0 */
     uint32_t hint; /* index of the hint in the array it came from */
 };
 

@@ -47,6 +47,7 @@ G_DEFINE_TYPE(CvSourcePane, cv_source_pane, GTK_TYPE_BOX)
 /* ---- colours and icons -------------------------------------------------------- */
 
 #define CALL_COLOR 0xffe066u /* the selected hint's call line */
+#define PATH_COLOR 0xfff5c2u /* the frames of its call path below it */
 
 static guint32 role_color(int role)
 {
@@ -69,7 +70,7 @@ static void rgba_of(guint32 rgb, GdkRGBA *c)
     c->alpha = 1.0;
 }
 
-enum shape { SHAPE_CIRCLE, SHAPE_SQUARE, SHAPE_DIAMOND, SHAPE_RING };
+enum shape { SHAPE_CIRCLE, SHAPE_SQUARE, SHAPE_DIAMOND, SHAPE_RING, SHAPE_TRIANGLE, SHAPE_BAR };
 
 /* A gutter icon drawn with cairo, so it does not depend on an icon theme. */
 static GdkPixbuf *draw_icon(enum shape shape, guint32 rgb)
@@ -102,6 +103,17 @@ static GdkPixbuf *draw_icon(enum shape shape, guint32 rgb)
         cairo_arc(cr, size / 2.0, size / 2.0, size * 0.26, 0, 2 * G_PI);
         cairo_stroke(cr);
         break;
+    case SHAPE_TRIANGLE: /* pointing right: "starts here" */
+        cairo_move_to(cr, size * 0.18, size * 0.12);
+        cairo_line_to(cr, size * 0.88, size / 2.0);
+        cairo_line_to(cr, size * 0.18, size * 0.88);
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        break;
+    case SHAPE_BAR: /* a stop: "waits here" */
+        cairo_rectangle(cr, size * 0.14, size * 0.36, size * 0.72, size * 0.28);
+        cairo_fill(cr);
+        break;
     }
     cairo_destroy(cr);
     cairo_surface_flush(s);
@@ -128,6 +140,8 @@ static const char *mark_category(int cat, int role)
     case CV_MARK_AGGREGATE: return "cv-aggregate";
     case CV_MARK_COLLECTIVE: return "cv-collective";
     case CV_MARK_CALL: return "cv-call";
+    case CV_MARK_PATH: return "cv-path";
+    case CV_MARK_FIX: return role == CV_FIX_START ? "cv-fix-start" : "cv-fix-wait";
     case CV_MARK_RELATED:
         switch (role) {
         case SEARCH_REL_BEFORE: return "cv-rel-before";
@@ -180,8 +194,16 @@ static void setup_mark_attributes(GtkSourceView *view)
         add_attributes(view, mark_category(kinds[i].cat, 0), pb, NULL, 40);
         g_clear_object(&pb);
     }
-    guint32 call = CALL_COLOR;
+    guint32 call = CALL_COLOR, path = PATH_COLOR;
     add_attributes(view, mark_category(CV_MARK_CALL, 0), NULL, &call, 50);
+    add_attributes(view, mark_category(CV_MARK_PATH, 0), NULL, &path, 45);
+    /* the fix: a green triangle where the nonblocking call starts, a red
+     * bar where it is waited for */
+    GdkPixbuf *start = draw_icon(SHAPE_TRIANGLE, 0x15803d), *wait = draw_icon(SHAPE_BAR, 0xb91c1c);
+    add_attributes(view, mark_category(CV_MARK_FIX, CV_FIX_START), start, NULL, 60);
+    add_attributes(view, mark_category(CV_MARK_FIX, CV_FIX_WAIT), wait, NULL, 60);
+    g_clear_object(&start);
+    g_clear_object(&wait);
     for (size_t i = 0; i < G_N_ELEMENTS(related_roles); i++) {
         guint32 bg = role_color(related_roles[i]);
         GdkPixbuf *pb = draw_icon(SHAPE_RING, darker(bg));
@@ -362,8 +384,19 @@ static void place_marks(CvSourcePane *p)
         const struct search_hint *h = hint_at(p, m->hint);
         if (!h)
             continue;
-        char *tip = m->cat == CV_MARK_CALL ? g_strdup_printf("selected: %s", h->message ? h->message : "")
-                                           : related_tooltip(h, p->current, m->line, m->role);
+        char *tip;
+        if (m->cat == CV_MARK_CALL)
+            tip = g_strdup_printf("selected: %s", h->message ? h->message : "");
+        else if (m->cat == CV_MARK_PATH)
+            tip = g_strdup_printf("the call path of the selected hint: %s", trace_mpi_call_name(h->call));
+        else if (m->cat == CV_MARK_FIX) {
+            char *fix = search_fix_text(h, true);
+            tip = g_strdup_printf("%s: to apply: %s", m->role == CV_FIX_START ? "the nonblocking call starts here"
+                                                                              : "it is waited for here",
+                                  fix ? fix : "");
+            free(fix);
+        } else
+            tip = related_tooltip(h, p->current, m->line, m->role);
         add_source_mark(p, m, tip);
     }
 }
@@ -390,6 +423,7 @@ static void set_missing(CvSourcePane *p, const char *file)
 }
 
 static gboolean line_in_view(CvSourcePane *p, guint line);
+static guint focus_line(const struct search_hint *h);
 static gboolean line_settled(CvSourcePane *p, guint line);
 
 /* A scroll asked for before the view knew its size or its lines' heights
@@ -574,7 +608,7 @@ static void reload_current(CvSourcePane *p)
     g_free(cur);
     const struct search_hint *h = p->selected >= 0 ? hint_at(p, (guint)p->selected) : NULL;
     if (h && p->current_found && !g_strcmp0(h->file, p->current))
-        scroll_to_line(p, h->line);
+        scroll_to_line(p, focus_line(h));
 }
 
 static void on_dir_chosen(GtkNativeDialog *dlg, gint response, CvSourcePane *p)
@@ -704,6 +738,34 @@ void cv_source_pane_set_visible_hints(CvSourcePane *p, const guint *idx, guint n
     place_marks(p);
 }
 
+/* The line to bring to the top of the view for a hint: its call, and
+ * above it what of its fix and largest region lies in the same file and
+ * close enough for both to be seen. */
+static guint focus_line(const struct search_hint *h)
+{
+    guint lo = h->line, hi = h->line;
+    const guint span = 18; /* lines below the top that a pane of a usual size shows */
+    guint cand[3] = {0, 0, 0};
+    if (h->kind == SEARCH_HINT_OVERLAP) {
+        if (h->fix.start.file && !g_strcmp0(h->fix.start.file, h->file))
+            cand[0] = h->fix.start.line;
+        if (h->fix.wait.file && !g_strcmp0(h->fix.wait.file, h->file))
+            cand[1] = h->fix.wait.line;
+    }
+    if (h->nregions && !g_strcmp0(h->regions[0].file, h->file))
+        cand[2] = h->regions[0].loop_line ? h->regions[0].loop_line : h->regions[0].line_lo;
+    for (int i = 0; i < 3; i++) {
+        if (!cand[i])
+            continue;
+        guint nlo = cand[i] < lo ? cand[i] : lo, nhi = cand[i] > hi ? cand[i] : hi;
+        if (nhi - nlo <= span) {
+            lo = nlo;
+            hi = nhi;
+        }
+    }
+    return lo > 2 ? lo - 2 : 1;
+}
+
 void cv_source_pane_select_hint(CvSourcePane *p, int index)
 {
     g_return_if_fail(CV_IS_SOURCE_PANE(p));
@@ -720,7 +782,7 @@ void cv_source_pane_select_hint(CvSourcePane *p, int index)
         place_marks(p);
     }
     if (h && p->current_found && !g_strcmp0(h->file, p->current))
-        scroll_to_line(p, h->line);
+        scroll_to_line(p, focus_line(h));
 }
 
 void cv_source_pane_show_location(CvSourcePane *p, const char *file, guint line)
@@ -842,7 +904,10 @@ static void visit_marks(CvSourcePane *p, const struct cv_marks *set, GtkWidget *
         gtk_text_view_buffer_to_window_coords(tv, GTK_TEXT_WINDOW_WIDGET, bx, 0, &wx, &wy);
         if (!gtk_widget_translate_coordinates(GTK_WIDGET(p->view), relative_to, wx, mid, &tx, &ty))
             continue;
-        fn(ctx, cv_mark_cat_name(m->cat), m->cat == CV_MARK_RELATED ? search_role_name(m->role) : "",
+        fn(ctx, cv_mark_cat_name(m->cat),
+           m->cat == CV_MARK_RELATED ? search_role_name(m->role)
+           : m->cat == CV_MARK_FIX   ? (m->role == CV_FIX_START ? "start" : "wait")
+                                     : "",
            m->line, tx, ty);
     }
 }

@@ -141,29 +141,9 @@ void cv_tl_model_free(struct cv_tl_model *m)
 
 /* ---- the selected hint ------------------------------------------------------- */
 
-static bool same_place(const char *file, uint32_t line, uint32_t col, const struct trace_site_info *info)
-{
-    if (!info || !line || info->line != line)
-        return false;
-    if (col && info->col && info->col != col)
-        return false;
-    return strcmp(file ? file : "", info->file ? info->file : "") == 0;
-}
-
 bool cv_tl_hint_has_site(const struct search_hint *h, const struct trace_site_info *info)
 {
-    if (!h || !info)
-        return false;
-    if (same_place(h->file, h->line, h->col, info))
-        return true;
-    if (h->kind == SEARCH_HINT_OVERLAP)
-        return false; /* its related lines are computation */
-    for (uint32_t k = 0; k < h->nrelated; k++) {
-        const struct search_related *rel = &h->related[k];
-        if (rel->role >= SEARCH_REL_MEMBER && same_place(rel->file, rel->line, rel->col, info))
-            return true;
-    }
-    return false;
+    return search_hint_at_site(h, info, true);
 }
 
 static bool site_in(const uint32_t *sites, uint32_t n, uint32_t site)
@@ -215,7 +195,7 @@ static int select_lane(const struct search_analysis *an, struct cv_tl_lane *l, c
         uint32_t nov;
         const struct search_overlap *ov = search_rank_overlaps(res, &nov);
         for (uint32_t k = 0; k < nov && !l->overlap; k++)
-            if (same_place(h->file, h->line, h->col, ov[k].info) &&
+            if (search_hint_at_site(h, ov[k].info, false) &&
                 ov[k].needs_buffer == ((h->flags & SEARCH_HINT_NEEDS_BUFFER) != 0)) /* the variant's own */
                 l->overlap = &ov[k];
         const struct search_overlap *o = l->overlap;

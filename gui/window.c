@@ -15,6 +15,7 @@
 struct _CvWindow {
     GtkApplicationWindow parent;
     /* template children */
+    GtkPaned *left_paned;
     GtkHeaderBar *header;
     GtkRevealer *progress_revealer;
     GtkProgressBar *progress;
@@ -183,6 +184,15 @@ static void set_document(CvWindow *w, struct cv_document *doc)
     cv_stats_set_document(CV_STATS(w->stats), doc);
     cv_hint_list_set_document(w->hints, doc);
     cv_document_free(old);
+    /* the hint list as tall as its hints (a few rows: the rest goes to the
+     * selected hint's detail), at most half the column */
+    if (doc && doc->report) {
+        int h = gtk_widget_get_allocated_height(GTK_WIDGET(w->left_paned));
+        int want = 90 + 26 * (int)(doc->report->nhints ? doc->report->nhints : 1);
+        if (h > 200 && want > h / 2)
+            want = h / 2;
+        gtk_paned_set_position(w->left_paned, want < 140 ? 140 : want);
+    }
 
     if (doc) {
         char *base = g_path_get_basename(doc->dir);
@@ -314,6 +324,7 @@ static void cv_window_class_init(CvWindowClass *klass)
     g_type_ensure(cv_stats_get_type());
     gtk_widget_class_set_template_from_resource(wc, "/org/commhint/viewer/ui/window.ui");
     gtk_widget_class_bind_template_child(wc, CvWindow, header);
+    gtk_widget_class_bind_template_child(wc, CvWindow, left_paned);
     gtk_widget_class_bind_template_child(wc, CvWindow, progress_revealer);
     gtk_widget_class_bind_template_child(wc, CvWindow, progress);
     gtk_widget_class_bind_template_child(wc, CvWindow, warn_bar);

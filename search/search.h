@@ -420,7 +420,7 @@ struct search_hint {
     uint32_t nchanges;
     struct search_fix fix;   /* overlap: where the nonblocking call starts and waits */
     uint32_t nregions;
-    struct search_region *regions; /* overlap: the related lines as regions, by time (largest first) */
+    struct search_region *regions; /* overlap: the related lines as regions, largest first (executions) */
 };
 
 /* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */
@@ -523,6 +523,13 @@ void search_report_free(struct search_report *r);
 /* Order of hints by location: kind, file, line, column (for outputs that
  * must not depend on the times that rank them). */
 int search_hint_location_cmp(const struct search_hint *a, const struct search_hint *b);
+
+/* Whether the MPI call site `info` (of any rank) is the hint's call as the
+ * hint merged it: the same location, and for an overlap hint shown above
+ * the call the same calling context down from its anchor; the column only
+ * where both are known.  With related, also one of the hint's related MPI
+ * calls (aggregation members, a pattern's sends and receives). */
+bool search_hint_at_site(const struct search_hint *h, const struct trace_site_info *info, bool related);
 
 /* The call path of a hint, from where it is shown down to the MPI call:
  * frame i of *n (i = 0: the hint's location; n - 1: the call).  One frame
@@ -763,6 +770,9 @@ void search_analysis_part(const struct search_analysis *a, int rank, uint32_t i,
  * none. */
 uint32_t search_analysis_first_part_at(const struct search_analysis *a, int rank, const char *file,
                                        uint32_t line, uint32_t col, int call);
+/* The first part of a rank at the hint's call (search_hint_at_site, its
+ * related MPI calls too), UINT32_MAX if none. */
+uint32_t search_analysis_first_part_of_hint(const struct search_analysis *a, int rank, const struct search_hint *h);
 /* The source location of part i's own site (NULL if unknown). */
 const struct trace_site_info *search_analysis_part_info(const struct search_analysis *a, int rank,
                                                         uint32_t i);

@@ -656,8 +656,11 @@ enum cht_site_flag {
     CHT_SITEF_ARGS_ONLY = 1u << 5,   /* only loads values passed to calls (their arguments):
                                         part of the call's statement, never a related line
                                         of its own (site table version 2) */
-    CHT_SITEF_LOOP_TEST = 1u << 6    /* only loads what a loop's exit test compares: listed
+    CHT_SITEF_LOOP_TEST = 1u << 6,   /* only loads what a loop's exit test compares: listed
                                         only with statements of that loop's body (v2) */
+    CHT_SITEF_FRAME_PTR = 1u << 7    /* the function the code is in after inlining keeps a
+                                        frame pointer: the call paths of MPI calls are read
+                                        through its frames (trace format 6) */
 };
 
 struct cht_site {

@@ -335,6 +335,26 @@ uint32_t search_analysis_first_part_at(const struct search_analysis *a, int rank
     return best;
 }
 
+uint32_t search_analysis_first_part_of_hint(const struct search_analysis *a, int rank, const struct search_hint *h)
+{
+    const struct an_rank *ar = kept(a, rank);
+    uint32_t best = UINT32_MAX, rel = UINT32_MAX;
+    if (!ar || !h)
+        return best;
+    const struct search_rank_result *res = a->res[rank];
+    for (uint32_t k = 0; k < res->nsiteinfo; k++) {
+        const struct trace_site_info *si = res->siteinfo[k].info;
+        uint32_t p = ar->first[k];
+        if (!si || p == UINT32_MAX)
+            continue;
+        if (p < best && search_hint_at_site(h, si, false))
+            best = p;
+        else if (p < rel && search_hint_at_site(h, si, true))
+            rel = p;
+    }
+    return best != UINT32_MAX ? best : rel;
+}
+
 const struct trace_site_info *search_analysis_part_info(const struct search_analysis *a, int rank, uint32_t i)
 {
     const struct an_rank *ar = kept(a, rank);

@@ -4,7 +4,8 @@
  * The reader gives an MPI call made through helpers a site per calling
  * context (trace_site_info.ctx), so the engines find windows and groups per
  * context.  A hint is shown at its context's anchor: the first frame from
- * the call up that tells the contexts of that call apart, over all ranks.
+ * the call up that tells it apart from every other context of that call,
+ * over all ranks.
  * A call made from one place only keeps its own line; a helper's call made
  * from two places is shown at the two calls of the helper (or further up,
  * if those are one line reached two ways).  Functions named as helpers are
@@ -118,17 +119,27 @@ int search_contexts_anchor(struct search_rank_result *const *ranks, int n, const
         size_t j = i + 1;
         while (j < c.n && !frame_cmp(&c.v[j]->frames[0], &c.v[i]->frames[0]))
             j++;
-        /* the anchor: the deepest first difference between neighbours in
-         * the sorted order tells every distinct context apart */
-        uint32_t k = 0;
-        for (size_t a = i + 1; a < j; a++) {
-            uint32_t d = common(c.v[a - 1], c.v[a]);
-            bool same = d == c.v[a]->nframes && d == c.v[a - 1]->nframes;
-            if (!same && d > k)
-                k = d;
-        }
         for (size_t a = i; a < j; a++) {
             struct trace_callctx *x = (struct trace_callctx *)c.v[a];
+            /* its anchor: the first frame where it differs from every other
+             * context of the call; in the sorted order the nearest
+             * different neighbours share the longest start with it */
+            uint32_t k = 0;
+            for (size_t b = a; b-- > i;) {
+                uint32_t d = common(c.v[b], x);
+                if (d == x->nframes && d == c.v[b]->nframes)
+                    continue; /* the same context on another rank */
+                k = d;
+                break;
+            }
+            for (size_t b = a + 1; b < j; b++) {
+                uint32_t d = common(c.v[b], x);
+                if (d == x->nframes && d == c.v[b]->nframes)
+                    continue;
+                if (d > k)
+                    k = d;
+                break;
+            }
             uint32_t lo = 0, hi = x->nframes - 1, at;
             for (uint32_t f = 0; f + 1 < x->nframes; f++)
                 if (listed(helpers, x->frames[f].func, false))

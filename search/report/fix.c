@@ -42,6 +42,11 @@ bool search_hint_encloses(const struct search_hint *h, uint32_t id)
 static struct search_fix_loc place_of(const struct search_hint *h, const struct trace_site_info *s, int where)
 {
     const struct trace_loop_info *top = NULL, *l = s->loop_info;
+    const struct trace_callctx *x = search_ctx_shown(s);
+    if (x) { /* an MPI call made through a helper: where the helper is called */
+        const struct trace_srcframe *f = &x->frames[x->anchor];
+        return fix_at(f->file, f->func, f->line, f->col, where);
+    }
     for (unsigned n = 0; l && n < 256 && !search_hint_encloses(h, l->id) && !strcmp(search_nz(l->func), search_nz(s->func));
          l = l->parent_info, n++)
         top = l;
@@ -69,14 +74,17 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     } else
         h->fix.start = fix_at(first_before->file, first_before->func, first_before->line, first_before->col,
                               SEARCH_FIX_BEFORE);
-    if (!last_after)
-        h->fix.wait = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AFTER);
-    else if (use && use->file && *use->file && use->line) {
+    if (use && use->file && *use->file && use->line) {
+        /* also without computation to run before the wait: other MPI
+         * calls in the window overlap with this one */
         h->fix.wait = place_of(h, use, SEARCH_FIX_BEFORE);
         h->fix.wait.other_iteration = use_later;
-    } else
+    } else if (last_after) {
         h->fix.wait = fix_at(last_after->file, last_after->func, last_after->line, last_after->col,
                              SEARCH_FIX_AFTER);
+    } else {
+        h->fix.wait = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AFTER);
+    }
 }
 
 /* "line 12" or "util.c:12" (a file other than the hint's). */
@@ -100,6 +108,8 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
     }
     search_text_printf(b, "right %s ", l->where == SEARCH_FIX_BEFORE ? "before" : "after");
     at_line(b, h, l->file, l->line, relative);
+    if (l->func && *l->func && h->func && strcmp(l->func, h->func))
+        search_text_printf(b, " (in %s)", l->func);
     if (l->other_iteration)
         search_text_printf(b, start ? " in the iteration before" : " in the next iteration");
 }

@@ -102,6 +102,25 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         json_boxes(f, &r->iters);
         fputc('}', f);
     }
+    fputs("],\"regions\":[", f);
+    for (uint32_t k = 0; k < h->nregions; k++) {
+        const struct search_region *g = &h->regions[k];
+        fprintf(f, "%s{", k ? "," : "");
+        json_key_string(f, "file", search_display_path(g->file ? g->file : "", st));
+        fputc(',', f);
+        json_key_string(f, "function", g->func ? g->func : "");
+        fprintf(f, ",\"loop_line\":");
+        if (g->loop_line)
+            fprintf(f, "%u", g->loop_line);
+        else
+            fputs("null", f);
+        fprintf(f, ",\"first_line\":%u,\"last_line\":%u,\"lines\":%u,\"role\":\"%s\",\"executions\":%" PRIu64
+                   ",\"total\":%" PRIu64,
+                g->line_lo, g->line_hi, g->nlines, search_role_name(g->role), g->events, g->total);
+        if (!st)
+            fprintf(f, ",\"time_ns\":%" PRIu64, g->time_ns);
+        fprintf(f, ",\"conditional\":%s}", g->conditional ? "true" : "false");
+    }
     fputs("],\"collective\":", f);
     if (h->collective)
         search_json_string(f, h->collective);

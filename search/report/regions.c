@@ -35,10 +35,12 @@ static int region_time_cmp(const void *pa, const void *pb)
 {
     const struct search_region *a = pa, *b = pb;
     int c;
-    if (a->time_ns != b->time_ns)
-        return a->time_ns > b->time_ns ? -1 : 1;
+    /* by executions, which the trace fixes (times vary from run to run, and
+     * the order is part of the --stable output) */
     if (a->events != b->events)
         return a->events > b->events ? -1 : 1;
+    if (a->nlines != b->nlines)
+        return a->nlines > b->nlines ? -1 : 1;
     if ((c = strcmp(search_nz(a->file), search_nz(b->file))))
         return c;
     if ((c = search_cmp_u64(a->line_lo, b->line_lo)))

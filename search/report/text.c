@@ -122,6 +122,36 @@ int search_hint_location_cmp(const struct search_hint *x, const struct search_hi
     return c ? c : search_ctx_cmp(x->ctx, y->ctx);
 }
 
+static bool place_is(const char *file, uint32_t line, uint32_t col, const struct search_loc *l)
+{
+    if (!line || l->line != line)
+        return false;
+    if (col && l->col && l->col != col)
+        return false;
+    return !strcmp(file ? file : "", l->file);
+}
+
+bool search_hint_at_site(const struct search_hint *h, const struct trace_site_info *info, bool related)
+{
+    struct search_loc l;
+    if (!h || !info)
+        return false;
+    if (h->kind == SEARCH_HINT_OVERLAP)
+        search_loc_of(info, info->id, &l);
+    else
+        search_loc_at_call(info, info->id, &l);
+    if (place_is(h->file, h->line, h->col, &l) && !search_ctx_cmp(l.ctx, h->ctx))
+        return true;
+    if (!related || h->kind == SEARCH_HINT_OVERLAP) /* its related lines are computation */
+        return false;
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        const struct search_related *r = &h->related[k];
+        if (r->role >= SEARCH_REL_MEMBER && place_is(r->file, r->line, r->col, &l))
+            return true;
+    }
+    return false;
+}
+
 uint32_t search_hint_nframes(const struct search_hint *h)
 {
     return h->ctx ? h->ctx->anchor + 1 : 1;

@@ -342,6 +342,30 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
             goto out;
         v[i].predicted = true;
         v[i].predicted_ns = saved(base, end);
+        /* a hint that only makes calls nonblocking cannot save more than
+         * it hides: the sum, over its calls, of how much earlier each
+         * starts and how much later it is waited for (on an oversubscribed
+         * host a shift of a few ns can move the ranks' turns, and with them
+         * the replayed end, by a whole slice: that is not the hint's) */
+        uint64_t bound = 0;
+        bool nb_only = true;
+        for (uint32_t c = 0; c < v[i].nchanges && nb_only; c++) {
+            const struct dg_change *ch = &v[i].changes[c];
+            const struct dg_msgrec *a = ch->kind == DG_CHANGE_NB && ch->rank >= 0 && ch->rank < x->world_size &&
+                                                x->logs[ch->rank] && ch->pos < x->logs[ch->rank]->n
+                                            ? &x->logs[ch->rank]->rec[ch->pos]
+                                            : NULL;
+            if (!a) {
+                nb_only = false;
+                break;
+            }
+            if (ch->t_post && ch->t_post < a->t_enter)
+                bound += a->t_enter - ch->t_post;
+            if (ch->t_wait > a->t_exit)
+                bound += ch->t_wait - a->t_exit;
+        }
+        if (nb_only && v[i].predicted_ns > bound)
+            v[i].predicted_ns = bound;
         v[i].slower_ns = saved(end, base);
         v[i].estimated_ns = v[i].saving_ns;
         v[i].saving_ns = v[i].predicted_ns; /* what it is ranked by */

@@ -14,7 +14,10 @@
 #   - no hint is shown at CP-*-SECOND or at the helper's own line;
 #   - --call-depth=0 brings back one hint per MPI call line (the helper's),
 #     as before call paths; --helpers=-exchange_here keeps exchange_here's
-#     hint on its own line and the others where they are;
+#     hint on its own line and the others where they are; --helpers=
+#     step_here moves it up to main's call of step_here;
+#   - its fix starts an MPI_Isendrecv where the helper is called and waits
+#     right before the loop that reads the result (CP-*-USE);
 #   - the text shows the path ("MPI_Sendrecv in exchange_there"), SARIF
 #     has it as related locations; --parallel on 2 processes prints the
 #     same; tracing leaves the program's output unchanged; the runtime
@@ -34,7 +37,7 @@ stack_check() {
     python3 -c '
 import json, os, sys
 d = json.loads(sys.stdin.read())
-src, first, call, callfile, func, indep = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6])
+src, first, call, callfile, func, indep, use = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], int(sys.argv[6]), int(sys.argv[7])
 hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == first and os.path.basename(h["file"]) == src]
 if len(hs) != 1:
     print("%d overlap hints at line %d; hints at: %s" % (len(hs), first, ", ".join("%s:%d" % (os.path.basename(h["file"]), h["line"]) for h in d["hints"])))
@@ -46,6 +49,9 @@ if len(st) < 2 or st[0]["line"] != first or st[-1]["line"] != call or os.path.ba
     print("stack %s" % where)
 elif not any(r["line"] == indep and r["role"] == "after" for r in h["related"]):
     print("line %d is not related (after): %s" % (indep, [(r["line"], r["role"]) for r in h["related"]]))
+elif (h["fix"]["call"], h["fix"]["start"]["where"], h["fix"]["start"]["line"], h["fix"]["wait"]["where"],
+      h["fix"]["wait"]["line"]) != ("MPI_Isendrecv", "at", first, "before", use):
+    print("fix %s" % h["fix"])
 else:
     print("yes")
 ' "$@"
@@ -76,10 +82,11 @@ for o in -O0 -O2; do
         first=$(line_of "$SRC" "/* CP-$tag-FIRST */")
         second=$(line_of "$SRC" "/* CP-$tag-SECOND */")
         indep=$(line_of "$SRC" "/* CP-$tag-INDEP */")
+        use=$(line_of "$SRC" "/* CP-$tag-USE */")
         call=$(line_of "$P/$callfile" "/* CP-$tag-CALL */")
-        got=$(stack_check callpath.c "$first" "$call" "$callfile" "$func" "$indep" <<<"$js")
-        if [ "$got" = yes ]; then ok "callpath $o: $func: one hint at its first call, with the path down to the MPI call"
-        else not_ok "callpath $o: $func: one hint at its first call, with the path down to the MPI call" "$got"; fi
+        got=$(stack_check callpath.c "$first" "$call" "$callfile" "$func" "$indep" "$use" <<<"$js")
+        if [ "$got" = yes ]; then ok "callpath $o: $func: one hint at its first call, with the path down to the MPI call and its fix"
+        else not_ok "callpath $o: $func: one hint at its first call, with the path down to the MPI call and its fix" "$got"; fi
         got=$(no_hint_at callpath.c "$second" <<<"$js")
         expect_eq "callpath $o: $func: no hint at its second call" "$got" yes
         got=$(no_hint_at "$callfile" "$call" <<<"$js")
@@ -100,6 +107,12 @@ for o in -O0 -O2; do
     expect_match "callpath $o: --helpers=-exchange_here keeps its hint on its own line" "$got" "^1 hints"
     got=$(no_hint_at callpath.c "$(line_of "$SRC" "/* CP-THERE-FIRST */")" <<<"$jsh")
     expect_match "callpath $o: --helpers=-exchange_here leaves exchange_there's hint at its call" "$got" "^1 hints"
+    # --helpers=NAME: look through NAME too: the hint goes up to main's call of step_here
+    jsh=$("$CH" hints --format=json --helpers=step_here "$dir" 2>/dev/null)
+    got=$(no_hint_at callpath.c "$(line_of "$SRC" "/* CP-STEP-HERE */")" <<<"$jsh")
+    expect_match "callpath $o: --helpers=step_here shows exchange_here's hint at main's call of step_here" "$got" "^1 hints"
+    got=$(no_hint_at callpath.c "$(line_of "$SRC" "/* CP-HERE-FIRST */")" <<<"$jsh")
+    expect_eq "callpath $o: --helpers=step_here: none left inside step_here" "$got" yes
 done
 
 dir=$WORK/cp-O2.trace
@@ -129,3 +142,22 @@ npath=$("$CH" dump "$WORK/nopath.trace" 2>/dev/null | grep -c "path=")
 expect_eq "callpath: COMMHINT_CALLPATH=0 records no path" "$npath" 0
 got=$(no_hint_at callpath.c "$(line_of "$SRC" "/* CP-HERE-CALL */")" <<<"$("$CH" hints --format=json "$WORK/nopath.trace" 2>/dev/null)")
 expect_match "callpath: without recorded paths an out-of-line helper's hint stays on its line" "$got" "^1 hints"
+
+# the viewer: the wrapped call's hint selected shows its call, the path
+# down to the helper's MPI call and the fix's wait in the source
+if xvfb_start 2>"$WORK/xvfb.err"; then
+    rank1=$("$CH" hints --format=json "$WORK/cp-O2.trace" 2>/dev/null | python3 -c '
+import json, sys
+hs = json.load(sys.stdin)["hints"]
+print(next(i + 1 for i, h in enumerate(hs) if h["line"] == int(sys.argv[1])))' "$(line_of "$SRC" "/* CP-HERE-FIRST */")")
+    out=$(timeout 120 "$CH" view "$WORK/cp-O2.trace" --select-hint "$rank1" --screenshot "$WORK/cp.png" 2>&1)
+    expect_match "callpath viewer: the hint is selected at the helper's call" "$out" \
+        "^mark kind=call line=$(line_of "$SRC" "/* CP-HERE-FIRST */") "
+    expect_match "callpath viewer: the fix's wait is marked before the loop that reads the result" "$out" \
+        "^mark kind=fix role=wait line=$(line_of "$SRC" "/* CP-HERE-USE */") "
+    expect_match "callpath viewer: the window's line is marked as the text names it" "$out" \
+        "^mark kind=related role=after line=$(line_of "$SRC" "/* CP-HERE-INDEP */") "
+    xvfb_stop
+else
+    not_ok "callpath viewer: a private Xvfb starts" "$(cat "$WORK/xvfb.err")"
+fi

@@ -32,6 +32,21 @@ for src in examples/*.c; do
         expect_eq "$ex $O: dump prints one line per event" "$n" "$ev"
         "$CH" dump "$dir" --format=json --rank 3 >/dev/null
         expect_eq "$ex $O: json dump of rank 3 exits 0" "$?" 0
+        # the default text of a hint is a few lines (issue 18): at most 8,
+        # every overlap hint has a fix with start and wait, and each hint
+        # says what to do after "to apply:"
+        txt=$("$CH" hints "$dir" 2>/dev/null)
+        most=$(awk '/: note: \[/ {if (n > m) m = n; n = 0} {n++} END {if (n > m) m = n; print m + 0}' <<<"$txt")
+        [ "$most" -le 8 ] && ok "$ex $O: every hint's text fits in 8 lines ($most)" ||
+            not_ok "$ex $O: every hint's text fits in 8 lines" "the longest has $most"
+        expect_eq "$ex $O: every hint says what to apply" "$(grep -c ': note: \[' <<<"$txt")" \
+            "$(grep -c ': note:   to apply: ' <<<"$txt")"
+        got=$("$CH" hints "$dir" --format=json 2>/dev/null | python3 -c '
+import json, sys
+bad = [h["line"] for h in json.load(sys.stdin)["hints"] if h["kind"] == "overlap" and
+       not (h["fix"].get("start", {}).get("line") and h["fix"].get("wait", {}).get("line") and h["fix"]["call"] is not None)]
+print("ok" if not bad else "overlap hints without start or wait at lines %s" % bad)')
+        expect_eq "$ex $O: every overlap hint has a fix with start and wait" "$got" ok
         if "$CH" dump "$dir" --rank 4 >/dev/null 2>"$WORK/err"; then
             not_ok "$ex $O: --rank beyond the world size is an error"
         else

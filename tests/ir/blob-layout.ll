@@ -14,7 +14,7 @@
 ; 120 ("x"), strings_off 180, strings_size 18, module_name 10, deps_off 128,
 ; costs_off 176.
 ; site: file 1, func 8, line 0, col 0, kind COMP, op NONE (a phi is stored),
-; loop 0, flags 0, access_first 0, naccess 1.
+; loop 0, flags 0x80 (CHT_SITEF_FRAME_PTR), access_first 0, naccess 1.
 ; loop: file 1, func 8, line 0, col 0, depth 1, parent CHT_NONE, reserved.
 ; access: 4 bytes, written.
 ; deps: nrows 1, nentries 2, rows_off 144, entries_off 160; the site's row
@@ -24,7 +24,7 @@
 ; (%n, the loop bound deciding the edge).
 ; costs: 3, the store, the add and the compare of the loop's one block (the
 ; phi and the branch are free).
-; CHECK: @__commhint_site_table = private constant [200 x i8] c"CHTU\03\00@\00\F0v]\0F\16#\22\DF\01\00\00\00\01\00\00\00\01\00\00\00\C8\00\00\00@\00\00\00`\00\00\00x\00\00\00\B4\00\00\00\12\00\00\00\0A\00\00\00\80\00\00\00\B0\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\FF\FF\FF\FF\00\00\00\00\04\00\00\00\02\00\00\00\01\00\00\00\02\00\00\00\90\00\00\00\A0\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\FD\FF\FF\FF\08\00\00\00\03\00\FE\FF\08\00\00\00\03\00\00\00\03\00\00\00\00blob.c\00w\00<stdin>\00\00\00", align 8
+; CHECK: @__commhint_site_table = private constant [200 x i8] c"CHTU\03\00@\00p\A5w9S\0B\E3\22\01\00\00\00\01\00\00\00\01\00\00\00\C8\00\00\00@\00\00\00`\00\00\00x\00\00\00\B4\00\00\00\12\00\00\00\0A\00\00\00\80\00\00\00\B0\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\80\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\FF\FF\FF\FF\00\00\00\00\04\00\00\00\02\00\00\00\01\00\00\00\02\00\00\00\90\00\00\00\A0\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\FD\FF\FF\FF\08\00\00\00\03\00\FE\FF\08\00\00\00\03\00\00\00\03\00\00\00\00blob.c\00w\00<stdin>\00\00\00", align 8
 ; CHECK: call void @__commhint_register_tu(i32 3, ptr @__commhint_site_table, i32 200, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 
 source_filename = "blob.c"

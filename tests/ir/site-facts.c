@@ -32,7 +32,8 @@ void facts(int n) {
   for (int i = 0; i < n; i++)
     if (x[i] > 0)
       y[i] = x[i];
-  // O0: site 4 kind=comp loc={{.*}}site-facts.c:18:8 func=facts op=none loop=2 flags=inlined access=w8
+  // (func= is the function the source line is in: put, inlined into facts)
+  // O0: site 4 kind=comp loc={{.*}}site-facts.c:18:8 func=put op=none loop=2 flags=inlined access=w8
   for (int i = 0; i < n; i++)
     put(i, x[i]);
   // O0: site 5 kind=comp loc={{.*}}site-facts.c:[[@LINE+2]]:3 func=facts op=add loop=none flags=accumulate|atomic access=rw4

@@ -353,6 +353,46 @@ static void test_marks_for_selection(void **state)
     assert_non_null(cv_marks_file(&m, ""));
     cv_marks_free(&m);
 
+    /* a call made through a helper, with its fix: the helper's MPI call is
+     * a path mark in the helper's file, the start and the wait fix marks */
+    struct trace_srcframe frames[] = {{"/src/helper.c", "exchange", 9, 5}, {"/src/b.c", "main", 84, 13}};
+    struct trace_callctx cc = {.site = 3, .nframes = 2, .frames = frames, .anchor = 1};
+    h = hints[0];
+    h.related = rel;
+    h.nrelated = 1;
+    h.ctx = &cc;
+    h.fix.start = (struct search_fix_loc){"/src/b.c", "main", 80, 1, SEARCH_FIX_AFTER, false};
+    h.fix.wait = (struct search_fix_loc){"/src/b.c", "main", 95, 1, SEARCH_FIX_BEFORE, false};
+    assert_int_equal(search_hint_nframes(&h), 2);
+    assert_int_equal(search_hint_frame(&h, 1).line, 9);
+    assert_int_equal(cv_marks_for_selection(&h, 0, &m), 0);
+    const struct cv_file_marks *hf = cv_marks_file(&m, "/src/helper.c");
+    assert_non_null(hf);
+    assert_int_equal(hf->n, 1);
+    assert_int_equal(hf->marks[0].line, 9);
+    assert_int_equal(hf->marks[0].cat, CV_MARK_PATH);
+    b = cv_marks_file(&m, "/src/b.c");
+    assert_non_null(b);
+    int starts = 0, waits = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (b->marks[i].cat == CV_MARK_FIX && b->marks[i].role == CV_FIX_START && b->marks[i].line == 80)
+            starts++;
+        if (b->marks[i].cat == CV_MARK_FIX && b->marks[i].role == CV_FIX_WAIT && b->marks[i].line == 95)
+            waits++;
+    }
+    assert_int_equal(starts, 1);
+    assert_int_equal(waits, 1);
+    assert_string_equal(cv_mark_cat_name(CV_MARK_PATH), "path");
+    assert_string_equal(cv_mark_cat_name(CV_MARK_FIX), "fix");
+    cv_marks_free(&m);
+    /* a fix that starts the call where it is adds no start mark */
+    h.fix.start.where = SEARCH_FIX_AT;
+    assert_int_equal(cv_marks_for_selection(&h, 0, &m), 0);
+    b = cv_marks_file(&m, "/src/b.c");
+    for (uint32_t i = 0; i < b->n; i++)
+        assert_false(b->marks[i].cat == CV_MARK_FIX && b->marks[i].role == CV_FIX_START);
+    cv_marks_free(&m);
+
     /* an aggregation's member sends */
     struct search_related members[] = {{.file = "/src/a.c", .line = 42, .role = SEARCH_REL_MEMBER},
                                        {.file = "/src/a.c", .line = 44, .role = SEARCH_REL_MEMBER}};

@@ -252,6 +252,36 @@ static void test_overlap_merge(void **state)
     char *m = search_hint_message(h, false);
     assert_string_equal(m, "MPI_Recv can overlap with the computation at lines 27-28, 40 (ranks 0-3)");
     free(m);
+
+    /* Regions: per role, in one function outside loops; the most
+     * executions first (160 + 60 against 200). */
+    assert_int_equal(h->nregions, 2);
+    assert_int_equal(h->regions[0].role, SEARCH_REL_AFTER);
+    assert_int_equal(h->regions[0].line_lo, 28);
+    assert_int_equal(h->regions[0].line_hi, 40);
+    assert_int_equal(h->regions[0].nlines, 2);
+    assert_int_equal(h->regions[0].events, 220);
+    assert_int_equal(h->regions[0].loop_line, 0);
+    assert_int_equal(h->regions[1].role, SEARCH_REL_BEFORE);
+    assert_int_equal(h->regions[1].line_lo, 27);
+    assert_int_equal(h->regions[1].nlines, 1);
+
+    /* The fix without the statements the engines found: before the first
+     * line that can move after the call, after the last that can run
+     * before the wait. */
+    assert_int_equal(h->fix.start.where, SEARCH_FIX_BEFORE);
+    assert_int_equal(h->fix.start.line, 27);
+    assert_int_equal(h->fix.wait.where, SEARCH_FIX_AFTER);
+    assert_int_equal(h->fix.wait.line, 40);
+    m = search_fix_text(h, false);
+    assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27, and MPI_Wait for it right "
+                           "after line 40");
+    free(m);
+    char nb[64];
+    assert_string_equal(search_nonblocking_name(CHT_MPI_SENDRECV, nb, sizeof nb), "MPI_Isendrecv");
+    assert_string_equal(search_nonblocking_name(CHT_MPI_ALLREDUCE, nb, sizeof nb), "MPI_Iallreduce");
+    assert_string_equal(search_nonblocking_name(CHT_MPI_WAIT, nb, sizeof nb), "");
+    assert_string_equal(search_nonblocking_name(CHT_MPI_ISEND, nb, sizeof nb), "");
     search_report_free(rep);
 }
 

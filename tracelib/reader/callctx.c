@@ -9,7 +9,8 @@
  * frame record of the function before it, which is right only if that
  * function keeps a frame pointer: every function the pass built does, so
  * the walk goes on only while the function a frame lies in has sites in
- * the rank's tables (the program's own code), and ends after `main`.
+ * the rank's tables that say so (CHT_SITEF_FRAME_PTR: built by a pass that
+ * keeps frame pointers), and ends after `main`.
  *
  * Each rank keeps a cache from what was recorded (site, return address,
  * path) to its context, and its contexts by id; equal frames give the same
@@ -46,7 +47,7 @@ struct rd_ctxtab {
     struct rd_ctx **ctx;     /* by id - TRACE_CTX_SITE_BASE */
     size_t nctx, capctx;
     const char **own;        /* functions with sites in the rank's tables, sorted */
-    size_t nown, own_gen;    /* own_gen: ntus they were collected with + 1 */
+    size_t nown, own_gen;    /* own_gen: TUs with a table they were collected from + 1 */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -92,13 +93,16 @@ static int str_cmp(const void *a, const void *b)
 /* The functions of the rank's own code: those with a site in its tables. */
 static int own_collect(struct rd_rank *r, struct rd_ctxtab *x)
 {
-    size_t n = 0;
+    size_t n = 0, tables = 0;
 
-    if (x->own_gen == r->ntus + 1)
-        return 0;
+    /* tables attach as they become known: collect again when one did */
     for (size_t i = 0; i < r->ntus; i++)
-        if (r->tus[i].table)
+        if (r->tus[i].table) {
             n += r->tus[i].nsites;
+            tables++;
+        }
+    if (x->own_gen == tables + 1)
+        return 0;
     const char **v = malloc((n ? n : 1) * sizeof *v);
     if (!v)
         return TRACE_ERR_NOMEM;
@@ -107,8 +111,11 @@ static int own_collect(struct rd_rank *r, struct rd_ctxtab *x)
         const struct rd_table *tab = r->tus[i].table;
         if (!tab)
             continue;
+        /* the functions built to keep a frame pointer: sites of their own
+         * code (an inlined site names the function it came from) */
         for (uint32_t k = 0; k < r->tus[i].nsites; k++)
-            v[n++] = tab->strings + tab->sites[k].func;
+            if ((tab->sites[k].flags & CHT_SITEF_FRAME_PTR) && !(tab->sites[k].flags & CHT_SITEF_INLINED))
+                v[n++] = tab->strings + tab->sites[k].func;
     }
     qsort(v, n, sizeof *v, str_cmp);
     size_t m = 0;
@@ -118,7 +125,7 @@ static int own_collect(struct rd_rank *r, struct rd_ctxtab *x)
     free(x->own);
     x->own = v;
     x->nown = m;
-    x->own_gen = r->ntus + 1;
+    x->own_gen = tables + 1;
     return 0;
 }
 

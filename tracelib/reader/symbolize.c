@@ -107,6 +107,14 @@ struct rd_cu {
     Dwarf_Signed nfiles;
 };
 
+/* A function of the ELF symbol table: the name of code whose DWARF has no
+ * subprogram (-gline-tables-only leaves them out of functions nothing was
+ * inlined into). */
+struct rd_func {
+    uint64_t lo, hi; /* [lo, hi) link-time addresses */
+    const char *name; /* interned in the file's pool */
+};
+
 struct rd_symfile {
     char *path;
     int status;          /* < 0 if the file could not be opened */
@@ -116,6 +124,9 @@ struct rd_symfile {
     struct rd_cu *cus;
     size_t ncus;
     struct rd_pool pool;
+    struct rd_func *funcs; /* sorted by lo, read on first need */
+    size_t nfuncs;
+    bool funcs_read;
 };
 
 struct rd_symcache {
@@ -163,8 +174,84 @@ static void symfile_destroy(struct rd_symfile *f)
         (void)dwarf_finish(f->dbg, &e); /* an error here cannot be freed: dbg is gone */
     }
     pool_clear(&f->pool);
+    free(f->funcs);
     free(f->path);
     free(f);
+}
+
+static int func_cmp(const void *pa, const void *pb)
+{
+    const struct rd_func *a = pa, *b = pb;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Reads the STT_FUNC symbols of the ELF symbol table (or of the dynamic one
+ * when stripped); leaves none on any error. */
+static void funcs_read(struct rd_symfile *f)
+{
+    int fd;
+    Elf *elf = NULL;
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    int want;
+
+    f->funcs_read = true;
+    if (elf_version(EV_CURRENT) == EV_NONE || (fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+        return;
+    if (!(elf = elf_begin(fd, ELF_C_READ, NULL)))
+        goto out;
+    for (want = SHT_SYMTAB; want >= 0 && !f->nfuncs; want = want == SHT_SYMTAB ? SHT_DYNSYM : -1) {
+        scn = NULL;
+        while ((scn = elf_nextscn(elf, scn))) {
+            Elf_Data *data;
+            if (!gelf_getshdr(scn, &sh) || sh.sh_type != (GElf_Word)want || !sh.sh_entsize ||
+                !(data = elf_getdata(scn, NULL)))
+                continue;
+            size_t n = sh.sh_size / sh.sh_entsize, m = 0;
+            struct rd_func *v = calloc(n ? n : 1, sizeof *v);
+            if (!v)
+                goto out;
+            for (size_t i = 0; i < n; i++) {
+                GElf_Sym sym;
+                const char *name;
+                if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value ||
+                    !sym.st_size || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
+                    continue;
+                if (!(v[m].name = pool_intern(&f->pool, name)))
+                    break;
+                v[m].lo = sym.st_value;
+                v[m].hi = sym.st_value + sym.st_size;
+                m++;
+            }
+            qsort(v, m, sizeof *v, func_cmp);
+            free(f->funcs);
+            f->funcs = v;
+            f->nfuncs = m;
+            break;
+        }
+    }
+out:
+    if (elf)
+        elf_end(elf);
+    close(fd);
+}
+
+/* The name of the function of the symbol table containing pc, NULL if none. */
+static const char *func_at(struct rd_symfile *f, uint64_t pc)
+{
+    size_t lo = 0, hi;
+
+    if (!f->funcs_read)
+        funcs_read(f);
+    hi = f->nfuncs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->funcs[mid].lo <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && pc < f->funcs[lo - 1].hi ? f->funcs[lo - 1].name : NULL;
 }
 
 void rd_symcache_destroy(struct rd_symcache *c)
@@ -616,7 +703,11 @@ static int symfile_lookup(struct rd_symfile *f, uint64_t pc, struct trace_srcloc
     out->frames[0].file = pool_intern(&f->pool, src ? src : "");
     out->frames[0].line = (uint32_t)line;
     out->frames[0].col = (uint32_t)col;
-    out->frames[0].func = nchain ? die_name(f, chain[nchain - 1]) : pool_intern(&f->pool, "");
+    out->frames[0].func = nchain ? die_name(f, chain[nchain - 1]) : NULL;
+    if (!out->frames[0].func || !*out->frames[0].func) { /* no subprogram: the symbol table's name */
+        const char *name = func_at(f, pc);
+        out->frames[0].func = name ? name : pool_intern(&f->pool, "");
+    }
     out->nframes = 1;
     /* frames[k]: where chain[nchain - k] was inlined, in its caller */
     for (k = 1; k < TRACE_MAX_INLINE && (int)k < nchain; k++) {

@@ -96,6 +96,8 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
         if (found && j > i + 1) /* the fix's wait: before the first dependent event */
             fx->use = ev[j].site | (search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth) > 0
                                         ? SEARCH_OV_OTHER_ITER : 0);
+        else if (found) /* no window: the wait stays right after the call */
+            fx->use = CHT_NONE;
         if (!found && h < rem)
             truncated = true;
     }

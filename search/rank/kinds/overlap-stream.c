@@ -563,7 +563,10 @@ static int ov_event(void *state, struct search_stream *s, const struct dg_event 
                 in->twin->over_site = e->site;
             }
             struct csite *cs = &v->cs[in->cs];
-            if (e->index > in->c + 1) { /* where the wait goes: before e */
+            if (e->index == in->c + 1) { /* no window: the wait stays right after the call */
+                if ((rc = search_ov_count(&cs->use_n, CHT_NONE)) < 0)
+                    return rc;
+            } else { /* where the wait goes: before e */
                 bool later = search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth) > 0;
                 if ((rc = search_ov_count(&cs->use_n, e->site | (later ? SEARCH_OV_OTHER_ITER : 0))) < 0)
                     return rc;

@@ -43,7 +43,7 @@ static void step_here(int peer, int t)
     exchange_here(a, ra, N, peer); /* CP-HERE-FIRST */
     for (int i = 0; i < N; i++)
         work[i] = work[i] * 0.99 + work2[i]; /* CP-HERE-INDEP */
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) /* CP-HERE-USE */
         b[i] = ra[i] + 1.0;
     exchange_here(b, rb, N, peer); /* CP-HERE-SECOND */
     for (int i = 0; i < N; i++)
@@ -57,7 +57,7 @@ static void step_there(int peer, int t)
     exchange_there(a, ra, N, peer); /* CP-THERE-FIRST */
     for (int i = 0; i < N; i++)
         work2[i] = work2[i] * 0.98 + work[i]; /* CP-THERE-INDEP */
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) /* CP-THERE-USE */
         b[i] = ra[i] + 2.0;
     exchange_there(b, rb, N, peer); /* CP-THERE-SECOND */
     for (int i = 0; i < N; i++)
@@ -71,7 +71,7 @@ static void step_inline(int peer, int t)
     exchange_inline(a, ra, N, peer); /* CP-INL-FIRST */
     for (int i = 0; i < N; i++)
         work[i] = work[i] * 0.97 + 1.0; /* CP-INL-INDEP */
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) /* CP-INL-USE */
         b[i] = ra[i] + 3.0;
     exchange_inline(b, rb, N, peer); /* CP-INL-SECOND */
     for (int i = 0; i < N; i++)
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         rb[i] = rank + i;
     }
     for (int t = 0; t < STEPS; t++) {
-        step_here(1 - rank, t);
+        step_here(1 - rank, t); /* CP-STEP-HERE */
         step_there(1 - rank, t);
         step_inline(1 - rank, t);
     }
