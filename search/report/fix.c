@@ -147,6 +147,15 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     } else {
         where_text(b, h, &h->fix.wait, relative, false);
     }
+    /* a call shown where it is, but started or waited for in another
+     * function: its own function hands the request over */
+    bool other = false;
+    const struct search_fix_loc *ends[2] = {&h->fix.start, &h->fix.wait};
+    for (int k = 0; k < 2 && !through; k++)
+        other |= ends[k]->where != SEARCH_FIX_AT && ends[k]->func && *ends[k]->func && h->func && *h->func &&
+                 strcmp(ends[k]->func, h->func);
+    if (other)
+        search_text_printf(b, "; %s passes the request between them", h->func);
 }
 
 struct fline {

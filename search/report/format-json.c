@@ -30,6 +30,14 @@ static void json_key_string(FILE *f, const char *key, const char *value)
     search_json_string(f, value);
 }
 
+/* {"file", "line"} */
+static void json_line(FILE *f, const char *file, uint32_t line, bool st)
+{
+    fputc('{', f);
+    json_key_string(f, "file", search_display_path(file ? file : "", st));
+    fprintf(f, ",\"line\":%u}", line);
+}
+
 static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *l, bool st)
 {
     static const char *const where[] = {"at", "before", "after"};
@@ -53,9 +61,45 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         json_key_string(f, "call", search_nonblocking_name(h->call, nb, sizeof nb));
         json_fix_loc(f, "start", &h->fix.start, st);
         json_fix_loc(f, "wait", &h->fix.wait, st);
+    } else if (h->kind == SEARCH_HINT_AGGREGATE) {
+        /* the sends to pack (the hint's and its members, by line), where
+         * the one message goes (the last of them), the buffer to copy */
+        const char *lf = h->file;
+        uint32_t ll = h->line;
+        fputs(",\"pack\":[", f);
+        json_line(f, h->file, h->line, st);
+        for (uint32_t k = 0; k < h->nrelated; k++) {
+            const struct search_related *r = &h->related[k];
+            if (r->role != SEARCH_REL_MEMBER)
+                continue;
+            fputc(',', f);
+            json_line(f, r->file, r->line, st);
+            if (!strcmp(r->file ? r->file : "", lf ? lf : "") && r->line > ll) {
+                lf = r->file;
+                ll = r->line;
+            }
+        }
+        fputs("],\"send_at\":", f);
+        json_line(f, lf, ll, st);
+        fputs(",\"copy\":", f);
+        if (h->flags & SEARCH_HINT_NEEDS_BUFFER)
+            json_line(f, h->buf_file, h->buf_line, st);
+        else
+            fputs("null", f);
     } else if (h->kind == SEARCH_HINT_COLLECTIVE) {
         fputc(',', f);
         json_key_string(f, "call", h->collective ? h->collective : "");
+        fputs(",\"replace\":[", f);
+        json_line(f, h->file, h->line, st);
+        for (uint32_t k = 0; k < h->nrelated; k++) {
+            fputc(',', f);
+            json_line(f, h->related[k].file, h->related[k].line, st);
+        }
+        fputs("],\"root\":", f);
+        if (h->root >= 0)
+            fprintf(f, "%d", h->root);
+        else
+            fputs("null", f);
     }
     fputc('}', f);
 }
