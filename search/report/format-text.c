@@ -188,14 +188,25 @@ void search_write_text(FILE *f, const struct view *v, uint32_t n, const struct s
         const struct search_hint *h = v[i].h;
         note_at(f, h->file, h->line, h->col);
         fprintf(f, "[%s] %s\n", search_kind_name(h->kind), v[i].message);
-        /* the path from where the hint is shown down to the MPI call */
+        /* the path from where the hint is shown down to the MPI call; by
+         * default the first call below the hint and the MPI call itself,
+         * the functions between named on the first (--verbose: a line each) */
         for (uint32_t k = 1, nf = search_hint_nframes(h); k < nf; k++) {
             struct trace_srcframe fr = search_hint_frame(h, k);
             note_at(f, fr.file, fr.line, fr.col);
-            if (k + 1 < nf)
-                fprintf(f, "  through %s\n", fr.func && *fr.func ? fr.func : "??");
-            else
+            if (k + 1 == nf) {
                 fprintf(f, "  %s in %s\n", trace_mpi_call_name(h->call), fr.func && *fr.func ? fr.func : "??");
+            } else if (o->verbose || nf <= 3) {
+                fprintf(f, "  through %s\n", fr.func && *fr.func ? fr.func : "??");
+            } else {
+                fprintf(f, "  through %s", fr.func && *fr.func ? fr.func : "??");
+                for (uint32_t m = k + 1; m + 1 < nf; m++) {
+                    struct trace_srcframe g = search_hint_frame(h, m);
+                    fprintf(f, "%s%s", m + 2 == nf ? " and " : ", ", g.func && *g.func ? g.func : "??");
+                }
+                fputc('\n', f);
+                k = nf - 2; /* on to the MPI call */
+            }
         }
         if (o->verbose) {
             print_detail(f, h, horizon);
