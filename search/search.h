@@ -419,6 +419,8 @@ struct search_hint {
     struct dg_change *changes;
     uint32_t nchanges;
     struct search_fix fix;   /* overlap: where the nonblocking call starts and waits */
+    const char *recv_file;   /* aggregation: where the receiver takes the last member's message */
+    uint32_t recv_line;      /* (the lowest rank's first group; NULL/0 if not matched) */
     uint32_t nregions;
     struct search_region *regions; /* overlap: the related lines as regions, largest first (executions) */
 };

@@ -227,7 +227,13 @@ static void aggregate_text(struct search_text *b, const struct search_hint *h, b
         lines_text(b, h, &v[n - 1], 1, relative);
         search_text_printf(b, ")");
     }
-    search_text_printf(b, "; the receiving rank takes it with one receive and unpacks it");
+    if (h->recv_file && h->recv_line) {
+        search_text_printf(b, "; the receiving rank takes it with one receive at ");
+        at_line(b, h, h->recv_file, h->recv_line, relative);
+        search_text_printf(b, " (the receive of the last of them) and unpacks it");
+    } else {
+        search_text_printf(b, "; the receiving rank takes it with one receive and unpacks it");
+    }
     if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
         search_text_printf(b, "; the buffer sent at ");
         at_line(b, h, h->buf_file, h->buf_line, relative);

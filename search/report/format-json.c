@@ -81,6 +81,11 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         }
         fputs("],\"send_at\":", f);
         json_line(f, lf, ll, st);
+        fputs(",\"receive_at\":", f);
+        if (h->recv_file)
+            json_line(f, h->recv_file, h->recv_line, st);
+        else
+            fputs("null", f);
         fputs(",\"copy\":", f);
         if (h->flags & SEARCH_HINT_NEEDS_BUFFER)
             json_line(f, h->buf_file, h->buf_line, st);

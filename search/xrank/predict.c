@@ -82,6 +82,21 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
         if (c >= log->n || log->rec[c].index != sp->last)
             continue;
         const struct dg_msgrec *carry = &log->rec[c];
+        if (!h->recv_file) { /* where the one message will be received: the carrier's receive */
+            struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, c});
+            const struct search_rank_result *rr =
+                q.rank >= 0 && q.rank < x->world_size ? x->by_rank[q.rank] : NULL;
+            const struct dg_mpilog *ql = rr ? x->logs[q.rank] : NULL;
+            const struct trace_site_info *si =
+                ql && q.pos < ql->n && ql->rec[q.pos].site != CHT_NONE ? search_site_info(rr, ql->rec[q.pos].site)
+                                                                        : NULL;
+            if (si && si->file && *si->file && si->line) {
+                struct search_loc l;
+                search_loc_at_call(si, si->id, &l);
+                h->recv_file = l.file;
+                h->recv_line = l.line;
+            }
+        }
         for (uint32_t p = dg_mpilog_find(log, sp->first); p < c; p++) {
             const struct dg_msgrec *a = &log->rec[p];
             if (a->kind != DG_MSG_SEND || a->comm != carry->comm || a->peer != carry->peer)
