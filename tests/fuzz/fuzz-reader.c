@@ -217,10 +217,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (r == 0)
             whole0 = whole;
     }
-    /* a second cursor on rank 0, without loop events, reuses the rank's id
-     * mapping (only when the first got to the end: the same work) */
+    /* a second cursor on rank 0, without loop events and with calling
+     * contexts (the PATH records symbolised), reuses the rank's id mapping
+     * (only when the first got to the end: the same work) */
     if (whole0 && trace_has_rank(t, 0))
-        read_rank(t, 0, 0, MAX_EVENTS);
+        read_rank(t, 0, TRACE_CURSOR_CONTEXTS, MAX_EVENTS);
     trace_close(t);
     return 0;
 }
