@@ -30,7 +30,7 @@
  * on the number of ranks (unlike the other examples' output); the check
  * is that the heat stays positive and the mass does not grow.
  *
- * Usage: heat_helpers [n [steps [report]]]     defaults: n=256 steps=60 report=10
+ * Usage: heat_helpers [n [steps [report]]]     defaults: n=96 steps=30 report=10
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -124,8 +124,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int n = argc > 1 ? atoi(argv[1]) : 256;
-    int steps = argc > 2 ? atoi(argv[2]) : 60;
+    int n = argc > 1 ? atoi(argv[1]) : 96;
+    int steps = argc > 2 ? atoi(argv[2]) : 30;
     int report = argc > 3 ? atoi(argv[3]) : 10;
     if (n < 8 || steps < 1 || report < 1)
         die(rank, "usage: heat_helpers [n >= 8 [steps >= 1 [report >= 1]]]");
