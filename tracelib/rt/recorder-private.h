@@ -272,8 +272,15 @@ RT_HIDDEN void rt_finish(int exit_status);
 /* Stops tracing and warns once: "cannot write trace, tracing stopped:
  * file=<file> reason=<reason>". */
 RT_HIDDEN void rt_fail(const char *file, const char *reason);
-/* mkdir -p with mode 0777 (umask applies); 0 or -errno. */
+/* mkdir -p with mode 0777 (umask applies); 0 or -errno: -ENOTDIR if dir
+ * is not a directory, -EPERM if it belongs to another user (who could
+ * plant links in it; rt_dir_reason says so). */
 RT_HIDDEN int rt_mkdir_p(const char *dir);
+/* Creates path as a new, empty file for writing, whatever was at that name
+ * before (an earlier run's file, or a link someone planted, is removed,
+ * never followed or truncated); the fd, or -errno (EEXIST if something
+ * took the name meanwhile). */
+RT_HIDDEN int rt_create_fresh(const char *path);
 /* Compresses len bytes of whole records (nrec of them, or RT_COUNT to have
  * them counted) with cctx into out (header + payload, out_cap bytes) and
  * appends the chunk to sink.  0 or a negative status (tracing is then

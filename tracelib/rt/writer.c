@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,6 +26,12 @@ static const char *reason_of(int err)
 {
     const char *s = strerrordesc_np(err);
     return s ? s : "unknown error";
+}
+
+/* rt_mkdir_p's errors as reasons. */
+static const char *dir_reason(int err)
+{
+    return err == EPERM ? "the trace directory belongs to another user" : reason_of(err);
 }
 
 void rt_fail(const char *file, const char *reason)
@@ -75,6 +82,17 @@ int rt_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
     return ret;
 }
 
+int rt_create_fresh(const char *path)
+{
+    /* whatever was there goes (a file of an earlier run, or a link someone
+     * planted: only the name is removed, never what it points to), then a
+     * new file is made, failing if anything took the name meanwhile */
+    if (unlink(path) < 0 && errno != ENOENT)
+        return -errno;
+    int fd = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0666);
+    return fd < 0 ? -errno : fd;
+}
+
 int rt_mkdir_p(const char *dir)
 {
     char tmp[PATH_MAX];
@@ -105,7 +123,10 @@ int rt_mkdir_p(const char *dir)
         return -errno;
     if (stat(tmp, &st) < 0)
         return -errno;
-    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+    if (!S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    /* a directory someone else made: they could plant links in it */
+    return st.st_uid == geteuid() ? 0 : -EPERM;
 }
 
 size_t rt_out_bound(size_t len)
@@ -402,14 +423,14 @@ static int stream_open(int in_signal)
 
     e = rt_mkdir_p(rt_g.dir);
     if (e < 0) {
-        rt_fail(rt_g.dir, reason_of(-e));
+        rt_fail(rt_g.dir, dir_reason(-e));
         return RT_ERR_IO;
     }
     path = rt_g.rank >= 0 ? rt_g.rank_path[__atomic_load_n(&rt_g.rank_path_cur, __ATOMIC_ACQUIRE)]
                           : rt_g.pending_path;
-    fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0666);
+    fd = rt_create_fresh(path);
     if (fd < 0) {
-        rt_fail(path, reason_of(errno));
+        rt_fail(path, reason_of(-fd));
         return RT_ERR_IO;
     }
     rt_g.created_ns = realtime_ns();
@@ -582,8 +603,7 @@ int rt_meta_file_write(void)
     if (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & (RT_OFF_DISABLED | RT_OFF_FAILED))
         return RT_ERR_OFF;
     if (snprintf(path, sizeof(path), "%s/%s", rt_g.dir, CHT_META_FILE) >= (int)sizeof(path) ||
-        snprintf(tmp, sizeof(tmp), "%s/.%s.tmp-%d", rt_g.dir, CHT_META_FILE, (int)getpid()) >=
-            (int)sizeof(tmp)) {
+        snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", rt_g.dir, CHT_META_FILE) >= (int)sizeof(tmp)) {
         rt_fail(rt_g.dir, "path too long");
         return RT_ERR_INVAL;
     }
@@ -623,16 +643,18 @@ int rt_meta_file_write(void)
 
     e = rt_mkdir_p(rt_g.dir);
     if (e < 0) {
-        rt_fail(rt_g.dir, reason_of(-e));
+        rt_fail(rt_g.dir, dir_reason(-e));
         e = RT_ERR_IO;
         goto out;
     }
-    fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0666);
+    /* a temporary name nobody can guess, created exclusively (mkostemp) */
+    fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         rt_fail(path, reason_of(errno));
         e = RT_ERR_IO;
         goto out;
     }
+    (void)fchmod(fd, 0644);
     rt_file_header(&h, CHT_MAGIC_META, -1, rt_g.world_size, CHT_FEAT_ZSTD | (ntu ? CHT_FEAT_SITES : 0));
     h.created_ns = realtime_ns();
     e = rt_pwrite_all(fd, &h, sizeof(h), 0);
