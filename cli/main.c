@@ -31,6 +31,22 @@ static void usage(FILE *f)
                "'commhint <command> --help' describes a command's options.\n");
 }
 
+/* A command's status, made an error if what it wrote on standard output
+ * did not all get there (a full disk, /dev/full): results that were lost
+ * are never reported as a success. */
+static int output_written(int ret)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return ret;
+    int e = errno;
+    if (ret != CLI_OK)
+        return ret; /* the command said what went wrong */
+    fprintf(stderr, "commhint: error: cannot write the output: file=<stdout> reason=%s\n",
+            e ? strerror(e) : "write error");
+    return CLI_ERROR;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -39,16 +55,16 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return CLI_OK;
+        return output_written(CLI_OK);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("commhint 0.1.0 (trace format %d, LLVM %d)\n", CHT_FORMAT_VERSION,
                COMMHINT_LLVM_MAJOR);
-        return CLI_OK;
+        return output_written(CLI_OK);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return output_written(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "commhint: unknown command '%s'; commands are cc, run, dump, info, hints, export, view (see 'commhint --help')\n",
             argv[1]);
     return CLI_USAGE;

@@ -125,7 +125,8 @@ const uint8_t *trace_build_id(const struct trace *t, size_t *len);
 /* Bytes of the rank's stream file, 0 if it has none (for progress and
  * for spreading ranks over processes). */
 uint64_t trace_rank_file_size(const struct trace *t, int rank);
-/* True if the rank's stream file exists. */
+/* True if anything exists at the rank's stream file name (a directory or FIFO
+ * there is refused when opened, "not a regular file"). */
 bool trace_has_rank(const struct trace *t, int rank);
 /* Path of a rank's stream file (borrowed until close). */
 const char *trace_rank_path(const struct trace *t, int rank);

@@ -139,7 +139,8 @@ int trace_stream_open(const char *path, struct trace_stream **out, struct trace_
         rd_err(err, "out of memory: file=%s", path);
         goto fail;
     }
-    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* without blocking: a FIFO planted at the name must not hang the reader */
+    s->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (s->fd < 0) {
         ret = errno == ENOENT ? TRACE_ERR_NOT_FOUND : TRACE_ERR_IO;
         rd_err(err, "cannot open trace file: file=%s offset=0 reason=%s", path, strerror(errno));

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libdwarf/dwarf.h>
@@ -196,8 +197,13 @@ static void funcs_read(struct rd_symfile *f)
     int want;
 
     f->funcs_read = true;
-    if (elf_version(EV_CURRENT) == EV_NONE || (fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+    struct stat st;
+    if (elf_version(EV_CURRENT) == EV_NONE || (fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
         return;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return;
+    }
     if (!(elf = elf_begin(fd, ELF_C_READ, NULL)))
         goto out;
     for (want = SHT_SYMTAB; want >= 0 && !f->nfuncs; want = want == SHT_SYMTAB ? SHT_DYNSYM : -1) {
@@ -405,6 +411,16 @@ static struct rd_symfile *symfile_open(const char *path)
     if (!f->path) {
         free(f);
         return NULL;
+    }
+    {
+        /* libdwarf opens by name and would block on a FIFO: only regular
+         * files are read */
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            f->status = TRACE_ERR_IO;
+            snprintf(f->msg, sizeof(f->msg), "cannot open binary: file=%s reason=not a regular file", path);
+            return f;
+        }
     }
     res = dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &f->dbg, NULL, 0,
                           NULL, &e);
@@ -782,9 +798,14 @@ int rd_elf_build_id(const char *path, uint8_t *buf, size_t cap)
 
     if (elf_version(EV_CURRENT) == EV_NONE)
         return -1;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return -1;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a FIFO or device: not a binary */
+        close(fd);
+        return -1;
+    }
     elf = elf_begin(fd, ELF_C_READ, NULL);
     if (!elf) {
         ret = -1;

@@ -693,7 +693,10 @@ bool trace_has_rank(const struct trace *t, int rank)
     const char *p = trace_rank_path(t, rank);
     struct stat st;
 
-    return p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    /* anything at the name counts: a directory or FIFO there is then
+     * refused by trace_stream_open as "not a regular file", as at the meta
+     * file's name */
+    return p && stat(p, &st) == 0;
 }
 
 struct rd_symcache **rd_trace_symcache(struct trace *t)
