@@ -97,6 +97,11 @@ static void locate(struct trace_cursor *cur, const struct trace_event *ev, struc
     }
 }
 
+static void put_escaped(FILE *f, const char *s)
+{
+    search_write_escaped(f, s, strlen(s));
+}
+
 static const char *kind_name(const struct trace_event *ev)
 {
     switch (ev->kind) {
@@ -302,8 +307,11 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
     locate(cur, ev, &w);
     /* Text is read by people and editors started in the source tree: paths
      * below the current directory are shown relative to it. */
-    fprintf(f, "%s:%u:%u: %s rank=%d ev=%" PRIu64, search_display_path(w.file, true), w.line, w.col,
-            kind_name(ev), ev->rank, ev->index);
+    /* names that came from the trace, escaped: they cannot drive the terminal */
+    put_escaped(f, search_display_path(w.file, true));
+    fprintf(f, ":%u:%u: ", w.line, w.col);
+    put_escaped(f, kind_name(ev));
+    fprintf(f, " rank=%d ev=%" PRIu64, ev->rank, ev->index);
     if (ev->thread)
         fprintf(f, " thread=%u", ev->thread);
     if (ev->depth) {
@@ -328,12 +336,16 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
         const struct trace_loop_info *li = trace_cursor_loop(cur, ev->loop);
         fprintf(f, " loop=L%u", li ? li->line : 0);
     }
-    if (w.func && *w.func)
-        fprintf(f, " func=%s", w.func);
+    if (w.func && *w.func) {
+        fputs(" func=", f);
+        put_escaped(f, w.func);
+    }
     if (w.symbolized)
-        for (unsigned i = 1; i < w.loc.nframes; i++)
-            fprintf(f, " inlined-at=%s:%u:%u", search_display_path(w.loc.frames[i].file, true),
-                    w.loc.frames[i].line, w.loc.frames[i].col);
+        for (unsigned i = 1; i < w.loc.nframes; i++) {
+            fputs(" inlined-at=", f);
+            put_escaped(f, search_display_path(w.loc.frames[i].file, true));
+            fprintf(f, ":%u:%u", w.loc.frames[i].line, w.loc.frames[i].col);
+        }
     fputc('\n', f);
 }
 

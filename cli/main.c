@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "search.h"
 #include "trace-reader.h"
 
 static const struct cli_command commands[] = {
@@ -70,13 +71,22 @@ int main(int argc, char **argv)
     return CLI_USAGE;
 }
 
+/* A message to stderr with the control characters escaped: the facts in it
+ * can come from a trace (file names, paths). */
+static void vput(const char *prefix, const char *fmt, va_list ap)
+{
+    char buf[4096];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    fputs(prefix, stderr);
+    search_write_escaped(stderr, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+    fputc('\n', stderr);
+}
+
 int cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("commhint: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vput("commhint: error: ", fmt, ap);
     va_end(ap);
     return CLI_ERROR;
 }
@@ -106,9 +116,7 @@ void cli_warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("commhint: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vput("commhint: warning: ", fmt, ap);
     va_end(ap);
 }
 

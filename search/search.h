@@ -610,6 +610,10 @@ struct search_format_opts {
  * JSON document (docs/hints-json.md) or SARIF 2.1.0.  Returns 0 or
  * TRACE_ERR_NOMEM; write errors are left in f (ferror). */
 int search_report_write(FILE *f, const struct search_report *rep, int format, const struct search_format_opts *o);
+/* len bytes of text to f with the control characters but newline and tab
+ * written as \xHH: text that came from a trace (a file or function name)
+ * cannot drive the terminal. */
+void search_write_escaped(FILE *f, const char *s, size_t len);
 /* s as a JSON string literal, quotes included. */
 void search_json_string(FILE *f, const char *s);
 /* Path p shown relative to the current directory when it lies below it and

@@ -96,6 +96,17 @@ static void free_views(struct view *v, uint32_t n)
     free(v);
 }
 
+void search_write_escaped(FILE *f, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+}
+
 int search_report_write(FILE *f, const struct search_report *rep, int format, const struct search_format_opts *o)
 {
     struct view *views = NULL, *dviews = NULL;
@@ -114,11 +125,25 @@ int search_report_write(FILE *f, const struct search_report *rep, int format, co
     } else if (format == SEARCH_FORMAT_SARIF) {
         search_write_sarif(f, views, rep->nhints, o); /* dropped hints are not results */
     } else {
-        search_write_text(f, views, rep->nhints, o);
+        /* text goes to a terminal: written to memory first, then with the
+         * control characters a trace could carry (in a file or function
+         * name) escaped */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (!m)
+            goto out;
+        search_write_text(m, views, rep->nhints, o);
         if (o->explain)
-            search_write_dropped_text(f, dviews, rep->ndropped);
+            search_write_dropped_text(m, dviews, rep->ndropped);
         if (o->waits)
-            search_write_waits_text(f, wviews, rep->nwaits, o->stable);
+            search_write_waits_text(m, wviews, rep->nwaits, o->stable);
+        if (fclose(m) != 0) {
+            free(buf);
+            goto out;
+        }
+        search_write_escaped(f, buf, len);
+        free(buf);
     }
     rc = 0;
 out:
