@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "trace-format.h"
+#include "trace-reader.h"
 
 static void run_help(void)
 {
@@ -29,7 +30,8 @@ static void run_help(void)
            "                    trace there is replaced\n"
            "      --preload     load the trace runtime with LD_PRELOAD, for programs not built\n"
            "                    with 'commhint cc' (the trace then has MPI events only)\n"
-           "      --mpiexec CMD launcher to use (default: $MPIEXEC or mpiexec)\n"
+           "      --mpiexec CMD launcher to use, its own arguments after it, split at blanks\n"
+           "                    (\"mpiexec -f hosts\"; default: $MPIEXEC or mpiexec)\n"
            "The exit status is the program's (mpiexec's).\n");
 }
 
@@ -86,6 +88,39 @@ static int prepare_dir(const char *dir)
     }
     closedir(d);
     return rc;
+}
+
+/* One warning, with the fix, when the run recorded nothing useful: no
+ * trace at all (the program was not built with commhint cc), or no MPI
+ * call on rank 0 (its MPI calls went straight to the MPI library:
+ * -lcommhint after it on the link line). */
+static void check_recorded(const char *dir)
+{
+    struct trace *t = NULL;
+    struct trace_cursor *c = NULL;
+    struct trace_err err;
+    const struct trace_event *ev;
+    uint64_t n = 0;
+    bool mpi = false;
+    int rc;
+
+    if (trace_open(dir, &t, &err) < 0) {
+        cli_warn("the run recorded no trace: build the program with 'commhint cc' (or trace its MPI calls only "
+                 "with 'commhint run --preload'): dir=%s",
+                 dir);
+        return;
+    }
+    if (trace_has_rank(t, 0) && trace_cursor_open(t, 0, 0, &c, &err) == 0) {
+        /* MPI_Init comes first: a short look suffices */
+        while (!mpi && n++ < 1000000 && (rc = trace_cursor_next(c, &ev)) > 0)
+            mpi = ev->kind == TRACE_EV_MPI;
+        trace_cursor_close(c);
+        if (!mpi)
+            cli_warn("rank 0 recorded no MPI call: its MPI calls did not go through the commhint runtime; link "
+                     "with 'commhint cc', which puts -lcommhint before the MPI library (or use --preload): dir=%s",
+                     dir);
+    }
+    trace_close(t);
 }
 
 int cmd_run(int argc, char **argv)
@@ -160,27 +195,41 @@ int cmd_run(int argc, char **argv)
     char npbuf[32];
     snprintf(npbuf, sizeof npbuf, "%lu", np);
     int nprog = argc - optind;
-    char **nargv = calloc((size_t)nprog + 4, sizeof *nargv);
-    if (!nargv)
+    /* the launcher may come with its own arguments ("mpiexec -f hosts"):
+     * words split at blanks */
+    char *launcher = strdup(mpiexec);
+    size_t nl = 0;
+    char **nargv = launcher ? calloc(strlen(mpiexec) / 2 + 2 + (size_t)nprog + 3, sizeof *nargv) : NULL;
+    if (!nargv) {
+        free(launcher);
         return cli_error("out of memory");
-    nargv[0] = (char *)mpiexec;
-    nargv[1] = "-n";
-    nargv[2] = npbuf;
+    }
+    for (char *save = NULL, *w = strtok_r(launcher, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        nargv[nl++] = w;
+    if (!nl) {
+        free(nargv);
+        free(launcher);
+        return cli_usage_error("run", "--mpiexec needs a command");
+    }
+    nargv[nl++] = "-n";
+    nargv[nl++] = npbuf;
     for (int i = 0; i < nprog; i++)
-        nargv[3 + i] = prog[i];
+        nargv[nl++] = prog[i];
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0) {
         free(nargv);
+        free(launcher);
         return cli_error("cannot start mpiexec: reason=%s", strerror(errno));
     }
     if (pid == 0) {
-        execvp(mpiexec, nargv);
-        fprintf(stderr, "commhint: error: cannot run the launcher: launcher=%s reason=%s\n", mpiexec,
+        execvp(nargv[0], nargv);
+        fprintf(stderr, "commhint: error: cannot run the launcher: launcher=%s reason=%s\n", nargv[0],
                 strerror(errno));
         _exit(127);
     }
     free(nargv);
+    free(launcher);
     /* Ctrl-C reaches the whole foreground group; we only wait for mpiexec. */
     signal(SIGINT, SIG_IGN);
     int st = 0;
@@ -191,6 +240,7 @@ int cmd_run(int argc, char **argv)
         return CLI_ERROR;
     if (status != 0)
         cli_warn("the program exited with status %d; the trace may be cut short: dir=%s", status, absdir);
+    check_recorded(absdir);
     printf("%s\n", absdir);
     return status;
 }

@@ -143,5 +143,5 @@ EOF
     expect_no_match "the trace library writes only inside its trace directory" "$rep" '^writes outside'
     expect_no_match "the trace library reads only /proc/self/cmdline and /proc/self/exe" "$rep" '^reads something else'
     expect_match "strace saw the library create both rank files (the check can fail)" "$rep" '^ok-write openat DIR/rank-00001.chtr'
-    expect_match "strace saw the library rename the meta file into place" "$rep" '^ok-write rename DIR/\.commhint\.meta\.tmp-[0-9]+ DIR/commhint\.meta'
+    expect_match "strace saw the library rename the meta file into place" "$rep" '^ok-write rename DIR/\.commhint\.meta\.[0-9a-f]{16} DIR/commhint\.meta'
 fi

@@ -191,6 +191,32 @@ static long env_long(const char *name, long dflt)
     return (errno || *end) ? dflt : n;
 }
 
+/* A numeric setting from the environment, dflt if unset; a value that is
+ * not a number, or out of [lo, hi], gets one warning saying what is used
+ * instead. */
+static long env_setting(const char *name, long dflt, long lo, long hi)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n;
+
+    if (!v || !*v)
+        return dflt;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (errno || *end) {
+        rt_warn_once(RT_WARN_ENV, "%s is not a number: the default is used: value=%s default=%ld", name, v, dflt);
+        return dflt;
+    }
+    if (n < lo || n > hi) {
+        long used = n < lo ? lo : hi;
+        rt_warn_once(RT_WARN_ENV, "%s is out of range: %ld is used: value=%ld min=%ld max=%ld", name, used, n, lo,
+                     hi);
+        return used;
+    }
+    return n;
+}
+
 static int env_rank(const char *const *names)
 {
     for (; *names; names++) {
@@ -249,17 +275,9 @@ static void rt_init_once(void)
         rt_g.off |= RT_OFF_DISABLED;
         return;
     }
-    kb = env_long("COMMHINT_BUFFER_KB", RT_BUFFER_KB_DEFAULT);
-    if (kb < (long)RT_BUFFER_KB_MIN)
-        kb = RT_BUFFER_KB_MIN;
-    if (kb > (long)RT_BUFFER_KB_MAX)
-        kb = RT_BUFFER_KB_MAX;
+    kb = env_setting("COMMHINT_BUFFER_KB", RT_BUFFER_KB_DEFAULT, (long)RT_BUFFER_KB_MIN, (long)RT_BUFFER_KB_MAX);
     rt_g.buf_cap = (size_t)kb << 10;
-    level = env_long("COMMHINT_ZSTD_LEVEL", RT_ZSTD_LEVEL_DEFAULT);
-    if (level < RT_ZSTD_LEVEL_MIN)
-        level = RT_ZSTD_LEVEL_MIN;
-    if (level > RT_ZSTD_LEVEL_MAX)
-        level = RT_ZSTD_LEVEL_MAX;
+    level = env_setting("COMMHINT_ZSTD_LEVEL", RT_ZSTD_LEVEL_DEFAULT, RT_ZSTD_LEVEL_MIN, RT_ZSTD_LEVEL_MAX);
     rt_g.zstd_level = (int)level;
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
     rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -603,7 +604,7 @@ int rt_meta_file_write(void)
     if (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & (RT_OFF_DISABLED | RT_OFF_FAILED))
         return RT_ERR_OFF;
     if (snprintf(path, sizeof(path), "%s/%s", rt_g.dir, CHT_META_FILE) >= (int)sizeof(path) ||
-        snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", rt_g.dir, CHT_META_FILE) >= (int)sizeof(tmp)) {
+        snprintf(tmp, sizeof(tmp), "%s/.%s.0123456789abcdef", rt_g.dir, CHT_META_FILE) >= (int)sizeof(tmp)) {
         rt_fail(rt_g.dir, "path too long");
         return RT_ERR_INVAL;
     }
@@ -647,14 +648,23 @@ int rt_meta_file_write(void)
         e = RT_ERR_IO;
         goto out;
     }
-    /* a temporary name nobody can guess, created exclusively (mkostemp) */
-    fd = mkostemp(tmp, O_CLOEXEC);
+    /* a temporary name nobody can guess, created exclusively (the mode is
+     * the umask's, as for the rank files) */
+    fd = -1;
+    for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
+        uint64_t r = 0;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r ^= rt_now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)attempt;
+        snprintf(tmp + strlen(tmp) - 16, 17, "%016llx", (unsigned long long)r);
+        fd = open(tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         rt_fail(path, reason_of(errno));
         e = RT_ERR_IO;
         goto out;
     }
-    (void)fchmod(fd, 0644);
     rt_file_header(&h, CHT_MAGIC_META, -1, rt_g.world_size, CHT_FEAT_ZSTD | (ntu ? CHT_FEAT_SITES : 0));
     h.created_ns = realtime_ns();
     e = rt_pwrite_all(fd, &h, sizeof(h), 0);
