@@ -178,17 +178,26 @@ uint32_t rt_thread_index_peek(void)
 
 /* ---- start: the environment -------------------------------------------------- */
 
+/* The number in environment variable name into *n: 1, 0 if it is not a
+ * number, -1 if unset or empty (*v: its text). */
+static int env_number(const char *name, const char **v, long *n)
+{
+    char *end;
+
+    *v = getenv(name);
+    if (!*v || !**v)
+        return -1;
+    errno = 0;
+    *n = strtol(*v, &end, 10);
+    return errno || *end ? 0 : 1;
+}
+
 static long env_long(const char *name, long dflt)
 {
-    const char *v = getenv(name);
-    char *end;
+    const char *v;
     long n;
 
-    if (!v || !*v)
-        return dflt;
-    errno = 0;
-    n = strtol(v, &end, 10);
-    return (errno || *end) ? dflt : n;
+    return env_number(name, &v, &n) > 0 ? n : dflt;
 }
 
 /* A numeric setting from the environment, dflt if unset; a value that is
@@ -196,15 +205,13 @@ static long env_long(const char *name, long dflt)
  * instead. */
 static long env_setting(const char *name, long dflt, long lo, long hi)
 {
-    const char *v = getenv(name);
-    char *end;
+    const char *v;
     long n;
+    int got = env_number(name, &v, &n);
 
-    if (!v || !*v)
+    if (got < 0)
         return dflt;
-    errno = 0;
-    n = strtol(v, &end, 10);
-    if (errno || *end) {
+    if (!got) {
         rt_warn_once(RT_WARN_ENV, "%s is not a number: the default is used: value=%s default=%ld", name, v, dflt);
         return dflt;
     }
