@@ -93,15 +93,18 @@ static void scan_rank(struct trace *t, int rank, struct rank_info *ri)
     ri->file_bytes = trace_rank_file_size(t, rank);
     struct trace_cursor *cur;
     struct trace_err err;
-    if (trace_cursor_open(t, rank, TRACE_CURSOR_LOOPS, &cur, &err) < 0) {
+    /* runs: a REPEAT record costs its period, not its count (the counts
+     * come out the same: the cursor adds a run's events to its statistics) */
+    if (trace_cursor_open(t, rank, TRACE_CURSOR_RUNS, &cur, &err) < 0) {
         ri->damaged = true;
         snprintf(ri->why, sizeof ri->why, "%s", err.msg);
         return;
     }
     const struct trace_event *ev;
+    const struct trace_run *run;
     int rc;
-    while ((rc = trace_cursor_next(cur, &ev)) == 1)
-        if (ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
+    while ((rc = trace_cursor_next_run(cur, &ev, &run)) > 0)
+        if (!run && ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
             ri->calls[ev->mpi->h.aux][variant_of(ev->mpi->flags)]++;
             ri->cpu_calls += ev->cpu_exit != 0;
             if (ev->mpi->h.aux == CHT_MPI_UNTRACED)

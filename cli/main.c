@@ -63,6 +63,12 @@ int main(int argc, char **argv)
                COMMHINT_LLVM_MAJOR);
         return output_written(CLI_OK);
     }
+    const char *bad = NULL;
+    if (search_memory_limit_from_env(&bad) < 0) {
+        cli_error("COMMHINT_MAX_MEMORY needs a size in bytes, or with a K, M, G or T suffix (such as 8G), "
+                  "not '%s'", bad);
+        return CLI_USAGE;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return output_written(commands[i].run(argc - 1, argv + 1));

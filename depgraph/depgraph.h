@@ -270,6 +270,20 @@ uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_rang
 int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
                          bool writes_only);
 
+/* The shadows of a process together hold at most `bytes` (0: the default,
+ * DG_SHADOW_LIMIT_DEFAULT, or half the machine's memory if that is less);
+ * an update that would need more returns TRACE_ERR_LIMIT.  The shadow costs
+ * 4 bytes per byte the program touched, and a trace can claim any number of
+ * bytes (a 16-byte REPEAT record 2^20 strided accesses): this is what bounds
+ * the analysis of one that claims too many.  dg_shadow_limit: the limit in
+ * force. */
+#define DG_SHADOW_LIMIT_DEFAULT ((size_t)4 << 30)
+void dg_shadow_set_limit(size_t bytes);
+size_t dg_shadow_limit(void);
+/* Sets the limit from COMMHINT_MAX_MEMORY (bytes, or with a K, M, G or T
+ * suffix, powers of 1024) if it is set: 0, or -1 with *bad pointing at a
+ * value that is not such a size (the limit is then left alone). */
+int dg_shadow_limit_from_env(const char **bad);
 /* Bytes of memory the shadow holds. */
 size_t dg_shadow_footprint(const struct dg_shadow *s);
 

@@ -12,8 +12,11 @@
  * as one range instead (a trace may claim any length), and a query wider
  * than the pages held scans them, so no access costs more than that.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "depgraph.h"
 
@@ -53,6 +56,72 @@ struct dg_shadow {
     size_t nbig, cbig;
 };
 
+/* ---- the limit over all shadows of the process ----------------------------------------- */
+
+static size_t limit_bytes; /* 0 until set or first used */
+static size_t held_bytes;  /* pages and byte tables of every shadow, atomic */
+
+void dg_shadow_set_limit(size_t bytes)
+{
+    __atomic_store_n(&limit_bytes, bytes, __ATOMIC_RELAXED);
+}
+
+size_t dg_shadow_limit(void)
+{
+    size_t l = __atomic_load_n(&limit_bytes, __ATOMIC_RELAXED);
+    if (!l) {
+        long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+        l = DG_SHADOW_LIMIT_DEFAULT;
+        if (pages > 0 && psize > 0 && (size_t)pages / 2 * (size_t)psize < l)
+            l = (size_t)pages / 2 * (size_t)psize;
+        __atomic_store_n(&limit_bytes, l, __ATOMIC_RELAXED);
+    }
+    return l;
+}
+
+int dg_shadow_limit_from_env(const char **bad)
+{
+    const char *v = getenv("COMMHINT_MAX_MEMORY");
+    char *end;
+    unsigned long long n;
+    unsigned shift = 0;
+
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    n = strtoull(v, &end, 10);
+    if (end != v && *end && !end[1]) {
+        const char *units = "KMGT", *u = strchr(units, *end == 'k' ? 'K' : *end);
+        if (u && *u) {
+            shift = 10 * (unsigned)(u - units + 1);
+            end++;
+        }
+    }
+    if (errno || end == v || *end || *v == '-' || n == 0 || (shift && n > (SIZE_MAX >> shift))) {
+        *bad = v;
+        return -1;
+    }
+    dg_shadow_set_limit((size_t)n << shift);
+    return 0;
+}
+
+/* Takes n bytes of the limit: false if they would pass it. */
+static bool take(size_t n)
+{
+    size_t l = dg_shadow_limit();
+    size_t now = __atomic_add_fetch(&held_bytes, n, __ATOMIC_RELAXED);
+    if (now > l) {
+        __atomic_sub_fetch(&held_bytes, n, __ATOMIC_RELAXED);
+        return false;
+    }
+    return true;
+}
+
+static void give_back(size_t n)
+{
+    __atomic_sub_fetch(&held_bytes, n, __ATOMIC_RELAXED);
+}
+
 int dg_shadow_create(struct dg_shadow **out)
 {
     struct dg_shadow *s = calloc(1, sizeof *s);
@@ -75,6 +144,7 @@ void dg_shadow_destroy(struct dg_shadow *s)
             free(p);
         }
     }
+    give_back(s->npages * sizeof(struct shadow_page) + s->nbytetables * sizeof(struct byte_table));
     dg_map_free(&s->pages);
     free(s->big);
     free(s);
@@ -94,15 +164,25 @@ static inline struct shadow_page *page_get(const struct dg_shadow *s, uint64_t p
     return m->cache_page[slot];
 }
 
-static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno)
+/* The page pno, made if new: NULL with *rc set (TRACE_ERR_NOMEM or
+ * TRACE_ERR_LIMIT) if it cannot be. */
+static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno, int *rc)
 {
     struct shadow_page *p = page_get(s, pno);
     if (p)
         return p;
-    p = calloc(1, sizeof *p);
-    if (!p)
+    if (!take(sizeof *p)) {
+        *rc = TRACE_ERR_LIMIT;
         return NULL;
+    }
+    *rc = TRACE_ERR_NOMEM;
+    p = calloc(1, sizeof *p);
+    if (!p) {
+        give_back(sizeof *p);
+        return NULL;
+    }
     if (!dg_map_put(&s->pages, pno, (uint64_t)(uintptr_t)p)) {
+        give_back(sizeof *p);
         free(p);
         return NULL;
     }
@@ -122,9 +202,13 @@ static int granule_set_part(struct dg_shadow *s, struct shadow_page *p, int k, u
                             unsigned lo, unsigned hi, uint64_t v)
 {
     if (!p->bytes) {
+        if (!take(sizeof *p->bytes))
+            return TRACE_ERR_LIMIT;
         p->bytes = malloc(sizeof *p->bytes);
-        if (!p->bytes)
+        if (!p->bytes) {
+            give_back(sizeof *p->bytes);
             return TRACE_ERR_NOMEM;
+        }
         s->nbytetables++;
     }
     uint64_t *b = p->bytes->v[k];
@@ -228,9 +312,10 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
     }
     /* the common case: an aligned double or int */
     if ((r->len == 8 || r->len == 4) && (a & (r->len - 1)) == 0) {
-        struct shadow_page *p = page_make(s, a >> PAGE_SHIFT);
+        int rc;
+        struct shadow_page *p = page_make(s, a >> PAGE_SHIFT, &rc);
         if (!p)
-            return TRACE_ERR_NOMEM;
+            return rc;
         unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
         p->v[k][g] = v;
         p->split[k][g / 64] &= ~(1ull << (g % 64));
@@ -244,11 +329,12 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
         uint64_t pno = a >> PAGE_SHIFT;
         uint64_t pend = (pno + 1) << PAGE_SHIFT;
         uint64_t stop = end < pend || pend == 0 ? end : pend;
-        struct shadow_page *p = page_make(s, pno);
+        int rc;
+        struct shadow_page *p = page_make(s, pno, &rc);
         if (!p)
-            return TRACE_ERR_NOMEM;
+            return rc;
         unsigned lo = (unsigned)(a & (PAGE_SIZE - 1));
-        int rc = page_set(s, p, k, lo, lo + (unsigned)(stop - a), v);
+        rc = page_set(s, p, k, lo, lo + (unsigned)(stop - a), v);
         if (rc < 0)
             return rc;
         a = stop;
@@ -289,8 +375,9 @@ int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t
             uint64_t pno = x.addr >> PAGE_SHIFT;
             struct shadow_page *pg = page_of[p][k];
             if (pno != pno_of[p][k]) {
-                if (!(pg = page_make(s, pno)))
-                    return TRACE_ERR_NOMEM;
+                int rc;
+                if (!(pg = page_make(s, pno, &rc)))
+                    return rc;
                 pno_of[p][k] = pno;
                 page_of[p][k] = pg;
             }

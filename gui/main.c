@@ -15,6 +15,7 @@
 #include <gtksourceview/gtksource.h>
 
 #include "hint-model.h"
+#include "search.h"
 #include "window.h"
 
 struct options {
@@ -248,6 +249,8 @@ static void on_loaded(CvWindow *w, const struct cv_document *doc, const char *er
                    h->file && *h->file ? h->file : "??", h->line);
             if (!found)
                 printf("source not-found file=%s\n", h->file && *h->file ? h->file : "??");
+            else
+                printf("source read-from=%s\n", cv_source_pane_current_where(cv_window_source_pane(w)));
             r->line = found ? h->line : 0;
         }
     }
@@ -280,6 +283,13 @@ int main(int argc, char **argv)
     if (rc) {
         g_ptr_array_unref(r.o.source_dirs);
         return rc < 0 ? 0 : rc;
+    }
+    const char *bad = NULL;
+    if (search_memory_limit_from_env(&bad) < 0) {
+        fprintf(stderr, "commhint-gui: error: COMMHINT_MAX_MEMORY needs a size in bytes, or with a K, M, G or T "
+                        "suffix (such as 8G), not '%s'\n", bad);
+        g_ptr_array_unref(r.o.source_dirs);
+        return 2;
     }
     if (r.o.screenshot) {
         /* a scripted run: no accessibility bus, no animations to wait for */

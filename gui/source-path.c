@@ -1,5 +1,6 @@
 /* source-path.c - resolving recorded source paths against the source
  * directories (see source-path.h). */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,4 +69,23 @@ char *cv_source_find(const char *recorded, const char *const *dirs, size_t ndirs
         }
     }
     return NULL;
+}
+
+char *cv_source_where(const char *recorded, const char *found)
+{
+    if (!found)
+        return NULL;
+    char *abs = realpath(found, NULL);
+    const char *shown = abs ? abs : found;
+    char *out;
+    if (recorded && strcmp(recorded, shown) != 0) {
+        size_t n = strlen(shown) + strlen(recorded) + 32;
+        out = malloc(n);
+        if (out)
+            snprintf(out, n, "%s (the trace names %s)", shown, recorded);
+    } else {
+        out = strdup(shown);
+    }
+    free(abs);
+    return out;
 }

@@ -19,4 +19,12 @@
  * (the caller frees), NULL if none exists or recorded is NULL or empty. */
 char *cv_source_find(const char *recorded, const char *const *dirs, size_t ndirs);
 
+/* Where a source was read from, as the viewer shows it: the absolute,
+ * canonical path of found (symbolic links and "..": what the file really
+ * is), followed by " (the trace names RECORDED)" when the trace named it
+ * otherwise (a relative path, one found in a source directory).  A trace
+ * can name any file; this says which one is on the screen.  malloc'ed
+ * (the caller frees), NULL if found is NULL or on out-of-memory. */
+char *cv_source_where(const char *recorded, const char *found);
+
 #endif /* COMMHINT_GUI_SOURCE_PATH_H */

@@ -35,6 +35,7 @@ struct _CvSourcePane {
     int selected;  /* index of the selected hint, -1 */
     char *current; /* recorded name of the file shown, or NULL */
     gboolean current_found;
+    char *current_where; /* cv_source_where of the file shown, if found */
     gboolean updating_combo;
     GtkTextMark *scroll_mark;
     guint scroll_line; /* line being scrolled to (0: none) */
@@ -478,6 +479,7 @@ static void load_file(CvSourcePane *p, const char *file)
     g_free(p->current);
     p->current = copy;
     p->current_found = FALSE;
+    g_clear_pointer(&p->current_where, g_free);
     select_in_combo(p, file);
 
     const char *path = resolve(p, file);
@@ -508,8 +510,13 @@ static void load_file(CvSourcePane *p, const char *file)
         gtk_label_set_text(p->path_label, "");
         set_missing(p, NULL);
     } else if (p->current_found) {
-        gtk_label_set_text(p->path_label, path);
-        gtk_widget_set_tooltip_text(GTK_WIDGET(p->path_label), path);
+        /* the file really read, and what the trace called it */
+        char *where = cv_source_where(file, path);
+        g_free(p->current_where);
+        p->current_where = g_strdup(where ? where : path);
+        free(where);
+        gtk_label_set_text(p->path_label, p->current_where);
+        gtk_widget_set_tooltip_text(GTK_WIDGET(p->path_label), p->current_where);
         set_missing(p, NULL);
     } else {
         gtk_label_set_text(p->path_label, "not found");
@@ -648,6 +655,7 @@ static void cv_source_pane_dispose(GObject *obj)
     cv_marks_free(&p->hint_marks);
     cv_marks_free(&p->sel_marks);
     g_clear_pointer(&p->current, g_free);
+    g_clear_pointer(&p->current_where, g_free);
     g_clear_pointer(&p->resolved, g_hash_table_unref);
     g_clear_pointer(&p->files, g_ptr_array_unref);
     g_clear_pointer(&p->session_dirs, g_ptr_array_unref);
@@ -825,6 +833,12 @@ const char *cv_source_pane_current_file(CvSourcePane *p, gboolean *found)
     if (found)
         *found = p->current_found;
     return p->current;
+}
+
+const char *cv_source_pane_current_where(CvSourcePane *p)
+{
+    g_return_val_if_fail(CV_IS_SOURCE_PANE(p), NULL);
+    return p->current_found ? p->current_where : NULL;
 }
 
 /* The line's vertical extent in the view's widget coordinates; FALSE if

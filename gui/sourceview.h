@@ -43,6 +43,8 @@ void cv_source_pane_add_source_dir(CvSourcePane *p, const char *dir, gboolean re
 /* The recorded name of the file shown (NULL if none) and whether it was
  * found on disk. */
 const char *cv_source_pane_current_file(CvSourcePane *p, gboolean *found);
+/* Where the file shown was read from (cv_source_where), NULL if none is. */
+const char *cv_source_pane_current_where(CvSourcePane *p);
 
 /* Whether line (from 1) of the file shown is inside the visible part of the
  * view (for waiting until a scroll has happened). */

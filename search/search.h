@@ -677,6 +677,14 @@ struct search_analysis_opts {
  * it borrows the trace, which must stay open until then. */
 struct search_analysis;
 
+/* The memory limit of the analysis (the shadow memory of every rank it
+ * analyses in this process) from COMMHINT_MAX_MEMORY, for the front ends to
+ * call once before analysing: bytes, or with a K, M, G or T suffix;
+ * unset: 4 GiB or half the machine's memory if that is less.  0, or -1 with
+ * *bad pointing at a value that is not a size.  A rank that would pass the
+ * limit fails with TRACE_ERR_LIMIT and is left out. */
+int search_memory_limit_from_env(const char **bad);
+
 /* Analyses every rank of t that has a stream file (each through its
  * engine, or spread over processes by o->driver), warns about the others,
  * then runs the cross-rank stage and builds the report.  Returns 0 with

@@ -31,7 +31,7 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 6 /* version this header describes */
+#define CHT_FORMAT_VERSION 7 /* version this header describes */
 #define CHT_FORMAT_OLDEST 4  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
@@ -44,8 +44,10 @@
                                 clock record's host fields, which a version-4
                                 reader skips; version 6 added CHT_REC_PATH,
                                 which older readers skip, losing only the
-                                call paths); readers still read version-1 to
-                                -5 files */
+                                call paths; version 7 gave the file header's
+                                file_id and the chunk header's file_tag a
+                                meaning, which older readers ignore); readers
+                                still read version-1 to -6 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -81,7 +83,9 @@ struct cht_file_header {
     uint32_t compression;    /* 1 = zstd */
     uint32_t reserved0;
     uint64_t created_ns;     /* CLOCK_REALTIME when the file was created, ns */
-    uint64_t reserved1;
+    uint64_t file_id;        /* random, never 0, fixed when the file is created;
+                                every chunk carries its low 32 bits (version 7
+                                on; 0 before: no check) */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_file_header) == 64, "file header is 64 bytes");
 
@@ -96,7 +100,9 @@ struct cht_chunk_header {
     uint32_t stored_size; /* bytes of payload following this header */
     uint32_t raw_size;    /* bytes of records after decompression, multiple of 8 */
     uint32_t thread;      /* index of the writing thread within the rank, 0 = first */
-    uint32_t reserved;
+    uint32_t file_tag;    /* low 32 bits of the file header's file_id (version 7
+                             on): a chunk copied from another file (another rank,
+                             another run) is caught */
     uint64_t seq;         /* chunk number within the file, from 0, no gaps */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_chunk_header) == 32, "chunk header is 32 bytes");

@@ -34,7 +34,8 @@ enum trace_status {
     TRACE_ERR_NOT_TRACE = -5, /* not a commhint trace directory */
     TRACE_ERR_ARG = -6,       /* bad argument from the caller */
     TRACE_ERR_NOT_FOUND = -7, /* e.g. no stream file for that rank */
-    TRACE_ERR_MISMATCH = -8   /* file belongs to another run */
+    TRACE_ERR_MISMATCH = -8,  /* file belongs to another run */
+    TRACE_ERR_LIMIT = -9      /* the analysis would pass its memory limit */
 };
 
 /* Short name of a status ("format error", ...). */

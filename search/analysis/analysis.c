@@ -372,3 +372,8 @@ bool search_rank_cut_short(const struct search_rank_result *r)
 {
     return r && r->cut_short;
 }
+
+int search_memory_limit_from_env(const char **bad)
+{
+    return dg_shadow_limit_from_env(bad);
+}

@@ -183,6 +183,9 @@ if build_prog "$WORK/src/jacobi.c" "$WORK/jacobi-moved" -O2 >"$WORK/build.log" 2
     out=$(VIEW "$WORK/moved.trace" --select-hint 1 --screenshot "$WORK/moved.png" --source-dir "$WORK/elsewhere" 2>&1)
     expect_no_match "--source-dir finds the moved file" "$out" "^source not-found"
     expect_match "--source-dir: the marks are back" "$out" "^mark kind=call line="
+    expect_eq "--source-dir: the viewer says which file it read and what the trace named" \
+        "$(printf '%s\n' "$out" | grep '^source read-from=')" \
+        "source read-from=$(realpath "$WORK/elsewhere/jacobi.c") (the trace names $WORK/src/jacobi.c)"
     mkdir -p "$XDG_CONFIG_HOME/commhint"
     printf '[sources]\ndirectories=%s;\n' "$WORK/elsewhere" >"$XDG_CONFIG_HOME/commhint/viewer.ini"
     out=$(VIEW "$WORK/moved.trace" --select-hint 1 --screenshot "$WORK/moved.png" 2>&1)

@@ -7,12 +7,15 @@
  * results are merged with search_report_build, whose hints are then
  * formatted (messages, iteration boxes) as the CLI prints them.
  *
- * Traces that decode to more than MAX_EVENTS events per rank (a few bytes
- * of REPEAT records can stand for millions), whose accesses touch more than
- * MAX_PAGES distinct 4 KiB pages (the analysis keeps up to 80 KiB of shadow
- * per page touched), or more than MAX_BYTES bytes in all (the shadow
- * memory does work per 4 bytes of each access up to 16 MiB long), are only
- * read, not analysed: their cost is the analysis's normal cost, by design,
+ * Whatever memory a trace claims to touch, it is analysed: the shadow
+ * memory stops at the limit set here (SHADOW_LIMIT, as COMMHINT_MAX_MEMORY
+ * would), and a rank that needs more fails with TRACE_ERR_LIMIT, which is
+ * the analysis's bound (docs/reliability.md, "What reading costs").  Only
+ * traces whose ranks hold more than MAX_EVENTS events (a few bytes of
+ * REPEAT records can stand for millions) or whose accesses add up to more
+ * than MAX_BYTES bytes (the shadow does work per 4 bytes of an access up to
+ * 16 MiB long) are read and not analysed, both counted without expanding
+ * the repeats: the analysis's time is linear in both by design, which is
  * not a finding.
  */
 #include <stdio.h>
@@ -23,10 +26,9 @@
 #include "pack.h"
 
 #define MAX_EVENTS 20000u    /* per rank, analysed */
-#define MAX_LOOPS 200000u    /* per rank: loop records, only decoded */
 #define MAX_REFERENCE 3000u  /* per rank, also with the quadratic reference engine */
-#define MAX_PAGES 4096u      /* per rank: distinct pages touched */
-#define MAX_BYTES (64ull << 20) /* per rank: bytes touched by accesses up to BIG_BYTES */
+#define SHADOW_LIMIT ((size_t)256 << 20) /* bytes of shadow memory, all ranks together */
+#define MAX_BYTES (64ull << 20)   /* per rank: bytes touched by accesses up to BIG_BYTES */
 #define BIG_BYTES (4096ull << 12) /* longer accesses cost one entry (depgraph/shadow.c) */
 
 static volatile uint64_t sink;
@@ -39,49 +41,41 @@ static void need_message(int rc, const char *msg, const char *what)
     }
 }
 
-/* Adds the pages of [addr, addr + len) to the set and len to *bytes; false
- * once the set holds more than MAX_PAGES or *bytes exceeds MAX_BYTES. */
-static bool add_pages(struct dg_map *pages, uint64_t *bytes, uint64_t addr, uint64_t len)
+/* The shadow memory's work for one access: its bytes, up to BIG_BYTES
+ * (a longer one is kept whole, at the cost of one entry). */
+static uint64_t work(uint64_t len)
 {
-    if (!len || len > BIG_BYTES || addr + len < addr)
-        return true;
-    if ((*bytes += len) > MAX_BYTES)
-        return false;
-    for (uint64_t p = addr >> 12; p <= (addr + len - 1) >> 12; p++)
-        if (!dg_map_put(pages, p, 1) || pages->n > MAX_PAGES)
-            return false;
-    return true;
+    return len > BIG_BYTES ? 0 : len;
 }
 
-/* Events of a rank, counted up to limit + 1 (0 if it cannot be read); limit
- * + 1 also if they touch more than MAX_PAGES pages or MAX_BYTES bytes, or
- * come with more than MAX_LOOPS loop records (one REPEAT record can stand
- * for 2^20 of them, which a cursor without loop events reads in one call). */
-static uint64_t count_events(struct trace *t, int rank, uint64_t limit)
+/* Events of a rank as the cursor counts them, runs counted without being
+ * expanded (a REPEAT record costs its period), and in *bytes what they
+ * touch (work above); 0 if it cannot be read. */
+static uint64_t count_events(struct trace *t, int rank, uint64_t *bytes)
 {
     struct trace_cursor *c;
+    struct trace_cursor_stats st;
     const struct trace_event *ev;
-    struct dg_map pages = {0};
-    uint64_t n = 0, loops = 0, bytes = 0;
-    bool ok = true;
+    const struct trace_run *run;
 
-    if (trace_cursor_open(t, rank, TRACE_CURSOR_LOOPS, &c, NULL) < 0)
+    *bytes = 0;
+    if (trace_cursor_open(t, rank, TRACE_CURSOR_RUNS, &c, NULL) < 0)
         return 0;
-    while (ok && n <= limit && trace_cursor_next(c, &ev) > 0) {
-        if (ev->kind == TRACE_EV_LOOP) {
-            ok = ++loops <= MAX_LOOPS;
+    while (trace_cursor_next_run(c, &ev, &run) > 0) {
+        if (run) {
+            for (uint32_t p = 0; p < run->period; p++)
+                for (uint32_t k = 0; k < run->ph[p].ev.nranges; k++)
+                    *bytes += run->reps * work(run->ph[p].ev.ranges[k].len);
             continue;
         }
-        n++;
-        for (uint32_t i = 0; ok && i < ev->nranges; i++)
-            ok = add_pages(&pages, &bytes, ev->ranges[i].addr, ev->ranges[i].len);
+        for (uint32_t k = 0; k < ev->nranges; k++)
+            *bytes += work(ev->ranges[k].len);
         if (ev->kind == TRACE_EV_MPI)
-            ok = ok && add_pages(&pages, &bytes, ev->mpi->sbuf, ev->mpi->sbytes) &&
-                 add_pages(&pages, &bytes, ev->mpi->rbuf, ev->mpi->rbytes);
+            *bytes += work(ev->mpi->sbytes) + work(ev->mpi->rbytes);
     }
+    trace_cursor_stats(c, &st);
     trace_cursor_close(c);
-    dg_map_free(&pages);
-    return ok ? n : limit + 1;
+    return st.comp_events + st.mpi_events;
 }
 
 /* pack -> unpack -> pack gives the same bytes. */
@@ -164,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t events[FZ_MAX_RANKS] = {0};
     int world, nres = 0, rc;
 
+    dg_shadow_set_limit(SHADOW_LIMIT);
     if (fz_write_dir(data, size, dir, &files) < 0) {
         perror("fuzz-hints: cannot write the input's trace directory");
         abort();
@@ -176,10 +171,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the ranks `commhint hints` analyses: 0 .. world_size-1 with a stream */
     world = trace_world_size(t);
     for (int r = 0; r < world && r < files.nranks; r++) {
-        events[r] = count_events(t, r, MAX_EVENTS);
-        if (events[r] > MAX_EVENTS) {
+        uint64_t bytes;
+        events[r] = count_events(t, r, &bytes);
+        if (events[r] > MAX_EVENTS || bytes > MAX_BYTES) {
             if (getenv("COMMHINT_FUZZ_VERBOSE"))
-                fprintf(stderr, "fuzz-hints: not analysed: rank=%d is over the limits\n", r);
+                fprintf(stderr, "fuzz-hints: not analysed: rank=%d has more than MAX_EVENTS events or MAX_BYTES bytes\n", r);
             goto out;
         }
     }

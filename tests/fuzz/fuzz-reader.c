@@ -183,6 +183,36 @@ static bool read_rank(struct trace *t, int rank, unsigned flags, uint64_t max_ev
     return rc <= 0;
 }
 
+/* Reads a rank to its end as `commhint info` does, runs counted without
+ * being expanded: no limit on the events the input claims, since a REPEAT
+ * record costs its period here. */
+static void read_runs(struct trace *t, int rank)
+{
+    struct trace_cursor *c;
+    struct trace_err err;
+    struct trace_cursor_stats st;
+    const struct trace_event *ev;
+    const struct trace_run *run;
+    unsigned nsym = 0;
+    int rc;
+
+    err.msg[0] = '\0';
+    rc = trace_cursor_open(t, rank, TRACE_CURSOR_RUNS, &c, &err);
+    need_message(rc, err.msg, "trace_cursor_open (runs)");
+    if (rc < 0)
+        return;
+    while ((rc = trace_cursor_next_run(c, &ev, &run)) > 0) {
+        if (run)
+            sink += run->first + run->reps * run->period + run->ph[run->period - 1].ev.nranges;
+        else
+            touch_event(c, ev, &nsym);
+    }
+    need_message(rc, trace_cursor_error(c), "trace_cursor_next_run");
+    trace_cursor_stats(c, &st);
+    sink += st.comp_events + st.mpi_events + st.loop_records + st.accesses;
+    trace_cursor_close(c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -214,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int r = 0; r < files.nranks; r++) {
         read_stream(trace_rank_path(t, r));
         bool whole = read_rank(t, r, TRACE_CURSOR_LOOPS, MAX_EVENTS);
+        read_runs(t, r);
         if (r == 0)
             whole0 = whole;
     }

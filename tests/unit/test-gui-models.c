@@ -491,6 +491,22 @@ static void test_source_find(void **state)
     assert_null(cv_source_find(NULL, dirs, 4));
     assert_null(cv_source_find("", dirs, 4));
     assert_null(cv_source_find("/home/me/proj/src", dirs, 4));
+
+    /* where it was read from: the real path, and what the trace named when
+     * that differs (a relative path with "..", a path found elsewhere) */
+    char *real = realpath(root, NULL);
+    char want[1024];
+    snprintf(p, sizeof p, "%s/proj/src/../main.c", root);
+    got = cv_source_where("../main.c", p);
+    snprintf(want, sizeof want, "%s/proj/main.c (the trace names ../main.c)", real);
+    assert_string_equal(got, want);
+    free(got);
+    snprintf(p, sizeof p, "%s/proj/main.c", real);
+    got = cv_source_where(p, p);
+    assert_string_equal(got, p);
+    free(got);
+    assert_null(cv_source_where("x.c", NULL));
+    free(real);
     tg_rmdir(root);
     free(root);
 }

@@ -816,7 +816,10 @@ static void run_child(const char *what, const char *const *env, const char *errf
 {
     static const char *const clear[] = {
         "COMMHINT_TRACE_DIR",   "COMMHINT_DISABLE",     "PMI_RANK", "PMI_SIZE", "PMIX_RANK",
-        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", NULL};
+        "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+        /* this process traces itself (the in-process tests): its children
+         * are traced processes of their own, not processes it started */
+        "COMMHINT_TRACE_OWNER", NULL};
     char exe[PATH_MAX];
     size_t len;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1); /* valgrind-proof */

@@ -141,6 +141,11 @@ int trace_cursor_open(struct trace *t, int rank, unsigned flags, struct trace_cu
         rd_err(err, "stream belongs to another run: file=%s offset=24 run_id=0x%016" PRIx64
                " meta run_id=0x%016" PRIx64, path, h->run_id, trace_run_id(t));
         goto fail;
+    } else if (h->world_size > 0 && trace_world_size(t) > 0 && h->world_size != trace_world_size(t)) {
+        ret = TRACE_ERR_MISMATCH;
+        rd_err(err, "stream was written by a run of another size: file=%s offset=36 world_size=%d"
+               " meta world_size=%d", path, h->world_size, trace_world_size(t));
+        goto fail;
     } else if (h->rank != rank) {
         ret = TRACE_ERR_MISMATCH;
         rd_err(err, "stream was written by another rank: file=%s offset=32 rank=%d expected=%d",

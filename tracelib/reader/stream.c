@@ -49,6 +49,9 @@ const char *trace_status_str(int status)
     case TRACE_ERR_ARG: return "bad argument";
     case TRACE_ERR_NOT_FOUND: return "not found";
     case TRACE_ERR_MISMATCH: return "run mismatch";
+    case TRACE_ERR_LIMIT:
+        return "the memory it touches needs more shadow memory than the limit (COMMHINT_MAX_MEMORY=SIZE "
+               "raises it)";
     }
     return "unknown status";
 }
@@ -329,6 +332,10 @@ static int load_chunk(struct trace_stream *s)
         return stream_fail(s, TRACE_ERR_FORMAT, "bad chunk header: file=%s offset=%" PRIu64
                            " reason=raw_size=%u is not a multiple of 8 up to %u", s->path, off,
                            ch.raw_size, CHT_CHUNK_MAX_RAW);
+    if (s->fh.version >= 7 && s->fh.file_id && ch.file_tag != (uint32_t)s->fh.file_id)
+        return stream_fail(s, TRACE_ERR_FORMAT, "bad chunk header: file=%s offset=%" PRIu64
+                           " reason=the chunk belongs to another file: file_tag=0x%08x, this file's"
+                           " is 0x%08x", s->path, off, ch.file_tag, (uint32_t)s->fh.file_id);
     if (ch.seq != s->next_seq)
         return stream_fail(s, TRACE_ERR_FORMAT, "bad chunk header: file=%s offset=%" PRIu64
                            " reason=seq=%" PRIu64 " but %" PRIu64 " expected", s->path, off,

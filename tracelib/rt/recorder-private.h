@@ -67,6 +67,8 @@ enum rt_off_bit {
 #define RT_BUFFER_KB_MAX 65536u    /* CHT_CHUNK_MAX_RAW */
 #define RT_RESERVE_MAX (64u << 10) /* bytes, rt_reserve limit */
 #define RT_ZSTD_LEVEL_DEFAULT 1
+#define RT_FLUSH_MS_DEFAULT 100
+#define RT_FLUSH_MS_MAX 3600000
 #define RT_ZSTD_LEVEL_MIN (-5)
 #define RT_ZSTD_LEVEL_MAX 12 /* a context costs ~40 MiB per thread at 12 */
 #define RT_MAX_TUS 65536u
@@ -83,6 +85,7 @@ struct rt_sink {
     uint64_t end;     /* bytes: offset of the next chunk */
     const char *path; /* borrowed, for messages */
     int is_stream;    /* 1: count records for CHT_REC_END */
+    uint64_t file_id; /* the file header's file_id; chunks carry its low half */
 };
 
 /* A registered translation unit. */
@@ -157,6 +160,8 @@ struct rt_thread {
     int lock;
     int state;          /* enum rt_thread_state, changed under lock */
     uint64_t flushed;   /* RT_POS: records already written or discarded */
+    uint64_t nflush;    /* chunks flush_locked wrote from this buffer */
+    uint64_t aged_mark; /* nflush at the flusher's last look (flusher.c) */
     uint32_t index;     /* thread index within the rank, 0 = first */
     int altstack_on;    /* our alternate signal stack is installed */
     pthread_t tid;      /* the owner, for rt_finish's request to end its run */
@@ -180,6 +185,7 @@ struct rt_global {
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
     int stamp;     /* COMMHINT_STMT_CLOCK (default 0): a validation run whose
                       computation records carry the time they were made (no runs) */
+    long flush_ms; /* COMMHINT_FLUSH_MS: the flusher's period, 0 = no flusher */
     size_t buf_cap;     /* bytes per thread buffer */
     size_t cctx_size;   /* bytes of a static compression context */
     char dir[PATH_MAX]; /* absolute trace directory */
@@ -187,6 +193,7 @@ struct rt_global {
     char rank_path[2][PATH_MAX]; /* double-buffered: stream.path may point at one */
     int rank_path_cur;
     int rank;       /* world rank, -1 if unknown */
+    int env_rank;   /* the rank the launcher's variables gave, -1 if none */
     int world_size; /* 0 if unknown */
     uint64_t run_id;
     int mpi_initialized;
@@ -262,13 +269,31 @@ RT_HIDDEN void rt_mem_free(void *p, size_t bytes);
 /* For tests and the exit path: flushes the completed records of every
  * registered thread buffer.  Returns 0 or a negative enum rt_status. */
 RT_HIDDEN int rt_flush_all(void);
+/* The flusher's round: writes the complete records of every buffer that
+ * wrote no chunk since the previous round (its oldest record is then at
+ * least a round old; a buffer that fills up faster is left to its owner,
+ * whose full chunks compress better), as a thread without a buffer of its
+ * own may.  0 or a negative enum rt_status. */
+RT_HIDDEN int rt_flush_complete(void);
 /* The normal-exit path (also for tests): flushes everything, writes the
  * CHT_REC_END chunk, finalises the header and the meta file, then stops
  * tracing.  exit_status is recorded as is (-1 when unknown). */
 RT_HIDDEN void rt_finish(int exit_status);
 
+/* ---- flusher.c ------------------------------------------------------------ */
+
+/* Starts the thread that calls rt_flush_complete every rt_g.flush_ms (at
+ * MPI_Init; does nothing if it runs or flush_ms is 0); stops it and waits
+ * for its round to end (MPI_Finalize, exit: before RT_OFF_FINISHED, after
+ * which a flush would drop records); forgets it in a forked child. */
+RT_HIDDEN void rt_flusher_start(void);
+RT_HIDDEN void rt_flusher_stop(void);
+RT_HIDDEN void rt_flusher_forget(void);
+
 /* ---- writer.c ------------------------------------------------------------- */
 
+/* 64 random bits (getrandom, or the clock and pid mixed when it fails). */
+RT_HIDDEN uint64_t rt_random64(void);
 /* Stops tracing and warns once: "cannot write trace, tracing stopped:
  * file=<file> reason=<reason>". */
 RT_HIDDEN void rt_fail(const char *file, const char *reason);

@@ -262,10 +262,54 @@ static void install_signal_handlers(void)
     rt_handlers_on = 1;
 }
 
+/* ---- processes started by a traced process ------------------------------------ */
+
+/* A traced process names itself in RT_OWNER_VAR ("<pid> <rank> <trace
+ * directory>", the rank as the launcher's variables gave it, -1 if none)
+ * when it starts recording.  A process started from it (system(), popen(),
+ * a fork and exec) inherits the variable together with the launcher's rank
+ * variables and the trace directory: it would take the rank's file.  Such
+ * a process records nothing, unless it was given a trace directory of its
+ * own.  A process whose rank variables differ from the owner's was started
+ * by a launcher of its own (a traced driver running mpiexec): it is no
+ * such child.  (A fork without exec is caught by rt_atfork_child.) */
+#define RT_OWNER_VAR "COMMHINT_TRACE_OWNER"
+
+/* 0: not started by a traced process; 1: started by one, with a trace
+ * directory of its own (the rank variables are its parent's); 2: started by
+ * one that records into the same directory. */
+static int traced_parent(int my_rank)
+{
+    const char *v = getenv(RT_OWNER_VAR);
+    char *end, *end2;
+    long pid, rank;
+
+    if (!v || !*v)
+        return 0;
+    errno = 0;
+    pid = strtol(v, &end, 10);
+    if (errno || end == v || *end != ' ' || pid == (long)getpid())
+        return 0;
+    rank = strtol(end + 1, &end2, 10);
+    if (errno || end2 == end + 1 || *end2 != ' ' || rank != my_rank)
+        return 0;
+    return strcmp(end2 + 1, rt_g.dir) == 0 ? 2 : 1;
+}
+
+/* When the process starts recording, outside any lock (setenv allocates). */
+static void name_owner(void)
+{
+    static char text[PATH_MAX + 32];
+
+    snprintf(text, sizeof(text), "%d %d %s", (int)getpid(), rt_g.env_rank, rt_g.dir);
+    (void)setenv(RT_OWNER_VAR, text, 1);
+}
+
 /* A forked child must not write into its parent's files. */
 static void rt_atfork_child(void)
 {
     __atomic_fetch_or(&rt_g.off, RT_OFF_DISABLED, __ATOMIC_RELEASE);
+    rt_flusher_forget();
 }
 
 static void rt_init_once(void)
@@ -276,6 +320,7 @@ static void rt_init_once(void)
     char name[PATH_MAX];
     long kb, level;
     void *mem;
+    int child;
 
     rt_inited = 1;
     if (v && *v && strcmp(v, "0") != 0) {
@@ -289,6 +334,7 @@ static void rt_init_once(void)
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
     rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;
     rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
+    rt_g.flush_ms = env_setting("COMMHINT_FLUSH_MS", RT_FLUSH_MS_DEFAULT, 0, RT_FLUSH_MS_MAX);
 
     v = getenv("COMMHINT_TRACE_DIR");
     if (!v || !*v) {
@@ -301,9 +347,19 @@ static void rt_init_once(void)
         rt_g.off |= RT_OFF_FAILED;
         return;
     }
+    rt_g.env_rank = env_rank(rank_vars);
+    child = traced_parent(rt_g.env_rank);
+    if (child == 2) {
+        /* the rank's variables came with the environment: recording would
+         * replace the parent's rank file (and meta file) */
+        rt_g.off |= RT_OFF_DISABLED;
+        return;
+    }
     snprintf(rt_g.pending_path, sizeof(rt_g.pending_path), "%s/pending-%d.chtr", rt_g.dir, (int)getpid());
-    rt_g.rank = env_rank(rank_vars);
-    rt_g.world_size = env_rank(size_vars);
+    /* a child's inherited rank variables are its parent's: it is a process
+     * of its own until MPI_Init says otherwise */
+    rt_g.rank = child ? -1 : rt_g.env_rank;
+    rt_g.world_size = child ? 0 : env_rank(size_vars);
     if (rt_g.world_size < 0)
         rt_g.world_size = 0;
     if (rt_g.rank >= 0)
@@ -428,12 +484,17 @@ static struct rt_thread *rt_thread_register(void)
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
         /* the process is running: prepare the metadata the first chunk (or a
          * signal handler) will need, and call later TUs late */
+        int first = 0;
         rt_lock(&rt_g.meta_lock);
         if (!rt_g.started) {
             (void)rt_snapshot_rebuild();
             __atomic_store_n(&rt_g.started, 1, __ATOMIC_RELEASE);
+            first = 1;
         }
         rt_unlock(&rt_g.meta_lock);
+        /* still busy: an instrumented allocator that setenv calls is not traced */
+        if (first)
+            name_owner();
     }
     rt_restore_signals(&old);
     tls_thr = t;
@@ -462,6 +523,7 @@ static int flush_locked(struct rt_thread *t, uint64_t end, int in_signal, int fo
         e = rt_emit_chunk(&rt_g.stream, t->cctx, t->data + from, RT_POS_BYTES(end) - from,
                           RT_POS_RECS(end) - RT_POS_RECS(t->flushed), t->out, t->out_cap, t->index);
     t->flushed = end;
+    t->nflush++;
     return e < 0 ? e : RT_OK;
 }
 
@@ -480,7 +542,7 @@ static void flush_own(struct rt_thread *t)
 
 /* Flushes the complete records of every buffer (signals blocked by the
  * caller).  Only advances `flushed`: owners keep writing where they were. */
-static int flush_all(int in_signal, int force)
+static int flush_all(int in_signal, int force, int aged)
 {
     int ret = RT_OK;
     for (struct rt_thread *t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
@@ -494,14 +556,27 @@ static int flush_all(int in_signal, int force)
         } else {
             rt_lock(&t->lock);
         }
-        if (t->state == RT_THREAD_ACTIVE) {
+        if (t->state == RT_THREAD_ACTIVE && (!aged || t->nflush == t->aged_mark)) {
             int e = flush_locked(t, __atomic_load_n(&t->pos, __ATOMIC_ACQUIRE), in_signal, force);
             if (e < 0 && ret == RT_OK)
                 ret = e;
         }
+        t->aged_mark = t->nflush;
         rt_unlock(&t->lock);
     }
     return ret;
+}
+
+int rt_flush_complete(void)
+{
+    int saved = errno, e;
+    sigset_t old;
+
+    rt_block_signals(&old);
+    e = flush_all(0, 0, 1);
+    rt_restore_signals(&old);
+    errno = saved;
+    return e;
 }
 
 int rt_flush_all(void)
@@ -513,7 +588,7 @@ int rt_flush_all(void)
         return RT_ERR_OFF;
     run_close_own();
     rt_block_signals(&old);
-    e = flush_all(0, 0);
+    e = flush_all(0, 0, 0);
     rt_restore_signals(&old);
     errno = saved;
     return e;
@@ -1326,6 +1401,7 @@ void rt_mpi_initialized(int world_rank, int world_size, uint64_t run_id)
     rt_restore_signals(&old);
     if (world_rank == 0)
         (void)rt_meta_file_write();
+    rt_flusher_start();
 out:
     errno = saved;
 }
@@ -1337,9 +1413,10 @@ void rt_mpi_finalizing(void)
 
     if (!rt_inited || rt_is_off())
         return;
+    rt_flusher_stop();
     run_close_own();
     rt_block_signals(&old);
-    (void)flush_all(0, 0);
+    (void)flush_all(0, 0, 0);
     (void)rt_stream_write_header();
     rt_restore_signals(&old);
     errno = saved;
@@ -1454,12 +1531,13 @@ void rt_finish(int exit_status)
     if (!rt_inited || (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_DISABLED) ||
         __atomic_exchange_n(&rt_g.finishing, 1, __ATOMIC_ACQ_REL))
         goto out;
+    rt_flusher_stop();
     run_close_own();
     close_other_runs();
     rt_block_signals(&old);
     /* from here on only this flush writes: other threads' chunks stay before END */
     __atomic_fetch_or(&rt_g.off, RT_OFF_FINISHED, __ATOMIC_ACQ_REL);
-    (void)flush_all(0, 1);
+    (void)flush_all(0, 1, 0);
     if (__atomic_load_n(&rt_g.stream_state, __ATOMIC_ACQUIRE) == RT_STREAM_OPEN &&
         !(__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_FAILED)) {
         rt_lock(&rt_g.meta_lock);
@@ -1519,7 +1597,7 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
          * ending it */
         if (t && run_count(&t->run) && !t->run.busy)
             run_write(t, 1);
-        (void)flush_all(1, 0);
+        (void)flush_all(1, 0, 0);
         (void)rt_stream_write_header();
         /* chunks other threads are writing end before the signal kills
          * the process (a write cut by it leaves a chunk cut short), then

@@ -35,6 +35,19 @@ static const char *dir_reason(int err)
     return err == EPERM ? "the trace directory belongs to another user" : reason_of(err);
 }
 
+uint64_t rt_random64(void)
+{
+    static uint64_t salt;
+    uint64_t r = 0;
+
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        uint64_t n = __atomic_add_fetch(&salt, 1, __ATOMIC_RELAXED);
+        r ^= (rt_now_ns() + n) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32;
+        r ^= r >> 29;
+    }
+    return r;
+}
+
 void rt_fail(const char *file, const char *reason)
 {
     int prev = __atomic_fetch_or(&rt_g.off, RT_OFF_FAILED, __ATOMIC_ACQ_REL);
@@ -229,6 +242,7 @@ static int emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_
     h.stored_size = (uint32_t)stored;
     h.raw_size = (uint32_t)len;
     h.thread = thread;
+    h.file_tag = (uint32_t)s->file_id;
     /* seq and offset together, so that the file holds chunks in seq order */
     rt_lock(&s->lock);
     h.seq = s->seq++;
@@ -305,6 +319,7 @@ static int write_stream_header(void)
         features |= CHT_FEAT_THREADS;
     rt_file_header(&h, CHT_MAGIC_RANK, rt_g.rank, rt_g.world_size, features);
     h.created_ns = rt_g.created_ns;
+    h.file_id = rt_g.stream.file_id;
     e = rt_pwrite_all(rt_g.stream.fd, &h, sizeof(h), 0);
     if (e < 0) {
         rt_fail(rt_g.stream.path, reason_of(-e));
@@ -437,6 +452,7 @@ static int stream_open(int in_signal)
     rt_g.created_ns = realtime_ns();
     rt_g.stream.fd = fd;
     rt_g.stream.seq = 0;
+    rt_g.stream.file_id = rt_random64() | 1;
     rt_g.stream.end = sizeof(struct cht_file_header);
     rt_g.stream.path = path;
     rt_g.stream.is_stream = 1;
@@ -652,9 +668,7 @@ int rt_meta_file_write(void)
      * the umask's, as for the rank files) */
     fd = -1;
     for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
-        uint64_t r = 0;
-        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-            r ^= rt_now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)attempt;
+        uint64_t r = rt_random64();
         snprintf(tmp + strlen(tmp) - 16, 17, "%016llx", (unsigned long long)r);
         fd = open(tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
@@ -667,6 +681,7 @@ int rt_meta_file_write(void)
     }
     rt_file_header(&h, CHT_MAGIC_META, -1, rt_g.world_size, CHT_FEAT_ZSTD | (ntu ? CHT_FEAT_SITES : 0));
     h.created_ns = realtime_ns();
+    h.file_id = rt_random64() | 1;
     e = rt_pwrite_all(fd, &h, sizeof(h), 0);
     if (e < 0) {
         rt_fail(path, reason_of(-e));
@@ -674,6 +689,7 @@ int rt_meta_file_write(void)
         goto out_unlink;
     }
     m.fd = fd;
+    m.file_id = h.file_id;
     m.end = sizeof(h);
     m.path = path;
     rt_block_signals(&old);

@@ -1,8 +1,11 @@
 /* crash.c - a 4-rank MPI program whose rank 2 dies on purpose, for the
  * tests of traces cut short.  argv[1] picks how it dies: segv (null write),
  * abort (abort()), term (SIGTERM to itself, as mpiexec sends), mpiabort
- * (MPI_Abort).  Before dying every rank computes and exchanges data so its
- * trace has events to keep. */
+ * (MPI_Abort), kill (SIGKILL to itself, which no handler sees).  Before
+ * dying every rank computes and exchanges data so its trace has events to
+ * keep, and rank 2 pauses for argv[2] ms (default 400) with the others
+ * waiting in MPI_Barrier: the launcher then kills ranks that had been idle
+ * for longer than the runtime's flush period. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +31,7 @@ int main(int argc, char **argv)
     }
     if (rank == 2) {
         fflush(stdout);
+        usleep((useconds_t)(argc > 2 ? atoi(argv[2]) : 400) * 1000u);
         if (!strcmp(how, "segv")) {
             volatile int *p = NULL;
             *p = 1; /* CRASH:segv */
@@ -35,6 +39,8 @@ int main(int argc, char **argv)
             abort();
         } else if (!strcmp(how, "term")) {
             raise(SIGTERM);
+        } else if (!strcmp(how, "kill")) {
+            raise(SIGKILL);
         } else {
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
