@@ -63,7 +63,7 @@ echo "# Analysis speed and memory"
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores, one analysis thread; load average before the runs: $load0."
 echo "Traces of bench/stencil.c on"
-echo "2 ranks (-O2). *read* = \`commhint info\` (decompress and decode every event, runs"
+echo "2 ranks (-O2). *read* = \`commhint info --expand-runs\` (decompress and decode every event, runs"
 echo "expanded); *hints* = \`commhint hints\` (streaming engine, runs handed over whole);"
 echo "*expanded* = \`hints --expand-runs\` (the same engine event by event);"
 echo "*reference* = \`--engine=reference\`."
@@ -103,7 +103,7 @@ for ev in $EVENTS; do
     rts=() rms=() rcs=() hts=() hms=() hcs=() xts=() xcs=() fts=() fms=()
     reps=$REPS; [ "$events" -le 100000000 ] || reps=$REPS_BIG
     for ((i = 0; i < reps; i++)); do
-        read -r t m c <<<"$(measure "$CH" info "$tmp/tr")"; rts+=("$t"); rms+=("$m"); rcs+=("$c")
+        read -r t m c <<<"$(measure "$CH" info "$tmp/tr" --expand-runs)"; rts+=("$t"); rms+=("$m"); rcs+=("$c")
         read -r t m c <<<"$(measure "$CH" hints "$tmp/tr")"; hts+=("$t"); hms+=("$m"); hcs+=("$c")
         read -r t m c <<<"$(measure "$CH" hints "$tmp/tr" --expand-runs)"; xts+=("$t"); xcs+=("$c")
         if [ "$events" -le "$REF_MAX" ]; then

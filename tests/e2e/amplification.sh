@@ -19,6 +19,9 @@ mkcraft() { # NAME COPIES COUNT [--zero]
     rm -rf "$WORK/$1" && cp -r "$WORK/t" "$WORK/$1" &&
         "$WORK/amplify" "$WORK/t/rank-00000.chtr" "$WORK/$1/rank-00000.chtr" "${@:2}"
 }
+expect_eq "info counts repeats as walking every event does (--expand-runs): the same summary" \
+    "$("$CH" info "$WORK/t" --format=json)" "$("$CH" info "$WORK/t" --format=json --expand-runs)"
+
 mkcraft big 2000 1048576
 expect_eq "the crafted trace is made" "$?" 0
 size=$(stat -c %s "$WORK/big/rank-00000.chtr")
