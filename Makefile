@@ -317,6 +317,7 @@ bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/scaling.sh
 	$(Q)B=$(B) bash bench/cost-check.sh
 	$(Q)B=$(B) bash bench/callpath.sh
+	$(Q)B=$(B) CLANG=$(CLANG) bash bench/irregular.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)

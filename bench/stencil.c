@@ -5,7 +5,8 @@
  * one event covers two points of the update loop, and the copy back is one
  * memcpy per sweep; bench/analysis.sh measures the rate before choosing
  * the sweeps).  Usage: stencil points-per-rank sweeps.
- * Prints one checksum line on rank 0. */
+ * Prints one line on rank 0: a checksum and the seconds the sweeps took
+ * (the slowest rank's, from the barrier before them; bench/irregular.sh). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
     for (long i = 1; i <= n; i++)
         u[i] = (double)((rank * n + i) % 97);
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
     for (long s = 0; s < sweeps; s++) {
         MPI_Sendrecv(&u[n], 1, MPI_DOUBLE, right, 0, &u[0], 1, MPI_DOUBLE, left, 0,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -42,9 +45,11 @@ int main(int argc, char **argv)
     double sum = 0, all = 0;
     for (long i = 1; i <= n; i++)
         sum += u[i];
+    double t = MPI_Wtime() - t0, tmax = 0;
     MPI_Reduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("stencil: points=%ld sweeps=%ld sum=%.6e\n", n * size, sweeps, all);
+        printf("stencil: points=%ld sweeps=%ld sum=%.6e seconds=%.6f\n", n * size, sweeps, all, tmax);
     free(u);
     free(v);
     MPI_Finalize();

@@ -108,7 +108,7 @@ bool search_parse_duration(const char *s, uint64_t *out)
     memcpy(num, s, nlen);
     num[nlen] = '\0';
     double v = strtod(num, NULL) * mult;
-    if (!(v < 1.8e19))
+    if (!(v >= 0 && v < 1.8e19))
         return false;
     *out = (uint64_t)(v + 0.5);
     return true;

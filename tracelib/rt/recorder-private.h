@@ -68,6 +68,7 @@ enum rt_off_bit {
 #define RT_RESERVE_MAX (64u << 10) /* bytes, rt_reserve limit */
 #define RT_ZSTD_LEVEL_DEFAULT 1
 #define RT_FLUSH_MS_DEFAULT 100
+#define RT_RUN_SKIP_MAX 7 /* irregular streams look for a period once every 8 records */
 #define RT_FLUSH_MS_MAX 3600000
 #define RT_ZSTD_LEVEL_MIN (-5)
 #define RT_ZSTD_LEVEL_MAX 12 /* a context costs ~40 MiB per thread at 12 */
@@ -142,6 +143,8 @@ struct rt_run {
     uint32_t period;  /* 0: no run; the phase, the count (CHT_REPEAT_COUNT_MAX -
                        * left) and the expected records are in __commhint_fast */
     uint32_t nstrides;
+    uint32_t fails;   /* run_start calls in a row that found no period */
+    uint32_t skip;    /* records to let pass before the next run_start */
     uint32_t off[CHT_REPEAT_PERIOD_MAX];                        /* first stride of each position */
     uint32_t n[CHT_REPEAT_PERIOD_MAX];                          /* addresses of each position */
     uint64_t key[CHT_REPEAT_PERIOD_MAX];                        /* RT_RUN_KEY of each position */

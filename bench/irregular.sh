@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# bench/irregular.sh - what tracing and analysis cost on irregular,
+# memory-bound code, beside the regular stencil (docs/performance.md,
+# "Irregular codes"; issue 20's goals in the last table).
+#
+# Three programs, each built plain (`mpicc -O2`) and with commhint
+# (`commhint cc mpicc -g -O2`), run on RANKS (default 2, one per core)
+# ranks:
+#   spmv       bench/spmv.c: power iteration, CSR matrix with random columns
+#   particles  bench/particles.c: cell lists, Lennard-Jones forces
+#   stencil    bench/stencil.c: the regular 1-D stencil of bench/analysis.sh
+# Tracing: the seconds each program reports for its main loop (the slowest
+# rank's, from a barrier before it: start-up and the final flush left out)
+# and the wall time of the whole `mpiexec` run, median of REPS (default 3)
+# alternating runs (plain, traced, plain, ...); bytes per traced access on
+# disk and before compression (`commhint info`).
+# Analysis of the last traced run: `commhint hints` on one process and with
+# `--parallel 2` (wall and CPU time, peak memory, median of REPS).
+# SCALE (default 1) multiplies every problem size: SCALE=10 measures how
+# cost grows with 10 times the work.  Writes bench/results/irregular.md
+# (irregular-xSCALE.md for SCALE other than 1).
+set -eu -o pipefail
+cd "$(dirname "$0")/.."
+B=${B:-$PWD/build}
+CH=$B/bin/commhint
+REPS=${REPS:-3}
+RANKS=${RANKS:-2}
+SCALE=${SCALE:-1}
+out=bench/results
+mkdir -p "$out"
+name=irregular
+[ "$SCALE" = 1 ] || name=irregular-x$SCALE
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# program, source, arguments (sizes scaled)
+progs=(spmv particles stencil)
+declare -A src=([spmv]=bench/spmv.c [particles]=bench/particles.c [stencil]=bench/stencil.c)
+declare -A args=(
+    [spmv]="$((200000 * SCALE)) 8 20"
+    [particles]="$((10000 * SCALE)) 5"
+    [stencil]="$((1000000 * SCALE)) 20"
+)
+for p in "${progs[@]}"; do
+    MPICH_CC=${CLANG:-clang-16} mpicc -std=c11 -O2 -o "$tmp/$p-plain" "${src[$p]}" -lm
+    CLANG=${CLANG:-clang-16} "$CH" cc mpicc -std=c11 -g -O2 -o "$tmp/$p-traced" "${src[$p]}" -lm
+done
+
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+maxof() { printf '%s\n' "$@" | sort -g | tail -1; }
+div() { echo "$1 / $2" | bc -l | xargs printf "%.${3:-2}f"; }
+# run OUT CMD...: the program's own seconds and the wall time of CMD
+run() {
+    local o=$1 t0 t1 s
+    shift
+    t0=$(date +%s.%N)
+    "$@" >"$o" 2>"$tmp/err" || { echo "bench/irregular.sh: failed: $*" >&2; cat "$tmp/err" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    s=$(grep -o 'seconds=[0-9.]*' "$o" | cut -d= -f2)
+    echo "$s $(echo "$t1 - $t0" | bc -l)"
+}
+# measure CMD...: wall seconds, peak resident KB, CPU seconds (user + system)
+measure() {
+    local t0 t1 m u sy
+    t0=$(date +%s.%N)
+    /usr/bin/time -f '%M %U %S' -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" || {
+        echo "bench/irregular.sh: failed: $*" >&2; cat "$tmp/err" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    read -r m u sy <"$tmp/time"
+    echo "$(echo "$t1 - $t0" | bc -l) $m $(echo "$u + $sy" | bc -l)"
+}
+jnum() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+declare -A R
+for p in "${progs[@]}"; do
+    ps=() pw=() ts=() tw=()
+    for ((i = 0; i < REPS; i++)); do
+        read -r s w <<<"$(run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-plain" ${args[$p]})"
+        ps+=("$s"); pw+=("$w")
+        rm -rf "$tmp/$p.trace"
+        read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p.trace" -- "$tmp/$p-traced" ${args[$p]})"
+        ts+=("$s"); tw+=("$w")
+    done
+    info=$("$CH" info "$tmp/$p.trace" --format=json)
+    acc=$(jnum accesses <<<"$info"); ev=$(jnum events <<<"$info")
+    disk=$(jnum bytes_on_disk <<<"$info"); raw=$(jnum bytes_raw <<<"$info")
+    hs=() hm=() hc=() qs=() qc=()
+    for ((i = 0; i < REPS; i++)); do
+        read -r t m c <<<"$(measure "$CH" hints "$tmp/$p.trace")"; hs+=("$t"); hm+=("$m"); hc+=("$c")
+        read -r t m c <<<"$(measure mpiexec -n 2 "$CH" hints --parallel "$tmp/$p.trace")"; qs+=("$t"); qc+=("$c")
+    done
+    R[$p]="$(median "${ps[@]}") $(median "${ts[@]}") $(median "${pw[@]}") $(median "${tw[@]}") $acc $ev $disk $raw"
+    R[$p]+=" $(median "${hs[@]}") $(maxof "${hm[@]}") $(median "${hc[@]}") $(median "${qs[@]}") $(median "${qc[@]}")"
+done
+
+{
+echo "# Tracing and analysis on irregular code"
+echo
+echo "$(date -u +%Y-%m-%d), $(nproc) cores, $RANKS ranks; load average before the runs: $load0."
+echo "Medians of $REPS alternating runs. *loop* = the seconds the program reports for its main loop"
+echo "(slowest rank, start-up and final flush left out); *run* = wall time of the whole \`mpiexec\`."
+echo "Problem sizes: spmv ${args[spmv]} (rows per rank, nonzeros per row, iterations), particles"
+echo "${args[particles]} (particles per rank, steps), stencil ${args[stencil]} (points per rank, sweeps)."
+echo
+echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for p in "${progs[@]}"; do
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc <<<"${R[$p]}"
+    printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
+        "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
+done
+echo
+echo "Analysis of the last traced run: \`commhint hints\` on one process, and \`mpiexec -n 2 commhint hints"
+echo "--parallel\` (its CPU time is the launcher's and both processes'); peak memory of the one process."
+echo
+echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for p in "${progs[@]}"; do
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc <<<"${R[$p]}"
+    printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
+        "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
+        $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc"
+done
+echo
+echo "Issue 20's goals, from the rows above:"
+echo
+echo "| goal | measured | met |"
+echo "|---|---|---|"
+read -r pl tl _ _ acc _ disk _ hs _ _ qs _ <<<"${R[spmv]}"
+r=$(div "$tl" "$pl" 1); b=$(div "$disk" "$acc" 3); a=$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1); q=$(div "$hs" "$qs")
+yes() { [ "$(echo "$1" | bc -l)" = 1 ] && echo yes || echo no; }
+echo "| spmv tracing at most 10x the plain loop | ${r}x | $(yes "$r <= 10") |"
+echo "| spmv at most 1.5 bytes per access on disk | $b | $(yes "$b <= 1.5") |"
+echo "| spmv hints at least 30 M accesses/s | $a | $(yes "$a >= 30") |"
+echo "| spmv --parallel 2 at least 1.7x one process | ${q}x | $(yes "$q >= 1.7") |"
+read -r pl tl _ <<<"${R[stencil]}"
+r=$(div "$tl" "$pl" 1)
+echo "| stencil tracing at most 2x the plain loop | ${r}x | $(yes "$r <= 2") |"
+echo
+echo "Load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)."
+} | tee "$out/$name.md"
