@@ -3,11 +3,14 @@
  * dies) runs no handler: whatever is still in its thread buffers is gone.
  * From MPI_Init to MPI_Finalize a background thread therefore looks at
  * every buffer each COMMHINT_FLUSH_MS milliseconds (default
- * RT_FLUSH_MS_DEFAULT, 0: no flusher) and writes the complete records of
- * those that wrote no chunk since its previous look, so that no record
+ * RT_FLUSH_MS_DEFAULT, 500; 0: no flusher) and writes the complete records
+ * of those that wrote no chunk since its previous look, so that no record
  * stays in memory for more than two periods and a killed rank loses at
  * most that much.  A buffer that fills up within a period is written by its
- * owner as before, in full chunks that compress better.  The thread calls
+ * owner as before, in full chunks that compress better.  The period is a
+ * trade: each chunk the flusher cuts compresses on its own (on the jacobi
+ * example, 4 ranks, a 1 s run: 49 KB of rank streams without it, 54 KB at
+ * 500 ms, 87 KB at 250 ms, 100 KB at 100 ms).  The thread calls
  * nothing of MPI, blocks every signal (the program's signals go to its own
  * threads) and takes the buffers' locks like any other flusher.
  */

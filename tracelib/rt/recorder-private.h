@@ -67,7 +67,7 @@ enum rt_off_bit {
 #define RT_BUFFER_KB_MAX 65536u    /* CHT_CHUNK_MAX_RAW */
 #define RT_RESERVE_MAX (64u << 10) /* bytes, rt_reserve limit */
 #define RT_ZSTD_LEVEL_DEFAULT 1
-#define RT_FLUSH_MS_DEFAULT 100
+#define RT_FLUSH_MS_DEFAULT 500
 #define RT_RUN_SKIP_MAX 7 /* irregular streams look for a period once every 8 records */
 #define RT_FLUSH_MS_MAX 3600000
 #define RT_ZSTD_LEVEL_MIN (-5)

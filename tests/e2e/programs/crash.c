@@ -3,7 +3,7 @@
  * abort (abort()), term (SIGTERM to itself, as mpiexec sends), mpiabort
  * (MPI_Abort), kill (SIGKILL to itself, which no handler sees).  Before
  * dying every rank computes and exchanges data so its trace has events to
- * keep, and rank 2 pauses for argv[2] ms (default 400) with the others
+ * keep, and rank 2 pauses for argv[2] ms (default 1500) with the others
  * waiting in MPI_Barrier: the launcher then kills ranks that had been idle
  * for longer than the runtime's flush period. */
 #include <mpi.h>
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
     }
     if (rank == 2) {
         fflush(stdout);
-        usleep((useconds_t)(argc > 2 ? atoi(argv[2]) : 400) * 1000u);
+        usleep((useconds_t)(argc > 2 ? atoi(argv[2]) : 1500) * 1000u);
         if (!strcmp(how, "segv")) {
             volatile int *p = NULL;
             *p = 1; /* CRASH:segv */
