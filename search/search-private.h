@@ -82,6 +82,16 @@ static inline uint64_t search_call_ns(const struct dg_event *e)
     return e->t_exit > e->t_enter && e->t_enter ? e->t_exit - e->t_enter : 0;
 }
 
+/* Nanoseconds (or any count) as an integer, rounded; 0 below 0 and
+ * UINT64_MAX past it (a crafted trace's times can add up to more than
+ * 2^64 ns, and converting such a double is undefined behaviour). */
+static inline uint64_t search_round_u64(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(v + 0.5);
+}
+
 static inline const char *search_nz(const char *s)
 {
     return s ? s : "";

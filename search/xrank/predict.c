@@ -111,15 +111,6 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
 }
 
 /* The end of the run replayed with changes: the last rank's end. */
-/* Nanoseconds as an integer, rounded; 0 below 0 and UINT64_MAX past it (a
- * crafted trace's times can add up to more than 2^64 ns). */
-static uint64_t ns_of(double v)
-{
-    if (!(v > 0))
-        return 0;
-    return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(v + 0.5);
-}
-
 static int replay_end(const struct search_xrank *x, const struct dg_replay_params *pp, const struct dg_change *ch,
                       size_t n, struct dg_replay_rank *rr, double *end)
 {
@@ -170,9 +161,9 @@ static int pop(const struct search_xrank *x, const struct dg_replay_params *pp, 
     int rc = replay_end(x, &ip, NULL, 0, rr, &ideal);
     if (rc < 0 || !n || max <= 0 || measured <= 0)
         return rc;
-    pr->useful_avg_ns = ns_of(sum / n);
-    pr->useful_max_ns = ns_of(max);
-    pr->ideal_ns = ns_of(ideal);
+    pr->useful_avg_ns = search_round_u64(sum / n);
+    pr->useful_max_ns = search_round_u64(max);
+    pr->ideal_ns = search_round_u64(ideal);
     pr->load_balance = sum / n / max;
     pr->comm_eff = fmin(1, max / measured);
     pr->parallel_eff = pr->load_balance * pr->comm_eff;
@@ -214,7 +205,7 @@ static int fit_scale(const struct search_xrank *x, struct dg_replay_params *pp, 
 
 static uint64_t saved(double base, double end)
 {
-    return end < base ? ns_of(base - end) : 0;
+    return end < base ? search_round_u64(base - end) : 0;
 }
 
 /* Whether h is named by the apply list s ("overlap:84,aggregate:jacobi.c:92"). */
@@ -354,8 +345,8 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
     pr->eager_max = pp.eager_max;
     pr->compute_scale = pp.compute_scale;
     pr->samples = pp.samples;
-    pr->measured_ns = ns_of(measured);
-    pr->replayed_ns = ns_of(base);
+    pr->measured_ns = search_round_u64(measured);
+    pr->replayed_ns = search_round_u64(base);
     pr->error = (base - measured) / measured;
     if ((rc = pop(x, &pp, rr, measured, pr)) < 0)
         goto out;

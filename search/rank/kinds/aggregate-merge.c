@@ -134,7 +134,7 @@ static void group_sums(struct search_hint *h, const struct ag_ent *e, size_t i, 
         if (g->members > g->groups)
             saving += (double)(g->members - g->groups) * e[k].res->msg_latency_ns;
         if (k + 1 == j || e[k + 1].rank != e[k].rank) {
-            uint64_t s = !(saving > 0) ? 0 : saving < 1.8e19 ? (uint64_t)(saving + 0.5) : UINT64_MAX;
+            uint64_t s = search_round_u64(saving);
             if (s > h->saving_ns)
                 h->saving_ns = s;
             if (send_ns > h->comm_ns)
