@@ -180,8 +180,10 @@ void search_xrank_destroy(struct search_xrank *x);
 struct search_text;
 void search_text_saving(struct search_text *b, const struct search_report *rep, const struct search_hint *h);
 int search_hint_add_change(struct search_hint *h, const struct dg_change *c);
-int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov,
-                          struct search_hint *h);
+/* the calls of overlap entry ov of world rank r made nonblocking, started
+ * earlier (back) and waited for later (fwd) as far as their windows go */
+int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, bool back,
+                          bool fwd, struct search_hint *h);
 /* the groups of sends of group summary g of world rank r (res) merged */
 int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
                         struct search_hint *h);

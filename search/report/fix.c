@@ -71,7 +71,11 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     else if (dep && dep->file && *dep->file && dep->line) {
         h->fix.start = place_of(h, dep, SEARCH_FIX_AFTER);
         h->fix.start.other_iteration = dep_earlier;
-    } else
+    } else if (first_before->loop && first_before->events == first_before->total)
+        /* every execution can move: before the loop it is in (its region) */
+        h->fix.start = fix_at(first_before->loop->file, first_before->loop->func, first_before->loop->line,
+                              first_before->loop->col, SEARCH_FIX_BEFORE);
+    else
         h->fix.start = fix_at(first_before->file, first_before->func, first_before->line, first_before->col,
                               SEARCH_FIX_BEFORE);
     if (use && use->file && *use->file && use->line) {

@@ -28,8 +28,8 @@ int search_hint_add_change(struct search_hint *h, const struct dg_change *c)
     return 0;
 }
 
-int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov,
-                          struct search_hint *h)
+int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, bool back,
+                          bool fwd, struct search_hint *h)
 {
     const struct dg_mpilog *log = x && r >= 0 && r < x->world_size ? x->logs[r] : NULL;
     if (!log)
@@ -43,8 +43,8 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
         if (!a->t_enter || !a->t_exit)
             continue;
         struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = p};
-        c.t_post = l->span_ns && l->span_ns < a->t_enter ? a->t_enter - l->span_ns : 0;
-        c.t_wait = l->after_ns ? a->t_exit + l->after_ns : 0;
+        c.t_post = back && l->span_ns && l->span_ns < a->t_enter ? a->t_enter - l->span_ns : 0;
+        c.t_wait = fwd && l->after_ns ? a->t_exit + l->after_ns : 0;
         /* the wait goes after the MPI calls its forward window crosses: their
          * order stays, so it is no earlier than the last one's exit */
         uint32_t lo = p, hi = log->n; /* the first record after the window */
@@ -56,7 +56,7 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
                 hi = mid;
         }
         const struct dg_msgrec *z = lo > 0 ? &log->rec[lo - 1] : NULL;
-        if (z && z->index > l->index && z->t_exit > c.t_wait)
+        if (fwd && z && z->index > l->index && z->t_exit > c.t_wait)
             c.t_wait = z->t_exit;
         int rc = search_hint_add_change(h, &c);
         if (rc < 0)

@@ -18,7 +18,9 @@
 #       buffers (item 3): a receive's status read after it (i1), the count
 #       MPI_Get_count takes from it (i2), the count and displacement arrays
 #       of an MPI_Allgatherv computed right before it (i3), the request
-#       array MPI_Waitall resets (i4).
+#       array MPI_Waitall resets (i4), the arrays of a rooted MPI_Gatherv,
+#       read on the root only, computed right before it (i5: merged over
+#       the ranks, the hint must still hold on the root).
 #   programs/deps-untraced.c  MPI calls commhint does not wrap (item 4;
 #       every data-moving call is wrapped, tests/e2e/mpi-coverage.sh, and
 #       tested in mpi-rma.sh, mpi-collectives-nb.sh, mpi-p2p-more.sh): a
@@ -85,7 +87,8 @@ program() {
 ARGS='i1 status fields after a receive|ARG-STATUS-RECV|ARG-STATUS|ARG-STATUS-INDEP|after
 i2 MPI_Get_count after a receive|ARG-GETCOUNT-RECV|ARG-GETCOUNT|ARG-GETCOUNT-INDEP|after
 i3 v-collective arrays computed before the call|ARG-VARRAYS-CALL|ARG-VCOUNTS ARG-VDISPLS ARG-VDISPLS-LOOP|ARG-VARRAYS-INDEP|before
-i4 request array after MPI_Waitall|ARG-REQS-WAITALL|ARG-REQS|ARG-REQS-INDEP|after'
+i4 request array after MPI_Waitall|ARG-REQS-WAITALL|ARG-REQS|ARG-REQS-INDEP|after
+i5 rooted v-collective arrays computed before the call|ARG-ROOTED-CALL|ARG-RCOUNTS ARG-RDISPLS|ARG-ROOTED-INDEP|after'
 
 UNTRACED='u1 a buffer read after a direct PMPI_Bcast|UNT-PMPI-SEND|UNT-PMPI|UNT-PMPI-INDEP|after
 u2 a communicator read after MPI_Comm_idup and its wait|UNT-IDUP-SEND|UNT-IDUP|UNT-IDUP-INDEP|after
@@ -93,7 +96,28 @@ u3 a buffer read back with MPI_File_read_at|UNT-FILE-SEND|UNT-FILE|UNT-FILE-INDE
 
 program deps-register "$REGISTER" '1\.531800e\+04'
 program deps-control "$CONTROL" '1\.137900e\+04' 3
-program deps-mpiargs "$ARGS" '1\.214300e\+04'
+program deps-mpiargs "$ARGS" '1\.403100e\+04'
+# i5's edit holds on the root: the MPI_Igatherv starts no earlier than the
+# loop filling the displacements (after it or at the call), and both ranks
+# are in the hint
+src=$P/deps-mpiargs.c
+for O in -O0 -O2; do
+    got=$("$CH" hints "$WORK/deps-mpiargs$O.trace" --format=json --all 2>/dev/null | python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+call, displs = int(sys.argv[1]), int(sys.argv[2])
+hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == call]
+if len(hs) != 1:
+    print("%d overlap hints at line %d" % (len(hs), call)); sys.exit()
+h = hs[0]; s = h["fix"]["start"]
+if h["ranks"] != [0, 1]:
+    print("ranks %s" % h["ranks"])
+elif not (s["where"] == "at" or (s["where"] == "after" and s["line"] >= displs and not s.get("other_iteration"))):
+    print("start %s" % s)
+else:
+    print("yes")' "$(line_of "$src" "/* ARG-ROOTED-CALL */")" "$(line_of "$src" "/* ARG-RDISPLS */")" 2>&1)
+    expect_eq "deps-mpiargs $O: i5: the MPI_Igatherv starts after the root's arrays are filled" "$got" yes
+done
 program deps-untraced "$UNTRACED" '6\.849000e\+03' "$WORK"
 # the untraced calls are counted by name (per rank, both ranks make each)
 got=$("$CH" info "$WORK/deps-untraced-O2.trace" --format=json 2>/dev/null | python3 -c '

@@ -326,6 +326,7 @@ static void test_overlap_flags(void **state)
     r[1] = new_rank(1, 10, 0, 0);
     uint32_t o = add_ov(r[0], &i_recv, CHT_MPI_RECV, 50, 40, 0, 1000, 500, 500);
     add_st(r[0], o, &i_s27, SEARCH_STMT_BEFORE, 40, 50, 10);
+    add_st(r[0], o, &i_cond, SEARCH_STMT_AFTER, 5, 5, 10); /* both ranks wait as late */
     o = add_ov(r[1], &i_recv, CHT_MPI_RECV, 50, 50, 3, 1000, 500, 500);
     add_st(r[1], o, &i_s27, SEARCH_STMT_BEFORE, 40, 50, 10);
     add_st(r[1], o, &i_cond, SEARCH_STMT_AFTER, 5, 5, 10);
@@ -371,6 +372,114 @@ static void test_overlap_no_related(void **state)
 }
 
 /* Lines of other files, singular forms, time units. */
+/* One edit for every rank (docs/dependence.md, "From ranks to hints"):
+ * ranks whose windows are bounded by different statements. */
+static void set_bounds(struct search_overlap *o, const struct trace_site_info *dep,
+                       const struct trace_site_info *use)
+{
+    o->dep_site = dep ? dep->id : CHT_NONE;
+    o->dep_info = dep;
+    o->use_site = use ? use->id : CHT_NONE;
+    o->use_info = use;
+}
+
+static const struct search_related *related_at(const struct search_hint *h, uint32_t line)
+{
+    for (uint32_t k = 0; k < h->nrelated; k++)
+        if (h->related[k].line == line)
+            return &h->related[k];
+    return NULL;
+}
+
+/* Rank k with one MPI_Recv overlap entry at 30:5; returns its index. */
+static uint32_t edit_rank(struct search_rank_result **r, int k)
+{
+    r[k] = new_rank(k, 10, 0, 10000000);
+    return add_ov(r[k], &i_recv, CHT_MPI_RECV, 10, 10, 0, 1000000, 500000, 500000);
+}
+
+static void test_overlap_one_edit(void **state)
+{
+    struct search_rank_result *r[2];
+    (void)state;
+
+    /* The root's call reads what line 28 writes (its window ends there);
+     * the other rank's reaches past line 28 up to line 27: the start must
+     * hold on the root, line 28 is not listed, the call starts where it
+     * is, and the other rank's earlier start is not credited. */
+    for (int k = 0; k < 2; k++) {
+        uint32_t o = edit_rank(r, k);
+        if (k == 1)
+            add_st(r[k], o, &i_s28, SEARCH_STMT_BEFORE, 10, 10, 250000);
+        add_st(r[k], o, &i_s40a, SEARCH_STMT_AFTER, 10, 10, 250000);
+        set_bounds(&r[k]->overlaps[o], k == 0 ? &i_s28 : &i_s27, &i_cond);
+    }
+    struct search_report *rep = build(r, 2, 2, &all);
+    free_ranks(r, 2);
+    assert_int_equal(rep->nhints, 1);
+    struct search_hint *h = &rep->hints[0];
+    assert_int_equal(h->nranks, 2);
+    assert_null(related_at(h, 28));
+    assert_non_null(related_at(h, 40));
+    assert_int_equal(related_at(h, 40)->role, SEARCH_REL_AFTER);
+    assert_int_equal(h->fix.start.where, SEARCH_FIX_AT);
+    assert_int_equal(h->fix.wait.where, SEARCH_FIX_BEFORE);
+    assert_int_equal(h->fix.wait.line, 55);
+    assert_int_equal(h->nby_rank, 2);
+    assert_int_equal(h->by_rank[1].saving_ns, 250000); /* line 28's half of rank 1's window: not credited */
+    search_report_free(rep);
+
+    /* Bounds in other functions that no rank's windows hold: only the
+     * lines every rank moves (28, not 27), the call starting before the
+     * first of them. */
+    for (int k = 0; k < 2; k++) {
+        uint32_t o = edit_rank(r, k);
+        if (k == 1)
+            add_st(r[k], o, &i_s27, SEARCH_STMT_BEFORE, 10, 10, 100);
+        add_st(r[k], o, &i_s28, SEARCH_STMT_BEFORE, 10, 10, 100);
+        set_bounds(&r[k]->overlaps[o], k == 0 ? &i_u12 : &i_u13, NULL);
+    }
+    rep = build(r, 2, 2, &all);
+    free_ranks(r, 2);
+    assert_int_equal(rep->nhints, 1);
+    h = &rep->hints[0];
+    assert_null(related_at(h, 27));
+    assert_non_null(related_at(h, 28));
+    assert_int_equal(related_at(h, 28)->role, SEARCH_REL_BEFORE);
+    assert_int_equal(h->fix.start.where, SEARCH_FIX_BEFORE);
+    assert_int_equal(h->fix.start.line, 28);
+    search_report_free(rep);
+
+    /* The same bound on both ranks: the windows of both, as before. */
+    for (int k = 0; k < 2; k++) {
+        uint32_t o = edit_rank(r, k);
+        add_st(r[k], o, k ? &i_s28 : &i_s27, SEARCH_STMT_BEFORE, 10, 10, 100);
+        set_bounds(&r[k]->overlaps[o], &i_u12, NULL);
+    }
+    rep = build(r, 2, 2, &all);
+    free_ranks(r, 2);
+    h = &rep->hints[0];
+    assert_non_null(related_at(h, 27));
+    assert_non_null(related_at(h, 28));
+    assert_int_equal(h->fix.start.where, SEARCH_FIX_AFTER);
+    assert_int_equal(h->fix.start.line, 12);
+    search_report_free(rep);
+
+    /* Waits that fit neither rank (the root reads the result at line 55
+     * under a branch the other rank skips; the other's window reaches the
+     * horizon): nothing to run before a wait both make, and with nothing
+     * to move either, no hint. */
+    for (int k = 0; k < 2; k++) {
+        uint32_t o = edit_rank(r, k);
+        add_st(r[k], o, &i_s40a, SEARCH_STMT_AFTER, 10, 10, 100);
+        set_bounds(&r[k]->overlaps[o], NULL, k ? NULL : &i_cond);
+    }
+    rep = build(r, 2, 2, &all);
+    free_ranks(r, 2);
+    assert_int_equal(rep->nhints, 0);
+    search_report_free(rep);
+}
+
 static void test_overlap_message_forms(void **state)
 {
     struct search_rank_result *r[1];
@@ -635,6 +744,7 @@ int main(void)
         T(test_overlap_some_ranks),
         T(test_overlap_flags),
         T(test_overlap_no_related),
+        T(test_overlap_one_edit),
         T(test_overlap_message_forms),
         T(test_aggregate_merge),
         T(test_aggregate_conditional),

@@ -15,6 +15,22 @@
  *   - statements without a site info, a file or a line (code without a
  *     debug location) are left out, and an overlap hint without any related
  *     line is dropped (it names nothing to move);
+ *   - one edit applies the hint on every rank: its start goes after a
+ *     statement (its wait before one) that bounds the backward (forward)
+ *     windows of some merged entry, the lowest rank's that fits every
+ *     entry: the same bound, or a statement that runs inside the entry's
+ *     windows on that side in the same iteration (the edit then moves
+ *     part of what that entry could move).  Only the entries with that
+ *     very bound have their statements on that side listed, replayed and
+ *     credited.  With no bound fitting every entry, a backward side
+ *     shows the lines (in the call's function) that every entry moves,
+ *     and the call starts right before the first of them (not credited:
+ *     the replay keeps such a call where it is); without such lines, or
+ *     on the forward side, it is dropped (the call starts where it is,
+ *     or is waited for right after it).  A
+ *     root that reads the counts of an MPI_Gatherv computed just before
+ *     it and ranks that do not read them have different backward windows:
+ *     moving the counts after the call would be wrong on the root;
  *   - the needs-buffer variant of a call (docs/dependence.md, "Needs a
  *     buffer per message") merges apart from its plain entries, into a
  *     hint of its own flagged SEARCH_HINT_NEEDS_BUFFER; the buffer is the
@@ -44,6 +60,7 @@ struct st_ent {
     const char *file;
     uint32_t line;
     int rank;
+    uint32_t kept; /* the flags of st on the sides the hint keeps */
     const struct search_stmt *st;
 };
 
@@ -60,9 +77,170 @@ static int st_ent_cmp(const void *pa, const void *pb)
     return search_cmp_u64(a->st->site, b->st->site);
 }
 
-/* The related lines of the overlap entries [i, j) into h.  Returns 0 or
- * TRACE_ERR_NOMEM. */
-static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t i, size_t j)
+/* Which sides of an entry's windows a merged hint keeps (see the top). */
+struct ov_sides {
+    bool back, fwd;
+    bool common; /* the backward side is shown only by the lines every entry moves (not credited) */
+};
+
+/* Whether a statement of a merged entry is shown and credited, and the
+ * flags it keeps. */
+static uint32_t stmt_kept(const struct search_stmt *st, struct ov_sides s)
+{
+    return st->flags & ((s.back ? SEARCH_STMT_BEFORE : 0) | (s.fwd ? SEARCH_STMT_AFTER : 0));
+}
+
+/* One side of an entry's windows: the statement that bounds it (NULL:
+ * none, the windows reach the horizon), whether that one runs in another
+ * iteration, and whether the windows have statements on that side. */
+struct ov_bound {
+    const struct trace_site_info *at;
+    bool other, any;
+};
+
+static struct ov_bound bound_of(const struct search_overlap *ov, bool back)
+{
+    struct ov_bound b = {NULL, false, false};
+    uint32_t flag = back ? SEARCH_STMT_BEFORE : SEARCH_STMT_AFTER;
+    if (back && ov->dep_site != CHT_NONE)
+        b = (struct ov_bound){ov->dep_info, ov->dep_earlier, false};
+    else if (!back && ov->use_site != CHT_NONE)
+        b = (struct ov_bound){ov->use_info, ov->use_later, false};
+    for (uint32_t s = 0; s < ov->nstmts && !b.any; s++)
+        b.any = (ov->stmts[s].flags & flag) != 0;
+    return b;
+}
+
+static bool same_info(const struct trace_site_info *a, const struct trace_site_info *b)
+{
+    return a && b && a->line == b->line && a->col == b->col && !strcmp(search_nz(a->file), search_nz(b->file));
+}
+
+static bool same_bound(struct ov_bound a, struct ov_bound b)
+{
+    if (a.any != b.any || a.other != b.other || !a.at != !b.at)
+        return false;
+    return !a.at || same_info(a.at, b.at);
+}
+
+/* Whether the edit bounded by c is also right on entry ov: the same bound,
+ * or c's statement runs inside ov's windows on that side (in the same
+ * iteration), so that the edit moves part of what ov could move. */
+static bool bound_fits(struct ov_bound c, const struct search_overlap *ov, bool back)
+{
+    struct ov_bound b = bound_of(ov, back);
+    if (same_bound(c, b))
+        return true;
+    if (!c.at || c.other)
+        return false;
+    uint32_t flag = back ? SEARCH_STMT_BEFORE : SEARCH_STMT_AFTER;
+    for (uint32_t s = 0; s < ov->nstmts; s++)
+        if ((ov->stmts[s].flags & flag) && same_info(ov->stmts[s].info, c.at))
+            return true;
+    return false;
+}
+
+/* One side of the edit of the entries [i, j): the first entry (lowest
+ * rank) whose bound fits every entry, NULL if none does; sd[k - i] says
+ * whether entry k has that very bound (its statements on that side are
+ * then listed and credited). */
+static const struct search_overlap *overlap_side(const struct ov_ent *e, size_t i, size_t j, bool back,
+                                                 struct ov_sides *sd)
+{
+    const struct search_overlap *best = NULL;
+    for (size_t c = i; c < j && !best; c++) {
+        struct ov_bound cb = bound_of(e[c].ov, back);
+        size_t k = i;
+        while (k < j && bound_fits(cb, e[k].ov, back))
+            k++;
+        if (k == j)
+            best = e[c].ov;
+    }
+    struct ov_bound bb = best ? bound_of(best, back) : (struct ov_bound){0};
+    for (size_t k = i; k < j; k++) {
+        bool keep = best && same_bound(bb, bound_of(e[k].ov, back));
+        if (back)
+            sd[k - i].back = keep;
+        else
+            sd[k - i].fwd = keep;
+    }
+    return best;
+}
+
+/* A source line as a key of the lines every entry moves. */
+struct ov_line {
+    const char *file;
+    uint32_t line;
+};
+
+static int ov_line_cmp(const void *pa, const void *pb)
+{
+    const struct ov_line *a = pa, *b = pb;
+    int c = strcmp(a->file, b->file);
+    return c ? c : search_cmp_u64(a->line, b->line);
+}
+
+/* The lines (in h's file and function) that every entry [i, j) can move
+ * after the call, sorted: the backward side when the entries' bounds
+ * differ (the call then starts right before the first of them).  *out is
+ * NULL when there are none.  Returns their count or TRACE_ERR_NOMEM. */
+static long common_before(const struct search_hint *h, const struct ov_ent *e, size_t i, size_t j,
+                          struct ov_line **out)
+{
+    struct ov_line *all = NULL, *mine = NULL;
+    size_t nall = 0;
+    long rc = 0;
+    *out = NULL;
+    for (size_t k = i; k < j; k++) {
+        const struct search_overlap *ov = e[k].ov;
+        size_t n = 0;
+        free(mine);
+        mine = malloc((ov->nstmts ? ov->nstmts : 1) * sizeof *mine);
+        if (!mine) {
+            rc = TRACE_ERR_NOMEM;
+            goto out;
+        }
+        for (uint32_t s = 0; s < ov->nstmts; s++) {
+            const struct search_stmt *st = &ov->stmts[s];
+            if (!(st->flags & SEARCH_STMT_BEFORE) || !st->info || !st->info->line ||
+                strcmp(search_nz(st->info->file), search_nz(h->file)) ||
+                strcmp(search_nz(st->info->func), search_nz(h->func)))
+                continue;
+            mine[n++] = (struct ov_line){search_nz(st->info->file), st->info->line};
+        }
+        qsort(mine, n, sizeof *mine, ov_line_cmp);
+        if (k == i) {
+            all = mine;
+            nall = n;
+            mine = NULL;
+        } else { /* keep what this entry moves too */
+            size_t m = 0;
+            for (size_t a = 0; a < nall; a++)
+                if (bsearch(&all[a], mine, n, sizeof *mine, ov_line_cmp))
+                    all[m++] = all[a];
+            nall = m;
+        }
+    }
+    size_t m = 0; /* one per line */
+    for (size_t a = 0; a < nall; a++)
+        if (!m || ov_line_cmp(&all[m - 1], &all[a]))
+            all[m++] = all[a];
+    rc = (long)m;
+    if (m)
+        *out = all;
+    else
+        free(all);
+    all = NULL;
+out:
+    free(mine);
+    free(all);
+    return rc;
+}
+
+/* The related lines of the overlap entries [i, j) into h, on the sides
+ * kept.  Returns 0 or TRACE_ERR_NOMEM. */
+static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t i, size_t j,
+                           const struct ov_sides *sd, const struct ov_line *common, size_t ncommon)
 {
     size_t n = 0, cap = 0;
     struct st_ent *v = NULL;
@@ -84,7 +262,14 @@ static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t
              * listed alone they would read as the whole call moving */
             if (st->site_flags & CHT_SITEF_ARGS_ONLY)
                 continue;
-            v[n++] = (struct st_ent){st->info->file, st->info->line, e[k].rank, st};
+            uint32_t kept = stmt_kept(st, sd[k - i]);
+            struct ov_line key = {search_nz(st->info->file), st->info->line};
+            if (sd[k - i].common && (st->flags & SEARCH_STMT_BEFORE) &&
+                bsearch(&key, common, ncommon, sizeof *common, ov_line_cmp))
+                kept |= SEARCH_STMT_BEFORE;
+            if (!kept)
+                continue;
+            v[n++] = (struct st_ent){st->info->file, st->info->line, e[k].rank, kept, st};
         }
     /* a loop's exit test without any statement of that loop's body is its
      * last evaluation alone (the loop ended before the window): listed,
@@ -130,7 +315,7 @@ static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t
             const struct search_stmt *st = v[k].st;
             if (st->info->col < best->info->col)
                 best = st;
-            after |= (st->flags & SEARCH_STMT_AFTER) != 0;
+            after |= (v[k].kept & SEARCH_STMT_AFTER) != 0;
             r->events += st->events;
             r->total += st->total;
             r->conditional |= (st->site_flags & CHT_SITEF_CONDITIONAL) != 0;
@@ -223,20 +408,39 @@ struct ov_merge {
     int P;
 };
 
-/* Sums the entries [i, j) of one location into h. */
+/* Of an entry's window computation comp, the share on the sides kept
+ * (by its statements' estimated times). */
+static uint64_t comp_kept(const struct search_overlap *ov, struct ov_sides sides, uint64_t comp)
+{
+    uint64_t all = 0, kept = 0;
+    if (sides.back && sides.fwd)
+        return comp;
+    for (uint32_t s = 0; s < ov->nstmts; s++) {
+        all += ov->stmts[s].time_ns;
+        if (stmt_kept(&ov->stmts[s], sides))
+            kept += ov->stmts[s].time_ns;
+    }
+    return all ? (uint64_t)((double)comp * (double)kept / (double)all) : 0;
+}
+
+/* Sums the entries [i, j) of one location into h, on the sides kept. */
 static int overlap_sums(struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i,
-                        size_t j, uint64_t *truncated)
+                        size_t j, const struct ov_sides *sd, uint64_t *truncated)
 {
     uint64_t comm = 0, comp = 0;
     for (size_t k = i; k < j; k++) {
         const struct search_overlap *ov = e[k].ov;
+        struct ov_sides sides = sd[k - i];
+        uint64_t saving = ov->saving_ns, part = comp_kept(ov, sides, ov->comp_ns);
+        if (part < ov->comp_ns) /* a side dropped: its share of the computation gone */
+            saving = ov->comp_ns ? (uint64_t)((double)saving * (double)part / (double)ov->comp_ns) : 0;
         comm += ov->comm_ns;
-        comp += ov->comp_ns;
+        comp += part;
         if (e[k].rank >= 0 && e[k].rank < x->P)
-            x->own[e[k].rank] += ov->saving_ns;
-        if (x->cm)
+            x->own[e[k].rank] += saving;
+        if (x->cm && sides.back)
             partner_waits(x->m->xr, x->cm, e[k].rank, ov, x->partner);
-        if (search_change_overlap(x->m->xr, e[k].rank, ov, h) < 0)
+        if (search_change_overlap(x->m->xr, e[k].rank, ov, sides.back, sides.fwd, h) < 0)
             return TRACE_ERR_NOMEM;
         h->instances += ov->instances;
         h->with_window += ov->with_window;
@@ -293,8 +497,29 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->ctx = e[i].key.ctx;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
-    if (overlap_sums(x, h, e, i, j, &truncated) < 0 || overlap_by_rank(x, h) < 0 || search_boxes_copy(&h->iters, &e[i].ov->iters) < 0 ||
-        overlap_related(h, e, i, j) < 0)
+    struct ov_sides *sd = calloc(j - i, sizeof *sd);
+    if (!sd)
+        return TRACE_ERR_NOMEM;
+    const struct search_overlap *back = overlap_side(e, i, j, true, sd);
+    const struct search_overlap *fwd = overlap_side(e, i, j, false, sd);
+    struct ov_line *common = NULL;
+    long ncommon = back ? 0 : common_before(h, e, i, j, &common);
+    if (ncommon < 0) {
+        free(sd);
+        return TRACE_ERR_NOMEM;
+    }
+    for (size_t k = i; k < j && ncommon; k++)
+        sd[k - i].common = true;
+    int rc = overlap_sums(x, h, e, i, j, sd, &truncated);
+    if (!rc)
+        rc = overlap_by_rank(x, h);
+    if (!rc)
+        rc = search_boxes_copy(&h->iters, &e[i].ov->iters);
+    if (!rc)
+        rc = overlap_related(h, e, i, j, sd, common, (size_t)ncommon);
+    free(common);
+    free(sd);
+    if (rc < 0)
         return TRACE_ERR_NOMEM;
     if (!h->nrelated) {
         search_hint_clear(h);
@@ -313,14 +538,10 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     for (uint32_t k = 0; k < h->nrelated; k++)
         if (h->related[k].conditional)
             h->flags |= SEARCH_HINT_CONDITIONAL;
-    /* the fix: around the windows of the lowest rank that knows them */
-    const struct search_overlap *dep = NULL, *use = NULL;
-    for (size_t k = i; k < j; k++) {
-        if (!dep && e[k].ov->dep_site != CHT_NONE)
-            dep = e[k].ov;
-        if (!use && e[k].ov->use_site != CHT_NONE)
-            use = e[k].ov;
-    }
+    /* the fix: bounded where every entry allows it (a side no bound fits
+     * starts or waits at the call) */
+    const struct search_overlap *dep = back && back->dep_site != CHT_NONE ? back : NULL;
+    const struct search_overlap *use = fwd && fwd->use_site != CHT_NONE ? fwd : NULL;
     search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
                        use && use->use_later);
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key))

@@ -16,6 +16,12 @@
  *                      is in the window at -O0, but listed alone its `for`
  *                      line would read as the loop moving: it is not listed
  *   i4 ARG-REQS        after MPI_Waitall, its request array is read
+ *   i5 ARG-RCOUNTS / ARG-RDISPLS   the count and displacement arrays of a
+ *                      rooted MPI_Gatherv, computed right before it: the
+ *                      root reads them, the other rank does not (its
+ *                      backward window reaches past them), and one edit
+ *                      must hold on both; the work after the call
+ *                      (ARG-ROOTED-INDEP) runs before the wait on both
  * Run on 2 ranks.  Prints one checksum line on rank 0.
  */
 #include <mpi.h>
@@ -26,7 +32,7 @@
 
 static int rank, size; /* their addresses go to MPI: traced */
 static double out[N], in[N], gathered[2 * N];
-static double wi[N], wj[N], wk[N], wl[N];
+static double wi[N], wj[N], wk[N], wl[N], wm[N];
 static double sum;
 
 static void fill(double *p, int n, double v)
@@ -111,6 +117,22 @@ static void request_array(void)
     take(in, N);
 }
 
+/* i5 */
+static void v_rooted(void)
+{
+    int counts[2], displs[2];
+    MPI_Barrier(MPI_COMM_WORLD);
+    fill(out, N, 5.0 + rank);
+    for (int q = 0; q < size; q++)
+        counts[q] = N / 2 + q; /* ARG-RCOUNTS */
+    for (int q = 0; q < size; q++)
+        displs[q] = q * N; /* ARG-RDISPLS */
+    MPI_Gatherv(out, N / 2 + rank, MPI_DOUBLE, gathered, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD); /* ARG-ROOTED-CALL */
+    for (int i = 0; i < N; i++)
+        wm[i] = 0.5 * wm[i] + 5.0; /* ARG-ROOTED-INDEP */
+    take(gathered, N / 2); /* (on the other rank: what an earlier call left there) */
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -125,9 +147,10 @@ int main(int argc, char **argv)
     count_of_status();
     v_arrays();
     request_array();
+    v_rooted();
 
-    double *w[] = {wi, wj, wk, wl};
-    for (int k = 0; k < 4; k++)
+    double *w[] = {wi, wj, wk, wl, wm};
+    for (int k = 0; k < 5; k++)
         take(w[k], N);
     double all = 0;
     MPI_Reduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
