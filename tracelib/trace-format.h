@@ -31,8 +31,8 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 7 /* version this header describes */
-#define CHT_FORMAT_OLDEST 4  /* oldest reader version that can read files of this one
+#define CHT_FORMAT_VERSION 8 /* version this header describes */
+#define CHT_FORMAT_OLDEST 8  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
                                 CHT_REC_ARGS, which a version-2 reader skips,
@@ -46,8 +46,10 @@
                                 which older readers skip, losing only the
                                 call paths; version 7 gave the file header's
                                 file_id and the chunk header's file_tag a
-                                meaning, which older readers ignore); readers
-                                still read version-1 to -6 files */
+                                meaning, which older readers ignore; version 8
+                                added CHT_REC_REPEAT_COL, which a version-7
+                                reader would skip, losing events); readers
+                                still read version-1 to -7 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -140,6 +142,7 @@ enum cht_rec_type {
     CHT_REC_CALLNAME = 15,  /* the function an UNTRACED MPI record stands for (v3) */
     CHT_REC_CPU = 16,       /* thread CPU time around the preceding MPI call (v5) */
     CHT_REC_PATH = 17,      /* the call path of the preceding MPI call (v6) */
+    CHT_REC_REPEAT_COL = 18, /* a REPEAT whose irregular addresses come from a column (v8) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -581,6 +584,28 @@ struct cht_rec_repeat {
     /* int64_t stride[nstrides], bytes */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_repeat) == 16, "repeat record is 16 bytes + strides");
+
+/* CHT_REC_REPEAT_COL (version 8): a CHT_REC_REPEAT (the same period,
+ * count, strides and history) in which an address whose stride is
+ * CHT_REPEAT_IRREGULAR is not advanced by a stride but by the next entry of
+ * the record's column: address k of record i is address k of the record P
+ * positions before it plus (int64_t)column[j] (modulo 2^64), j counting
+ * the irregular addresses of the records rebuilt before it, in record
+ * order, then address order.  ncol is their number over the count records
+ * (every irregular address takes exactly one entry).  Indirect accesses
+ * (x[col[j]] in a sparse product) cost 4 bytes instead of a record. */
+#define CHT_REPEAT_IRREGULAR INT64_MIN   /* the stride of an address taken from the column */
+#define CHT_REPEAT_COL_MAX (1u << 16)    /* readers reject larger columns */
+
+struct cht_rec_repeat_col {
+    struct cht_rec h;  /* aux = period P, 1 .. CHT_REPEAT_PERIOD_MAX */
+    uint32_t count;    /* records it stands for, 1 .. CHT_REPEAT_COUNT_MAX */
+    uint32_t nstrides; /* int64 strides that follow, at most P * CHT_REPEAT_MAX_ADDRS */
+    uint32_t ncol;     /* int32 column entries after the strides, 1 .. CHT_REPEAT_COL_MAX */
+    uint32_t reserved; /* 0 */
+    /* int64_t stride[nstrides]; int32_t column[ncol]; zeros up to a multiple of 8 bytes */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_repeat_col) == 24, "repeat-col record is 24 bytes + strides + column");
 
 /* CHT_REC_PROGRAM (meta file): followed by build_id_len bytes of GNU build
  * id, then argc NUL-terminated strings (argv[0] first, resolved to an absolute

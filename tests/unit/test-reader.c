@@ -1089,14 +1089,14 @@ static void test_call_path(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 9, 8 }; /* version 9, oldest readable 8 */
+    uint16_t v[2] = { 10, 9 }; /* version 10, oldest readable 9 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=8, this reader reads up to 7");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=9, this reader reads up to 8");
 }
 
 static void test_newer_but_readable_version(void **state)

@@ -1351,7 +1351,7 @@ static void run_pattern(const struct run_pos *pat, uint32_t period, uint32_t rep
         }
 }
 
-enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS, RC_OPEN };
+enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS, RC_OPEN, RC_IRREGULAR };
 
 /* The op sequence of one case (seed: per thread). */
 static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
@@ -1404,6 +1404,38 @@ static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
             }
         }
         run_pattern(pat, 17, 300, 0, &x, fn, ctx);
+        break;
+    case RC_IRREGULAR: /* gathers: x[col[j]] in loops of varying trip counts, a far
+                        * address now and then (no column entry), flushes */
+        for (int row = 0; row < 400; row++) {
+            uint32_t len = 1 + (uint32_t)(rnd_next(&x) % 200);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_COMP, o.id = 0, o.n = 1, o.a[0] = 4096 + 8 * (uint64_t)row;
+            fn(&o, ctx);
+            for (uint32_t j = 0; j < len; j++) {
+                memset(&o, 0, sizeof(o));
+                o.kind = OP_LOOP, o.id = 0, o.lk = CHT_LOOP_ITER;
+                fn(&o, ctx);
+                o.kind = OP_COMP, o.id = 2, o.n = 3;
+                o.a[0] = (1u << 20) + 8 * (uint64_t)j;                     /* val[j] */
+                o.a[1] = (1u << 24) + 4 * (uint64_t)j;                     /* col[j] */
+                o.a[2] = (1ull << 32) + 8 * (rnd_next(&x) % 400000);       /* x[col[j]] */
+                if (rnd_next(&x) % 500 == 0)
+                    o.a[2] += 1ull << 40; /* farther than a column entry reaches */
+                if (rnd_next(&x) % 7 == 0) { /* a second irregular address */
+                    o.kind = OP_COMP, o.id = 3, o.n = 4;
+                    o.a[3] = (1ull << 36) + 8 * (rnd_next(&x) % 1000);
+                }
+                fn(&o, ctx);
+            }
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_LOOP, o.id = 0, o.lk = CHT_LOOP_EXIT;
+            fn(&o, ctx);
+            if (row % 97 == 0) {
+                o.kind = OP_FLUSH;
+                fn(&o, ctx);
+            }
+        }
         break;
     case RC_PERIODS: /* every period, each followed by a record that ends it */
         for (uint32_t period = 1; period <= 16; period++) {
@@ -1727,6 +1759,17 @@ static void test_runs_periods(void **state)
     parsed_free(&ps);
 }
 
+/* Irregular addresses in runs (CHT_REC_REPEAT_COL): the events read back
+ * are the ones made, the gathers' runs come as columns. */
+static void test_runs_irregular(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_IRREGULAR, &ps);
+    assert_true(count_recs(&ps, CHT_REC_REPEAT_COL) > 100);
+    parsed_free(&ps);
+}
+
 /* A thread still inside a run when the process exits (a pool thread that
  * waits for work): rt_finish has the thread end its run, so that none of
  * its records is lost; the run is one REPEAT. */
@@ -1834,6 +1877,7 @@ int main(int argc, char **argv)
         C(test_runs_threads),
         C(test_stmt_clock),
         C(test_runs_open_at_exit),
+        C(test_runs_irregular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

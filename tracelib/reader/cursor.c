@@ -2,8 +2,9 @@
  * address ranges, MPI calls with their follower records, loop structure
  * folded into per-thread iteration vectors, plus the bookkeeping records
  * (modules, translation units, clock, lost, end) that only update state.
- * CHT_REC_REPEAT records are expanded here, from a per-thread history of
- * the last COMP/LOOP records, into the records they stand for.
+ * CHT_REC_REPEAT and CHT_REC_REPEAT_COL records are expanded here, from a
+ * per-thread history of the last COMP/LOOP records, into the records they
+ * stand for.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,6 +67,9 @@ struct trace_cursor {
     uint32_t rep_off[CHT_REPEAT_PERIOD_MAX];
     int64_t rep_stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS];
     struct rd_hent rep_rec;   /* the record last produced */
+    int32_t *rep_col;         /* REPEAT_COL: its column (CHT_REPEAT_COL_MAX entries), */
+    uint32_t rep_ncol, rep_icol; /* its length and the next entry to take */
+    bool rep_is_col;          /* the REPEAT being expanded is a REPEAT_COL */
     uint32_t rep_count;       /* records the REPEAT stands for */
     bool rep_norun;           /* no run is to be made of it (any more) */
 
@@ -180,6 +184,7 @@ void trace_cursor_close(struct trace_cursor *c)
     free(c->ranges);
     free(c->complete);
     free(c->run_iters);
+    free(c->rep_col);
     free(c->run_diter);
     free(c->run_sim);
     free(c->run_dend);
@@ -566,12 +571,25 @@ static void hist_note(struct rd_thread *th, const struct cht_rec *rec)
         th->nhist++;
 }
 
-/* Checks a REPEAT record against the thread's history and starts expanding
- * it; 0 or a format error. */
+/* Irregular addresses (CHT_REPEAT_IRREGULAR strides) of position j. */
+static uint32_t rep_irregular(const struct trace_cursor *c, const struct rd_thread *th, uint32_t j)
+{
+    uint32_t n = hent_naddr(hist_ent((struct rd_thread *)th, c->rep_period - j)), m = 0;
+    for (uint32_t k = 0; k < n; k++)
+        m += c->rep_stride[c->rep_off[j] + k] == CHT_REPEAT_IRREGULAR;
+    return m;
+}
+
+/* Checks a REPEAT or REPEAT_COL record against the thread's history and
+ * starts expanding it; 0 or a format error. */
 static int repeat_start(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
 {
     const struct cht_rec_repeat *r = (const void *)rec;
-    uint32_t period = rec->aux, j, s = 0;
+    const struct cht_rec_repeat_col *rc = (const void *)rec;
+    bool col = rec->type == CHT_REC_REPEAT_COL;
+    uint32_t period = rec->aux, j, s = 0, count = col ? rc->count : r->count;
+    uint32_t nstrides = col ? rc->nstrides : r->nstrides;
+    const int64_t *strides = col ? (const void *)(rc + 1) : (const void *)(r + 1);
 
     if (period < 1 || period > CHT_REPEAT_PERIOD_MAX)
         return rec_error(c, "repeat record has period=%u outside 1..%u", period,
@@ -579,21 +597,37 @@ static int repeat_start(struct trace_cursor *c, struct rd_thread *th, const stru
     if (period > th->nhist)
         return rec_error(c, "repeat record has period=%u but thread=%u has only %u records "
                          "to repeat", period, th->thread, th->nhist);
-    if (r->count < 1 || r->count > CHT_REPEAT_COUNT_MAX)
-        return rec_error(c, "repeat record has count=%u outside 1..%u", r->count,
-                         CHT_REPEAT_COUNT_MAX);
+    if (count < 1 || count > CHT_REPEAT_COUNT_MAX)
+        return rec_error(c, "repeat record has count=%u outside 1..%u", count, CHT_REPEAT_COUNT_MAX);
     for (j = 0; j < period; j++) {
         c->rep_off[j] = s;
         s += hent_naddr(hist_ent(th, period - j));
     }
-    if (r->nstrides != s)
+    if (nstrides != s)
         return rec_error(c, "repeat record has nstrides=%u but the %u records it repeats have "
-                         "%u addresses", r->nstrides, period, s);
-    memcpy(c->rep_stride, r + 1, 8 * (size_t)s); /* the stream checked the size */
-    c->rep_left = r->count;
-    c->rep_count = r->count;
-    c->rep_norun = false;
+                         "%u addresses", nstrides, period, s);
+    memcpy(c->rep_stride, strides, 8 * (size_t)s); /* the stream checked the size */
     c->rep_period = period;
+    c->rep_ncol = c->rep_icol = 0;
+    if (col) {
+        /* every irregular address of the records it stands for takes one entry */
+        uint64_t need = 0;
+        for (j = 0; j < period; j++) {
+            uint32_t m = rep_irregular(c, th, j);
+            need += (uint64_t)m * (count / period + (j < count % period));
+        }
+        if (need != rc->ncol)
+            return rec_error(c, "repeat record has a column of %u entries but its %u records have "
+                             "%" PRIu64 " irregular addresses", rc->ncol, count, need);
+        if (!c->rep_col && !(c->rep_col = malloc(CHT_REPEAT_COL_MAX * sizeof(*c->rep_col))))
+            return nomem(c);
+        memcpy(c->rep_col, (const unsigned char *)strides + 8 * (size_t)s, 4 * (size_t)rc->ncol);
+        c->rep_ncol = rc->ncol;
+    }
+    c->rep_is_col = col;
+    c->rep_left = count;
+    c->rep_count = count;
+    c->rep_norun = col; /* a run needs strides: a column's records come as events */
     c->rep_phase = 0;
     c->rep_thread = (size_t)(th - c->threads);
     return 0;
@@ -607,8 +641,12 @@ static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_threa
     uint32_t n = hent_naddr(from), k;
 
     c->rep_rec = *from;
-    for (k = 0; k < n; k++)
-        c->rep_rec.w[2 + k] += (uint64_t)d[k];
+    for (k = 0; k < n; k++) {
+        if (!c->rep_is_col || d[k] != CHT_REPEAT_IRREGULAR)
+            c->rep_rec.w[2 + k] += (uint64_t)d[k];
+        else if (c->rep_icol < c->rep_ncol) /* repeat_start counted them */
+            c->rep_rec.w[2 + k] += (uint64_t)(int64_t)c->rep_col[c->rep_icol++];
+    }
     th->hist[th->head] = c->rep_rec;
     th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
     if (th->nhist < CHT_REPEAT_PERIOD_MAX)
@@ -838,7 +876,8 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             th = thread_state(c, trace_stream_chunk(c->s)->thread);
             if (!th)
                 return nomem(c);
-            if (rec->type == CHT_REC_REPEAT && trace_stream_header(c->s)->version >= 2) {
+            if ((rec->type == CHT_REC_REPEAT && trace_stream_header(c->s)->version >= 2) ||
+                (rec->type == CHT_REC_REPEAT_COL && trace_stream_header(c->s)->version >= 8)) {
                 /* counted as the records it stands for */
                 ret = repeat_start(c, th, rec);
                 if (ret < 0)

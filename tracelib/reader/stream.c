@@ -484,6 +484,22 @@ const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
         NEED(sizeof(*x) + 8ull * x->nstrides);
         break;
     }
+    case CHT_REC_REPEAT_COL: {
+        const struct cht_rec_repeat_col *x = (const void *)r;
+        NEED(sizeof(*x));
+        if (x->nstrides > (uint32_t)r->aux * CHT_REPEAT_MAX_ADDRS) {
+            snprintf(buf, len, "repeat record has nstrides=%u, more than period=%u allows",
+                     x->nstrides, r->aux);
+            return buf;
+        }
+        if (x->ncol < 1 || x->ncol > CHT_REPEAT_COL_MAX) {
+            snprintf(buf, len, "repeat record has a column of %u entries, outside 1..%u", x->ncol,
+                     CHT_REPEAT_COL_MAX);
+            return buf;
+        }
+        NEED(sizeof(*x) + 8ull * x->nstrides + 4ull * x->ncol);
+        break;
+    }
     case CHT_REC_PROGRAM: {
         const struct cht_rec_program *p = (const void *)r;
         NEED(sizeof(*p));

@@ -134,8 +134,17 @@ struct rt_run_ent {
     uint64_t a[CHT_REPEAT_MAX_ADDRS];
 };
 
+/* Column entries a run keeps before it is written (CHT_REC_REPEAT_COL): its
+ * record must fit rt_reserve's limit. */
+#define RT_RUN_COL_MAX 12288u
+_Static_assert(sizeof(struct cht_rec_repeat_col) + 8 * CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS +
+                       4 * RT_RUN_COL_MAX <= RT_RESERVE_MAX,
+               "a REPEAT_COL record fits a buffer");
+_Static_assert(RT_RUN_COL_MAX <= CHT_REPEAT_COL_MAX, "readers take the column");
+
 struct rt_run {
     uint32_t on;      /* COMMHINT_RUNS: encode runs at all (or stamp is set) */
+    uint32_t cols;    /* COMMHINT_COLUMNS: runs may take irregular addresses from a column */
     uint32_t stamp;   /* COMMHINT_STMT_CLOCK: no runs; COMP records carry a time stamp */
     uint32_t busy;    /* set while run_write ends the run (a signal then leaves it) */
     uint32_t nhist;   /* valid ring entries, at most RT_RUN_HIST */
@@ -152,6 +161,18 @@ struct rt_run {
     /* expected addresses COMMHINT_RT_FAST_ADDRS.. of each position */
     uint64_t next_hi[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS - COMMHINT_RT_FAST_ADDRS];
     struct rt_run_ent hist[RT_RUN_HIST];
+    /* irregular addresses (CHT_REC_REPEAT_COL): per position a bit per
+     * address (its stride is CHT_REPEAT_IRREGULAR; the inline path never
+     * takes such a position: its fast slot's key is 0), their number, the
+     * latest address of each, and the column of the open run (entries past
+     * those its count stands for belong to a record being taken) */
+    uint32_t irr[CHT_REPEAT_PERIOD_MAX];
+    uint32_t nirr[CHT_REPEAT_PERIOD_MAX];
+    uint32_t ncol;
+    uint64_t last[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS];
+    int64_t prevd[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS]; /* their latest differences */
+    uint32_t same[CHT_REPEAT_PERIOD_MAX]; /* records in a row whose irregular addresses moved as before */
+    int32_t col[RT_RUN_COL_MAX];
 };
 
 struct rt_thread {
@@ -186,6 +207,7 @@ struct rt_global {
     int finishing; /* rt_finish ran */
     int zstd_level;
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
+    int cols;      /* COMMHINT_COLUMNS (default 1): their runs may have columns */
     int stamp;     /* COMMHINT_STMT_CLOCK (default 0): a validation run whose
                       computation records carry the time they were made (no runs) */
     long flush_ms; /* COMMHINT_FLUSH_MS: the flusher's period, 0 = no flusher */

@@ -333,6 +333,7 @@ static void rt_init_once(void)
     rt_g.zstd_level = (int)level;
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
     rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;
+    rt_g.cols = env_long("COMMHINT_COLUMNS", 1) != 0;
     rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
     rt_g.flush_ms = env_setting("COMMHINT_FLUSH_MS", RT_FLUSH_MS_DEFAULT, 0, RT_FLUSH_MS_MAX);
 
@@ -479,6 +480,7 @@ static struct rt_thread *rt_thread_register(void)
     /* a stamping thread takes the runs' path (run_record), which writes
      * its records one by one: the fast path stays as it is */
     t->run.on = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED) | t->run.stamp;
+    t->run.cols = (uint32_t)__atomic_load_n(&rt_g.cols, __ATOMIC_RELAXED);
     rt_unlock(&t->lock);
     pthread_setspecific(rt_key, t);
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
@@ -713,18 +715,49 @@ static inline uint64_t *run_next(struct rt_run *r, uint32_t pos, uint32_t i)
                                       : &r->next_hi[pos][i - COMMHINT_RT_FAST_ADDRS];
 }
 
+/* Column entries the first count records of a run take (every record at
+ * position j takes nirr[j]; a run starts at position 0). */
+static uint32_t run_col_used(const struct rt_run *r, uint32_t period, uint32_t count)
+{
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < period; j++)
+        m += r->nirr[j] * (count / period + (j < count % period));
+    return m;
+}
+
 /* While a run lasts its records are not pushed into the history: when it
  * ends, its last RT_RUN_HIST records are rebuilt from the expected
- * addresses and pushed, oldest first, so the history is what a reader's is
+ * addresses (irregular ones from their latest values, back through the
+ * column) and pushed, oldest first, so the history is what a reader's is
  * after expanding the REPEAT. */
 static void run_replay(struct rt_run *r, uint32_t period, uint32_t count)
 {
     uint32_t m = count < RT_RUN_HIST ? count : RT_RUN_HIST, phase = __commhint_fast.phase;
+    static __thread uint64_t irr[RT_RUN_HIST][CHT_REPEAT_MAX_ADDRS];
+    uint64_t cur[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS];
+    uint32_t at = run_col_used(r, period, count);
+
+    /* irregular addresses, newest first: record k's are the latest values
+     * of its position, which its own entries then take back */
+    memcpy(cur, r->last, sizeof cur);
+    for (uint32_t k = 1; k <= m; k++) {
+        uint32_t pos = (phase + period * RT_RUN_HIST - k) % period, e;
+        if (!r->irr[pos])
+            continue;
+        at -= r->nirr[pos];
+        e = at;
+        for (uint32_t i = 0; i < r->n[pos]; i++)
+            if (r->irr[pos] >> i & 1) {
+                irr[k - 1][i] = cur[pos][i];
+                cur[pos][i] -= (uint64_t)(int64_t)r->col[e++];
+            }
+    }
     for (uint32_t k = m; k >= 1; k--) {
         uint32_t pos = (phase + period * RT_RUN_HIST - k) % period;
         uint64_t back = (k - 1) / period + 1, a[CHT_REPEAT_MAX_ADDRS];
         for (uint32_t i = 0; i < r->n[pos]; i++)
-            a[i] = *run_next(r, pos, i) - back * (uint64_t)r->stride[r->off[pos] + i];
+            a[i] = r->irr[pos] >> i & 1 ? irr[k - 1][i]
+                                        : *run_next(r, pos, i) - back * (uint64_t)r->stride[r->off[pos] + i];
         run_push(r, r->key[pos], r->n[pos], a);
     }
 }
@@ -759,7 +792,7 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
 {
     struct rt_run *r = &t->run;
     struct commhint_rt_fast *f = &__commhint_fast;
-    uint32_t was = r->busy, period, count;
+    uint32_t was = r->busy, period, count, ncol;
     size_t rep, lit = 0;
     unsigned char *p;
 
@@ -786,7 +819,9 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
         r->nhist = 0;
     else
         run_replay(r, period, count);
-    rep = sizeof(struct cht_rec_repeat) + 8 * (size_t)r->nstrides;
+    ncol = run_col_used(r, period, count);
+    rep = ncol ? (sizeof(struct cht_rec_repeat_col) + 8 * (size_t)r->nstrides + 4 * (size_t)ncol + 7) & ~(size_t)7
+               : sizeof(struct cht_rec_repeat) + 8 * (size_t)r->nstrides;
     if (count <= r->nhist) {
         for (uint32_t k = 1; k <= count; k++)
             lit += sizeof(struct cht_rec_comp) + 8 * (size_t)run_ent(r, k)->n;
@@ -809,7 +844,21 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
         }
         goto out;
     }
-    if ((p = run_space(t, rep, in_signal))) {
+    if (ncol && (p = run_space(t, rep, in_signal))) {
+        struct cht_rec_repeat_col *x = (struct cht_rec_repeat_col *)p;
+        unsigned char *q = (unsigned char *)(x + 1) + 8 * (size_t)r->nstrides;
+        x->h.type = CHT_REC_REPEAT_COL;
+        x->h.aux = (uint16_t)period;
+        x->h.size = (uint32_t)rep;
+        x->count = count;
+        x->nstrides = r->nstrides;
+        x->ncol = ncol;
+        x->reserved = 0;
+        memcpy(x + 1, r->stride, 8 * (size_t)r->nstrides);
+        memcpy(q, r->col, 4 * (size_t)ncol);
+        memset(q + 4 * (size_t)ncol, 0, rep - (size_t)(q + 4 * (size_t)ncol - p));
+        advance(rep);
+    } else if (!ncol && (p = run_space(t, rep, in_signal))) {
         struct cht_rec_repeat *x = (struct cht_rec_repeat *)p;
         x->h.type = CHT_REC_REPEAT;
         x->h.aux = (uint16_t)period;
@@ -825,55 +874,150 @@ out:
     r->busy = was;
 }
 
+/* Whether an address is irregular over the last three steps of its
+ * position: three different differences, the latest fitting a column
+ * entry.  (A strided address that jumped once, at the end of a row, has
+ * two equal differences among three: it starts a strided run instead.) */
+static inline int irregular3(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    int64_t d1 = (int64_t)(a - b), d2 = (int64_t)(b - c), d3 = (int64_t)(c - d);
+    return d1 != d2 && d2 != d3 && d1 != d3 && d1 >= INT32_MIN && d1 <= INT32_MAX;
+}
+
+/* Fills the run's positions from the last period of the history (the
+ * period before it fixing the strides; with cols, the two before that
+ * telling irregular addresses apart, or for position 0 the new record a)
+ * and the fast slots with the records expected next (the new record is
+ * the first of them). */
+static void run_begin(struct rt_run *r, uint32_t per, int cols, const uint64_t *a)
+{
+    struct commhint_rt_fast *f = &__commhint_fast;
+    uint32_t i, j, s;
+    /* count 0 before the run is visible to a signal handler */
+    f->left = CHT_REPEAT_COUNT_MAX;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    for (s = 0, j = 0; j < per; j++) {
+        const struct rt_run_ent *x = run_ent(r, per - j), *y = run_ent(r, 2 * per - j);
+        /* other positions are told apart over four periods where the
+         * history holds them (else taken as strided: if one is not, the run
+         * ends at it and starts again with it as position 0) */
+        int four = cols && 4 * per <= r->nhist;
+        const struct rt_run_ent *z = four ? run_ent(r, 3 * per - j) : NULL, *w = four ? run_ent(r, 4 * per - j) : NULL;
+        struct commhint_rt_slot *sl = &f->slot[j];
+        r->off[j] = s;
+        r->n[j] = x->n;
+        r->key[j] = x->key;
+        r->irr[j] = r->nirr[j] = r->same[j] = 0;
+        for (i = 0; i < x->n; i++) {
+            int64_t d = (int64_t)(x->a[i] - y->a[i]);
+            /* position 0 is the new record's: run_start told its addresses apart */
+            if (cols && (j == 0 ? a[i] - x->a[i] != (uint64_t)d : four && irregular3(x->a[i], y->a[i], z->a[i], w->a[i]))) {
+                r->irr[j] |= 1u << i;
+                r->nirr[j]++;
+                r->last[j][i] = x->a[i];
+                r->prevd[j][i] = (int64_t)(x->a[i] - y->a[i]);
+                d = CHT_REPEAT_IRREGULAR;
+            } else {
+                *run_next(r, j, i) = x->a[i] + (uint64_t)d;
+            }
+            r->stride[s++] = d;
+            if (i < COMMHINT_RT_FAST_ADDRS)
+                sl->stride[i] = d;
+        }
+        /* key 0: the inline path leaves a position with a column to run_take */
+        sl->key = r->irr[j] ? 0 : x->key;
+    }
+    r->nstrides = s;
+    r->ncol = 0;
+    f->period = per;
+    f->phase = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->period = per;
+}
+
 /* Starts a run of the smallest period P whose last 2P history records have
  * the same shapes position by position and that the new record continues
  * with the stride its position showed; the strides are those of the last
- * period.  Fills the fast slots with the records expected next (the new
- * record is the first of them).  1 if a run started. */
+ * period.  Failing that, with columns on, a run of the smallest period
+ * whose last 2P records have the same keys, the new record's addresses
+ * each continuing their stride or not (then irregular, if the difference
+ * fits a column entry), the other positions' addresses told apart by
+ * run_begin.  An address taken as irregular that turns out strided ends
+ * the run soon (run_take_col), so that a strided run takes over.  1 if a
+ * run started. */
+/* Whether the last 2*per history records and the new record (key, n
+ * addresses a) show period per: the same keys position by position, and
+ * each of a's addresses continuing its stride or, with cols, moving by any
+ * difference a column entry holds. */
+static int period_fits(struct rt_run *r, uint32_t per, uint64_t key, uint32_t n, const uint64_t *a, int cols)
+{
+    const struct rt_run_ent *e1 = run_ent(r, per), *e2 = run_ent(r, 2 * per);
+    if (e1->key != key || e2->key != key)
+        return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t d = (int64_t)(a[i] - e1->a[i]);
+        if (a[i] - e1->a[i] != e1->a[i] - e2->a[i] && (!cols || d < INT32_MIN || d > INT32_MAX))
+            return 0;
+    }
+    for (uint32_t j = 1; j < per; j++)
+        if (run_ent(r, per - j)->key != run_ent(r, 2 * per - j)->key)
+            return 0;
+    return 1;
+}
+
 static __attribute__((noinline)) int run_start(struct rt_run *r, uint64_t key, uint32_t n, const uint64_t *a)
 {
-    struct commhint_rt_fast *f = &__commhint_fast;
-    for (uint32_t per = 1; 2 * per <= r->nhist; per++) {
-        const struct rt_run_ent *e1 = run_ent(r, per), *e2 = run_ent(r, 2 * per);
-        uint32_t i, j, s;
-        if (e1->key != key || e2->key != key)
-            continue;
-        for (i = 0; i < n; i++)
-            if (a[i] - e1->a[i] != e1->a[i] - e2->a[i])
-                break;
-        if (i < n)
-            continue;
-        for (j = 1; j < per; j++)
-            if (run_ent(r, per - j)->key != run_ent(r, 2 * per - j)->key)
-                break;
-        if (j < per)
-            continue;
-        /* count 0 before the run is visible to a signal handler */
-        f->left = CHT_REPEAT_COUNT_MAX;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        for (s = 0, j = 0; j < per; j++) {
-            const struct rt_run_ent *x = run_ent(r, per - j), *y = run_ent(r, 2 * per - j);
-            struct commhint_rt_slot *sl = &f->slot[j];
-            r->off[j] = s;
-            r->n[j] = x->n;
-            r->key[j] = x->key;
-            for (i = 0; i < x->n; i++) {
-                int64_t d = (int64_t)(x->a[i] - y->a[i]);
-                r->stride[s++] = d;
-                if (i < COMMHINT_RT_FAST_ADDRS)
-                    sl->stride[i] = d;
-                *run_next(r, j, i) = x->a[i] + (uint64_t)d;
+    /* strided first: with columns on, a period none fits strided may
+     * still fit with irregular addresses (the new record is position 0:
+     * its own history tells its addresses apart) */
+    for (int cols = 0; cols <= (int)(r->cols != 0); cols++)
+        for (uint32_t per = 1; 2 * per <= r->nhist; per++)
+            if (period_fits(r, per, key, n, a, cols)) {
+                run_begin(r, per, cols, a);
+                return 1;
             }
-            sl->key = x->key;
-        }
-        r->nstrides = s;
-        f->period = per;
-        f->phase = 0;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        r->period = per;
-        return 1;
-    }
     return 0;
+}
+
+/* A record at a position with irregular addresses (run_take): its other
+ * addresses must be the expected ones; each irregular one goes into the
+ * column as its difference from the position's latest (the entries first,
+ * the count last, so that a signal handler writes only whole records). */
+static inline int run_take_col(struct rt_run *r, uint32_t pos, uint64_t key, uint32_t n, const uint64_t *a)
+{
+    struct commhint_rt_fast *f = &__commhint_fast;
+    uint32_t i, at = run_col_used(r, r->period, run_count(r));
+    int same = 1;
+    if (r->key[pos] != key || !f->left || at + r->nirr[pos] > RT_RUN_COL_MAX)
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (r->irr[pos] >> i & 1) {
+            int64_t d = (int64_t)(a[i] - r->last[pos][i]);
+            if (d < INT32_MIN || d > INT32_MAX)
+                return 0;
+            same &= d == r->prevd[pos][i];
+        } else if (a[i] != *run_next(r, pos, i)) {
+            return 0;
+        }
+    }
+    /* every irregular address moved as it did the last two times: strided
+     * after all (a row that jumped once), better as a REPEAT */
+    if (same && r->same[pos] >= 1)
+        return 0;
+    r->same[pos] = same ? r->same[pos] + 1 : 0;
+    for (i = 0; i < n; i++) {
+        if (r->irr[pos] >> i & 1) {
+            r->prevd[pos][i] = (int64_t)(a[i] - r->last[pos][i]);
+            r->col[at++] = (int32_t)r->prevd[pos][i];
+            r->last[pos][i] = a[i];
+        } else {
+            *run_next(r, pos, i) = a[i] + (uint64_t)r->stride[r->off[pos] + i];
+        }
+    }
+    f->phase = pos + 1 == r->period ? 0 : pos + 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    f->left--;
+    return 1;
 }
 
 /* 1 if the record (key, n addresses a) continues the thread's run, or
@@ -904,7 +1048,10 @@ static inline __attribute__((always_inline)) int run_take(struct rt_thread *t, u
             }
         }
         pos = f->phase;
-        if (f->slot[pos].key == key && f->left) {
+        if (RT_UNLIKELY(r->irr[pos])) {
+            if (run_take_col(r, pos, key, n, a))
+                return 1;
+        } else if (f->slot[pos].key == key && f->left) {
             for (i = 0; i < n; i++)
                 if (a[i] != *run_next(r, pos, i))
                     break;
