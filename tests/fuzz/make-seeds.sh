@@ -58,6 +58,7 @@ seed mpi-calls $P/mpi-calls.c 4
 seed well-written $P/well-written.c 2
 seed jacobi examples/jacobi.c 2
 seed small-sends examples/small_sends.c 2
+seed gather $P/gather.c 2 16 3
 seed master-worker examples/master_worker.c 2
 # whole traces for the hints harness too (small ones: they run slowly), and
 # one with a short horizon

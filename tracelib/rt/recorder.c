@@ -947,36 +947,50 @@ static void run_begin(struct rt_run *r, uint32_t per, int cols, const uint64_t *
  * run started. */
 /* Whether the last 2*per history records and the new record (key, n
  * addresses a) show period per: the same keys position by position, and
- * each of a's addresses continuing its stride or, with cols, moving by any
- * difference a column entry holds. */
-static int period_fits(struct rt_run *r, uint32_t per, uint64_t key, uint32_t n, const uint64_t *a, int cols)
+ * each of a's addresses continuing its stride (2) or, some of them, moving
+ * by another difference a column entry holds (1); 0 if not. */
+static int period_fits(struct rt_run *r, uint32_t per, uint64_t key, uint32_t n, const uint64_t *a)
 {
     const struct rt_run_ent *e1 = run_ent(r, per), *e2 = run_ent(r, 2 * per);
+    int fit = 2;
     if (e1->key != key || e2->key != key)
         return 0;
     for (uint32_t i = 0; i < n; i++) {
         int64_t d = (int64_t)(a[i] - e1->a[i]);
-        if (a[i] - e1->a[i] != e1->a[i] - e2->a[i] && (!cols || d < INT32_MIN || d > INT32_MAX))
+        if (a[i] - e1->a[i] == e1->a[i] - e2->a[i])
+            continue;
+        if (d < INT32_MIN || d > INT32_MAX)
             return 0;
+        fit = 1;
     }
     for (uint32_t j = 1; j < per; j++)
         if (run_ent(r, per - j)->key != run_ent(r, 2 * per - j)->key)
             return 0;
-    return 1;
+    return fit;
 }
 
+/* Strided first: with columns on, the smallest period that fits only with
+ * irregular addresses is taken when no period up to twice it fits strided
+ * (the new record is position 0: its own history tells its addresses
+ * apart). */
 static __attribute__((noinline)) int run_start(struct rt_run *r, uint64_t key, uint32_t n, const uint64_t *a)
 {
-    /* strided first: with columns on, a period none fits strided may
-     * still fit with irregular addresses (the new record is position 0:
-     * its own history tells its addresses apart) */
-    for (int cols = 0; cols <= (int)(r->cols != 0); cols++)
-        for (uint32_t per = 1; 2 * per <= r->nhist; per++)
-            if (period_fits(r, per, key, n, a, cols)) {
-                run_begin(r, per, cols, a);
-                return 1;
-            }
-    return 0;
+    uint32_t col = 0;
+    /* a strided period more than twice the irregular one found is not
+     * looked for (the search is most of the cost of short loops) */
+    for (uint32_t per = 1; 2 * per <= r->nhist && (!col || per <= 2 * col); per++) {
+        int fit = period_fits(r, per, key, n, a);
+        if (fit == 2) {
+            run_begin(r, per, 0, a);
+            return 1;
+        }
+        if (fit == 1 && !col && r->cols)
+            col = per;
+    }
+    if (!col)
+        return 0;
+    run_begin(r, col, 1, a);
+    return 1;
 }
 
 /* A record at a position with irregular addresses (run_take): its other
