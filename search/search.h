@@ -352,6 +352,7 @@ struct search_fix_loc {
     uint32_t line, col;
     int where;               /* enum search_fix_where */
     bool other_iteration;    /* start: in the iteration before the call's; wait: in the one after */
+    bool loop;               /* the line is a loop's: before or after the whole loop, not its body */
 };
 
 /* The edit that applies an overlap hint (docs/dependence.md, "The fix"):

@@ -24,7 +24,15 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false};
+    return (struct search_fix_loc){file, func, line, col, where, false, false};
+}
+
+/* Before or after the whole loop whose header is at l's line. */
+static struct search_fix_loc fix_at_loop(const struct trace_loop_info *l, int where)
+{
+    struct search_fix_loc f = fix_at(l->file, l->func, l->line, l->col, where);
+    f.loop = true;
+    return f;
 }
 
 bool search_hint_encloses(const struct search_hint *h, uint32_t id)
@@ -51,7 +59,7 @@ static struct search_fix_loc place_of(const struct search_hint *h, const struct 
          l = l->parent_info, n++)
         top = l;
     if (top)
-        return fix_at(top->file, top->func, top->line, top->col, where);
+        return fix_at_loop(top, where);
     return fix_at(s->file, s->func, s->line, s->col, where);
 }
 
@@ -73,8 +81,7 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.start.other_iteration = dep_earlier;
     } else if (first_before->loop && first_before->events == first_before->total)
         /* every execution can move: before the loop it is in (its region) */
-        h->fix.start = fix_at(first_before->loop->file, first_before->loop->func, first_before->loop->line,
-                              first_before->loop->col, SEARCH_FIX_BEFORE);
+        h->fix.start = fix_at_loop(first_before->loop, SEARCH_FIX_BEFORE);
     else
         h->fix.start = fix_at(first_before->file, first_before->func, first_before->line, first_before->col,
                               SEARCH_FIX_BEFORE);
@@ -111,6 +118,8 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
         return;
     }
     search_text_printf(b, "right %s ", l->where == SEARCH_FIX_BEFORE ? "before" : "after");
+    if (l->loop) /* "right after line 152" could read as inside its body */
+        search_text_printf(b, "the loop at ");
     at_line(b, h, l->file, l->line, relative);
     if (l->func && *l->func && h->func && strcmp(l->func, h->func))
         search_text_printf(b, " (in %s)", l->func);

@@ -277,6 +277,16 @@ static void test_overlap_merge(void **state)
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27, and MPI_Wait for it right "
                            "after line 40");
     free(m);
+    /* a place at a loop's header is before or after the whole loop, and
+     * says so: "right before line 27" could be read as inside its body */
+    h->fix.start.loop = true;
+    h->fix.wait.other_iteration = true;
+    m = search_fix_text(h, false);
+    assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before the loop at line 27, and MPI_Wait for "
+                           "it right after line 40 in the next iteration");
+    free(m);
+    h->fix.start.loop = false;
+    h->fix.wait.other_iteration = false;
     char nb[64];
     assert_string_equal(search_nonblocking_name(CHT_MPI_SENDRECV, nb, sizeof nb), "MPI_Isendrecv");
     assert_string_equal(search_nonblocking_name(CHT_MPI_ALLREDUCE, nb, sizeof nb), "MPI_Iallreduce");
