@@ -353,6 +353,11 @@ struct search_fix_loc {
     int where;               /* enum search_fix_where */
     bool other_iteration;    /* start: in the iteration before the call's; wait: in the one after */
     bool loop;               /* the line is a loop's: before or after the whole loop, not its body */
+    /* with other_iteration: the loop around the call whose iteration is
+     * meant, where the first start (before it) or the last wait (after
+     * it) goes; NULL file: not known statically (a loop in a caller) */
+    const char *outer_file;
+    uint32_t outer_line;
 };
 
 /* The edit that applies an overlap hint (docs/dependence.md, "The fix"):

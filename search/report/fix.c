@@ -24,7 +24,23 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false};
+    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0};
+}
+
+/* The loop whose other iteration a place in another iteration is in: the
+ * innermost of the place's own loops that also runs the call.  Its first
+ * iteration has no iteration before, its last no next one: the first
+ * start goes before it, the last wait after it.  Left unknown when the
+ * place's function has no such loop (the loop is in a caller). */
+static void outer_loop(const struct search_hint *h, const struct trace_site_info *s, struct search_fix_loc *f)
+{
+    unsigned n = 0;
+    for (const struct trace_loop_info *l = s ? s->loop_info : NULL; l && n < 256; l = l->parent_info, n++)
+        if (search_hint_encloses(h, l->id)) {
+            f->outer_file = l->file;
+            f->outer_line = l->line;
+            return;
+        }
 }
 
 /* Before or after the whole loop whose header is at l's line. */
@@ -79,6 +95,8 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     else if (dep && dep->file && *dep->file && dep->line) {
         h->fix.start = place_of(h, dep, SEARCH_FIX_AFTER);
         h->fix.start.other_iteration = dep_earlier;
+        if (dep_earlier)
+            outer_loop(h, dep, &h->fix.start);
     } else if (first_before->loop && first_before->events == first_before->total)
         /* every execution can move: before the loop it is in (its region) */
         h->fix.start = fix_at_loop(first_before->loop, SEARCH_FIX_BEFORE);
@@ -90,6 +108,8 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
          * calls in the window overlap with this one */
         h->fix.wait = place_of(h, use, SEARCH_FIX_BEFORE);
         h->fix.wait.other_iteration = use_later;
+        if (use_later)
+            outer_loop(h, use, &h->fix.wait);
     } else if (last_after) {
         h->fix.wait = fix_at(last_after->file, last_after->func, last_after->line, last_after->col,
                              SEARCH_FIX_AFTER);
@@ -123,8 +143,16 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
     at_line(b, h, l->file, l->line, relative);
     if (l->func && *l->func && h->func && strcmp(l->func, h->func))
         search_text_printf(b, " (in %s)", l->func);
-    if (l->other_iteration)
-        search_text_printf(b, start ? " in the iteration before" : " in the next iteration");
+    if (!l->other_iteration)
+        return;
+    /* the first iteration has none before it, the last none after it */
+    search_text_printf(b, start ? " in the iteration before (the first one right before the loop"
+                                : " in the next iteration (the last one right after the loop");
+    if (l->outer_line) {
+        search_text_printf(b, " at ");
+        at_line(b, h, l->outer_file, l->outer_line, relative);
+    }
+    search_text_printf(b, ")");
 }
 
 static void overlap_text(struct search_text *b, const struct search_hint *h, bool relative)

@@ -45,9 +45,17 @@ static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *
     json_key_string(f, "file", search_display_path(l->file ? l->file : "", st));
     fprintf(f, ",\"line\":%u,\"column\":%u,", l->line, l->col);
     json_key_string(f, "function", l->func ? l->func : "");
-    fprintf(f, ",\"where\":\"%s\",\"loop\":%s,\"other_iteration\":%s}",
+    fprintf(f, ",\"where\":\"%s\",\"loop\":%s,\"other_iteration\":%s",
             where[l->where >= 0 && l->where <= 2 ? l->where : 0], l->loop ? "true" : "false",
             l->other_iteration ? "true" : "false");
+    if (l->other_iteration && l->outer_line) {
+        /* the first start goes before this loop, the last wait after it */
+        fputs(",\"outer_loop\":", f);
+        fputc('{', f);
+        json_key_string(f, "file", search_display_path(l->outer_file ? l->outer_file : "", st));
+        fprintf(f, ",\"line\":%u}", l->outer_line);
+    }
+    fputc('}', f);
 }
 
 /* "fix": the edit that applies the hint (docs/hints-json.md). */

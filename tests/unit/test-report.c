@@ -283,10 +283,22 @@ static void test_overlap_merge(void **state)
     h->fix.wait.other_iteration = true;
     m = search_fix_text(h, false);
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before the loop at line 27, and MPI_Wait for "
-                           "it right after line 40 in the next iteration");
+                           "it right after line 40 in the next iteration (the last one right after the loop)");
     free(m);
+    /* the loop whose next iteration is meant, where the last wait goes */
+    h->fix.wait.outer_file = h->file;
+    h->fix.wait.outer_line = 20;
     h->fix.start.loop = false;
+    h->fix.start.other_iteration = true;
+    m = search_fix_text(h, false);
+    assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27 in the iteration before (the first "
+                           "one right before the loop), and MPI_Wait for it right after line 40 in the next "
+                           "iteration (the last one right after the loop at line 20)");
+    free(m);
+    h->fix.start.other_iteration = false;
     h->fix.wait.other_iteration = false;
+    h->fix.wait.outer_file = NULL;
+    h->fix.wait.outer_line = 0;
     char nb[64];
     assert_string_equal(search_nonblocking_name(CHT_MPI_SENDRECV, nb, sizeof nb), "MPI_Isendrecv");
     assert_string_equal(search_nonblocking_name(CHT_MPI_ALLREDUCE, nb, sizeof nb), "MPI_Iallreduce");
