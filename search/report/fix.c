@@ -79,16 +79,58 @@ static struct search_fix_loc place_of(const struct search_hint *h, const struct 
     return fix_at(s->file, s->func, s->line, s->col, where);
 }
 
+/* Right before a related line some of whose executions are not in the
+ * windows, as a place that holds for all of them: before the first loop
+ * of its own nest that does not run the call (a statement inside such a
+ * loop cannot wait in its body: its other executions would wait too),
+ * else before the statement.  The loops of the nest below the outermost
+ * one of its function (r->loop) are in that function too. */
+static struct search_fix_loc before_related(const struct search_hint *h, const struct search_related *r)
+{
+    if (r->loop && !search_hint_encloses(h, r->loop->id))
+        return fix_at_loop(r->loop, SEARCH_FIX_BEFORE);
+    if (r->loop && r->iters.n) {
+        const struct search_box *b = &r->iters.box[0];
+        bool inside = false;
+        for (uint32_t d = 0; d < b->depth; d++) {
+            inside |= b->dim[d].loop == r->loop->id;
+            if (inside && b->dim[d].line && !search_hint_encloses(h, b->dim[d].loop)) {
+                struct search_fix_loc f = fix_at(r->file, r->func, b->dim[d].line, 0, SEARCH_FIX_BEFORE);
+                f.loop = true;
+                return f;
+            }
+        }
+    }
+    return fix_at(r->file, r->func, r->line, r->col, SEARCH_FIX_BEFORE);
+}
+
+/* How surely a related line runs after the call in its iteration, from
+ * its place in the source: 2 below the call in the call's function, 1 in
+ * another function, 0 above the call in its function (it runs in the next
+ * iteration).  Related lines are sorted by file and line, so the first of
+ * the highest class is the first to run after the call. */
+static int after_call(const struct search_hint *h, const struct search_related *r)
+{
+    bool same = r->file && h->file && !strcmp(r->file, h->file) && !strcmp(search_nz(r->func), search_nz(h->func));
+    return !same ? 1 : r->line > h->line ? 2 : 0;
+}
+
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
                         const struct trace_site_info *use, bool use_later)
 {
-    const struct search_related *first_before = NULL, *last_after = NULL;
+    const struct search_related *first_before = NULL, *last_after = NULL, *first_part = NULL;
+    bool before_part = false;
     for (uint32_t k = 0; k < h->nrelated; k++) {
         const struct search_related *r = &h->related[k];
         if (r->role == SEARCH_REL_BEFORE && !first_before)
             first_before = r;
+        if (r->role == SEARCH_REL_BEFORE && r->events < r->total)
+            before_part = true;
         if (r->role == SEARCH_REL_AFTER)
             last_after = r;
+        if (r->role == SEARCH_REL_AFTER && r->events < r->total &&
+            (!first_part || after_call(h, r) > after_call(h, first_part)))
+            first_part = r; /* related lines are sorted: the first of the best class */
     }
     if (!first_before)
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
@@ -97,7 +139,11 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.start.other_iteration = dep_earlier;
         if (dep_earlier)
             outer_loop(h, dep, &h->fix.start);
-    } else if (first_before->loop && first_before->events == first_before->total)
+    } else if (before_part)
+        /* no statement bounds the windows and some executions of a line
+         * cannot move: only the call's own place holds for all of them */
+        h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
+    else if (first_before->loop && !search_hint_encloses(h, first_before->loop->id))
         /* every execution can move: before the loop it is in (its region) */
         h->fix.start = fix_at_loop(first_before->loop, SEARCH_FIX_BEFORE);
     else
@@ -110,6 +156,13 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.wait.other_iteration = use_later;
         if (use_later)
             outer_loop(h, use, &h->fix.wait);
+    } else if (first_part) {
+        /* no statement bounds the windows: after the last line that can
+         * run before the wait would also be after the executions of a
+         * line that are not in the windows (halo_staging's update reads
+         * the row just received in its first iteration) */
+        h->fix.wait = before_related(h, first_part);
+        h->fix.wait.other_iteration = !after_call(h, first_part) && h->iters.n && h->iters.box[0].depth;
     } else if (last_after) {
         h->fix.wait = fix_at(last_after->file, last_after->func, last_after->line, last_after->col,
                              SEARCH_FIX_AFTER);
@@ -164,6 +217,10 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     bool through = search_hint_nframes(h) > 1;
     bool wait_at_call = h->fix.wait.where == SEARCH_FIX_AFTER && h->fix.wait.line == h->line &&
                         h->fix.wait.file == h->file;
+    if (h->flags & SEARCH_HINT_SOME_ITERATIONS)
+        /* the edit is for the calls whose windows were seen ("check by
+         * hand: holds on N of M calls"), not for every call at the line */
+        search_text_printf(b, "for the calls it holds on, ");
     if (!*nb) { /* a wait or probe: it moves */
         search_text_printf(b, "move the %s ", call);
         where_text(b, h, &h->fix.wait, relative, false);

@@ -267,12 +267,41 @@ static void test_overlap_merge(void **state)
     assert_int_equal(h->regions[1].nlines, 1);
 
     /* The fix without the statements the engines found: before the first
-     * line that can move after the call, after the last that can run
-     * before the wait. */
+     * line that can move after the call (all 200 of its executions can);
+     * the wait right before line 28, 40 of whose 200 executions are not
+     * in the windows (after line 40, the last that can run before the
+     * wait, would be after those too); above the call at line 30, it runs
+     * after it in the next iteration */
     assert_int_equal(h->fix.start.where, SEARCH_FIX_BEFORE);
     assert_int_equal(h->fix.start.line, 27);
+    assert_int_equal(h->fix.wait.where, SEARCH_FIX_BEFORE);
+    assert_int_equal(h->fix.wait.line, 28);
+    assert_true(h->fix.wait.other_iteration);
+    m = search_fix_text(h, false);
+    assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27, and MPI_Wait for it right "
+                           "before line 28 in the next iteration (the last one right after the loop)");
+    free(m);
+    /* a partial line below the call comes first: it runs after the call
+     * in the same iteration */
+    h->related[2].total = h->related[2].events + 1;
+    search_fix_overlap(h, NULL, false, NULL, false);
+    assert_int_equal(h->fix.wait.line, 40);
+    assert_int_equal(h->fix.wait.where, SEARCH_FIX_BEFORE);
+    assert_false(h->fix.wait.other_iteration);
+    h->related[2].total = h->related[2].events;
+    /* every execution of every line in the windows: after the last */
+    h->related[1].total = h->related[1].events;
+    search_fix_overlap(h, NULL, false, NULL, false);
     assert_int_equal(h->fix.wait.where, SEARCH_FIX_AFTER);
     assert_int_equal(h->fix.wait.line, 40);
+    /* a line before the call some of whose executions cannot move: the
+     * call starts where it is */
+    h->related[0].total = h->related[0].events + 1;
+    search_fix_overlap(h, NULL, false, NULL, false);
+    assert_int_equal(h->fix.start.where, SEARCH_FIX_AT);
+    assert_int_equal(h->fix.start.line, h->line);
+    h->related[0].total = h->related[0].events;
+    search_fix_overlap(h, NULL, false, NULL, false);
     m = search_fix_text(h, false);
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27, and MPI_Wait for it right "
                            "after line 40");
