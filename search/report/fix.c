@@ -205,7 +205,8 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
         search_text_printf(b, " at ");
         at_line(b, h, l->outer_file, l->outer_line, relative);
     }
-    search_text_printf(b, ")");
+    /* a start posted in the last iteration would have no call to serve */
+    search_text_printf(b, start ? ", none in its last iteration)" : ")");
 }
 
 static void overlap_text(struct search_text *b, const struct search_hint *h, bool relative)

@@ -321,7 +321,7 @@ static void test_overlap_merge(void **state)
     h->fix.start.other_iteration = true;
     m = search_fix_text(h, false);
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27 in the iteration before (the first "
-                           "one right before the loop), and MPI_Wait for it right after line 40 in the next "
+                           "one right before the loop, none in its last iteration), and MPI_Wait for it right after line 40 in the next "
                            "iteration (the last one right after the loop at line 20)");
     free(m);
     h->fix.start.other_iteration = false;
