@@ -1,8 +1,11 @@
 /* coll-nonblocking.c - nonblocking and persistent collectives, for
  * tests/e2e/mpi-collectives-nb.sh.  Patterns (markers in comments):
  *   n1 NB-IBCAST     MPI_Sendrecv, an independent loop, MPI_Ibcast and its
- *                    wait, an independent loop, then the delivered buffer read
- *                    (on the ranks it was delivered to)
+ *                    wait, an independent loop, then the buffer read on every
+ *                    rank (the root too: with the read on the other ranks
+ *                    only, the root's window would have no bound that fits
+ *                    every rank, and the merged hint keeps no forward side;
+ *                    docs/dependence.md, "One edit for every rank")
  *   n2 NB-IAR        the send buffer written, MPI_Iallreduce, MPI_Sendrecv, a
  *                    blocking MPI_Allreduce and an independent loop between
  *                    the start and the wait; after the wait an independent
@@ -51,8 +54,7 @@ static void ibcast(void)
     MPI_Wait(&rq, MPI_STATUS_IGNORE); /* NB-IBCAST-WAIT */
     for (int i = 0; i < N; i++)
         ww[i] = 0.5 * ww[i] + 7.0; /* NB-IBCAST-INDEPW */
-    if (rank != 0)
-        sum += bc[5]; /* NB-IBCAST-READ */
+    sum += bc[5]; /* NB-IBCAST-READ */
 }
 
 /* n2 */
