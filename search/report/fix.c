@@ -104,22 +104,30 @@ static struct search_fix_loc before_related(const struct search_hint *h, const s
     return fix_at(r->file, r->func, r->line, r->col, SEARCH_FIX_BEFORE);
 }
 
-/* How surely a related line runs after the call in its iteration, from
- * its place in the source: 2 below the call in the call's function, 1 in
- * another function, 0 above the call in its function (it runs in the next
- * iteration).  Related lines are sorted by file and line, so the first of
- * the highest class is the first to run after the call. */
+/* Where a related line runs after the call, from its place in the source
+ * beside the call's path (the hint's own line, and the frames down to the
+ * MPI call): 2 below one of them in that frame's function (in the same
+ * iteration), 0 at or above it (it runs in the next iteration), -1 in a
+ * function off the path (unknown: it may run before the call in the same
+ * iteration, or after it).  Related lines are sorted by file and line, so
+ * the first of class 2 is the first to run after the call. */
 static int after_call(const struct search_hint *h, const struct search_related *r)
 {
-    bool same = r->file && h->file && !strcmp(r->file, h->file) && !strcmp(search_nz(r->func), search_nz(h->func));
-    return !same ? 1 : r->line > h->line ? 2 : 0;
+    uint32_t n = search_hint_nframes(h);
+    for (uint32_t k = 0; k <= n; k++) {
+        struct trace_srcframe f = k < n ? search_hint_frame(h, k)
+                                        : (struct trace_srcframe){h->file, h->func, h->line, h->col};
+        if (r->file && f.file && !strcmp(r->file, f.file) && !strcmp(search_nz(r->func), search_nz(f.func)))
+            return r->line > f.line ? 2 : 0;
+    }
+    return -1;
 }
 
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
                         const struct trace_site_info *use, bool use_later)
 {
     const struct search_related *first_before = NULL, *last_after = NULL, *first_part = NULL;
-    bool before_part = false;
+    bool before_part = false, unknown_part = false;
     for (uint32_t k = 0; k < h->nrelated; k++) {
         const struct search_related *r = &h->related[k];
         if (r->role == SEARCH_REL_BEFORE && !first_before)
@@ -128,8 +136,10 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
             before_part = true;
         if (r->role == SEARCH_REL_AFTER)
             last_after = r;
-        if (r->role == SEARCH_REL_AFTER && r->events < r->total &&
-            (!first_part || after_call(h, r) > after_call(h, first_part)))
+        if (r->role == SEARCH_REL_AFTER && r->events < r->total && after_call(h, r) < 0)
+            unknown_part = true;
+        else if (r->role == SEARCH_REL_AFTER && r->events < r->total &&
+                 (!first_part || after_call(h, r) > after_call(h, first_part)))
             first_part = r; /* related lines are sorted: the first of the best class */
     }
     if (!first_before)
@@ -156,6 +166,11 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.wait.other_iteration = use_later;
         if (use_later)
             outer_loop(h, use, &h->fix.wait);
+    } else if (unknown_part) {
+        /* a line that runs before the wait only in part, in a function
+         * whose order against the call the source does not tell: only
+         * right after the call holds for sure */
+        h->fix.wait = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AFTER);
     } else if (first_part) {
         /* no statement bounds the windows: after the last line that can
          * run before the wait would also be after the executions of a

@@ -177,6 +177,24 @@ expect_match "halo_staging: the staged send's plain overlap holds on a third of 
 expect_match "halo_staging: with a buffer per message it holds on all calls, past the pack (needs-buffer)" "$ov" \
     "^overlap $HS conditional,needs-buffer $((300 * NP)) $((300 * NP)) $HS halo_staging.c:$HP \| MPI_Send can overlap with the computation at lines ([^ ]+ )*$HP, .* if each message gets its own buffer \(needs a buffer per message: the send buffer at line $HS is overwritten at halo_staging.c:$HP; ranks 0-$((NP - 1))\)\$"
 expect_eq "halo_staging: one variant" "$(printf '%s\n' "$ov" | grep -c needs-buffer)" 1
+# the fix of the receive, whose windows mostly reach the horizon (no
+# statement bounds them): the update's first row reads the row just
+# received, so the wait goes before the update loop, not after its line
+# (docs/dependence.md, "The fix"); the plain send's edit is for the calls
+# its hint holds on
+# HU: the field loop around the update (the last `for f` line above it)
+HR=$(lines "$H" 'MPI_Recv\(')
+HU=$(awk '/for \(int f = 0; f < NF; f\+\+\) \{$/ { f = NR } /v\[f\]\[i \* C \+ j\] = / { print f; exit }' "$H")
+fx=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["hints"]:
+    if x["kind"] == "overlap" and "needs-buffer" not in x["flags"]:
+        w = x["fix"]["wait"]
+        print("%d %s %d %s | %s" % (x["line"], w["where"], w["line"], w["loop"], x["fix"]["text"]))' "$WORK/halo_staging.json")
+expect_match "halo_staging: the receive is waited for right before the update loop" "$fx" \
+    "^$HR before $HU True \| start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU\$"
+expect_match "halo_staging: the plain send's edit is for the calls it holds on" "$fx" \
+    "^$HS [a-z]+ [0-9]+ [A-Za-z]+ \| for the calls it holds on, start the MPI_Send as MPI_Isend "
 # the improved version packs into a buffer of its own that nothing
 # overwrites before the next step's pack; the receive into that same
 # buffer in the other turn is the only overwrite left (a variant may name

@@ -288,6 +288,15 @@ static void test_overlap_merge(void **state)
     assert_int_equal(h->fix.wait.line, 40);
     assert_int_equal(h->fix.wait.where, SEARCH_FIX_BEFORE);
     assert_false(h->fix.wait.other_iteration);
+    /* in a function off the call's path, whose order against the call the
+     * source does not tell: only right after the call holds (the merge
+     * then drops the hint: its edit changes nothing) */
+    const char *func = h->related[2].func;
+    h->related[2].func = "elsewhere";
+    search_fix_overlap(h, NULL, false, NULL, false);
+    assert_int_equal(h->fix.wait.where, SEARCH_FIX_AFTER);
+    assert_int_equal(h->fix.wait.line, h->line);
+    h->related[2].func = func;
     h->related[2].total = h->related[2].events;
     /* every execution of every line in the windows: after the last */
     h->related[1].total = h->related[1].events;

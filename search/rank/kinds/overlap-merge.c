@@ -544,6 +544,14 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     const struct search_overlap *use = fwd && fwd->use_site != CHT_NONE ? fwd : NULL;
     search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
                        use && use->use_later);
+    if (h->fix.start.where == SEARCH_FIX_AT && h->fix.wait.where == SEARCH_FIX_AFTER &&
+        h->fix.wait.line == h->line && h->fix.wait.file == h->file) {
+        /* started where it is and waited for right after it: the edit
+         * changes nothing, whatever the windows hold (names nothing to do) */
+        search_hint_clear(h);
+        hs->n--;
+        return 0;
+    }
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key))
         h->flags |= SEARCH_HINT_SOME_RANKS;
     if (h->with_window < h->instances)
