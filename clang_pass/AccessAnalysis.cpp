@@ -984,6 +984,33 @@ FunctionPlan AccessAnalysis::run() {
           S.Len = CB->getArgOperand(2);
         } else if (isMPICall(I)) {
           addCallSite(Plan, I, CHT_SITE_CALL);
+        } else if (isa<CallInst>(CB) && Callee && Callee->isDeclaration() &&
+                   (((Name == "malloc" || Name == "free") &&
+                     CB->arg_size() == 1) ||
+                    ((Name == "calloc" || Name == "realloc") &&
+                     CB->arg_size() == 2))) {
+          // heap blocks: their allocation and free are writes of the whole
+          // block, so no MPI call on it is moved across them
+          bool Free = Name == "free";
+          Value *P = Free ? CB->getArgOperand(0) : CB;
+          if (!P->getType()->isPointerTy())
+            continue;
+          addCallSite(Plan, I, CHT_SITE_MEMSET);
+          Site &S = Plan.Sites.back();
+          S.Flags |= CHT_SITEF_HEAP;
+          S.Heap = Free ? Site::HeapFree : Site::HeapAlloc;
+          S.Dst = P;
+          if (Name == "malloc")
+            S.Len = CB->getArgOperand(0);
+          else if (Name == "calloc") {
+            S.Len = CB->getArgOperand(0);
+            S.Len2 = CB->getArgOperand(1);
+          } else if (Name == "realloc")
+            S.Len = CB->getArgOperand(1);
+          if (S.Len && !S.Len->getType()->isIntegerTy())
+            Plan.Sites.pop_back();
+          else if (S.Len2 && !S.Len2->getType()->isIntegerTy())
+            Plan.Sites.pop_back();
         }
         continue;
       }

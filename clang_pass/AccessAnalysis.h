@@ -61,6 +61,11 @@ struct Site {
   llvm::Instruction *Anchor = nullptr;
   // MEMCPY/MEMSET operands (Src is null for memset).
   llvm::Value *Dst = nullptr, *Src = nullptr, *Len = nullptr;
+  // MEMSET with CHT_SITEF_HEAP: an allocation (Dst is the call: the event
+  // goes right after it; Len times Len2 bytes, Len2 null but for calloc)
+  // or a free (Dst the block, Len null: its size at run time).
+  enum HeapKind : uint8_t { NotHeap, HeapAlloc, HeapFree } Heap = NotHeap;
+  llvm::Value *Len2 = nullptr;
 };
 
 /// One natural loop of the function.

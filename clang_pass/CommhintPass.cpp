@@ -122,7 +122,8 @@ std::string flagNames(uint32_t Flags) {
       {CHT_SITEF_ATOMIC, "atomic"},
       {CHT_SITEF_VECTOR, "vector"},
       {CHT_SITEF_ARGS_ONLY, "args-only"},
-      {CHT_SITEF_LOOP_TEST, "loop-test"}};
+      {CHT_SITEF_LOOP_TEST, "loop-test"},
+      {CHT_SITEF_HEAP, "heap"}};
   std::string Out;
   for (const auto &[Bit, Name] : Names)
     if (Flags & Bit)
@@ -301,9 +302,23 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
                   B.CreateZExtOrTrunc(S.Len, I64)});
     break;
   case CHT_SITE_MEMSET:
-    B.CreateCall(
-        runtime("__commhint_memset", Void, {I32, Ptr, I64}),
-        {Id, B.CreatePointerCast(S.Dst, Ptr), B.CreateZExtOrTrunc(S.Len, I64)});
+    if (S.Heap == Site::HeapFree) {
+      B.CreateCall(runtime("__commhint_free", Void, {I32, Ptr}),
+                   {Id, B.CreatePointerCast(S.Dst, Ptr)});
+    } else if (S.Heap == Site::HeapAlloc) {
+      // right after the call: its result is the block
+      IRBuilder<> After(S.Anchor->getNextNode());
+      After.SetCurrentDebugLocation(S.Anchor->getDebugLoc());
+      Value *N = After.CreateZExtOrTrunc(S.Len, I64);
+      if (S.Len2)
+        N = After.CreateMul(N, After.CreateZExtOrTrunc(S.Len2, I64));
+      After.CreateCall(runtime("__commhint_alloc", Void, {I32, Ptr, I64}),
+                       {Id, After.CreatePointerCast(S.Dst, Ptr), N});
+    } else {
+      B.CreateCall(runtime("__commhint_memset", Void, {I32, Ptr, I64}),
+                   {Id, B.CreatePointerCast(S.Dst, Ptr),
+                    B.CreateZExtOrTrunc(S.Len, I64)});
+    }
     break;
   case CHT_SITE_CALL: {
     B.CreateCall(runtime("__commhint_mpi_site", Void, {I32}), {Id});

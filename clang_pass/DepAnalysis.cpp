@@ -243,6 +243,15 @@ void DepAnalysis::Impl::expandValue(const Value *V,
     D.Arg = CHT_DEP_ARG_RET;
     D.Func = calleeName(*CB);
     Terms.push_back(D);
+    // A call that is a site of its own (a heap allocation): the block it
+    // returns comes from that statement
+    auto CS = CallSite.find(CB);
+    if (CS != CallSite.end()) {
+      Dep E;
+      E.Kind = TermSite;
+      E.Site = CS->second;
+      Terms.push_back(E);
+    }
     // The statement that holds the call: a traced store of its result
     // (`buf = malloc(n)` into a global) runs right after it.
     SmallVector<const Value *, 4> Work{CB};

@@ -106,6 +106,8 @@ static const char *kind_name(const struct trace_event *ev)
 {
     switch (ev->kind) {
     case TRACE_EV_COMP:
+        if (ev->site_info && (ev->site_info->flags & CHT_SITEF_HEAP))
+            return "heap"; /* an allocation or a free: the whole block */
         return ev->site_info ? trace_site_kind_name(ev->site_info->kind) : "comp";
     case TRACE_EV_MPI:
         /* an untraced call by its own name ("MPI_Put (untraced)") */

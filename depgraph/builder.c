@@ -713,7 +713,7 @@ struct dg_rma **dg_builder_rma(struct dg_builder *b)
 uint32_t dg_comp_weight(const struct trace_site_info *si, uint32_t nranges, const struct trace_range *ranges)
 {
     uint64_t w = DG_WEIGHT_BASE + (si && si->cost ? si->cost : 1);
-    if (si && (si->kind == CHT_SITE_MEMCPY || si->kind == CHT_SITE_MEMSET)) {
+    if (si && (si->kind == CHT_SITE_MEMCPY || si->kind == CHT_SITE_MEMSET) && !(si->flags & CHT_SITEF_HEAP)) {
         /* what the copy moves is known only at run time */
         for (uint32_t k = 0; k < nranges; k++)
             w += ranges[k].len / DG_COPY_BYTES_PER_UNIT;

@@ -58,6 +58,13 @@ void __commhint_memcpy(uint32_t site, const void *dst, const void *src,
                        uint64_t n);
 void __commhint_memset(uint32_t site, const void *dst, uint64_t n);
 
+/* Heap blocks (CHT_SITEF_HEAP sites): right after malloc/calloc/realloc
+ * returned p, a block of n bytes (nothing if p is NULL); right before
+ * free(p), the block p (its usable size).  Each is a write of the whole
+ * block: an MPI call whose buffer is the block stays between them. */
+void __commhint_alloc(uint32_t site, const void *p, uint64_t n);
+void __commhint_free(uint32_t site, const void *p);
+
 /* Loop structure: enter in the preheader, iter at the top of the header
  * (each execution of the header starts an iteration, the first is 1), exit in
  * each exit block naming the outermost loop that the exit leaves. */

@@ -689,9 +689,14 @@ enum cht_site_flag {
                                         of its own (site table version 2) */
     CHT_SITEF_LOOP_TEST = 1u << 6,   /* only loads what a loop's exit test compares: listed
                                         only with statements of that loop's body (v2) */
-    CHT_SITEF_FRAME_PTR = 1u << 7    /* the function the code is in after inlining keeps a
+    CHT_SITEF_FRAME_PTR = 1u << 7,   /* the function the code is in after inlining keeps a
                                         frame pointer: the call paths of MPI calls are read
                                         through its frames (trace format 6) */
+    CHT_SITEF_HEAP = 1u << 8         /* a CHT_SITE_MEMSET that is a heap allocation (malloc,
+                                        calloc, realloc: the new block) or a free (the block
+                                        freed): it writes the whole block, so that no MPI call
+                                        on the block moves across it; it costs nothing per
+                                        byte.  Older readers take it as a memset */
 };
 
 struct cht_site {

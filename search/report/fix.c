@@ -123,6 +123,19 @@ static int after_call(const struct search_hint *h, const struct search_related *
     return -1;
 }
 
+/* Whether a statement is in the hint's function or in one on its call
+ * path down to the MPI call. */
+static bool on_path(const struct search_hint *h, const char *func)
+{
+    uint32_t n = search_hint_nframes(h);
+    if (!strcmp(search_nz(func), search_nz(h->func)))
+        return true;
+    for (uint32_t k = 0; k < n; k++)
+        if (!strcmp(search_nz(func), search_nz(search_hint_frame(h, k).func)))
+            return true;
+    return false;
+}
+
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
                         const struct trace_site_info *use, bool use_later)
 {
@@ -142,6 +155,12 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
                  (!first_part || after_call(h, r) > after_call(h, first_part)))
             first_part = r; /* related lines are sorted: the first of the best class */
     }
+    /* a statement in a function off the call's path (xmalloc's malloc of
+     * the receive buffer, called for other buffers too): starting the call
+     * there would start it at each of that function's calls; the start is
+     * then taken from the related lines */
+    if (dep && !on_path(h, dep->func))
+        dep = NULL;
     if (!first_before)
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
     else if (dep && dep->file && *dep->file && dep->line) {
@@ -149,9 +168,10 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.start.other_iteration = dep_earlier;
         if (dep_earlier)
             outer_loop(h, dep, &h->fix.start);
-    } else if (before_part)
+    } else if (before_part || !on_path(h, first_before->func))
         /* no statement bounds the windows and some executions of a line
-         * cannot move: only the call's own place holds for all of them */
+         * cannot move, or the first line is off the call's path: only the
+         * call's own place holds for all of them */
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
     else if (first_before->loop && !search_hint_encloses(h, first_before->loop->id))
         /* every execution can move: before the loop it is in (its region) */

@@ -28,14 +28,6 @@ struct rd_thread {
     uint32_t head;            /* slot of the next record */
 };
 
-struct rd_module {
-    uint64_t base, start, end;
-    uint8_t *build_id;
-    uint32_t build_id_len;
-    char *path;
-    int checked;              /* 0 not yet, 1 build id matches or unknown, -1 differs */
-    char mismatch[512];
-};
 
 struct trace_cursor {
     struct trace *t;
@@ -54,8 +46,7 @@ struct trace_cursor {
     struct rd_thread *threads;
     size_t nthreads, threads_cap;
     size_t last_thread;
-    struct rd_module *mods;
-    size_t nmods, mods_cap;
+    struct rd_modules mods;   /* where the rank's code was loaded (modules.c) */
 
     struct trace_cursor_stats st;
     uint64_t index;           /* COMP and MPI events returned so far */
@@ -176,11 +167,7 @@ void trace_cursor_close(struct trace_cursor *c)
         free(c->threads[i].hist);
     }
     free(c->threads);
-    for (i = 0; i < c->nmods; i++) {
-        free(c->mods[i].build_id);
-        free(c->mods[i].path);
-    }
-    free(c->mods);
+    rd_modules_free(&c->mods);
     free(c->ranges);
     free(c->complete);
     free(c->run_iters);
@@ -505,34 +492,7 @@ static int apply_loop(struct trace_cursor *c, struct rd_thread *th, const struct
 
 static int add_module(struct trace_cursor *c, const struct cht_rec *rec)
 {
-    const struct cht_rec_module *m = (const void *)rec;
-    const uint8_t *data = (const uint8_t *)(m + 1);
-    struct rd_module *o;
-
-    if (c->nmods == c->mods_cap) {
-        size_t n = c->mods_cap ? 2 * c->mods_cap : 8;
-        struct rd_module *p = realloc(c->mods, n * sizeof(*p));
-        if (!p)
-            return nomem(c);
-        c->mods = p;
-        c->mods_cap = n;
-    }
-    o = &c->mods[c->nmods];
-    memset(o, 0, sizeof(*o));
-    o->base = m->base;
-    o->start = m->start;
-    o->end = m->end;
-    o->build_id_len = m->build_id_len;
-    o->build_id = malloc(m->build_id_len ? m->build_id_len : 1);
-    o->path = strdup((const char *)data + m->build_id_len); /* NUL checked by the stream */
-    if (!o->build_id || !o->path) {
-        free(o->build_id);
-        free(o->path);
-        return nomem(c);
-    }
-    memcpy(o->build_id, data, m->build_id_len);
-    c->nmods++;
-    return 0;
+    return rd_modules_add(&c->mods, (const struct cht_rec_module *)rec) < 0 ? nomem(c) : 0;
 }
 
 /* ---- runs: the history and CHT_REC_REPEAT ------------------------------- */
@@ -973,54 +933,8 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
     }
 }
 
-/* ---- symbolisation of return addresses ---------------------------------- */
-
-static void hex(char *out, size_t cap, const uint8_t *b, size_t n)
-{
-    size_t i;
-
-    out[0] = '\0';
-    for (i = 0; i < n && 2 * i + 2 < cap; i++)
-        snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 int trace_cursor_symbolize(struct trace_cursor *c, uint64_t ret_addr, struct trace_srcloc *out,
                            struct trace_err *err)
 {
-    struct rd_module *m = NULL;
-    size_t i;
-    int ret;
-
-    out->nframes = 0;
-    /* the latest record wins: an object loaded later may reuse an address range */
-    for (i = c->nmods; i-- > 0;)
-        if (ret_addr >= c->mods[i].start && ret_addr < c->mods[i].end) {
-            m = &c->mods[i];
-            break;
-        }
-    if (!m) {
-        rd_err(err, "address is in no recorded module: file=%s addr=0x%" PRIx64,
-               trace_stream_path(c->s), ret_addr);
-        return TRACE_ERR_NOT_FOUND;
-    }
-    if (!m->checked) {
-        uint8_t bid[64];
-        int n = m->build_id_len ? rd_elf_build_id(m->path, bid, sizeof(bid)) : -1;
-        m->checked = 1;
-        if (n >= 0 && ((uint32_t)n != m->build_id_len || memcmp(bid, m->build_id, (size_t)n))) {
-            char now[130], then[130];
-            hex(now, sizeof(now), bid, (size_t)n);
-            hex(then, sizeof(then), m->build_id, m->build_id_len);
-            m->checked = -1;
-            snprintf(m->mismatch, sizeof(m->mismatch), "the binary changed since the run: "
-                     "file=%s build_id=%s recorded build_id=%s", m->path, now, then);
-        }
-    }
-    /* a return address points after the call: look up the call itself */
-    ret = trace_symbolize_file(c->t, m->path, ret_addr - m->base - 1, out, err);
-    if (ret >= 0 && m->checked < 0) {
-        rd_err(err, "%s", m->mismatch);
-        return TRACE_ERR_MISMATCH;
-    }
-    return ret;
+    return rd_modules_symbolize(&c->mods, c->t, trace_stream_path(c->s), ret_addr, out, err);
 }

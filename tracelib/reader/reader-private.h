@@ -169,4 +169,20 @@ struct rd_symcache **rd_trace_symcache(struct trace *t);
  * none, negative on error. */
 int rd_elf_build_id(const char *path, uint8_t *buf, size_t cap);
 
+/* The objects a rank's code was loaded from (modules.c), from its
+ * CHT_REC_MODULE records; a cursor keeps one (zeroed: empty). */
+struct rd_module;
+struct rd_modules {
+    struct rd_module *v;
+    size_t n, cap;
+};
+/* Adds the object of a MODULE record (its size checked by the stream);
+ * 0 or TRACE_ERR_NOMEM. */
+int rd_modules_add(struct rd_modules *ms, const struct cht_rec_module *m);
+void rd_modules_free(struct rd_modules *ms);
+/* trace_cursor_symbolize for a rank whose trace file is `file` (named in
+ * messages). */
+int rd_modules_symbolize(struct rd_modules *ms, struct trace *t, const char *file, uint64_t ret_addr,
+                         struct trace_srcloc *out, struct trace_err *err);
+
 #endif /* COMMHINT_READER_PRIVATE_H */

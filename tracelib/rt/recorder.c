@@ -12,6 +12,7 @@
  * the locking rules.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -1315,6 +1316,25 @@ COMMHINT_EXPORT void __commhint_memcpy(uint32_t site, const void *dst, const voi
 COMMHINT_EXPORT void __commhint_memset(uint32_t site, const void *dst, uint64_t n)
 {
     RANGES(1, (uintptr_t)dst, 0, n);
+}
+
+COMMHINT_EXPORT void __commhint_alloc(uint32_t site, const void *p, uint64_t n)
+{
+    if (!p || !n)
+        return;
+    RANGES(1, (uintptr_t)p, 0, n);
+}
+
+COMMHINT_EXPORT void __commhint_free(uint32_t site, const void *p)
+{
+    uint64_t n;
+    if (!p)
+        return;
+    /* the block as the allocator has it: at least what was asked for */
+    n = malloc_usable_size((void *)p);
+    if (!n)
+        return;
+    RANGES(1, (uintptr_t)p, 0, n);
 }
 
 static inline __attribute__((always_inline)) void loop_fill(unsigned char *p, uint32_t loop, uint16_t kind)

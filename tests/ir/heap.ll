@@ -1,0 +1,48 @@
+; Heap blocks (CHT_SITEF_HEAP): malloc, calloc and realloc record their new
+; block right after the call (__commhint_alloc(site, block, bytes), calloc's
+; two factors multiplied), free its block right before the call
+; (__commhint_free(site, block)); each a MEMSET site with the heap flag
+; (0x100), so that no MPI call on the block moves across them.  A call
+; through a pointer, or to a function of that name with another signature,
+; is not a heap site.
+; RUN: COMMHINT_PRINT_SITES=1 %opt -passes=commhint-instrument -S %s -o %t.ll 2> %t.sites
+; RUN: %FileCheck %s < %t.ll
+; RUN: %FileCheck %s --check-prefix=SITES < %t.sites
+
+declare ptr @malloc(i64)
+declare ptr @calloc(i64, i64)
+declare ptr @realloc(ptr, i64)
+declare void @free(ptr)
+
+; CHECK-LABEL: define void @blocks(i64 %n, i32 %m, ptr %fp)
+; CHECK: [[BASE:%[^ ,)]+]] = load i32, ptr @__commhint_site_base
+; CHECK: [[P:%[0-9a-z]+]] = call ptr @malloc(i64 %n)
+; CHECK-NEXT: call void @__commhint_alloc(i32 [[BASE]], ptr [[P]], i64 %n)
+; CHECK: [[Q:%[0-9a-z]+]] = call ptr @calloc(i64 %n, i64 8)
+; CHECK-NEXT: [[B:%[0-9]+]] = mul i64 %n, 8
+; CHECK-NEXT: call void @__commhint_alloc(i32 {{%[0-9]+}}, ptr [[Q]], i64 [[B]])
+; CHECK: [[R:%[0-9a-z]+]] = call ptr @realloc(ptr [[P]], i64 %n)
+; CHECK-NEXT: call void @__commhint_alloc(i32 {{%[0-9]+}}, ptr [[R]], i64 %n)
+; CHECK: call void @__commhint_free(i32 {{%[0-9]+}}, ptr [[R]])
+; CHECK-NEXT: call void @free(ptr [[R]])
+; CHECK: call void @__commhint_free(i32 {{%[0-9]+}}, ptr [[Q]])
+; CHECK-NEXT: call void @free(ptr [[Q]])
+; CHECK-NOT: __commhint_
+; CHECK: call void %fp(ptr [[Q]])
+; CHECK: ret void
+define void @blocks(i64 %n, i32 %m, ptr %fp) {
+  %p = call ptr @malloc(i64 %n)
+  %q = call ptr @calloc(i64 %n, i64 8)
+  %r = call ptr @realloc(ptr %p, i64 %n)
+  call void @free(ptr %r)
+  call void @free(ptr %q)
+  call void %fp(ptr %q)
+  ret void
+}
+
+; SITES: commhint: site 0 kind=memset {{.*}} func=blocks op=none loop=none flags=heap access=-
+; SITES-NEXT: commhint: site 1 kind=memset {{.*}} flags=heap access=-
+; SITES-NEXT: commhint: site 2 kind=memset {{.*}} flags=heap access=-
+; SITES-NEXT: commhint: site 3 kind=memset {{.*}} flags=heap access=-
+; SITES-NEXT: commhint: site 4 kind=memset {{.*}} flags=heap access=-
+; SITES-NOT: commhint: site 5
