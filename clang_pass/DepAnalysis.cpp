@@ -46,6 +46,14 @@ enum NodeKind : unsigned { NValue, NContent, NControl };
 // Terms are kept kind-less while the graph is solved (site or symbol); a
 // site's row decides value or control by which of its roots reaches them.
 constexpr uint16_t TermSite = CHT_DEP_VALUE;
+
+// A term naming the statement (local site id) a value comes from.
+Dep siteTerm(uint32_t Site) {
+  Dep D;
+  D.Kind = TermSite;
+  D.Site = Site;
+  return D;
+}
 constexpr uint16_t TermSym = CHT_DEP_SYM_VALUE;
 
 struct Node {
@@ -205,10 +213,7 @@ void DepAnalysis::Impl::expandValue(const Value *V,
   if (It != AccessSite.end() &&
       (isa<LoadInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I))) {
     // A traced read: the value is what that site's execution read.
-    Dep D;
-    D.Kind = TermSite;
-    D.Site = It->second;
-    Terms.push_back(D);
+    Terms.push_back(siteTerm(It->second));
     return;
   }
   if (const auto *Ld = dyn_cast<LoadInst>(I)) {
@@ -246,12 +251,8 @@ void DepAnalysis::Impl::expandValue(const Value *V,
     // A call that is a site of its own (a heap allocation): the block it
     // returns comes from that statement
     auto CS = CallSite.find(CB);
-    if (CS != CallSite.end()) {
-      Dep E;
-      E.Kind = TermSite;
-      E.Site = CS->second;
-      Terms.push_back(E);
-    }
+    if (CS != CallSite.end())
+      Terms.push_back(siteTerm(CS->second));
     // The statement that holds the call: a traced store of its result
     // (`buf = malloc(n)` into a global) runs right after it.
     SmallVector<const Value *, 4> Work{CB};
@@ -262,12 +263,8 @@ void DepAnalysis::Impl::expandValue(const Value *V,
         else if (const auto *St = dyn_cast<StoreInst>(U))
           if (St->getValueOperand() == Work[W]) {
             auto S = AccessSite.find(St);
-            if (S != AccessSite.end()) {
-              Dep E;
-              E.Kind = TermSite;
-              E.Site = S->second;
-              Terms.push_back(E);
-            }
+            if (S != AccessSite.end())
+              Terms.push_back(siteTerm(S->second));
           }
       }
     return;
@@ -316,13 +313,8 @@ void DepAnalysis::Impl::expandContent(const AllocaInst *AI,
           Use(Arg);
         Succ.push_back(node(NControl, CB->getParent()));
         auto S = CallSite.find(CB);
-        if (S != CallSite.end()) {
-          // a memcpy site: it read what it copied
-          Dep D;
-          D.Kind = TermSite;
-          D.Site = S->second;
-          Terms.push_back(D);
-        }
+        if (S != CallSite.end()) // a memcpy site: it read what it copied
+          Terms.push_back(siteTerm(S->second));
         continue;
       }
       // atomics and anything else that may write it: its operands

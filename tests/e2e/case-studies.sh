@@ -192,7 +192,7 @@ for x in json.load(open(sys.argv[1]))["hints"]:
         w = x["fix"]["wait"]
         print("%d %s %d %s | %s" % (x["line"], w["where"], w["line"], w["loop"], x["fix"]["text"]))' "$WORK/halo_staging.json")
 expect_match "halo_staging: the receive is waited for right before the update loop" "$fx" \
-    "^$HR before $HU True \| start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU\$"
+    "^$HR before $HU True \| (for the calls it holds on, )?start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU\$"
 expect_match "halo_staging: the plain send's edit is for the calls it holds on" "$fx" \
     "^$HS [a-z]+ [0-9]+ [A-Za-z]+ \| for the calls it holds on, start the MPI_Send as MPI_Isend "
 # the improved version packs into a buffer of its own that nothing

@@ -552,8 +552,16 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
         hs->n--;
         return 0;
     }
-    if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key))
-        h->flags |= SEARCH_HINT_SOME_RANKS;
+    if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {
+        /* a rank that runs the call without any window needs its result
+         * at once (or feeds it right before): the one edit, made in the
+         * source every rank runs, would be wrong there (well-written.c's
+         * root reads the Allreduce's result right after it, the others
+         * free two arrays) */
+        search_hint_clear(h);
+        hs->n--;
+        return 0;
+    }
     if (h->with_window < h->instances)
         h->flags |= SEARCH_HINT_SOME_ITERATIONS;
     if (truncated)
