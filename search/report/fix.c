@@ -270,8 +270,13 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     where_text(b, h, &h->fix.start, relative, true);
     search_text_printf(b, ", and MPI_Wait for it ");
     if (wait_at_call && h->fix.start.where != SEARCH_FIX_AT) {
-        if (through)
-            search_text_printf(b, "where the call of %s is now (", helper.func && *helper.func ? helper.func : "the helper");
+        if (through) {
+            /* the function called at the hint's line: the helper, or the
+             * one between (main's call of sumAtoms, which calls the helper) */
+            const struct trace_srcframe below = search_hint_frame(h, 1);
+            search_text_printf(b, "where the call of %s is now (",
+                               below.func && *below.func ? below.func : "the helper");
+        }
         else
             search_text_printf(b, "where the %s is now (", call);
         at_line(b, h, h->file, h->line, relative);
@@ -290,6 +295,13 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
                  strcmp(ends[k]->func, h->func);
     if (other)
         search_text_printf(b, "; %s passes the request between them", h->func);
+    /* through a helper: started in one function of the path and waited
+     * for in another, the functions between hand the request on (CoMD's
+     * sumAtoms starts addIntParallel's reduction, its caller waits) */
+    const char *sf = h->fix.start.where != SEARCH_FIX_AT ? h->fix.start.func : h->func;
+    const char *wf = wait_at_call ? h->func : h->fix.wait.func;
+    if (through && sf && wf && *sf && *wf && strcmp(sf, wf))
+        search_text_printf(b, "; the request goes from %s to %s", sf, wf);
 }
 
 struct fline {

@@ -534,6 +534,42 @@ static void test_overlap_one_edit(void **state)
     search_report_free(rep);
 }
 
+/* The edit of a call made through helpers: the function called at the
+ * hint's line is named where the wait goes back to it, and a request
+ * started in one function of the path and waited for in another is
+ * handed on (CoMD: main calls sumAtoms, which calls addIntParallel). */
+static void test_fix_through_helpers(void **state)
+{
+    (void)state;
+    struct trace_srcframe frames[] = {{"/src/parallel.c", "addIntParallel", 116, 4},
+                                      {"/src/CoMD.c", "sumAtoms", 336, 4},
+                                      {"/src/CoMD.c", "main", 129, 4}};
+    struct trace_callctx cc = {.site = 3, .nframes = 3, .frames = frames, .anchor = 2};
+    struct search_hint h;
+    memset(&h, 0, sizeof h);
+    h.kind = SEARCH_HINT_OVERLAP;
+    h.call = CHT_MPI_ALLREDUCE;
+    h.file = "/src/CoMD.c";
+    h.func = "main";
+    h.line = 129;
+    h.col = 4;
+    h.ctx = &cc;
+    h.fix.start = (struct search_fix_loc){"/src/CoMD.c", "sumAtoms", 330, 4, SEARCH_FIX_AFTER, false, true, NULL, 0};
+    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0};
+    char *m = search_fix_text(&h, false);
+    assert_string_equal(m, "let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its request; "
+                           "call it right after the loop at line 330 (in sumAtoms), and MPI_Wait for it where the "
+                           "call of sumAtoms is now (line 129); the request goes from sumAtoms to main");
+    free(m);
+    /* started and waited for in the same function: nothing to hand on */
+    h.fix.start = (struct search_fix_loc){h.file, h.func, 120, 4, SEARCH_FIX_AFTER, false, false, NULL, 0};
+    m = search_fix_text(&h, false);
+    assert_string_equal(m, "let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its request; "
+                           "call it right after line 120, and MPI_Wait for it where the call of sumAtoms is now "
+                           "(line 129)");
+    free(m);
+}
+
 static void test_overlap_message_forms(void **state)
 {
     struct search_rank_result *r[1];
@@ -800,6 +836,7 @@ int main(void)
         T(test_overlap_no_related),
         T(test_overlap_one_edit),
         T(test_overlap_message_forms),
+        T(test_fix_through_helpers),
         T(test_aggregate_merge),
         T(test_aggregate_conditional),
         T(test_ranking),
