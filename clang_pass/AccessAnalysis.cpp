@@ -993,24 +993,22 @@ FunctionPlan AccessAnalysis::run() {
           // block, so no MPI call on it is moved across them
           bool Free = Name == "free";
           Value *P = Free ? CB->getArgOperand(0) : CB;
-          if (!P->getType()->isPointerTy())
+          // the size: malloc's argument, realloc's second, calloc's two
+          Value *Len = Free                ? nullptr
+                       : Name == "realloc" ? CB->getArgOperand(1)
+                                           : CB->getArgOperand(0);
+          Value *Len2 = Name == "calloc" ? CB->getArgOperand(1) : nullptr;
+          if (!P->getType()->isPointerTy() ||
+              (Len && !Len->getType()->isIntegerTy()) ||
+              (Len2 && !Len2->getType()->isIntegerTy()))
             continue;
           addCallSite(Plan, I, CHT_SITE_MEMSET);
           Site &S = Plan.Sites.back();
           S.Flags |= CHT_SITEF_HEAP;
           S.Heap = Free ? Site::HeapFree : Site::HeapAlloc;
           S.Dst = P;
-          if (Name == "malloc")
-            S.Len = CB->getArgOperand(0);
-          else if (Name == "calloc") {
-            S.Len = CB->getArgOperand(0);
-            S.Len2 = CB->getArgOperand(1);
-          } else if (Name == "realloc")
-            S.Len = CB->getArgOperand(1);
-          if (S.Len && !S.Len->getType()->isIntegerTy())
-            Plan.Sites.pop_back();
-          else if (S.Len2 && !S.Len2->getType()->isIntegerTy())
-            Plan.Sites.pop_back();
+          S.Len = Len;
+          S.Len2 = Len2;
         }
         continue;
       }

@@ -308,6 +308,9 @@ int search_hint_regions(struct search_hint *h);
  * they run in another iteration of a loop around the call. */
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
                         const struct trace_site_info *use, bool use_later);
+/* Whether h's overlap fix starts the call where it is and waits for it
+ * right after it: an edit that changes nothing. */
+bool search_fix_changes_nothing(const struct search_hint *h);
 
 /* names.c: the entry of a hint kind found across ranks with this kind or
  * name (name may be NULL), NULL if none. */

@@ -104,36 +104,55 @@ static struct search_fix_loc before_related(const struct search_hint *h, const s
     return fix_at(r->file, r->func, r->line, r->col, SEARCH_FIX_BEFORE);
 }
 
-/* Where a related line runs after the call, from its place in the source
- * beside the call's path (the hint's own line, and the frames down to the
- * MPI call): 2 below one of them in that frame's function (in the same
- * iteration), 0 at or above it (it runs in the next iteration), -1 in a
- * function off the path (unknown: it may run before the call in the same
- * iteration, or after it).  Related lines are sorted by file and line, so
- * the first of class 2 is the first to run after the call. */
-static int after_call(const struct search_hint *h, const struct search_related *r)
+/* The place of the call's path in a function: the hint's own location,
+ * then the frames down to the MPI call; with file, in that file too.
+ * False if the function is off the path. */
+static bool path_frame(const struct search_hint *h, const char *file, const char *func, struct trace_srcframe *out)
 {
     uint32_t n = search_hint_nframes(h);
     for (uint32_t k = 0; k <= n; k++) {
         struct trace_srcframe f = k < n ? search_hint_frame(h, k)
                                         : (struct trace_srcframe){h->file, h->func, h->line, h->col};
-        if (r->file && f.file && !strcmp(r->file, f.file) && !strcmp(search_nz(r->func), search_nz(f.func)))
-            return r->line > f.line ? 2 : 0;
+        if (!strcmp(search_nz(func), search_nz(f.func)) &&
+            (!file || (f.file && !strcmp(file, f.file)))) {
+            *out = f;
+            return true;
+        }
     }
-    return -1;
+    return false;
+}
+
+/* Where a related line runs after the call, from its place in the source
+ * beside the call's path: 2 below the path's place in its function (in
+ * the same iteration), 0 at or above it (it runs in the next iteration),
+ * -1 in a function off the path (unknown: it may run before the call in
+ * the same iteration, or after it).  Related lines are sorted by file and
+ * line, so the first of class 2 is the first to run after the call. */
+static int after_call(const struct search_hint *h, const struct search_related *r)
+{
+    struct trace_srcframe f;
+    if (!r->file || !path_frame(h, r->file, r->func, &f))
+        return -1;
+    return r->line > f.line ? 2 : 0;
 }
 
 /* Whether a statement is in the hint's function or in one on its call
  * path down to the MPI call. */
 static bool on_path(const struct search_hint *h, const char *func)
 {
-    uint32_t n = search_hint_nframes(h);
-    if (!strcmp(search_nz(func), search_nz(h->func)))
-        return true;
-    for (uint32_t k = 0; k < n; k++)
-        if (!strcmp(search_nz(func), search_nz(search_hint_frame(h, k).func)))
-            return true;
-    return false;
+    struct trace_srcframe f;
+    return path_frame(h, NULL, func, &f);
+}
+
+/* The fix waits for the call right after it (where the call is). */
+static bool waits_at_call(const struct search_hint *h)
+{
+    return h->fix.wait.where == SEARCH_FIX_AFTER && h->fix.wait.line == h->line && h->fix.wait.file == h->file;
+}
+
+bool search_fix_changes_nothing(const struct search_hint *h)
+{
+    return h->fix.start.where == SEARCH_FIX_AT && waits_at_call(h);
 }
 
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
@@ -141,19 +160,24 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
 {
     const struct search_related *first_before = NULL, *last_after = NULL, *first_part = NULL;
     bool before_part = false, unknown_part = false;
+    int first_class = -1;
     for (uint32_t k = 0; k < h->nrelated; k++) {
         const struct search_related *r = &h->related[k];
-        if (r->role == SEARCH_REL_BEFORE && !first_before)
-            first_before = r;
-        if (r->role == SEARCH_REL_BEFORE && r->events < r->total)
-            before_part = true;
-        if (r->role == SEARCH_REL_AFTER)
+        bool part = r->events < r->total;
+        if (r->role == SEARCH_REL_BEFORE) {
+            if (!first_before)
+                first_before = r;
+            before_part |= part;
+        } else if (r->role == SEARCH_REL_AFTER) {
             last_after = r;
-        if (r->role == SEARCH_REL_AFTER && r->events < r->total && after_call(h, r) < 0)
-            unknown_part = true;
-        else if (r->role == SEARCH_REL_AFTER && r->events < r->total &&
-                 (!first_part || after_call(h, r) > after_call(h, first_part)))
-            first_part = r; /* related lines are sorted: the first of the best class */
+            int c = part ? after_call(h, r) : -2;
+            if (c == -1)
+                unknown_part = true;
+            else if (c >= 0 && (!first_part || c > first_class)) {
+                first_part = r; /* related lines are sorted: the first of the best class */
+                first_class = c;
+            }
+        }
     }
     /* a statement in a function off the call's path (xmalloc's malloc of
      * the receive buffer, called for other buffers too): starting the call
@@ -197,7 +221,7 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
          * line that are not in the windows (halo_staging's update reads
          * the row just received in its first iteration) */
         h->fix.wait = before_related(h, first_part);
-        h->fix.wait.other_iteration = !after_call(h, first_part) && h->iters.n && h->iters.box[0].depth;
+        h->fix.wait.other_iteration = !first_class && h->iters.n && h->iters.box[0].depth;
     } else if (last_after) {
         h->fix.wait = fix_at(last_after->file, last_after->func, last_after->line, last_after->col,
                              SEARCH_FIX_AFTER);
@@ -251,8 +275,7 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     search_nonblocking_name(h->call, nb, sizeof nb);
     const struct trace_srcframe helper = search_hint_frame(h, search_hint_nframes(h) - 1);
     bool through = search_hint_nframes(h) > 1;
-    bool wait_at_call = h->fix.wait.where == SEARCH_FIX_AFTER && h->fix.wait.line == h->line &&
-                        h->fix.wait.file == h->file;
+    bool wait_at_call = waits_at_call(h);
     if (h->flags & SEARCH_HINT_SOME_ITERATIONS)
         /* the edit is for the calls whose windows were seen ("check by
          * hand: holds on N of M calls"), not for every call at the line */

@@ -497,6 +497,16 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->ctx = e[i].key.ctx;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
+    if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {
+        /* a rank that runs the call without any window needs its result
+         * at once (or feeds it right before): the one edit, made in the
+         * source every rank runs, would be wrong there (well-written.c's
+         * root reads the Allreduce's result right after it, the others
+         * free two arrays); decided before any of the hint's work */
+        search_hint_clear(h);
+        hs->n--;
+        return 0;
+    }
     struct ov_sides *sd = calloc(j - i, sizeof *sd);
     if (!sd)
         return TRACE_ERR_NOMEM;
@@ -544,20 +554,9 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     const struct search_overlap *use = fwd && fwd->use_site != CHT_NONE ? fwd : NULL;
     search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
                        use && use->use_later);
-    if (h->fix.start.where == SEARCH_FIX_AT && h->fix.wait.where == SEARCH_FIX_AFTER &&
-        h->fix.wait.line == h->line && h->fix.wait.file == h->file) {
-        /* started where it is and waited for right after it: the edit
-         * changes nothing, whatever the windows hold (names nothing to do) */
-        search_hint_clear(h);
-        hs->n--;
-        return 0;
-    }
-    if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {
-        /* a rank that runs the call without any window needs its result
-         * at once (or feeds it right before): the one edit, made in the
-         * source every rank runs, would be wrong there (well-written.c's
-         * root reads the Allreduce's result right after it, the others
-         * free two arrays) */
+    if (search_fix_changes_nothing(h)) {
+        /* started where it is and waited for right after it: whatever
+         * the windows hold, the hint names nothing to do */
         search_hint_clear(h);
         hs->n--;
         return 0;
