@@ -425,8 +425,13 @@ struct search_hint {
     struct dg_change *changes;
     uint32_t nchanges;
     struct search_fix fix;   /* overlap: where the nonblocking call starts and waits */
-    const char *recv_file;   /* aggregation: where the receiver takes the last member's message */
-    uint32_t recv_line;      /* (the lowest rank's first group; NULL/0 if not matched) */
+    /* aggregation, on the lowest rank's first group (NULL/0 if not matched):
+     * where the receiver takes the first member's message (where the one
+     * message is received) and the last member's */
+    const char *recv_first_file;
+    uint32_t recv_first_line;
+    const char *recv_file;
+    uint32_t recv_line;
     uint32_t nregions;
     struct search_region *regions; /* overlap: the related lines as regions, largest first (executions) */
 };

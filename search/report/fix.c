@@ -374,6 +374,11 @@ static void lines_text(struct search_text *b, const struct search_hint *h, const
     }
 }
 
+static bool same_line(const char *file, uint32_t line, const struct fline *l)
+{
+    return line == l->line && !strcmp(file, l->file ? l->file : "");
+}
+
 static void aggregate_text(struct search_text *b, const struct search_hint *h, bool relative)
 {
     size_t n = 0;
@@ -396,12 +401,35 @@ static void aggregate_text(struct search_text *b, const struct search_hint *h, b
         lines_text(b, h, &v[n - 1], 1, relative);
         search_text_printf(b, ")");
     }
-    if (h->recv_file && h->recv_line) {
-        search_text_printf(b, "; the receiving rank takes it with one receive at ");
-        at_line(b, h, h->recv_file, h->recv_line, relative);
-        search_text_printf(b, " (the receive of the last of them) and unpacks it");
+    bool exchange = h->call == CHT_MPI_SENDRECV || h->call == CHT_MPI_SENDRECV_REPLACE;
+    bool first_known = h->recv_first_file && h->recv_first_line;
+    if (exchange && !(h->flags & SEARCH_HINT_SOME_RANKS) && first_known && h->recv_file && same_line(h->recv_first_file, h->recv_first_line, &v[0]) &&
+        same_line(h->recv_file, h->recv_line, &v[n - 1])) {
+        /* the partner's calls are the same lines: its group was checked
+         * on its own rank (nothing reads what a member received before
+         * the last member), and the same edit merges them */
+        search_text_printf(b, ", which also receives the partner's packed buffers (its calls at the same lines "
+                              "are merged by the same edit); unpack them right after it");
     } else {
-        search_text_printf(b, "; the receiving rank takes it with one receive and unpacks it");
+        /* the receiver may use what the first message brings before the
+         * last one is sent (a pipeline's block, a row read in between):
+         * the one receive goes where the first of them is received, and
+         * each part is copied out where its receive is now */
+        search_text_printf(b, "; the receiving rank takes it with one receive ");
+        if (first_known) {
+            search_text_printf(b, "at ");
+            at_line(b, h, h->recv_first_file, h->recv_first_line, relative);
+            search_text_printf(b, " (where the first of them is received now)");
+        } else {
+            search_text_printf(b, "where the first of them is received now");
+        }
+        search_text_printf(b, " into a buffer of its own, and copies each part out where its receive is now");
+        if (h->recv_file && h->recv_line && first_known &&
+            (h->recv_line != h->recv_first_line || strcmp(h->recv_file, h->recv_first_file))) {
+            search_text_printf(b, " (the last at ");
+            at_line(b, h, h->recv_file, h->recv_line, relative);
+            search_text_printf(b, ")");
+        }
     }
     if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
         search_text_printf(b, "; the buffer sent at ");

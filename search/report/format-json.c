@@ -73,7 +73,9 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         json_fix_loc(f, "wait", &h->fix.wait, st);
     } else if (h->kind == SEARCH_HINT_AGGREGATE) {
         /* the sends to pack (the hint's and its members, by line), where
-         * the one message goes (the last of them), the buffer to copy */
+         * the one message goes (the last of them), where it is received
+         * (the first member's receive) and where the last member's receive
+         * is, the buffer to copy */
         const char *lf = h->file;
         uint32_t ll = h->line;
         fputs(",\"pack\":[", f);
@@ -92,6 +94,11 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         fputs("],\"send_at\":", f);
         json_line(f, lf, ll, st);
         fputs(",\"receive_at\":", f);
+        if (h->recv_first_file)
+            json_line(f, h->recv_first_file, h->recv_first_line, st);
+        else
+            fputs("null", f);
+        fputs(",\"last_receive_at\":", f);
         if (h->recv_file)
             json_line(f, h->recv_file, h->recv_line, st);
         else

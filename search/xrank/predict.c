@@ -65,6 +65,23 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
     return 0;
 }
 
+/* Where the receive matched with rank r's send at log position pos is
+ * (unchanged if not matched or at no known line). */
+static void matched_recv_loc(const struct search_xrank *x, int r, uint32_t pos, const char **file, uint32_t *line)
+{
+    struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, pos});
+    const struct search_rank_result *rr = q.rank >= 0 && q.rank < x->world_size ? x->by_rank[q.rank] : NULL;
+    const struct dg_mpilog *ql = rr ? x->logs[q.rank] : NULL;
+    const struct trace_site_info *si =
+        ql && q.pos < ql->n && ql->rec[q.pos].site != CHT_NONE ? search_site_info(rr, ql->rec[q.pos].site) : NULL;
+    if (si && si->file && *si->file && si->line) {
+        struct search_loc l;
+        search_loc_at_call(si, si->id, &l);
+        *file = l.file;
+        *line = l.line;
+    }
+}
+
 int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
                         struct search_hint *h)
 {
@@ -82,20 +99,13 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
         if (c >= log->n || log->rec[c].index != sp->last)
             continue;
         const struct dg_msgrec *carry = &log->rec[c];
-        if (!h->recv_file) { /* where the one message will be received: the carrier's receive */
-            struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, c});
-            const struct search_rank_result *rr =
-                q.rank >= 0 && q.rank < x->world_size ? x->by_rank[q.rank] : NULL;
-            const struct dg_mpilog *ql = rr ? x->logs[q.rank] : NULL;
-            const struct trace_site_info *si =
-                ql && q.pos < ql->n && ql->rec[q.pos].site != CHT_NONE ? search_site_info(rr, ql->rec[q.pos].site)
-                                                                        : NULL;
-            if (si && si->file && *si->file && si->line) {
-                struct search_loc l;
-                search_loc_at_call(si, si->id, &l);
-                h->recv_file = l.file;
-                h->recv_line = l.line;
-            }
+        if (!h->recv_file) { /* where the receiver takes the first member's message and the last's */
+            uint32_t f = dg_mpilog_find(log, sp->first);
+            while (f < c && (log->rec[f].kind != DG_MSG_SEND || log->rec[f].comm != carry->comm ||
+                             log->rec[f].peer != carry->peer))
+                f++;
+            matched_recv_loc(x, r, c, &h->recv_file, &h->recv_line);
+            matched_recv_loc(x, r, f, &h->recv_first_file, &h->recv_first_line);
         }
         for (uint32_t p = dg_mpilog_find(log, sp->first); p < c; p++) {
             const struct dg_msgrec *a = &log->rec[p];

@@ -312,6 +312,16 @@ expect_eq "pipeline: the merged sends are predicted to save nothing" \
     "$(jq '[.hints[] | select(.kind == "aggregate") | .predicted_saving_ns] | unique' -c "$WORK/pipe.json")" "[0]"
 expect_match "pipeline: and the message says the run gets slower" \
     "$(jq -r '.hints[] | select(.kind == "aggregate") | .message' "$WORK/pipe.json")" "predicted to make the run .* slower"
+# the receiver sweeps block b before it receives block b+1: the one
+# receive goes where the first block is received, each part copied out
+# where its receive is (not "at the receive of the last of them")
+recv=$(grep -n 'MPI_Recv(' examples/pipeline.c | head -1 | cut -d: -f1)
+expect_eq "pipeline: the merged message is received where the first block is" \
+    "$(jq -c '[.hints[] | select(.kind == "aggregate") | .fix | .receive_at.line, .last_receive_at.line]' "$WORK/pipe.json")" \
+    "[$recv,$recv]"
+expect_match "pipeline: and the fix says so" \
+    "$(jq -r '.hints[] | select(.kind == "aggregate") | .fix.text' "$WORK/pipe.json")" \
+    "one receive at line $recv \\(where the first of them is received now\\) into a buffer of its own, and copies each part out where its receive is now$"
 
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?

@@ -570,6 +570,74 @@ static void test_fix_through_helpers(void **state)
     free(m);
 }
 
+/* The receiving side of an aggregation fix: one receive where the first
+ * member is received (the receiver may use the first part before the last
+ * send), each part copied out where its receive is; exchanges whose
+ * partner's calls are the same lines on every rank: one Sendrecv. */
+static void test_fix_aggregate_receive(void **state)
+{
+    (void)state;
+    struct search_related rel[] = {{.file = "/src/dft.c", .func = "main", .line = 163, .role = SEARCH_REL_MEMBER},
+                                   {.file = "/src/dft.c", .func = "main", .line = 196, .role = SEARCH_REL_MEMBER}};
+    struct search_hint h;
+    memset(&h, 0, sizeof h);
+    h.kind = SEARCH_HINT_AGGREGATE;
+    h.call = CHT_MPI_SEND;
+    h.file = "/src/dft.c";
+    h.func = "main";
+    h.line = 162;
+    h.related = rel;
+    h.nrelated = 2;
+    h.recv_first_file = h.file;
+    h.recv_first_line = 157;
+    h.recv_file = h.file;
+    h.recv_line = 192;
+    char *m = search_fix_text(&h, false);
+    assert_string_equal(m, "pack the send buffers of the MPI_Send calls at lines 162, 163 and 196 into one buffer "
+                           "and send it with one MPI_Send where the last of them is (line 196); the receiving "
+                           "rank takes it with one receive at line 157 (where the first of them is received now) "
+                           "into a buffer of its own, and copies each part out where its receive is now (the last "
+                           "at line 192)");
+    free(m);
+    /* one line in a loop (a pipeline's blocks): the first and last receive
+     * are the same line; nothing matched: no line named */
+    h.nrelated = 0;
+    h.instances = 10;
+    h.members = 40;
+    h.recv_first_line = h.recv_line = 99;
+    m = search_fix_text(&h, false);
+    assert_string_equal(m, "pack what the consecutive MPI_Send calls at line 162 send (4 per group) into one buffer "
+                           "and send it with one MPI_Send after the last of them; the receiving rank takes it with "
+                           "one receive at line 99 (where the first of them is received now) into a buffer of its "
+                           "own, and copies each part out where its receive is now");
+    free(m);
+    h.recv_first_file = h.recv_file = NULL;
+    m = search_fix_text(&h, false);
+    assert_non_null(strstr(m, "; the receiving rank takes it with one receive where the first of them is received "
+                              "now into a buffer of its own"));
+    free(m);
+    /* an exchange whose partner's calls are the same lines */
+    h.call = CHT_MPI_SENDRECV;
+    h.line = 65;
+    rel[0].line = 67;
+    h.nrelated = 1;
+    h.instances = h.members = 0;
+    h.recv_first_file = h.recv_file = h.file;
+    h.recv_first_line = 65;
+    h.recv_line = 67;
+    m = search_fix_text(&h, false);
+    assert_string_equal(m, "pack the send buffers of the MPI_Sendrecv calls at lines 65 and 67 into one buffer and "
+                           "send it with one MPI_Sendrecv where the last of them is (line 67), which also receives "
+                           "the partner's packed buffers (its calls at the same lines are merged by the same edit); "
+                           "unpack them right after it");
+    free(m);
+    /* ... but holding on some ranks only, the partner's side is not known */
+    h.flags = SEARCH_HINT_SOME_RANKS;
+    m = search_fix_text(&h, false);
+    assert_non_null(strstr(m, "; the receiving rank takes it with one receive at line 65 (where the first"));
+    free(m);
+}
+
 static void test_overlap_message_forms(void **state)
 {
     struct search_rank_result *r[1];
@@ -837,6 +905,7 @@ int main(void)
         T(test_overlap_one_edit),
         T(test_overlap_message_forms),
         T(test_fix_through_helpers),
+        T(test_fix_aggregate_receive),
         T(test_aggregate_merge),
         T(test_aggregate_conditional),
         T(test_ranking),
