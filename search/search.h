@@ -162,6 +162,26 @@ struct search_overlap {
      * unknown (most windows reach the horizon or the trace's start or
      * end).  Both engines compute them; not compared (search_rank_result_equal). */
     uint32_t dep_site, use_site;
+    /* instances with a window (with_window) whose backward window is
+     * empty (the call cannot start any earlier: the one start of the fix
+     * must then be the call's own place), or whose forward one is (the
+     * wait must be right after the call), bounded by another statement
+     * than the fix's dep_site (use_site), which would then be wrong for
+     * them; both engines count them.  The _outside ones are those whose
+     * bound is outside every loop around the call (the call runs first in
+     * its loop nest, or last), not in back_empty (fwd_empty): a start in
+     * the iteration before ("the first one right before the loop") or a
+     * wait in the next one ("the last one right after the loop") still
+     * holds for them. */
+    uint64_t back_empty, fwd_empty;
+    uint64_t back_empty_outside, fwd_empty_outside;
+    /* instances with a window whose forward one is empty because the next
+     * call of the same site follows at once (halo_staging's receives of
+     * the three fields: one channel, kept in order): not in fwd_empty,
+     * since the edit makes that call nonblocking too and the posting
+     * order keeps the channel's order; the merge checks that their
+     * buffers differ */
+    uint64_t fwd_chained;
     bool dep_earlier;      /* dep_site runs in an earlier iteration of a loop around the call */
     bool use_later;        /* use_site runs in a later one */
     const struct trace_site_info *dep_info, *use_info;
@@ -358,6 +378,17 @@ struct search_fix_loc {
      * it) goes; NULL file: not known statically (a loop in a caller) */
     const char *outer_file;
     uint32_t outer_line;
+    /* start with other_iteration: what of the call's arguments differs
+     * from one call to the next (enum search_fix_differs), so the call
+     * started an iteration early must be given the next call's */
+    uint8_t differs;
+};
+
+enum search_fix_differs {
+    SEARCH_FIX_BUF_ALTERNATES = 1u << 0, /* the buffer alternates between two (swapped arrays) */
+    SEARCH_FIX_BUF_CHANGES = 1u << 1,    /* the buffer changes otherwise */
+    SEARCH_FIX_PEER_CHANGES = 1u << 2,   /* the source or destination changes */
+    SEARCH_FIX_COUNT_CHANGES = 1u << 3   /* the size changes */
 };
 
 /* The edit that applies an overlap hint (docs/dependence.md, "The fix"):

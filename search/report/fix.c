@@ -24,7 +24,7 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0};
+    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0};
 }
 
 /* The loop whose other iteration a place in another iteration is in: the
@@ -266,6 +266,22 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
     }
     /* a start posted in the last iteration would have no call to serve */
     search_text_printf(b, start ? ", none in its last iteration)" : ")");
+    if (!start || !l->differs)
+        return;
+    /* started an iteration early, the call is the next one: with its
+     * arguments, which the run showed differ from this one's */
+    static const char *const what[] = {"its buffer alternates between two from one call to the next: take the other one",
+                                       "its buffer changes from one call to the next",
+                                       "its peer changes from one call to the next",
+                                       "its size changes from one call to the next"};
+    search_text_printf(b, " with the next call's arguments (");
+    bool any = false;
+    for (unsigned k = 0; k < 4; k++)
+        if (l->differs & (1u << k)) {
+            search_text_printf(b, "%s%s", any ? "; " : "", what[k]);
+            any = true;
+        }
+    search_text_printf(b, ")");
 }
 
 static void overlap_text(struct search_text *b, const struct search_hint *h, bool relative)

@@ -55,6 +55,18 @@ static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *
         json_key_string(f, "file", search_display_path(l->outer_file ? l->outer_file : "", st));
         fprintf(f, ",\"line\":%u}", l->outer_line);
     }
+    if (l->differs) {
+        /* a start an iteration early: what of the next call's arguments differs */
+        static const char *const what[] = {"buffer-alternates", "buffer", "peer", "size"};
+        fputs(",\"next_call_differs\":[", f);
+        bool any = false;
+        for (unsigned k = 0; k < 4; k++)
+            if (l->differs & (1u << k)) {
+                fprintf(f, "%s\"%s\"", any ? "," : "", what[k]);
+                any = true;
+            }
+        fputc(']', f);
+    }
     fputc('}', f);
 }
 

@@ -91,6 +91,17 @@ expect_match "jacobi: the halo receives can overlap (the hint applied)" "$h" \
     "^overlap MPI_Recv [^ ]*jacobi.c:($(lines "$J" 'MPI_Recv\(')) "
 expect_match "jacobi: the halo sends can overlap (the hint applied)" "$h" \
     "^overlap MPI_Send [^ ]*jacobi.c:($(lines "$J" 'MPI_Send\(')) "
+# u and unew swap every sweep: a receive started in the sweep before
+# must go into the other array, and the fix says so
+jx=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["hints"]:
+    s = x["fix"].get("start", {})
+    if x["kind"] == "overlap" and x["call"] == "MPI_Recv" and s.get("other_iteration"):
+        print(x["line"], ",".join(s.get("next_call_differs", [])), x["fix"]["text"])' "$WORK/jacobi.json")
+expect_match "jacobi: a receive is started in the sweep before" "$jx" "^($(lines "$J" 'MPI_Recv\(')) "
+expect_eq "jacobi: every such start takes the other array" \
+    "$(grep -cv ' buffer-alternates .*with the next call.s arguments (its buffer alternates between two from one call to the next: take the other one)' <<<"$jx")" 0
 no_hint "jacobi_after: no overlap hint at the nonblocking exchange or its waits" jacobi_after \
     "^overlap [^ ]+ [^ ]*jacobi_after.c:($(lines "$JA" 'MPI_(Isend|Irecv|Waitall)\(')) "
 expect_match "jacobi_after: the trace has the nonblocking calls" "$(calls_of "$WORK/jacobi_after")" \
@@ -106,6 +117,15 @@ expect_match "gauss: the pivot row's receive can overlap (the hint applied)" "$h
     "^overlap MPI_Recv [^ ]*gauss.c:$(lines "$G" 'MPI_Recv\(&pivot\[k\]') "
 expect_match "gauss: the pivot row's sends can overlap (the hint applied)" "$h" \
     "^overlap MPI_Send [^ ]*gauss.c:$(lines "$G" 'MPI_Send\(&prow\[k\]') "
+# on 4 ranks the step before a receive is another rank's in 2 of 3 steps,
+# and its elimination still reads the pivot row there: no window before
+# the call, so the receive cannot start in the step before
+gx=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["hints"]:
+    if x["kind"] == "overlap" and x["call"] == "MPI_Recv" and "needs-buffer" not in x["flags"]:
+        print(x["line"], x["fix"]["start"]["where"], x["fix"]["start"]["other_iteration"])' "$WORK/gauss.json")
+expect_match "gauss: the pivot row's receive starts where it is" "$gx" "^$(lines "$G" 'MPI_Recv\(&pivot\[k\]') at False$"
 # (the MPI_Waitall of the sends before back substitution is left out: on
 # the owner of row n-1 it can still wait one statement later, x[n-1],
 # computed from a row that was never sent, which is right and negligible)

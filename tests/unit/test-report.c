@@ -534,6 +534,63 @@ static void test_overlap_one_edit(void **state)
     search_report_free(rep);
 }
 
+/* Calls of one site with no room on one side (docs/dependence.md, "One
+ * edit for every rank"): the side is not kept on any rank when some calls
+ * with a window have none there, bounded by another statement than the
+ * fix's; kept when that statement is outside every loop around the call
+ * and the fix's start is in the iteration before (the first call of a
+ * loop nest); a forward side chained to the next call of the same site
+ * needs the MPI logs to show distinct buffers. */
+static void test_overlap_empty_windows(void **state)
+{
+    struct search_rank_result *r[2];
+    (void)state;
+    for (int c = 0; c < 5; c++) {
+        for (int k = 0; k < 2; k++) {
+            uint32_t o = edit_rank(r, k);
+            add_st(r[k], o, &i_s28, SEARCH_STMT_BEFORE, 10, 10, 250000);
+            add_st(r[k], o, &i_s40a, SEARCH_STMT_AFTER, 10, 10, 250000);
+            set_bounds(&r[k]->overlaps[o], &i_s27, &i_cond);
+            struct search_overlap *ov = &r[k]->overlaps[o];
+            if (k == 1 && c == 0)
+                ov->back_empty = 3; /* gauss's receive after another rank's step */
+            if (k == 1 && c == 1)
+                ov->fwd_empty = 1;
+            if (c == 2)
+                ov->back_empty_outside = 1; /* the first call, bound before the loop */
+            if (c == 3) {
+                ov->back_empty_outside = 1;
+                ov->dep_earlier = true;
+            }
+            if (c == 4)
+                ov->fwd_chained = 2; /* no MPI logs here: the buffers are not known */
+        }
+        struct search_report *rep = build(r, 2, 2, &all);
+        free_ranks(r, 2);
+        assert_int_equal(rep->nhints, 1);
+        struct search_hint *h = &rep->hints[0];
+        bool back = c == 1 || c == 3 || c == 4, fwd = c == 0 || c == 2 || c == 3;
+        if (back) {
+            assert_non_null(related_at(h, 28));
+            assert_int_equal(h->fix.start.where, SEARCH_FIX_AFTER);
+            assert_int_equal(h->fix.start.line, 27);
+        } else {
+            assert_null(related_at(h, 28));
+            assert_int_equal(h->fix.start.where, SEARCH_FIX_AT);
+        }
+        if (fwd) {
+            assert_non_null(related_at(h, 40));
+            assert_int_equal(h->fix.wait.where, SEARCH_FIX_BEFORE);
+            assert_int_equal(h->fix.wait.line, 55);
+        } else {
+            assert_null(related_at(h, 40));
+            assert_int_equal(h->fix.wait.where, SEARCH_FIX_AFTER);
+            assert_int_equal(h->fix.wait.line, h->line);
+        }
+        search_report_free(rep);
+    }
+}
+
 /* The edit of a call made through helpers: the function called at the
  * hint's line is named where the wait goes back to it, and a request
  * started in one function of the path and waited for in another is
@@ -554,15 +611,34 @@ static void test_fix_through_helpers(void **state)
     h.line = 129;
     h.col = 4;
     h.ctx = &cc;
-    h.fix.start = (struct search_fix_loc){"/src/CoMD.c", "sumAtoms", 330, 4, SEARCH_FIX_AFTER, false, true, NULL, 0};
-    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0};
+    h.fix.start = (struct search_fix_loc){"/src/CoMD.c", "sumAtoms", 330, 4, SEARCH_FIX_AFTER, false, true, NULL, 0, 0};
+    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0};
     char *m = search_fix_text(&h, false);
     assert_string_equal(m, "let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its request; "
                            "call it right after the loop at line 330 (in sumAtoms), and MPI_Wait for it where the "
                            "call of sumAtoms is now (line 129); the request goes from sumAtoms to main");
     free(m);
+    /* started an iteration early with arguments that differ from one call
+     * to the next: the next call's (jacobi's halo row of u, then unew) */
+    h.fix.start = (struct search_fix_loc){h.file, h.func, 91, 4, SEARCH_FIX_AFTER, false, false, h.file, 132,
+                                          SEARCH_FIX_BUF_ALTERNATES | SEARCH_FIX_PEER_CHANGES};
+    h.ctx = NULL;
+    h.call = CHT_MPI_RECV;
+    m = search_fix_text(&h, false);
+    assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right after line 91, and MPI_Wait for it where the MPI_Recv is "
+                           "now (line 129)");
+    free(m);
+    h.fix.start.other_iteration = true;
+    m = search_fix_text(&h, false);
+    assert_non_null(strstr(m, "right after line 91 in the iteration before (the first one right before the loop at "
+                              "line 132, none in its last iteration) with the next call's arguments (its buffer "
+                              "alternates between two from one call to the next: take the other one; its peer "
+                              "changes from one call to the next), and MPI_Wait"));
+    free(m);
+    h.ctx = &cc;
+    h.call = CHT_MPI_ALLREDUCE;
     /* started and waited for in the same function: nothing to hand on */
-    h.fix.start = (struct search_fix_loc){h.file, h.func, 120, 4, SEARCH_FIX_AFTER, false, false, NULL, 0};
+    h.fix.start = (struct search_fix_loc){h.file, h.func, 120, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0};
     m = search_fix_text(&h, false);
     assert_string_equal(m, "let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its request; "
                            "call it right after line 120, and MPI_Wait for it where the call of sumAtoms is now "
@@ -903,6 +979,7 @@ int main(void)
         T(test_overlap_flags),
         T(test_overlap_no_related),
         T(test_overlap_one_edit),
+        T(test_overlap_empty_windows),
         T(test_overlap_message_forms),
         T(test_fix_through_helpers),
         T(test_fix_aggregate_receive),

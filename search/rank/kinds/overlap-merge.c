@@ -479,6 +479,88 @@ static int overlap_by_rank(struct ov_merge *x, struct search_hint *h)
     return 0;
 }
 
+/* What of the call's arguments differs between consecutive calls of the
+ * entries [i, j) with windows (their leads, in order, on each rank): the
+ * buffer of each message record (alternating between two addresses, as
+ * swapped arrays do, or changing otherwise), its peer and its size
+ * (enum search_fix_differs).  A start placed in the iteration before must
+ * be given the next call's arguments (jacobi's receive into u's halo row
+ * receives into unew's when started in the sweep before). */
+static uint8_t args_differ(const struct search_xrank *x, const struct ov_ent *e, size_t i, size_t j)
+{
+    uint8_t d = 0;
+    for (size_t k = i; x && k < j; k++) {
+        const struct dg_mpilog *log = e[k].rank >= 0 && e[k].rank < x->world_size ? x->logs[e[k].rank] : NULL;
+        const struct search_overlap *ov = e[k].ov;
+        /* per message record of a call (a Sendrecv has two): the last two
+         * buffers seen, and whether the buffer ever failed to alternate */
+        uint64_t prev[2][2] = {{0}}, peer[2] = {0}, size[2] = {0};
+        uint32_t seen[2] = {0};
+        bool alt_broken[2] = {false, false}, buf_moved[2] = {false, false};
+        for (uint32_t l = 0; log && l < ov->nleads; l++) {
+            uint32_t slot = 0;
+            for (uint32_t p = dg_mpilog_find(log, ov->leads[l].index);
+                 p < log->n && log->rec[p].index == ov->leads[l].index && slot < 2; p++) {
+                const struct dg_msgrec *a = &log->rec[p];
+                if (a->kind != DG_MSG_SEND && a->kind != DG_MSG_RECV && a->kind != DG_MSG_COLL)
+                    continue;
+                uint64_t buf = a->kind == DG_MSG_COLL && a->rbytes ? a->rbuf : a->buf;
+                uint32_t s = slot++;
+                /* b_k alternates: b_k != b_k-1 and b_k == b_k-2 */
+                if (seen[s] >= 1) {
+                    if (buf != prev[s][0])
+                        buf_moved[s] = true;
+                    else
+                        alt_broken[s] = true;
+                    if (seen[s] >= 2 && buf != prev[s][1])
+                        alt_broken[s] = true;
+                    /* a receive's peer and size are the status's (any
+                     * source, a count larger than the message): not its
+                     * arguments */
+                    if (a->kind != DG_MSG_RECV && (uint64_t)(int64_t)a->peer != peer[s])
+                        d |= SEARCH_FIX_PEER_CHANGES;
+                    if (a->kind != DG_MSG_RECV && a->bytes + a->rbytes != size[s])
+                        d |= SEARCH_FIX_COUNT_CHANGES;
+                }
+                prev[s][1] = prev[s][0];
+                prev[s][0] = buf;
+                peer[s] = (uint64_t)(int64_t)a->peer;
+                size[s] = a->bytes + a->rbytes;
+                seen[s]++;
+            }
+        }
+        for (int s = 0; s < 2; s++)
+            if (buf_moved[s])
+                d |= alt_broken[s] ? SEARCH_FIX_BUF_CHANGES : SEARCH_FIX_BUF_ALTERNATES;
+    }
+    if (d & SEARCH_FIX_BUF_CHANGES)
+        d &= (uint8_t)~SEARCH_FIX_BUF_ALTERNATES;
+    return d;
+}
+
+/* Whether the calls of an entry that follow one another at once (its
+ * fwd_chained instances) can all be pending together: no two consecutive
+ * receives of the site on the rank write overlapping buffers (two pending
+ * receives into one buffer are erroneous). */
+static bool chain_ok(const struct search_xrank *x, const struct ov_ent *e)
+{
+    const struct dg_mpilog *log = x && e->rank >= 0 && e->rank < x->world_size ? x->logs[e->rank] : NULL;
+    if (e->ov->role == DG_ROLE_SEND)
+        return true; /* pending sends only read their buffers */
+    if (!log)
+        return false;
+    const struct dg_msgrec *prev = NULL;
+    for (uint32_t p = 0; p < log->n; p++) {
+        const struct dg_msgrec *a = &log->rec[p];
+        if (a->site != e->ov->site || a->kind != DG_MSG_RECV)
+            continue;
+        if (prev && a->bytes && prev->bytes && a->buf < prev->buf + prev->bytes && prev->buf < a->buf + a->bytes)
+            return false;
+        prev = a;
+    }
+    return prev != NULL; /* the calls are in the log: their buffers are known */
+}
+
 /* The hint of the entries [i, j), which have the same location: kept, or
  * dropped without related lines. */
 static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, size_t j)
@@ -510,10 +592,37 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     struct ov_sides *sd = calloc(j - i, sizeof *sd);
     if (!sd)
         return TRACE_ERR_NOMEM;
-    const struct search_overlap *back = overlap_side(e, i, j, true, sd);
-    const struct search_overlap *fwd = overlap_side(e, i, j, false, sd);
+    /* a call with a window on one side only (gauss's pivot receive,
+     * whose backward window is empty when the step before eliminated
+     * with the previous pivot row): the one edit cannot move that side
+     * for any call, so the side is not kept on any rank */
+    bool no_back = false, no_fwd = false, back_out = false, fwd_out = false;
+    for (size_t k = i; k < j; k++) {
+        no_back |= e[k].ov->back_empty > 0;
+        no_fwd |= e[k].ov->fwd_empty > 0 || (e[k].ov->fwd_chained && !chain_ok(x->m->xr, &e[k]));
+        back_out |= e[k].ov->back_empty_outside > 0;
+        fwd_out |= e[k].ov->fwd_empty_outside > 0;
+    }
+    const struct search_overlap *back = no_back ? NULL : overlap_side(e, i, j, true, sd);
+    const struct search_overlap *fwd = no_fwd ? NULL : overlap_side(e, i, j, false, sd);
+    /* a call that runs first in its loop nest with no room before it
+     * (jacobi's first sweep: the halo row was just initialised) is served
+     * by a start in the iteration before ("the first one right before the
+     * loop"), not by one in the same iteration; likewise the last wait */
+    if (back && back_out && !(back->dep_site != CHT_NONE && back->dep_earlier)) {
+        back = NULL;
+        no_back = true;
+    }
+    if (fwd && fwd_out && !(fwd->use_site != CHT_NONE && fwd->use_later)) {
+        fwd = NULL;
+        no_fwd = true;
+    }
+    for (size_t k = i; k < j; k++) {
+        sd[k - i].back &= back != NULL;
+        sd[k - i].fwd &= fwd != NULL;
+    }
     struct ov_line *common = NULL;
-    long ncommon = back ? 0 : common_before(h, e, i, j, &common);
+    long ncommon = back || no_back ? 0 : common_before(h, e, i, j, &common);
     if (ncommon < 0) {
         free(sd);
         return TRACE_ERR_NOMEM;
@@ -554,6 +663,8 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     const struct search_overlap *use = fwd && fwd->use_site != CHT_NONE ? fwd : NULL;
     search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
                        use && use->use_later);
+    if (h->fix.start.other_iteration)
+        h->fix.start.differs = args_differ(x->m->xr, e, i, j);
     if (search_fix_changes_nothing(h)) {
         /* started where it is and waited for right after it: whatever
          * the windows hold, the hint names nothing to do */

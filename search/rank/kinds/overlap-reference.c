@@ -39,6 +39,8 @@ static int cmp_cand(const void *a, const void *b)
  * UINT64_MAX where nothing is counted. */
 struct search_overlap_fixn {
     uint64_t dep, use;
+    uint8_t bw_empty, fw_empty; /* SEARCH_OV_ROOM, _EMPTY or _EMPTY_OUTSIDE: a search found no room */
+    uint64_t bw_key, fw_key;    /* _EMPTY: what bounds it (site | SEARCH_OV_OTHER_ITER) */
 };
 
 /* The windows of candidate i: backward [*blo, i) and forward (i, *fhi]
@@ -70,6 +72,16 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
         /* k is the first event of the window: right after the dependence,
          * or i - reach when there is none */
         *blo = k < top ? k : top;
+        if (*blo >= top && found) { /* no room: by where its bound is */
+            const struct dg_event *d = &ev[k - 1];
+            fx->bw_empty = search_ov_shares_loop(d->iters, d->depth, c->iters, c->depth) ? SEARCH_OV_EMPTY
+                                                                                         : SEARCH_OV_EMPTY_OUTSIDE;
+            fx->bw_key = d->site | (search_ov_iter_order(d->iters, d->depth, c->iters, c->depth) < 0
+                                        ? SEARCH_OV_OTHER_ITER
+                                        : 0);
+        } else if (*blo >= top) {
+            fx->bw_empty = SEARCH_OV_EMPTY;
+        }
         if (*blo < top) /* the fix's start: after the dependence */
             fx->dep = found ? ev[k - 1].site | (search_ov_iter_order(ev[k - 1].iters, ev[k - 1].depth, c->iters,
                                                                     c->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0)
@@ -96,8 +108,15 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
         if (found && j > i + 1) /* the fix's wait: before the first dependent event */
             fx->use = ev[j].site | (search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth) > 0
                                         ? SEARCH_OV_OTHER_ITER : 0);
-        else if (found) /* no window: the wait stays right after the call */
+        else if (found) { /* no window: the wait stays right after the call */
             fx->use = CHT_NONE;
+            fx->fw_empty = search_ov_shares_loop(ev[j].iters, ev[j].depth, c->iters, c->depth)
+                               ? SEARCH_OV_EMPTY
+                               : SEARCH_OV_EMPTY_OUTSIDE;
+            fx->fw_key = ev[j].site | (search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth) > 0
+                                           ? SEARCH_OV_OTHER_ITER
+                                           : 0);
+        }
         if (!found && h < rem)
             truncated = true;
     }
@@ -114,6 +133,7 @@ struct site_scratch {
     size_t ntouched, captouched;
     uint64_t extended; /* needs-buffer variant: instances whose forward window grew */
     struct dg_map dep_n, use_n; /* the fix's counts */
+    struct dg_map dep_empty_n, use_empty_n; /* the same for empty windows of instances with a window */
 };
 
 /* Appends a lead to o (full at 8, 16, 32...: doubled). */
@@ -140,7 +160,7 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
     size_t blo, fhi, over = SIZE_MAX;
     uint64_t wcount = 0, cns = search_call_ns(c);
     struct search_set_time wt = {0}, at = {0};
-    struct search_overlap_fixn fx = {UINT64_MAX, UINT64_MAX};
+    struct search_overlap_fixn fx = {UINT64_MAX, UINT64_MAX, SEARCH_OV_ROOM, SEARCH_OV_ROOM, SEARCH_OV_NO_KEY, SEARCH_OV_NO_KEY};
     bool trunc = windows(x, i, o->needs_buffer, &blo, &fhi, &over, &fx);
     int rc;
 
@@ -190,6 +210,11 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
     o->saving_ns += cns < wt.ns ? cns : wt.ns;
     if (wcount) {
         o->with_window++;
+        o->back_empty_outside += fx.bw_empty == SEARCH_OV_EMPTY_OUTSIDE;
+        o->fwd_empty_outside += fx.fw_empty == SEARCH_OV_EMPTY_OUTSIDE;
+        if ((fx.bw_empty == SEARCH_OV_EMPTY && (rc = search_ov_count(&sc->dep_empty_n, fx.bw_key)) < 0) ||
+            (fx.fw_empty == SEARCH_OV_EMPTY && (rc = search_ov_count(&sc->use_empty_n, fx.fw_key)) < 0))
+            return rc;
         if ((rc = search_boxes_add(&o->iters, c->depth, c->iters, x->max_boxes)) < 0)
             return rc;
     }
@@ -274,13 +299,17 @@ static int overlap_site(struct search_ref *x, const struct cand *cand, size_t nc
     sc->extended = 0;
     memset(&sc->dep_n, 0, sizeof sc->dep_n);
     memset(&sc->use_n, 0, sizeof sc->use_n);
+    memset(&sc->dep_empty_n, 0, sizeof sc->dep_empty_n);
+    memset(&sc->use_empty_n, 0, sizeof sc->use_empty_n);
     sc->ntouched = sc->captouched = 0;
     sc->touched = NULL;
     for (size_t ci = 0; ci < ncand && rc == 0; ci++)
         rc = instance(x, cand[ci].index, sc, o);
-    search_ov_set_fix(o, &sc->dep_n, &sc->use_n);
+    search_ov_set_fix(o, &sc->dep_n, &sc->use_n, &sc->dep_empty_n, &sc->use_empty_n);
     dg_map_free(&sc->dep_n);
     dg_map_free(&sc->use_n);
+    dg_map_free(&sc->dep_empty_n);
+    dg_map_free(&sc->use_empty_n);
     if (rc == 0)
         rc = statements(x, sc, o);
     for (size_t t = 0; t < sc->ntouched; t++) {

@@ -45,6 +45,7 @@ struct csite {
     size_t qhead, qn, qcap;
     uint64_t extended;        /* needs-buffer variant: instances whose forward window grew */
     struct dg_map dep_n, use_n; /* site -> instances whose windows it bounds (the fix) */
+    struct dg_map dep_empty_n, use_empty_n; /* the same for empty windows of instances with a window */
 };
 
 struct inst {
@@ -58,6 +59,8 @@ struct inst {
     uint64_t w_over;       /* nb: search_stream_wpos(over, false) */
     uint64_t t_call, t_lo, t_hi; /* for display: when the call and its windows were */
     bool fw_open, fw_pending, truncated, done;
+    uint8_t bw_empty, fw_empty; /* SEARCH_OV_ROOM, _EMPTY or _EMPTY_OUTSIDE: no room before it, after it */
+    uint64_t bw_key, fw_key;    /* _EMPTY: what bounds it (site | SEARCH_OV_OTHER_ITER) */
     bool nb, extended;     /* a needs-buffer variant instance; its window grew */
     struct inst *twin;     /* the other instance of the call while both are open */
     uint64_t over;         /* nb: the event that ended the plain window by only
@@ -300,6 +303,11 @@ static int account(const struct search_stream *s, struct csite *c)
         }
         if (in->comp) {
             c->o.with_window++;
+            c->o.back_empty_outside += in->bw_empty == SEARCH_OV_EMPTY_OUTSIDE;
+            c->o.fwd_empty_outside += in->fw_empty == SEARCH_OV_EMPTY_OUTSIDE;
+            if ((in->bw_empty == SEARCH_OV_EMPTY && search_ov_count(&c->dep_empty_n, in->bw_key) < 0) ||
+                (in->fw_empty == SEARCH_OV_EMPTY && search_ov_count(&c->use_empty_n, in->fw_key) < 0))
+                goto nomem;
             c->o.comp_ns += in->time;
             c->o.saving_ns += search_min64(in->comm_ns, in->time);
             if (search_boxes_add(&c->o.iters, in->iters.depth, in->iters.it, search_stream_max_boxes(s)) < 0)
@@ -453,8 +461,21 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
     }
     /* the companions right before the call move with it */
     uint64_t hi = i - 1 - (e->ncompanions < i ? e->ncompanions : i);
-    if (e->ncompanions >= i || lo > hi)
+    if (e->ncompanions >= i || lo > hi) {
+        /* no room: by where its bound is */
+        const struct search_ring_ev *d = found ? search_stream_ring(s, last - 1) : NULL;
+        if (d) {
+            struct trace_iter moved[SEARCH_BOX_DEPTH];
+            uint32_t nd = 0;
+            const struct trace_iter *it = search_stream_iters(s, d, moved, &nd);
+            if (!search_ov_shares_loop(it, nd, e->iters, e->depth))
+                in->bw_empty = SEARCH_OV_EMPTY_OUTSIDE;
+            else
+                in->bw_key = d->site | (search_ov_iter_order(it, nd, e->iters, e->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0);
+        }
         return 0;
+    }
+    in->bw_empty = SEARCH_OV_ROOM;
     if (found) { /* where the call can start: after event last - 1 */
         const struct search_ring_ev *d = search_stream_ring(s, last - 1);
         if (d) {
@@ -510,6 +531,8 @@ static int instance(struct ov_stream *v, struct search_stream *s, const struct d
     search_ctx_of(e, &in->iters);
     c->o.instances++;
     c->o.comm_ns += in->comm_ns;
+    in->bw_empty = search_has_backward(e) ? SEARCH_OV_EMPTY : SEARCH_OV_ROOM; /* backward() says better */
+    in->bw_key = in->fw_key = SEARCH_OV_NO_KEY;
     if (search_has_backward(e) && i > 0 && (rc = backward(s, c, in, e, &lead)) < 0) {
         free(in);
         return rc;
@@ -564,6 +587,12 @@ static int ov_event(void *state, struct search_stream *s, const struct dg_event 
             }
             struct csite *cs = &v->cs[in->cs];
             if (e->index == in->c + 1) { /* no window: the wait stays right after the call */
+                in->fw_empty = search_ov_shares_loop(e->iters, e->depth, in->iters.it, in->iters.depth)
+                                   ? SEARCH_OV_EMPTY
+                                   : SEARCH_OV_EMPTY_OUTSIDE;
+                in->fw_key = e->site | (search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth) > 0
+                                            ? SEARCH_OV_OTHER_ITER
+                                            : 0);
                 if ((rc = search_ov_count(&cs->use_n, CHT_NONE)) < 0)
                     return rc;
             } else { /* where the wait goes: before e */
@@ -685,7 +714,8 @@ static int ov_finish(void *state, struct search_stream *s, struct search_rank_re
     for (size_t i = 0; i < v->ncs; i++) {
         if (v->cs[i].o.needs_buffer && !v->cs[i].extended)
             continue; /* no window grew: the variant adds nothing */
-        search_ov_set_fix(&v->cs[i].o, &v->cs[i].dep_n, &v->cs[i].use_n);
+        search_ov_set_fix(&v->cs[i].o, &v->cs[i].dep_n, &v->cs[i].use_n, &v->cs[i].dep_empty_n,
+                          &v->cs[i].use_empty_n);
         int rc = site_result(s, &v->cs[i], &r->overlaps[r->noverlaps++]);
         if (rc < 0)
             return rc;
@@ -713,6 +743,8 @@ static void ov_destroy(void *state)
         dg_map_free(&c->stmt_of);
         dg_map_free(&c->dep_n);
         dg_map_free(&c->use_n);
+        dg_map_free(&c->dep_empty_n);
+        dg_map_free(&c->use_empty_n);
         free(c->bw);
         free(c->fw);
         for (size_t j = 0; j < c->qn; j++)

@@ -101,6 +101,11 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
     CMP(over_site);
     CMP(instances);
     CMP(with_window);
+    CMP(back_empty);
+    CMP(back_empty_outside);
+    CMP(fwd_empty);
+    CMP(fwd_empty_outside);
+    CMP(fwd_chained);
     CMP(truncated);
     CMP(comm_ns);
     CMP(comp_ns);
@@ -185,6 +190,11 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
             pk_site_flag(b, o->over_info);
         pk_u64(b, o->instances);
         pk_u64(b, o->with_window);
+        pk_u64(b, o->back_empty);
+        pk_u64(b, o->back_empty_outside);
+        pk_u64(b, o->fwd_empty);
+        pk_u64(b, o->fwd_empty_outside);
+        pk_u64(b, o->fwd_chained);
         pk_u64(b, o->truncated);
         pk_u64(b, o->comm_ns);
         pk_u64(b, o->comp_ns);
@@ -290,6 +300,11 @@ static void ov_unpack(struct pk_rd *r, struct search_rank_result *res)
             o->over_info = rd_site_flag(r);
         o->instances = rd_u64(r);
         o->with_window = rd_u64(r);
+        o->back_empty = rd_u64(r);
+        o->back_empty_outside = rd_u64(r);
+        o->fwd_empty = rd_u64(r);
+        o->fwd_empty_outside = rd_u64(r);
+        o->fwd_chained = rd_u64(r);
         o->truncated = rd_u64(r);
         o->comm_ns = rd_u64(r);
         o->comp_ns = rd_u64(r);
@@ -313,17 +328,19 @@ uint64_t search_ov_most(const struct dg_map *m)
     return key;
 }
 
+/* The innermost levels of an iteration vector, as both engines keep them. */
+static void innermost(const struct trace_iter **a, uint32_t *na)
+{
+    if (*na > SEARCH_BOX_DEPTH) {
+        *a += *na - SEARCH_BOX_DEPTH;
+        *na = SEARCH_BOX_DEPTH;
+    }
+}
+
 int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb)
 {
-    /* the innermost levels only, as both engines keep them */
-    if (na > SEARCH_BOX_DEPTH) {
-        a += na - SEARCH_BOX_DEPTH;
-        na = SEARCH_BOX_DEPTH;
-    }
-    if (nb > SEARCH_BOX_DEPTH) {
-        b += nb - SEARCH_BOX_DEPTH;
-        nb = SEARCH_BOX_DEPTH;
-    }
+    innermost(&a, &na);
+    innermost(&b, &nb);
     for (uint32_t i = 0; i < na; i++)
         for (uint32_t j = 0; j < nb; j++)
             if (a[i].loop == b[j].loop) {
@@ -334,9 +351,42 @@ int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct t
     return 0;
 }
 
-void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n)
+bool search_ov_shares_loop(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb)
+{
+    innermost(&a, &na);
+    innermost(&b, &nb);
+    for (uint32_t i = 0; i < na; i++)
+        for (uint32_t j = 0; j < nb; j++)
+            if (a[i].loop == b[j].loop)
+                return true;
+    return false;
+}
+
+/* The instances counted in m under another key than k, and not under
+ * the site itself when chained is given (*chained: those). */
+static uint64_t others(const struct dg_map *m, uint64_t k, uint32_t site, uint64_t *chained)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (dg_map_used(m, i) && m->keys[i] != k) {
+            if (chained && (uint32_t)m->keys[i] == site)
+                *chained += m->vals[i];
+            else
+                n += m->vals[i];
+        }
+    return n;
+}
+
+void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n,
+                       const struct dg_map *dep_empty_n, const struct dg_map *use_empty_n)
 {
     uint64_t dep = search_ov_most(dep_n), use = search_ov_most(use_n);
+    /* an empty window bounded by the very statement the fix names is
+     * served by it (gauss's last step on 2 ranks: nothing runs between
+     * line 136 of the step before and the receive) */
+    o->back_empty = others(dep_empty_n, dep, 0, NULL);
+    o->fwd_chained = 0;
+    o->fwd_empty = others(use_empty_n, use, o->site, &o->fwd_chained);
     o->dep_site = (uint32_t)dep;
     o->use_site = (uint32_t)use;
     o->dep_earlier = dep != CHT_NONE && (dep & SEARCH_OV_OTHER_ITER);

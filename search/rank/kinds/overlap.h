@@ -40,8 +40,19 @@ uint64_t search_ov_most(const struct dg_map *m);
  * depth na) is in an earlier (-1) or later (1) iteration of a loop it
  * shares with b than b, 0 if in the same ones (or none). */
 int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
-/* Sets o's dep and use from the counts. */
-void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n);
+/* Whether two iteration vectors share a loop (on the innermost levels both
+ * engines keep): false when one runs outside every loop around the other. */
+bool search_ov_shares_loop(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
+/* An instance's empty window, by its bound (back_empty/fwd_empty and their
+ * _outside counts of struct search_overlap). */
+enum { SEARCH_OV_ROOM = 0, SEARCH_OV_EMPTY = 1, SEARCH_OV_EMPTY_OUTSIDE = 2 };
+/* The key of an empty window whose bound is not known (never a fix's). */
+#define SEARCH_OV_NO_KEY (1ull << 33)
+/* Sets o's dep and use from the counts, and back_empty/fwd_empty from the
+ * keys of the empty windows of instances with a window (inside a loop
+ * around the call). */
+void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n,
+                       const struct dg_map *dep_empty_n, const struct dg_map *use_empty_n);
 /* Counts key in m: 0 or TRACE_ERR_NOMEM. */
 int search_ov_count(struct dg_map *m, uint64_t key);
 
