@@ -370,9 +370,11 @@ static void set_header(CvEventView *v, const struct search_hint *h)
     if (h->flags & SEARCH_HINT_SOME_RANKS)
         g_string_append_printf(s, "\n<small>holds on rank%s %s only</small>", h->nranks == 1 ? "" : "s",
                                cv_format_ranks(ranks, sizeof ranks, h->ranks, h->nranks));
-    if (h->flags & SEARCH_HINT_SOME_ITERATIONS)
-        g_string_append_printf(s, "\n<small>holds on %" PRIu64 " of %" PRIu64 " calls</small>",
-                               h->with_window, h->instances);
+    if (h->flags & SEARCH_HINT_SOME_ITERATIONS) {
+        uint64_t held, of;
+        search_hint_calls(h, &held, &of);
+        g_string_append_printf(s, "\n<small>holds on %" PRIu64 " of %" PRIu64 " calls</small>", held, of);
+    }
     if (h->flags & SEARCH_HINT_TRUNCATED)
         g_string_append(s, "\n<small>some windows were cut at the horizon</small>");
     gtk_label_set_markup(v->header, s->str);

@@ -424,6 +424,7 @@ struct search_hint {
     uint64_t instances;      /* overlap: call instances; aggregation: groups (summed) */
     uint64_t with_window;    /* overlap: instances with a window (summed) */
     uint64_t members;        /* aggregation: sends in the groups (summed) */
+    uint64_t site_calls;     /* aggregation: sends made at the member lines on its ranks (0: unknown) */
     uint64_t bytes;          /* aggregation: bytes in the groups (summed) */
     uint32_t flags;          /* enum search_hint_flag */
     uint32_t nrelated;
@@ -614,6 +615,11 @@ const struct search_kind_desc *search_kind_at(unsigned i);
 const struct search_kind_desc *search_kind_desc(int kind);
 /* Its name, "?" if unknown; and the kind of a name, 0 if none. */
 const char *search_kind_name(int kind);
+/* The calls a hint holds on, of how many ("holds on N of M calls" with
+ * SEARCH_HINT_SOME_ITERATIONS): overlap and collectives, the instances
+ * with a window (matched); aggregation, the sends in its groups of those
+ * made at its member lines. */
+void search_hint_calls(const struct search_hint *h, uint64_t *held, uint64_t *of);
 int search_kind_from_name(const char *name);
 
 /* A role of a related line (enum search_related_role). */

@@ -402,6 +402,8 @@ static void aggregate_text(struct search_text *b, const struct search_hint *h, b
     const char *call = trace_mpi_call_name(h->call);
     if (!v)
         return;
+    if (h->flags & SEARCH_HINT_SOME_ITERATIONS) /* "check by hand: holds on N of M calls" */
+        search_text_printf(b, "for the calls it holds on, ");
     if (n == 1) {
         uint64_t per = h->instances ? h->members / h->instances : 0;
         search_text_printf(b, "pack what the consecutive %s calls at ", call);

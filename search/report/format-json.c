@@ -224,8 +224,8 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
     }
     fprintf(f,
             ",\"instances\":%" PRIu64 ",\"with_window\":%" PRIu64 ",\"members\":%" PRIu64
-            ",\"bytes\":%" PRIu64 ",\"flags\":[",
-            h->instances, h->with_window, h->members, h->bytes);
+            ",\"site_calls\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"flags\":[",
+            h->instances, h->with_window, h->members, h->site_calls, h->bytes);
     bool any = false;
     for (unsigned b = 0; b < sizeof search_flag_names / sizeof search_flag_names[0]; b++)
         if (h->flags & (1u << b)) {

@@ -123,7 +123,9 @@ static void print_caveats(FILE *f, const struct search_hint *h, uint64_t horizon
         any = true;
     }
     if (h->flags & SEARCH_HINT_SOME_ITERATIONS) {
-        fprintf(f, "%s holds on %" PRIu64 " of %" PRIu64 " calls", any ? ";" : "", h->with_window, h->instances);
+        uint64_t held, of;
+        search_hint_calls(h, &held, &of);
+        fprintf(f, "%s holds on %" PRIu64 " of %" PRIu64 " calls", any ? ";" : "", held, of);
         print_boxes(f, ", iterations ", &h->iters);
         any = true;
     }
@@ -170,8 +172,10 @@ static void print_detail(FILE *f, const struct search_hint *h, uint64_t horizon)
         fprintf(f, "  holds on rank%s %s only\n", h->nranks == 1 ? "" : "s", ranks);
     }
     if (h->flags & SEARCH_HINT_SOME_ITERATIONS) {
+        uint64_t held, of;
+        search_hint_calls(h, &held, &of);
         note_at(f, h->file, h->line, h->col);
-        fprintf(f, "  holds on %" PRIu64 " of %" PRIu64 " calls", h->with_window, h->instances);
+        fprintf(f, "  holds on %" PRIu64 " of %" PRIu64 " calls", held, of);
         print_boxes(f, ", iterations ", &h->iters);
         fputc('\n', f);
     }

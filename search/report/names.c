@@ -55,6 +55,17 @@ const char *search_kind_name(int kind)
     return d ? d->name : "?";
 }
 
+void search_hint_calls(const struct search_hint *h, uint64_t *held, uint64_t *of)
+{
+    if (h->kind == SEARCH_HINT_AGGREGATE) {
+        *held = h->members;
+        *of = h->site_calls;
+    } else {
+        *held = h->with_window;
+        *of = h->instances;
+    }
+}
+
 int search_kind_from_name(const char *name)
 {
     for (unsigned i = 0; name && i < search_kind_count(); i++)

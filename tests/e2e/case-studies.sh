@@ -126,6 +126,17 @@ for x in json.load(open(sys.argv[1]))["hints"]:
     if x["kind"] == "overlap" and x["call"] == "MPI_Recv" and "needs-buffer" not in x["flags"]:
         print(x["line"], x["fix"]["start"]["where"], x["fix"]["start"]["other_iteration"])' "$WORK/gauss.json")
 expect_match "gauss: the pivot row's receive starts where it is" "$gx" "^$(lines "$G" 'MPI_Recv\(&pivot\[k\]') at False$"
+# the pivot row and x[n-1] go to the same rank one after the other only
+# at the end of the elimination and the start of back substitution: an
+# aggregation of those lines holds on a few of their calls, and says so
+ga=$("$CH" hints "$WORK/gauss" --all --format=json 2>/dev/null | python3 -c '
+import json, sys
+for x in json.load(sys.stdin)["hints"]:
+    if x["kind"] == "aggregate":
+        print(x["members"], x["site_calls"], ",".join(x["flags"]), x["fix"]["text"][:40])')
+expect_match "gauss: the pivot and x sends of the last step can be one message" "$ga" "^[0-9]+ [0-9]+ "
+expect_eq "gauss: every such hint holds on fewer calls than its lines make, and says so" \
+    "$(awk '!($1 < $2 && $3 ~ /some-iterations/ && $4 " " $5 " " $6 " " $7 " " $8 == "for the calls it holds")' <<<"$ga")" ""
 # (the MPI_Waitall of the sends before back substitution is left out: on
 # the owner of row n-1 it can still wait one statement later, x[n-1],
 # computed from a row that was never sent, which is right and negligible)

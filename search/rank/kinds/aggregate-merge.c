@@ -145,6 +145,35 @@ static void group_sums(struct search_hint *h, const struct ag_ent *e, size_t i, 
     }
 }
 
+/* The sends made at the member sites of the entries [i, j) on their ranks
+ * (from the MPI logs), into *calls: the groups hold h->members of them.
+ * Returns false when a log is missing. */
+static bool member_site_calls(const struct search_merge *m, const struct ag_ent *e, size_t i, size_t j,
+                              uint64_t *calls)
+{
+    *calls = 0;
+    for (size_t k = i; k < j;) {
+        size_t z = k; /* the entries of one rank: its destinations and calling contexts */
+        while (z < j && e[z].rank == e[k].rank)
+            z++;
+        const struct dg_mpilog *log =
+            m->xr && e[k].rank >= 0 && e[k].rank < m->xr->world_size ? m->xr->logs[e[k].rank] : NULL;
+        if (!log)
+            return false;
+        for (uint32_t p = 0; p < log->n; p++) {
+            if (log->rec[p].kind != DG_MSG_SEND)
+                continue;
+            bool member = false;
+            for (size_t y = k; y < z && !member; y++)
+                for (uint32_t s = 0; s < e[y].g->nsites && !member; s++)
+                    member = e[y].g->sites[s] == log->rec[p].site;
+            *calls += member;
+        }
+        k = z;
+    }
+    return true;
+}
+
 /* The hint of the entries [i, j), which have the same key: kept, or
  * dropped if a group could deadlock. */
 static int group_hint(const struct search_merge *m, const struct ag_ent *e, size_t i, size_t j)
@@ -169,6 +198,12 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     group_sums(h, e, i, j);
+    /* the edit is made to the member lines: it holds for all their calls
+     * only if the groups hold every send made there (gauss's pivot row
+     * and x[n-1] go to the same rank one after the other only at the end
+     * of one loop and the start of the next) */
+    if (member_site_calls(m, e, i, j, &h->site_calls) && h->site_calls > h->members)
+        h->flags |= SEARCH_HINT_SOME_ITERATIONS;
     for (size_t k = i; m->xr && k < j; k++)
         if (search_change_group(m->xr, e[k].rank, e[k].res, (uint32_t)(e[k].g - e[k].res->groups), h) < 0)
             return TRACE_ERR_NOMEM;
