@@ -382,6 +382,10 @@ struct search_fix_loc {
      * from one call to the next (enum search_fix_differs), so the call
      * started an iteration early must be given the next call's */
     uint8_t differs;
+    /* wait: the place is in a function the call's path does not go
+     * through (heat's diffuse, called for two fields): that function runs
+     * for other callers too, so the wait goes right before its next call */
+    bool off_path;
 };
 
 enum search_fix_differs {
@@ -409,6 +413,10 @@ struct search_hint {
      * helper's caller), NULL when shown at the call itself; borrowed from
      * the trace.  search_hint_stack gives the path either way. */
     const struct trace_callctx *ctx;
+    /* overlap: the call path recorded for the call (the lowest rank's
+     * context, every frame up to main; NULL if none was recorded): which
+     * functions call the one the hint is in (the fix) */
+    const struct trace_callctx *path;
     int nranks;
     int *ranks;              /* sorted world ranks it holds on */
     const char *collective;  /* MPI collective to use, or NULL */

@@ -24,7 +24,7 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0};
+    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false};
 }
 
 /* The loop whose other iteration a place in another iteration is in: the
@@ -144,6 +144,21 @@ static bool on_path(const struct search_hint *h, const char *func)
     return path_frame(h, NULL, func, &f);
 }
 
+/* Whether func is known to be off the call's path and not one of its
+ * callers: a function the recorded call path does not go through (the
+ * path is recorded up to main), which runs after the call returns to one
+ * of the path's functions, and may run for other callers too. */
+static bool off_path(const struct search_hint *h, const char *func)
+{
+    const struct trace_callctx *x = h->path ? h->path : h->ctx;
+    if (!func || !*func || on_path(h, func) || !x)
+        return false;
+    for (uint32_t k = 0; k < x->nframes; k++)
+        if (!strcmp(search_nz(x->frames[k].func), func))
+            return false;
+    return true;
+}
+
 /* The fix waits for the call right after it (where the call is). */
 static bool waits_at_call(const struct search_hint *h)
 {
@@ -207,6 +222,7 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         /* also without computation to run before the wait: other MPI
          * calls in the window overlap with this one */
         h->fix.wait = place_of(h, use, SEARCH_FIX_BEFORE);
+        h->fix.wait.off_path = off_path(h, h->fix.wait.func);
         h->fix.wait.other_iteration = use_later;
         if (use_later)
             outer_loop(h, use, &h->fix.wait);
@@ -249,12 +265,20 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
         search_text_printf(b, ")");
         return;
     }
-    search_text_printf(b, "right %s ", l->where == SEARCH_FIX_BEFORE ? "before" : "after");
-    if (l->loop) /* "right after line 152" could read as inside its body */
-        search_text_printf(b, "the loop at ");
-    at_line(b, h, l->file, l->line, relative);
-    if (l->func && *l->func && h->func && strcmp(l->func, h->func))
-        search_text_printf(b, " (in %s)", l->func);
+    if (l->off_path) {
+        /* a wait inside a function that runs for other callers too: before
+         * the call of it that needs the data, not inside it */
+        search_text_printf(b, "right before the next call of %s, whose %s", l->func, l->loop ? "loop at " : "");
+        at_line(b, h, l->file, l->line, relative);
+        search_text_printf(b, " must wait for it");
+    } else {
+        search_text_printf(b, "right %s ", l->where == SEARCH_FIX_BEFORE ? "before" : "after");
+        if (l->loop) /* "right after line 152" could read as inside its body */
+            search_text_printf(b, "the loop at ");
+        at_line(b, h, l->file, l->line, relative);
+        if (l->func && *l->func && h->func && strcmp(l->func, h->func))
+            search_text_printf(b, " (in %s)", l->func);
+    }
     if (!l->other_iteration)
         return;
     /* the first iteration has none before it, the last none after it */
@@ -330,15 +354,15 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     bool other = false;
     const struct search_fix_loc *ends[2] = {&h->fix.start, &h->fix.wait};
     for (int k = 0; k < 2 && !through; k++)
-        other |= ends[k]->where != SEARCH_FIX_AT && ends[k]->func && *ends[k]->func && h->func && *h->func &&
-                 strcmp(ends[k]->func, h->func);
+        other |= ends[k]->where != SEARCH_FIX_AT && !ends[k]->off_path && ends[k]->func && *ends[k]->func &&
+                 h->func && *h->func && strcmp(ends[k]->func, h->func);
     if (other)
         search_text_printf(b, "; %s passes the request between them", h->func);
     /* through a helper: started in one function of the path and waited
      * for in another, the functions between hand the request on (CoMD's
      * sumAtoms starts addIntParallel's reduction, its caller waits) */
     const char *sf = h->fix.start.where != SEARCH_FIX_AT ? h->fix.start.func : h->func;
-    const char *wf = wait_at_call ? h->func : h->fix.wait.func;
+    const char *wf = wait_at_call || h->fix.wait.off_path ? h->func : h->fix.wait.func;
     if (through && sf && wf && *sf && *wf && strcmp(sf, wf))
         search_text_printf(b, "; the request goes from %s to %s", sf, wf);
 }

@@ -55,6 +55,8 @@ static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *
         json_key_string(f, "file", search_display_path(l->outer_file ? l->outer_file : "", st));
         fprintf(f, ",\"line\":%u}", l->outer_line);
     }
+    if (l->off_path) /* the wait goes right before the next call of l->func */
+        fputs(",\"off_path\":true", f);
     if (l->differs) {
         /* a start an iteration early: what of the next call's arguments differs */
         static const char *const what[] = {"buffer-alternates", "buffer", "peer", "size"};

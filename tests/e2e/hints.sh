@@ -323,6 +323,14 @@ expect_match "pipeline: and the fix says so" \
     "$(jq -r '.hints[] | select(.kind == "aggregate") | .fix.text' "$WORK/pipe.json")" \
     "one receive at line $recv \\(where the first of them is received now\\) into a buffer of its own, and copies each part out where its receive is now$"
 
+# a wait in a function the call's path does not go through (heat_helpers'
+# diffuse, called for T and for C) goes before its next call, not into it
+"$CH" run -n 2 -o "$WORK/heat" -- "$B/examples/O2/heat_helpers" >/dev/null 2>&1
+hw=$("$CH" hints "$WORK/heat" --all --format=json 2>/dev/null |
+    jq -r '.hints[] | select(.kind == "overlap" and .fix.wait.function == "diffuse") | "\(.fix.wait.off_path) \(.fix.text)"')
+expect_match "heat_helpers: a wait needed in diffuse is found" "$hw" "^true "
+expect_eq "heat_helpers: and goes right before diffuse's next call, the request staying in main" \
+    "$(grep -cv ' and MPI_Wait for it right before the next call of diffuse, whose loop at line [0-9]* must wait for it$' <<<"$hw")" 0
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?
 expect_eq "a missing directory exits 1" "$rc" 1

@@ -577,6 +577,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->line = e[i].key.line;
     h->col = e[i].key.col;
     h->ctx = e[i].key.ctx;
+    h->path = e[i].ov->info ? e[i].ov->info->ctx : NULL;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {
