@@ -386,6 +386,11 @@ struct search_fix_loc {
      * through (heat's diffuse, called for two fields): that function runs
      * for other callers too, so the wait goes right before its next call */
     bool off_path;
+    /* the place is after (start) or before (wait) a whole loop that holds
+     * every related line of its side, only some of whose executions can
+     * move: the loop must be split for the edit to overlap anything
+     * (jacobi's update loop, whose rows next to the halos read the data) */
+    bool split;
 };
 
 enum search_fix_differs {

@@ -24,7 +24,7 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false};
+    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false, false};
 }
 
 /* The loop whose other iteration a place in another iteration is in: the
@@ -77,6 +77,54 @@ static struct search_fix_loc place_of(const struct search_hint *h, const struct 
     if (top)
         return fix_at_loop(top, where);
     return fix_at(s->file, s->func, s->line, s->col, where);
+}
+
+/* Whether every related line of a role lies in a function below the anchor
+ * of s's calling context (inside the helper call that place_of lifts s
+ * to): an edit right after (before) that call leaves them all before
+ * (after) it, so it moves nothing (CoMD's second halo Sendrecv, bounded
+ * by the first one's: only the first helper's return is between them). */
+static bool related_inside_lifted(const struct search_hint *h, const struct trace_site_info *s, int role)
+{
+    const struct trace_callctx *x = search_ctx_shown(s);
+    bool any = false;
+    if (!x)
+        return false;
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        const struct search_related *r = &h->related[k];
+        if (r->role != role)
+            continue;
+        bool inside = false;
+        for (uint32_t f = 0; f < x->anchor && !inside; f++)
+            inside = !strcmp(search_nz(x->frames[f].func), search_nz(r->func));
+        if (!inside)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+/* Whether every related line of a role lies inside the loop a place was
+ * lifted to (f->loop: after or before that whole loop): the edit then
+ * leaves them all on the call's side of it, and overlaps nothing unless
+ * the loop is split (helper-tail.c: the start after the loop that updates
+ * both the buffer sent and, at the next line, one the call does not
+ * touch; jacobi: the wait before the update loop, whose inner rows do not
+ * read the halos). */
+static bool related_inside_loop(const struct search_hint *h, const struct search_fix_loc *f, int role)
+{
+    bool any = false;
+    if (!f->loop)
+        return false;
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        const struct search_related *r = &h->related[k];
+        if (r->role != role)
+            continue;
+        if (!r->loop || r->loop->line != f->line || strcmp(search_nz(r->loop->file), search_nz(f->file)))
+            return false;
+        any = true;
+    }
+    return any;
 }
 
 /* Right before a related line some of whose executions are not in the
@@ -200,7 +248,7 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
      * then taken from the related lines */
     if (dep && !on_path(h, dep->func))
         dep = NULL;
-    if (!first_before)
+    if (!first_before || (dep && related_inside_lifted(h, dep, SEARCH_REL_BEFORE)))
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
     else if (dep && dep->file && *dep->file && dep->line) {
         h->fix.start = place_of(h, dep, SEARCH_FIX_AFTER);
@@ -218,7 +266,12 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     else
         h->fix.start = fix_at(first_before->file, first_before->func, first_before->line, first_before->col,
                               SEARCH_FIX_BEFORE);
-    if (use && use->file && *use->file && use->line) {
+    if (h->fix.start.loop && h->fix.start.where == SEARCH_FIX_AFTER && !h->fix.start.other_iteration &&
+        related_inside_loop(h, &h->fix.start, SEARCH_REL_BEFORE))
+        h->fix.start.split = true;
+    if (use && related_inside_lifted(h, use, SEARCH_REL_AFTER)) {
+        h->fix.wait = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AFTER);
+    } else if (use && use->file && *use->file && use->line) {
         /* also without computation to run before the wait: other MPI
          * calls in the window overlap with this one */
         h->fix.wait = place_of(h, use, SEARCH_FIX_BEFORE);
@@ -244,6 +297,9 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     } else {
         h->fix.wait = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AFTER);
     }
+    if (h->fix.wait.loop && h->fix.wait.where == SEARCH_FIX_BEFORE && !h->fix.wait.other_iteration &&
+        related_inside_loop(h, &h->fix.wait, SEARCH_REL_AFTER))
+        h->fix.wait.split = true;
 }
 
 /* "line 12" or "util.c:12" (a file other than the hint's). */
@@ -365,6 +421,23 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     const char *wf = wait_at_call || h->fix.wait.off_path ? h->func : h->fix.wait.func;
     if (through && sf && wf && *sf && *wf && strcmp(sf, wf))
         search_text_printf(b, "; the request goes from %s to %s", sf, wf);
+    for (int k = 0; k < 2; k++) {
+        const struct search_fix_loc *l = ends[k];
+        if (!l->split)
+            continue;
+        uint64_t ev = 0, tot = 0;
+        for (uint32_t r = 0; r < h->nrelated; r++)
+            if (h->related[r].role == (k ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE)) {
+                ev += h->related[r].events;
+                tot += h->related[r].total;
+            }
+        search_text_printf(b, "; the computation that can %s is inside the loop at ",
+                           k ? "run before the wait" : "move after the start");
+        at_line(b, h, l->file, l->line, relative);
+        search_text_printf(b, ": split it, running %s the part %s (%" PRIu64 " of %" PRIu64 " executions)",
+                           k ? "before the wait" : "after the start",
+                           k ? "that does not need the data" : "the call does not need", ev, tot);
+    }
 }
 
 struct fline {

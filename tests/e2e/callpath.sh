@@ -115,6 +115,26 @@ for o in -O0 -O2; do
     expect_eq "callpath $o: --helpers=step_here: none left inside step_here" "$got" yes
 done
 
+# helper-tail.c: two exchanges in a row through a helper that reads the
+# status after its MPI_Sendrecv; only the first call's tail lies between
+# them, so starting the second "right after the first" changes nothing
+HT=$P/helper-tail.c
+mpicc -O2 -o "$WORK/ht-plain" "$HT"
+htplain=$("$MPIEXEC" -n 2 "$WORK/ht-plain" 2>&1 | grep '^helper-tail:')
+for o in -O0 -O2; do
+    if ! build_prog "$HT" "$WORK/ht$o" "$o" >"$WORK/build.log" 2>&1; then
+        not_ok "helper-tail $o: builds with commhint cc" "$(cat "$WORK/build.log")"
+        continue
+    fi
+    trace_run "$WORK/ht$o.trace" 2 "$WORK/ht$o"
+    expect_eq "helper-tail $o: tracing leaves the output unchanged" \
+        "$(grep '^helper-tail:' "$WORK/ht$o.trace.out")" "$htplain"
+    js=$("$CH" hints --all --format=json "$WORK/ht$o.trace" 2>/dev/null)
+    expect_match "helper-tail $o: hints ran" "$js" '"hints":'
+    expect_eq "helper-tail $o: no hint at the second exchange" \
+        "$(no_hint_at helper-tail.c "$(line_of "$HT" "/* HT-SECOND */")" <<<"$js")" yes
+done
+
 dir=$WORK/cp-O2.trace
 txt=$("$CH" hints "$dir" 2>/dev/null)
 expect_match "callpath: the text shows the path down to the call" "$txt" \

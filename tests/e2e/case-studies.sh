@@ -102,6 +102,17 @@ for x in json.load(open(sys.argv[1]))["hints"]:
 expect_match "jacobi: a receive is started in the sweep before" "$jx" "^($(lines "$J" 'MPI_Recv\(')) "
 expect_eq "jacobi: every such start takes the other array" \
     "$(grep -cv ' buffer-alternates .*with the next call.s arguments (its buffer alternates between two from one call to the next: take the other one)' <<<"$jx")" 0
+# the update loop holds the rows that read the halos and the ones that do
+# not: the wait goes before it, and the fix says to split it
+js=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["hints"]:
+    w = x["fix"].get("wait", {})
+    if x["kind"] == "overlap" and x["call"] == "MPI_Recv" and w.get("loop"):
+        print(x["line"], w["line"], w.get("split_loop", False), x["fix"]["text"].split("; ")[-1])' "$WORK/jacobi.json")
+expect_match "jacobi: a receive is waited for before the update loop" "$js" "^($(lines "$J" 'MPI_Recv\(')) "
+expect_eq "jacobi: every such wait says to split that loop" \
+    "$(grep -cv ' True the computation that can run before the wait is inside the loop at line [0-9]*: split it, running before the wait the part that does not need the data ([0-9]* of [0-9]* executions)$' <<<"$js")" 0
 no_hint "jacobi_after: no overlap hint at the nonblocking exchange or its waits" jacobi_after \
     "^overlap [^ ]+ [^ ]*jacobi_after.c:($(lines "$JA" 'MPI_(Isend|Irecv|Waitall)\(')) "
 expect_match "jacobi_after: the trace has the nonblocking calls" "$(calls_of "$WORK/jacobi_after")" \
