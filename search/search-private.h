@@ -301,6 +301,13 @@ bool search_hint_encloses(const struct search_hint *h, uint32_t id);
 /* regions.c: h->regions from its related lines (overlap roles). */
 int search_hint_regions(struct search_hint *h);
 
+/* Whether an edit placed by the statement `chosen` (the fix's bound of one
+ * side) also holds for calls whose windows statement k bounded: k runs in
+ * the same function as the innermost loop around chosen that also runs
+ * the call, and outside that loop (before it is entered, for a start; after
+ * it exits, for a wait).  h->iters must be set (the loops of the call). */
+bool search_fix_bound_fits(const struct search_hint *h, const struct trace_site_info *chosen,
+                           const struct search_bound *k);
 /* fix.c: where an overlap hint's nonblocking call starts and waits, from
  * its related lines and the statements the engines found around the
  * windows: dep (the last one the call depends on) and use (the first one

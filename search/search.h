@@ -129,6 +129,16 @@ struct search_lead {
     uint64_t fw_end;       /* event index of the forward window's last event (index: empty) */
 };
 
+/* A statement that bounded some windows of a call site other than the one
+ * the fix takes (search_overlap.back_others, fwd_others). */
+#define SEARCH_OV_OTHERS 4
+struct search_bound {
+    uint32_t site;
+    bool other;            /* it ran in another iteration of a loop around the call */
+    uint64_t n;            /* instances it bounded */
+    const struct trace_site_info *info;
+};
+
 /* One communication call site and the computation that can overlap it. */
 struct search_overlap {
     uint32_t site;
@@ -182,6 +192,13 @@ struct search_overlap {
      * order keeps the channel's order; the merge checks that their
      * buffers differ */
     uint64_t fwd_chained;
+    /* non-empty windows bounded by another statement than dep_site
+     * (use_site), by statement (the SEARCH_OV_OTHERS with the lowest keys;
+     * any more are counted in back_empty, fwd_empty): the merge keeps the
+     * side only if each of them runs outside the loop the fix's place is
+     * in (docs/dependence.md, "The fix") */
+    uint8_t nback_others, nfwd_others;
+    struct search_bound back_others[SEARCH_OV_OTHERS], fwd_others[SEARCH_OV_OTHERS];
     bool dep_earlier;      /* dep_site runs in an earlier iteration of a loop around the call */
     bool use_later;        /* use_site runs in a later one */
     const struct trace_site_info *dep_info, *use_info;

@@ -43,6 +43,26 @@ static void outer_loop(const struct search_hint *h, const struct trace_site_info
         }
 }
 
+bool search_fix_bound_fits(const struct search_hint *h, const struct trace_site_info *chosen,
+                           const struct search_bound *k)
+{
+    const struct trace_loop_info *L = NULL;
+    unsigned n = 0;
+    for (const struct trace_loop_info *l = chosen ? chosen->loop_info : NULL; l && n < 256; l = l->parent_info, n++)
+        if (search_hint_encloses(h, l->id)) {
+            L = l;
+            break;
+        }
+    if (!L || !k->info || strcmp(search_nz(k->info->func), search_nz(L->func)) ||
+        strcmp(search_nz(k->info->file), search_nz(L->file)))
+        return false;
+    n = 0;
+    for (const struct trace_loop_info *l = k->info->loop_info; l && n < 256; l = l->parent_info, n++)
+        if (l->id == L->id)
+            return false; /* inside it: which of the two runs first is not known */
+    return true;
+}
+
 /* Before or after the whole loop whose header is at l's line. */
 static struct search_fix_loc fix_at_loop(const struct trace_loop_info *l, int where)
 {

@@ -591,6 +591,52 @@ static void test_overlap_empty_windows(void **state)
     }
 }
 
+/* Whether an edit placed by one statement holds for windows another one
+ * bounded: the other must run in the same function, outside the innermost
+ * loop around the first that also runs the call. */
+static void test_fix_bound_fits(void **state)
+{
+    (void)state;
+    struct trace_loop_info outer = {1, SRC, "main", 10, 5, 0, CHT_NONE, NULL};
+    struct trace_loop_info inner = {2, SRC, "main", 20, 9, 1, 1, &outer};
+    struct trace_loop_info other = {3, SRC, "main", 40, 5, 0, CHT_NONE, NULL};
+    struct trace_site_info chosen = mk(300, SRC, "main", 22, 9, 0), in_inner = mk(301, SRC, "main", 25, 9, 0),
+                           in_outer = mk(302, SRC, "main", 12, 9, 0), elsewhere = mk(303, SRC, "helper", 5, 9, 0),
+                           before = mk(304, SRC, "main", 8, 5, 0), in_other = mk(305, SRC, "main", 41, 5, 0);
+    chosen.loop_info = &inner;
+    in_inner.loop_info = &inner;
+    in_outer.loop_info = &outer;
+    in_other.loop_info = &other;
+    struct search_box box = {2, {{1, 10, 0, 5}, {2, 20, 0, 7}}};
+    struct search_hint h;
+    memset(&h, 0, sizeof h);
+    h.iters = (struct search_boxes){1, 1, 0, &box};
+    struct search_bound k = {0, true, 1, NULL};
+    /* the call runs in both loops: the innermost around `chosen` is loop 2 */
+    k.info = &in_inner;
+    assert_false(search_fix_bound_fits(&h, &chosen, &k)); /* inside it: order unknown */
+    k.info = &in_outer;
+    assert_true(search_fix_bound_fits(&h, &chosen, &k));  /* before loop 2 is entered */
+    k.info = &before;
+    assert_true(search_fix_bound_fits(&h, &chosen, &k));
+    k.info = &in_other;
+    assert_true(search_fix_bound_fits(&h, &chosen, &k));
+    k.info = &elsewhere;
+    assert_false(search_fix_bound_fits(&h, &chosen, &k)); /* another function: maybe called inside it */
+    k.info = NULL;
+    assert_false(search_fix_bound_fits(&h, &chosen, &k));
+    /* the call runs in loop 1 only: the innermost around `chosen` that runs
+     * it is loop 1, and a statement of loop 2 is inside it */
+    box.depth = 1;
+    k.info = &in_outer;
+    assert_false(search_fix_bound_fits(&h, &chosen, &k));
+    k.info = &before;
+    assert_true(search_fix_bound_fits(&h, &chosen, &k));
+    /* no loop around the chosen statement runs the call */
+    chosen.loop_info = &other;
+    assert_false(search_fix_bound_fits(&h, &chosen, &k));
+}
+
 /* The edit of a call made through helpers: the function called at the
  * hint's line is named where the wait goes back to it, and a request
  * started in one function of the path and waited for in another is
@@ -992,6 +1038,7 @@ int main(void)
         T(test_overlap_empty_windows),
         T(test_overlap_message_forms),
         T(test_fix_through_helpers),
+        T(test_fix_bound_fits),
         T(test_fix_aggregate_receive),
         T(test_aggregate_merge),
         T(test_aggregate_conditional),

@@ -606,6 +606,24 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     }
     const struct search_overlap *back = no_back ? NULL : overlap_side(e, i, j, true, sd);
     const struct search_overlap *fwd = no_fwd ? NULL : overlap_side(e, i, j, false, sd);
+    /* windows bounded by other statements than the fix's: the edit holds
+     * for them only if they run outside the loop the fix's place is in
+     * (pipeline's first block of a sweep, bounded by the statement after
+     * the previous sweep; not gauss's elimination with another rank's
+     * pivot row, in the same loop as the fix's bound) */
+    if (search_boxes_copy(&h->iters, &e[i].ov->iters) < 0) {
+        free(sd);
+        return TRACE_ERR_NOMEM;
+    }
+    for (size_t k = i; k < j; k++) {
+        const struct search_overlap *ov = e[k].ov;
+        for (uint8_t b = 0; back && b < ov->nback_others; b++)
+            if (!search_fix_bound_fits(h, back->dep_info, &ov->back_others[b]))
+                back = NULL, no_back = true;
+        for (uint8_t b = 0; fwd && b < ov->nfwd_others; b++)
+            if (!search_fix_bound_fits(h, fwd->use_info, &ov->fwd_others[b]))
+                fwd = NULL, no_fwd = true;
+    }
     /* a call that runs first in its loop nest with no room before it
      * (jacobi's first sweep: the halo row was just initialised) is served
      * by a start in the iteration before ("the first one right before the
@@ -633,8 +651,6 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     int rc = overlap_sums(x, h, e, i, j, sd, &truncated);
     if (!rc)
         rc = overlap_by_rank(x, h);
-    if (!rc)
-        rc = search_boxes_copy(&h->iters, &e[i].ov->iters);
     if (!rc)
         rc = overlap_related(h, e, i, j, sd, common, (size_t)ncommon);
     free(common);

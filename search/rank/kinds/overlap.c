@@ -106,6 +106,16 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
     CMP(fwd_empty);
     CMP(fwd_empty_outside);
     CMP(fwd_chained);
+    CMP(nback_others);
+    CMP(nfwd_others);
+    for (uint8_t k = 0; k < a->nback_others; k++)
+        if (a->back_others[k].site != b->back_others[k].site || a->back_others[k].other != b->back_others[k].other ||
+            a->back_others[k].n != b->back_others[k].n)
+            return search_differ(why, size, "%sback_others[%u] differ", what, k);
+    for (uint8_t k = 0; k < a->nfwd_others; k++)
+        if (a->fwd_others[k].site != b->fwd_others[k].site || a->fwd_others[k].other != b->fwd_others[k].other ||
+            a->fwd_others[k].n != b->fwd_others[k].n)
+            return search_differ(why, size, "%sfwd_others[%u] differ", what, k);
     CMP(truncated);
     CMP(comm_ns);
     CMP(comp_ns);
@@ -157,6 +167,12 @@ static bool ov_visit(struct search_rank_result *r, const struct search_site_visi
             return true;
         if (o->use_site != CHT_NONE && v->site && v->site(v->ctx, o->use_site, &o->use_info))
             return true;
+        for (uint8_t k = 0; v->site && k < o->nback_others; k++)
+            if (v->site(v->ctx, o->back_others[k].site, &o->back_others[k].info))
+                return true;
+        for (uint8_t k = 0; v->site && k < o->nfwd_others; k++)
+            if (v->site(v->ctx, o->fwd_others[k].site, &o->fwd_others[k].info))
+                return true;
         if (v->boxes)
             v->boxes(v->ctx, &o->iters);
         for (uint32_t j = 0; j < o->nstmts; j++) {
@@ -227,6 +243,17 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
             pk_site_flag(b, o->dep_info);
         if (o->use_site != CHT_NONE)
             pk_site_flag(b, o->use_info);
+        for (int side = 0; side < 2; side++) {
+            uint8_t n = side ? o->nfwd_others : o->nback_others;
+            const struct search_bound *v = side ? o->fwd_others : o->back_others;
+            pk_u8(b, n);
+            for (uint8_t k = 0; k < n; k++) {
+                pk_u32(b, v[k].site);
+                pk_u8(b, v[k].other);
+                pk_u64(b, v[k].n);
+                pk_site_flag(b, v[k].info);
+            }
+        }
         pk_u32(b, o->nwindows);
         for (uint32_t j = 0; j < o->nwindows; j++) {
             pk_u64(b, o->windows[j].t_call);
@@ -273,6 +300,21 @@ static void rd_leads_windows(struct pk_rd *r, struct search_overlap *o)
         o->dep_info = rd_site_flag(r);
     if (o->use_site != CHT_NONE)
         o->use_info = rd_site_flag(r);
+    for (int side = 0; side < 2 && !r->bad; side++) {
+        uint8_t n = rd_u8(r);
+        struct search_bound *v = side ? o->fwd_others : o->back_others;
+        if (n > SEARCH_OV_OTHERS) {
+            rd_fail(r, "too many other bounds");
+            break;
+        }
+        for (uint8_t k = 0; k < n && !r->bad; k++) {
+            v[k].site = rd_u32(r);
+            v[k].other = rd_bool(r);
+            v[k].n = rd_u64(r);
+            v[k].info = rd_site_flag(r);
+        }
+        *(side ? &o->nfwd_others : &o->nback_others) = r->bad ? 0 : n;
+    }
     uint32_t nw = rd_count(r, 24);
     if (nw && (o->windows = rd_alloc(r, nw, sizeof *o->windows)))
         o->nwindows = nw;
@@ -377,6 +419,42 @@ static uint64_t others(const struct dg_map *m, uint64_t k, uint32_t site, uint64
     return n;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The keys of m other than k, CHT_NONE and (with site) those of the site
+ * itself, into out[0..*nout) (the SEARCH_OV_OTHERS lowest); the instances
+ * of the rest are returned. */
+static uint64_t other_bounds(const struct dg_map *m, uint64_t k, uint32_t site, struct search_bound *out,
+                             uint8_t *nout)
+{
+    uint64_t keys[64], more = 0;
+    size_t nk = 0;
+    *nout = 0;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!dg_map_used(m, i) || m->keys[i] == k || m->keys[i] == CHT_NONE ||
+            (site != CHT_NONE && (uint32_t)m->keys[i] == site))
+            continue;
+        if (nk < 64)
+            keys[nk++] = m->keys[i];
+        else
+            more += m->vals[i];
+    }
+    qsort(keys, nk, sizeof *keys, key_cmp);
+    for (size_t i = 0; i < nk; i++) {
+        const uint64_t *v = dg_map_get(m, keys[i]);
+        uint64_t n = v ? *v : 0;
+        if (i < SEARCH_OV_OTHERS)
+            out[(*nout)++] = (struct search_bound){(uint32_t)keys[i], (keys[i] & SEARCH_OV_OTHER_ITER) != 0, n, NULL};
+        else
+            more += n;
+    }
+    return more;
+}
+
 void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, const struct dg_map *use_n,
                        const struct dg_map *dep_empty_n, const struct dg_map *use_empty_n)
 {
@@ -387,6 +465,10 @@ void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, con
     o->back_empty = others(dep_empty_n, dep, 0, NULL);
     o->fwd_chained = 0;
     o->fwd_empty = others(use_empty_n, use, o->site, &o->fwd_chained);
+    if (dep != CHT_NONE)
+        o->back_empty += other_bounds(dep_n, dep, CHT_NONE, o->back_others, &o->nback_others);
+    if (use != CHT_NONE)
+        o->fwd_empty += other_bounds(use_n, use, o->site, o->fwd_others, &o->nfwd_others);
     o->dep_site = (uint32_t)dep;
     o->use_site = (uint32_t)use;
     o->dep_earlier = dep != CHT_NONE && (dep & SEARCH_OV_OTHER_ITER);
