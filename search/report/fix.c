@@ -370,7 +370,7 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
         return;
     /* started an iteration early, the call is the next one: with its
      * arguments, which the run showed differ from this one's */
-    static const char *const what[] = {"its buffer alternates between two from one call to the next: take the other one",
+    static const char *const what[] = {"its buffer alternates between two from one call to the next: the buffer the next call gets, not this one's",
                                        "its buffer changes from one call to the next",
                                        "its peer changes from one call to the next",
                                        "its size changes from one call to the next"};
@@ -401,9 +401,22 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
         where_text(b, h, &h->fix.wait, relative, false);
         return;
     }
-    if (through)
-        search_text_printf(b, "let %s start the %s as %s and return its request; call it ",
-                           helper.func && *helper.func ? helper.func : "the helper", call, nb);
+    if (through) {
+        /* shown above the call: the functions below the anchor have other
+         * calls, which keep them as they are */
+        uint32_t n = search_hint_nframes(h) - 1; /* frames below the anchor */
+        search_text_printf(b, "in %s of ", n > 1 ? "copies" : "a copy");
+        for (uint32_t k = n; k >= 1; k--) {
+            const struct trace_srcframe f = search_hint_frame(h, k);
+            search_text_printf(b, "%s%s", k == n ? "" : k == 1 ? " and " : ", ",
+                               f.func && *f.func ? f.func : "the helper");
+        }
+        search_text_printf(b, " for this call (%s keep %s as %s), let %s start the %s as %s and return its request; "
+                              "call it ",
+                           n > 1 ? "their other calls" : "its other calls", n > 1 ? "them" : "it",
+                           n > 1 ? "they are" : "it is", helper.func && *helper.func ? helper.func : "the helper",
+                           call, nb);
+    }
     else
         search_text_printf(b, "start the %s as %s ", call, nb);
     where_text(b, h, &h->fix.start, relative, true);
@@ -441,6 +454,12 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     const char *wf = wait_at_call || h->fix.wait.off_path ? h->func : h->fix.wait.func;
     if (through && sf && wf && *sf && *wf && strcmp(sf, wf))
         search_text_printf(b, "; the request goes from %s to %s", sf, wf);
+    if ((h->flags & SEARCH_HINT_NEEDS_BUFFER) && h->over_line) {
+        /* the needs-buffer variant: the wait comes after the overwrite */
+        search_text_printf(b, "; first copy what it sends into a buffer of its own and send that, since ");
+        at_line(b, h, h->over_file, h->over_line, relative);
+        search_text_printf(b, " overwrites the buffer before the wait");
+    }
     for (int k = 0; k < 2; k++) {
         const struct search_fix_loc *l = ends[k];
         if (!l->split)

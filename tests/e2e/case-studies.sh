@@ -101,7 +101,7 @@ for x in json.load(open(sys.argv[1]))["hints"]:
         print(x["line"], ",".join(s.get("next_call_differs", [])), x["fix"]["text"])' "$WORK/jacobi.json")
 expect_match "jacobi: a receive is started in the sweep before" "$jx" "^($(lines "$J" 'MPI_Recv\(')) "
 expect_eq "jacobi: every such start takes the other array" \
-    "$(grep -cv ' buffer-alternates .*with the next call.s arguments (its buffer alternates between two from one call to the next: take the other one)' <<<"$jx")" 0
+    "$(grep -cv ' buffer-alternates .*with the next call.s arguments (its buffer alternates between two from one call to the next: the buffer the next call gets, not this one.s)' <<<"$jx")" 0
 # the update loop holds the rows that read the halos and the ones that do
 # not: the wait goes before it, and the fix says to split it
 js=$(python3 -c '

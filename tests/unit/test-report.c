@@ -660,9 +660,10 @@ static void test_fix_through_helpers(void **state)
     h.fix.start = (struct search_fix_loc){"/src/CoMD.c", "sumAtoms", 330, 4, SEARCH_FIX_AFTER, false, true, NULL, 0, 0, false, false};
     h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false};
     char *m = search_fix_text(&h, false);
-    assert_string_equal(m, "let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its request; "
-                           "call it right after the loop at line 330 (in sumAtoms), and MPI_Wait for it where the "
-                           "call of sumAtoms is now (line 129); the request goes from sumAtoms to main");
+    assert_string_equal(m, "in copies of addIntParallel and sumAtoms for this call (their other calls keep them as "
+                           "they are), let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its "
+                           "request; call it right after the loop at line 330 (in sumAtoms), and MPI_Wait for it where "
+                           "the call of sumAtoms is now (line 129); the request goes from sumAtoms to main");
     free(m);
     /* started an iteration early with arguments that differ from one call
      * to the next: the next call's (jacobi's halo row of u, then unew) */
@@ -678,7 +679,7 @@ static void test_fix_through_helpers(void **state)
     m = search_fix_text(&h, false);
     assert_non_null(strstr(m, "right after line 91 in the iteration before (the first one right before the loop at "
                               "line 132, none in its last iteration) with the next call's arguments (its buffer "
-                              "alternates between two from one call to the next: take the other one; its peer "
+                              "alternates between two from one call to the next: the buffer the next call gets, not this one's; its peer "
                               "changes from one call to the next), and MPI_Wait"));
     free(m);
     /* a wait inside a function off the call's path (heat's diffuse, called
@@ -696,9 +697,10 @@ static void test_fix_through_helpers(void **state)
     /* started and waited for in the same function: nothing to hand on */
     h.fix.start = (struct search_fix_loc){h.file, h.func, 120, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false};
     m = search_fix_text(&h, false);
-    assert_string_equal(m, "let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its request; "
-                           "call it right after line 120, and MPI_Wait for it where the call of sumAtoms is now "
-                           "(line 129)");
+    assert_string_equal(m, "in copies of addIntParallel and sumAtoms for this call (their other calls keep them as "
+                           "they are), let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its "
+                           "request; call it right after line 120, and MPI_Wait for it where the call of sumAtoms is "
+                           "now (line 129)");
     free(m);
 }
 

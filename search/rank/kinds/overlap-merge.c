@@ -561,6 +561,136 @@ static bool chain_ok(const struct search_xrank *x, const struct ov_ent *e)
     return prev != NULL; /* the calls are in the log: their buffers are known */
 }
 
+/* Whether the helper an MPI call is made in (hint shown above the call,
+ * at ctx's anchor) does more than that call: the call is inside a loop of
+ * the helper, or the helper makes another MPI call any rank's results
+ * know.  Calling the helper earlier then moves the rest of it too, which
+ * the call's windows say nothing about (ring_allgather's share_positions:
+ * the y send after the x one, and the next rounds; heat_helpers'
+ * halo_swap: two Sendrecv). */
+static bool helper_loops(const struct ov_ent *e, size_t i, const struct trace_callctx *ctx)
+{
+    const struct trace_site_info *ci = e[i].ov->info;
+    return ci && ci->loop_info && !strcmp(search_nz(ci->loop_info->func), search_nz(ctx->frames[0].func));
+}
+
+static bool helper_busy(const struct ov_ent *e, size_t i, size_t j, const struct trace_callctx *ctx)
+{
+    const char *hf = search_nz(ctx->frames[0].func), *hfile = search_nz(ctx->frames[0].file);
+    if (helper_loops(e, i, ctx))
+        return true;
+    for (size_t k = i; k < j; k++)
+        for (uint32_t o = 0; e[k].res && o < e[k].res->noverlaps; o++) {
+            const struct trace_site_info *oi = e[k].res->overlaps[o].info;
+            if (oi && oi->line != ctx->frames[0].line && !strcmp(search_nz(oi->func), hf) &&
+                !strcmp(search_nz(oi->file), hfile))
+                return true;
+        }
+    return false;
+}
+
+static bool same_place(const struct search_fix_loc *a, const struct search_fix_loc *b)
+{
+    return a->where == b->where && a->line == b->line && a->other_iteration == b->other_iteration &&
+           !strcmp(search_nz(a->file), search_nz(b->file));
+}
+
+/* Whether p is the plain hint at the same call as the needs-buffer hint
+ * h, with the same edit. */
+static bool same_edit(const struct search_hint *p, const struct search_hint *h)
+{
+    return p->kind == h->kind && !(p->flags & SEARCH_HINT_NEEDS_BUFFER) && p->line == h->line &&
+           p->col == h->col && p->ctx == h->ctx && !strcmp(search_nz(p->file), search_nz(h->file)) &&
+           same_place(&p->fix.start, &h->fix.start) && same_place(&p->fix.wait, &h->fix.wait);
+}
+
+/* The sides of the edit of the entries [i, j) that hold for every call
+ * (docs/dependence.md, "The fix"): *back and *fwd are the entries whose
+ * bounds the fix takes, NULL for a side not kept; *no_back says the
+ * backward side was ruled out (no lines every entry moves either).  Sets
+ * h->iters.  Returns 0 or TRACE_ERR_NOMEM. */
+static int overlap_sides(const struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i,
+                         size_t j, struct ov_sides *sd, const struct search_overlap **backp,
+                         const struct search_overlap **fwdp, bool *no_backp)
+{
+    /* a call with a window on one side only (gauss's pivot receive,
+     * whose backward window is empty when the step before eliminated
+     * with the previous pivot row): the one edit cannot move that side
+     * for any call, so the side is not kept on any rank */
+    bool no_back = false, no_fwd = false, back_out = false, fwd_out = false;
+    for (size_t k = i; k < j; k++) {
+        no_back |= e[k].ov->back_empty > 0;
+        no_fwd |= e[k].ov->fwd_empty > 0 || (e[k].ov->fwd_chained && !chain_ok(x->m->xr, &e[k]));
+        back_out |= e[k].ov->back_empty_outside > 0;
+        fwd_out |= e[k].ov->fwd_empty_outside > 0;
+    }
+    const struct search_overlap *back = no_back ? NULL : overlap_side(e, i, j, true, sd);
+    const struct search_overlap *fwd = no_fwd ? NULL : overlap_side(e, i, j, false, sd);
+
+    /* windows bounded by other statements than the fix's: the edit holds
+     * for them only if they run outside the loop the fix's place is in
+     * (pipeline's first block of a sweep, bounded by the statement after
+     * the previous sweep; not gauss's elimination with another rank's
+     * pivot row, in the same loop as the fix's bound) */
+    if (search_boxes_copy(&h->iters, &e[i].ov->iters) < 0)
+        return TRACE_ERR_NOMEM;
+    for (size_t k = i; k < j; k++) {
+        const struct search_overlap *ov = e[k].ov;
+        /* a start in the iteration before is placed in every iteration:
+         * right only if the call runs in each (its instances make one box
+         * of consecutive iterations; gauss's owner sends every other step
+         * on 2 ranks, so a send started in every step would start calls
+         * that never come) */
+        if (back && back->dep_earlier && (ov->iters.n > 1 || ov->iters.more))
+            back = NULL, no_back = true;
+        for (uint8_t b = 0; back && b < ov->nback_others; b++)
+            if (!search_fix_bound_fits(h, back->dep_info, &ov->back_others[b]))
+                back = NULL, no_back = true;
+        for (uint8_t b = 0; fwd && b < ov->nfwd_others; b++)
+            if (!search_fix_bound_fits(h, fwd->use_info, &ov->fwd_others[b]))
+                fwd = NULL, no_fwd = true;
+    }
+    /* through a helper: calling the helper earlier moves all it does, so
+     * it holds only for a helper that does nothing but the call (the
+     * windows are the call's alone); waiting after the helper returns
+     * holds only if what needs the call is not another MPI call inside it
+     * (ring_allgather's next round, in share_positions' loop), which the
+     * fix would place at the helper's call */
+    if (h->ctx && h->ctx->anchor > 0) {
+        if (back && helper_busy(e, i, j, h->ctx))
+            back = NULL, no_back = true;
+        /* a call in a loop of the helper: one request cannot be returned
+         * for all its rounds */
+        if (fwd && helper_loops(e, i, h->ctx))
+            fwd = NULL, no_fwd = true;
+        /* an MPI call inside the helper (its next round) needs it: the
+         * fix would lift that bound to the helper's call, after it */
+        for (uint32_t f = 0; fwd && fwd->use_info && fwd->use_info->ctx && f < h->ctx->anchor; f++)
+            if (!strcmp(search_nz(fwd->use_info->func), search_nz(h->ctx->frames[f].func)))
+                fwd = NULL, no_fwd = true;
+    }
+    /* a call that runs first in its loop nest with no room before it
+     * (jacobi's first sweep: the halo row was just initialised) is served
+     * by a start in the iteration before ("the first one right before the
+     * loop"), not by one in the same iteration; likewise the last wait */
+    if (back && back_out && !(back->dep_site != CHT_NONE && back->dep_earlier)) {
+        back = NULL;
+        no_back = true;
+    }
+    if (fwd && fwd_out && !(fwd->use_site != CHT_NONE && fwd->use_later)) {
+        fwd = NULL;
+        no_fwd = true;
+    }
+    for (size_t k = i; k < j; k++) {
+        sd[k - i].back &= back != NULL;
+        sd[k - i].fwd &= fwd != NULL;
+    }
+    *backp = back;
+    *fwdp = fwd;
+    *no_backp = no_back;
+    return 0;
+}
+
 /* The hint of the entries [i, j), which have the same location: kept, or
  * dropped without related lines. */
 static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, size_t j)
@@ -593,52 +723,11 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     struct ov_sides *sd = calloc(j - i, sizeof *sd);
     if (!sd)
         return TRACE_ERR_NOMEM;
-    /* a call with a window on one side only (gauss's pivot receive,
-     * whose backward window is empty when the step before eliminated
-     * with the previous pivot row): the one edit cannot move that side
-     * for any call, so the side is not kept on any rank */
-    bool no_back = false, no_fwd = false, back_out = false, fwd_out = false;
-    for (size_t k = i; k < j; k++) {
-        no_back |= e[k].ov->back_empty > 0;
-        no_fwd |= e[k].ov->fwd_empty > 0 || (e[k].ov->fwd_chained && !chain_ok(x->m->xr, &e[k]));
-        back_out |= e[k].ov->back_empty_outside > 0;
-        fwd_out |= e[k].ov->fwd_empty_outside > 0;
-    }
-    const struct search_overlap *back = no_back ? NULL : overlap_side(e, i, j, true, sd);
-    const struct search_overlap *fwd = no_fwd ? NULL : overlap_side(e, i, j, false, sd);
-    /* windows bounded by other statements than the fix's: the edit holds
-     * for them only if they run outside the loop the fix's place is in
-     * (pipeline's first block of a sweep, bounded by the statement after
-     * the previous sweep; not gauss's elimination with another rank's
-     * pivot row, in the same loop as the fix's bound) */
-    if (search_boxes_copy(&h->iters, &e[i].ov->iters) < 0) {
+    const struct search_overlap *back = NULL, *fwd = NULL;
+    bool no_back = false;
+    if (overlap_sides(x, h, e, i, j, sd, &back, &fwd, &no_back) < 0) {
         free(sd);
         return TRACE_ERR_NOMEM;
-    }
-    for (size_t k = i; k < j; k++) {
-        const struct search_overlap *ov = e[k].ov;
-        for (uint8_t b = 0; back && b < ov->nback_others; b++)
-            if (!search_fix_bound_fits(h, back->dep_info, &ov->back_others[b]))
-                back = NULL, no_back = true;
-        for (uint8_t b = 0; fwd && b < ov->nfwd_others; b++)
-            if (!search_fix_bound_fits(h, fwd->use_info, &ov->fwd_others[b]))
-                fwd = NULL, no_fwd = true;
-    }
-    /* a call that runs first in its loop nest with no room before it
-     * (jacobi's first sweep: the halo row was just initialised) is served
-     * by a start in the iteration before ("the first one right before the
-     * loop"), not by one in the same iteration; likewise the last wait */
-    if (back && back_out && !(back->dep_site != CHT_NONE && back->dep_earlier)) {
-        back = NULL;
-        no_back = true;
-    }
-    if (fwd && fwd_out && !(fwd->use_site != CHT_NONE && fwd->use_later)) {
-        fwd = NULL;
-        no_fwd = true;
-    }
-    for (size_t k = i; k < j; k++) {
-        sd[k - i].back &= back != NULL;
-        sd[k - i].fwd &= fwd != NULL;
     }
     struct ov_line *common = NULL;
     long ncommon = back || no_back ? 0 : common_before(h, e, i, j, &common);
@@ -693,6 +782,13 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
         h->flags |= SEARCH_HINT_SOME_ITERATIONS;
     if (truncated)
         h->flags |= SEARCH_HINT_TRUNCATED;
+    if (e[i].ov->needs_buffer && hs->n >= 2 && same_edit(&hs->v[hs->n - 2], h)) {
+        /* the plain hint at the same call makes the same edit: the
+         * overwrite comes after the wait, no copy is needed (jacobi's
+         * sends, whose buffers are freed after the loop) */
+        search_hint_clear(h);
+        hs->n--;
+    }
     return 0;
 }
 

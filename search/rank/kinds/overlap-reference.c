@@ -76,15 +76,14 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
             const struct dg_event *d = &ev[k - 1];
             fx->bw_empty = search_ov_shares_loop(d->iters, d->depth, c->iters, c->depth) ? SEARCH_OV_EMPTY
                                                                                          : SEARCH_OV_EMPTY_OUTSIDE;
-            fx->bw_key = d->site | (search_ov_iter_order(d->iters, d->depth, c->iters, c->depth) < 0
-                                        ? SEARCH_OV_OTHER_ITER
-                                        : 0);
+            fx->bw_key = search_ov_key(d->site, search_ov_iter_order(d->iters, d->depth, c->iters, c->depth), true);
         } else if (*blo >= top) {
             fx->bw_empty = SEARCH_OV_EMPTY;
         }
         if (*blo < top) /* the fix's start: after the dependence */
-            fx->dep = found ? ev[k - 1].site | (search_ov_iter_order(ev[k - 1].iters, ev[k - 1].depth, c->iters,
-                                                                    c->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0)
+            fx->dep = found ? search_ov_key(ev[k - 1].site,
+                                            search_ov_iter_order(ev[k - 1].iters, ev[k - 1].depth, c->iters, c->depth),
+                                            true)
                             : CHT_NONE;
         if (!found && h < i)
             truncated = true;
@@ -106,16 +105,15 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
         }
         *fhi = j - 1;
         if (found && j > i + 1) /* the fix's wait: before the first dependent event */
-            fx->use = ev[j].site | (search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth) > 0
-                                        ? SEARCH_OV_OTHER_ITER : 0);
+            fx->use = search_ov_key(ev[j].site, search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth),
+                                    false);
         else if (found) { /* no window: the wait stays right after the call */
             fx->use = CHT_NONE;
             fx->fw_empty = search_ov_shares_loop(ev[j].iters, ev[j].depth, c->iters, c->depth)
                                ? SEARCH_OV_EMPTY
                                : SEARCH_OV_EMPTY_OUTSIDE;
-            fx->fw_key = ev[j].site | (search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth) > 0
-                                           ? SEARCH_OV_OTHER_ITER
-                                           : 0);
+            fx->fw_key = search_ov_key(ev[j].site, search_ov_iter_order(ev[j].iters, ev[j].depth, c->iters, c->depth),
+                                       false);
         }
         if (!found && h < rem)
             truncated = true;

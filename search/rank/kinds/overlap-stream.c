@@ -471,7 +471,7 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
             if (!search_ov_shares_loop(it, nd, e->iters, e->depth))
                 in->bw_empty = SEARCH_OV_EMPTY_OUTSIDE;
             else
-                in->bw_key = d->site | (search_ov_iter_order(it, nd, e->iters, e->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0);
+                in->bw_key = search_ov_key(d->site, search_ov_iter_order(it, nd, e->iters, e->depth), true);
         }
         return 0;
     }
@@ -482,7 +482,7 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
             struct trace_iter moved[SEARCH_BOX_DEPTH];
             uint32_t nd = 0;
             const struct trace_iter *it = search_stream_iters(s, d, moved, &nd);
-            uint64_t key = d->site | (search_ov_iter_order(it, nd, e->iters, e->depth) < 0 ? SEARCH_OV_OTHER_ITER : 0);
+            uint64_t key = search_ov_key(d->site, search_ov_iter_order(it, nd, e->iters, e->depth), true);
             int rc = search_ov_count(&c->dep_n, key);
             if (rc < 0)
                 return rc;
@@ -590,14 +590,14 @@ static int ov_event(void *state, struct search_stream *s, const struct dg_event 
                 in->fw_empty = search_ov_shares_loop(e->iters, e->depth, in->iters.it, in->iters.depth)
                                    ? SEARCH_OV_EMPTY
                                    : SEARCH_OV_EMPTY_OUTSIDE;
-                in->fw_key = e->site | (search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth) > 0
-                                            ? SEARCH_OV_OTHER_ITER
-                                            : 0);
+                in->fw_key = search_ov_key(e->site, search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth),
+                                           false);
                 if ((rc = search_ov_count(&cs->use_n, CHT_NONE)) < 0)
                     return rc;
             } else { /* where the wait goes: before e */
-                bool later = search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth) > 0;
-                if ((rc = search_ov_count(&cs->use_n, e->site | (later ? SEARCH_OV_OTHER_ITER : 0))) < 0)
+                uint64_t key = search_ov_key(e->site, search_ov_iter_order(e->iters, e->depth, in->iters.it, in->iters.depth),
+                                             false);
+                if ((rc = search_ov_count(&cs->use_n, key)) < 0)
                     return rc;
             }
             if ((rc = fw_close(s, v, in, e->index - 1, false)) < 0)

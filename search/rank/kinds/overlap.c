@@ -386,8 +386,10 @@ int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct t
     for (uint32_t i = 0; i < na; i++)
         for (uint32_t j = 0; j < nb; j++)
             if (a[i].loop == b[j].loop) {
-                if (a[i].iter != b[j].iter)
-                    return a[i].iter < b[j].iter ? -1 : 1;
+                if (a[i].iter != b[j].iter) {
+                    uint64_t d = a[i].iter < b[j].iter ? b[j].iter - a[i].iter : a[i].iter - b[j].iter;
+                    return (a[i].iter < b[j].iter ? -1 : 1) * (d > 1 ? 2 : 1);
+                }
                 break;
             }
     return 0;
@@ -469,6 +471,13 @@ void search_ov_set_fix(struct search_overlap *o, const struct dg_map *dep_n, con
         o->back_empty += other_bounds(dep_n, dep, CHT_NONE, o->back_others, &o->nback_others);
     if (use != CHT_NONE)
         o->fwd_empty += other_bounds(use_n, use, o->site, o->fwd_others, &o->nfwd_others);
+    /* a bound further than the iteration right before the call's: the
+     * fix's "in the iteration before" would not name it, so the side holds
+     * for no call */
+    const uint64_t *far;
+    if (dep != CHT_NONE && (dep & SEARCH_OV_FAR_ITER) && (far = dg_map_get(dep_n, dep)))
+        o->back_empty += *far;
+
     o->dep_site = (uint32_t)dep;
     o->use_site = (uint32_t)use;
     o->dep_earlier = dep != CHT_NONE && (dep & SEARCH_OV_OTHER_ITER);

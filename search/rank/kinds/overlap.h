@@ -37,9 +37,25 @@ static inline struct dg_event search_ov_nb_event(const struct dg_event *e)
 #define SEARCH_OV_OTHER_ITER (1ull << 32)
 uint64_t search_ov_most(const struct dg_map *m);
 /* Whether iteration vector a (the innermost SEARCH_BOX_DEPTH levels of
- * depth na) is in an earlier (-1) or later (1) iteration of a loop it
- * shares with b than b, 0 if in the same ones (or none). */
+ * depth na) is in an earlier (< 0) or later (> 0) iteration of a loop it
+ * shares with b than b, 0 if in the same ones (or none): -1 and 1 for the
+ * iteration right before or after, -2 and 2 for any further one. */
 int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
+/* A backward bound in an iteration further than the one right before the
+ * call's: "in the iteration before" would not name it (gauss's back
+ * substitution, whose receive skips the rank's own steps).  A forward one
+ * needs no such mark: a wait placed before a statement waits whenever that
+ * statement next runs. */
+#define SEARCH_OV_FAR_ITER (1ull << 34)
+/* The key of a bound at site: with SEARCH_OV_OTHER_ITER when it is in an
+ * earlier (back) or later (forward) iteration, order being
+ * search_ov_iter_order(bound, call), and SEARCH_OV_FAR_ITER (back only)
+ * beyond the iteration right before. */
+static inline uint64_t search_ov_key(uint32_t site, int order, bool back)
+{
+    bool other = back ? order < 0 : order > 0;
+    return site | (other ? SEARCH_OV_OTHER_ITER : 0) | (back && other && order < -1 ? SEARCH_OV_FAR_ITER : 0);
+}
 /* Whether two iteration vectors share a loop (on the innermost levels both
  * engines keep): false when one runs outside every loop around the other. */
 bool search_ov_shares_loop(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
