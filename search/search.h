@@ -330,7 +330,9 @@ enum search_hint_flag {
     SEARCH_HINT_SOME_ITERATIONS = 1u << 2, /* holds on some instances only */
     SEARCH_HINT_TRUNCATED = 1u << 3,       /* some windows reached the horizon */
     SEARCH_HINT_NEEDS_BUFFER = 1u << 4,    /* aggregation, overlap: holds if each message gets its own buffer */
-    SEARCH_HINT_NOT_MERGED = 1u << 5       /* dropped aggregation: two sends a closed group kept apart */
+    SEARCH_HINT_NOT_MERGED = 1u << 5,      /* dropped aggregation: two sends a closed group kept apart */
+    SEARCH_HINT_TWO_RANKS = 1u << 6        /* aggregation on a 2-rank run: every message goes to the other
+                                              rank, whatever the calls name */
 };
 
 enum search_related_role {
@@ -408,6 +410,10 @@ struct search_fix_loc {
      * move: the loop must be split for the edit to overlap anything
      * (jacobi's update loop, whose rows next to the halos read the data) */
     bool split;
+    /* outside the loop around the call in the call's function (hint's
+     * call_loop): the edit serves every call the loop makes, one request
+     * each (MPI_Waitall) */
+    bool per_call;
 };
 
 enum search_fix_differs {
@@ -439,6 +445,10 @@ struct search_hint {
      * context, every frame up to main; NULL if none was recorded): which
      * functions call the one the hint is in (the fix) */
     const struct trace_callctx *path;
+    /* overlap: the innermost loop around the MPI call in its own function
+     * (NULL if none): a start or wait placed outside it serves every call
+     * the loop makes (one request each) */
+    const struct trace_loop_info *call_loop;
     int nranks;
     int *ranks;              /* sorted world ranks it holds on */
     const char *collective;  /* MPI collective to use, or NULL */
@@ -650,6 +660,10 @@ const char *search_kind_name(int kind);
  * with a window (matched); aggregation, the sends in its groups of those
  * made at its member lines. */
 void search_hint_calls(const struct search_hint *h, uint64_t *held, uint64_t *of);
+/* The caveat of SEARCH_HINT_TWO_RANKS, as the text and the viewer say it. */
+#define SEARCH_TWO_RANKS_TEXT                                                                                   \
+    "on this run's 2 ranks every message goes to the other rank: the calls may name different ranks on more"
+
 int search_kind_from_name(const char *name);
 
 /* A role of a related line (enum search_related_role). */

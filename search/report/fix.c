@@ -24,7 +24,7 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false, false};
+    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false, false, false};
 }
 
 /* The loop whose other iteration a place in another iteration is in: the
@@ -145,6 +145,22 @@ static bool related_inside_loop(const struct search_hint *h, const struct search
         any = true;
     }
     return any;
+}
+
+/* Whether a place taken from statement s lies outside the loop around the
+ * hint's MPI call in the call's own function: s is in that function and
+ * the loop is not among those around s. */
+static bool outside_call_loop(const struct search_hint *h, const char *func, const struct trace_loop_info *loops,
+                              const struct search_fix_loc *f)
+{
+    const struct trace_loop_info *L = h->call_loop;
+    if (!L || !f->func || strcmp(search_nz(f->func), search_nz(L->func)) || strcmp(search_nz(func), search_nz(L->func)))
+        return false;
+    unsigned n = 0;
+    for (const struct trace_loop_info *l = loops; l && n < 256; l = l->parent_info, n++)
+        if (l->id == L->id)
+            return false;
+    return true;
 }
 
 /* Right before a related line some of whose executions are not in the
@@ -320,6 +336,16 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     if (h->fix.wait.loop && h->fix.wait.where == SEARCH_FIX_BEFORE && !h->fix.wait.other_iteration &&
         related_inside_loop(h, &h->fix.wait, SEARCH_REL_AFTER))
         h->fix.wait.split = true;
+    /* a place outside the loop that makes the call (dft's sends in the
+     * loop over q, started after the loop that fills their buffer) serves
+     * every call of that loop */
+    if (h->fix.start.where != SEARCH_FIX_AT && dep && outside_call_loop(h, dep->func, dep->loop_info, &h->fix.start))
+        h->fix.start.per_call = true;
+    if (h->fix.wait.where == SEARCH_FIX_BEFORE &&
+        ((use && outside_call_loop(h, use->func, use->loop_info, &h->fix.wait)) ||
+         (!use && first_part && first_part->loop &&
+          outside_call_loop(h, first_part->func, first_part->loop, &h->fix.wait))))
+        h->fix.wait.per_call = true;
 }
 
 /* "line 12" or "util.c:12" (a file other than the hint's). */
@@ -454,6 +480,14 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     const char *wf = wait_at_call || h->fix.wait.off_path ? h->func : h->fix.wait.func;
     if (through && sf && wf && *sf && *wf && strcmp(sf, wf))
         search_text_printf(b, "; the request goes from %s to %s", sf, wf);
+    if ((ends[0]->per_call || ends[1]->per_call) && h->call_loop) {
+        /* one request per call of the loop that makes it */
+        search_text_printf(b, "; the loop at ");
+        at_line(b, h, h->call_loop->file, h->call_loop->line, relative);
+        search_text_printf(b, " makes the call several times: %s, one request each%s",
+                           ends[0]->per_call ? "start each there" : "start each where it is",
+                           ends[1]->per_call ? ", and wait for them all with MPI_Waitall" : "");
+    }
     if ((h->flags & SEARCH_HINT_NEEDS_BUFFER) && h->over_line) {
         /* the needs-buffer variant: the wait comes after the overwrite */
         search_text_printf(b, "; first copy what it sends into a buffer of its own and send that, since ");

@@ -59,6 +59,8 @@ static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *
         fputs(",\"off_path\":true", f);
     if (l->split) /* the loop at the place must be split for the edit to overlap anything */
         fputs(",\"split_loop\":true", f);
+    if (l->per_call) /* outside the loop that makes the call: one request per call */
+        fputs(",\"per_call\":true", f);
     if (l->differs) {
         /* a start an iteration early: what of the next call's arguments differs */
         static const char *const what[] = {"buffer-alternates", "buffer", "peer", "size"};

@@ -52,12 +52,12 @@ for O in -O0 -O2; do
         "^aggregate MPI_Send [^ ]*:$S1 ranks=0,1 .*related=$S2:member,$S3:member\$"
     a=$(agg_at "$d.json" "$S1")
     expect_match "agg-staging $O: flagged needs-buffer, buffer and overwrite in JSON" "$a" \
-        "^agg-staging\.c:$S1>agg-staging\.c:$P2\|needs-buffer \|"
+        "^agg-staging\.c:$S1>agg-staging\.c:$P2\|needs-buffer,two-ranks \|"
     expect_match "agg-staging $O: names the buffer and the statement that overwrites it" "$a" \
         "can be sent as one message if each gets its own buffer \(needs a buffer per message: the send buffer at line $S1 is overwritten at agg-staging\.c:$P2; ranks 0-1, 8 groups\)\$"
     b=$(agg_at "$d.json" "$D1")
-    expect_eq "agg-staging $O: distinct buffers: unflagged, as before" "$b" \
-        "- | 2 MPI_Send calls to the same rank at lines $D1-$D2 can be sent as one message (ranks 0-1, 8 groups)"
+    expect_eq "agg-staging $O: distinct buffers: unflagged but for the 2-rank run, as before" "$b" \
+        "two-ranks | 2 MPI_Send calls to the same rank at lines $D1-$D2 can be sent as one message (ranks 0-1, 8 groups)"
     expect_eq "agg-staging $O: two aggregation hints, none for the flow" "$(printf '%s\n' "$agg" | grep -c .)" 2
     expect_eq "agg-staging $O: no hint with the flow's sends" \
         "$(printf '%s\n' "$agg" | grep -c -E ":($F1|$F2)[ :]")" 0

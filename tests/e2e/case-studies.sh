@@ -226,6 +226,8 @@ expect_eq "halo_staging: one variant" "$(printf '%s\n' "$ov" | grep -c needs-buf
 # its hint holds on
 # HU: the field loop around the update (the last `for f` line above it)
 HR=$(lines "$H" 'MPI_Recv\(')
+# HF: the loop over the fields that makes the receives (the line above it)
+HF=$((HR - 1))
 HU=$(awk '/for \(int f = 0; f < NF; f\+\+\) \{$/ { f = NR } /v\[f\]\[i \* C \+ j\] = / { print f; exit }' "$H")
 fx=$(python3 -c '
 import json, sys
@@ -234,7 +236,7 @@ for x in json.load(open(sys.argv[1]))["hints"]:
         w = x["fix"]["wait"]
         print("%d %s %d %s | %s" % (x["line"], w["where"], w["line"], w["loop"], x["fix"]["text"]))' "$WORK/halo_staging.json")
 expect_match "halo_staging: the receive is waited for right before the update loop" "$fx" \
-    "^$HR before $HU True \| (for the calls it holds on, )?start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU\$"
+    "^$HR before $HU True \| (for the calls it holds on, )?start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU; the loop at line $HF makes the call several times: start each where it is, one request each, and wait for them all with MPI_Waitall\$"
 expect_match "halo_staging: the plain send's edit is for the calls it holds on" "$fx" \
     "^$HS [a-z]+ [0-9]+ [A-Za-z]+ \| for the calls it holds on, start the MPI_Send as MPI_Isend "
 # the improved version packs into a buffer of its own that nothing

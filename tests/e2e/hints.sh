@@ -331,6 +331,11 @@ hw=$("$CH" hints "$WORK/heat" --all --format=json 2>/dev/null |
 expect_match "heat_helpers: a wait needed in diffuse is found" "$hw" "^true "
 expect_eq "heat_helpers: and goes right before diffuse's next call, the request staying in main" \
     "$(grep -cv ' and MPI_Wait for it right before the next call of diffuse, whose loop at line [0-9]* must wait for it$' <<<"$hw")" 0
+# on 2 ranks every message goes to the other rank: heat_helpers' Sendrecv
+# to up and to down merge here, and the hint says why it may not hold on more
+expect_eq "heat_helpers: the 2-rank aggregation carries the two-ranks flag" \
+    "$("$CH" hints "$WORK/heat" --all --format=json 2>/dev/null |
+        jq -c '[.hints[] | select(.kind == "aggregate") | (.flags | index("two-ranks") != null)] | unique')" "[true]"
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?
 expect_eq "a missing directory exits 1" "$rc" 1

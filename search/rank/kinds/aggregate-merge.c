@@ -204,6 +204,11 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
      * of one loop and the start of the next) */
     if (member_site_calls(m, e, i, j, &h->site_calls) && h->site_calls > h->members)
         h->flags |= SEARCH_HINT_SOME_ITERATIONS;
+    /* on 2 ranks every send goes to the other rank: sends to `up` and to
+     * `down` look alike (heat_helpers' two Sendrecv), which larger runs
+     * tell apart */
+    if (m->xr && m->xr->world_size == 2)
+        h->flags |= SEARCH_HINT_TWO_RANKS;
     for (size_t k = i; m->xr && k < j; k++)
         if (search_change_group(m->xr, e[k].rank, e[k].res, (uint32_t)(e[k].g - e[k].res->groups), h) < 0)
             return TRACE_ERR_NOMEM;

@@ -708,6 +708,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->col = e[i].key.col;
     h->ctx = e[i].key.ctx;
     h->path = e[i].ov->info ? e[i].ov->info->ctx : NULL;
+    h->call_loop = e[i].ov->info ? e[i].ov->info->loop_info : NULL;
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {
