@@ -32,35 +32,45 @@ static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t
  * iteration has no iteration before, its last no next one: the first
  * start goes before it, the last wait after it.  Left unknown when the
  * place's function has no such loop (the loop is in a caller). */
-static void outer_loop(const struct search_hint *h, const struct trace_site_info *s, struct search_fix_loc *f)
+/* The innermost loop around statement s (its function's loops) that also
+ * runs the hint's call, NULL if none. */
+static const struct trace_loop_info *loop_around_call(const struct search_hint *h, const struct trace_site_info *s)
 {
     unsigned n = 0;
     for (const struct trace_loop_info *l = s ? s->loop_info : NULL; l && n < 256; l = l->parent_info, n++)
-        if (search_hint_encloses(h, l->id)) {
-            f->outer_file = l->file;
-            f->outer_line = l->line;
-            return;
-        }
+        if (search_hint_encloses(h, l->id))
+            return l;
+    return NULL;
+}
+
+/* Whether loop id is among loops and their enclosing ones. */
+static bool chain_has(const struct trace_loop_info *loops, uint32_t id)
+{
+    unsigned n = 0;
+    for (const struct trace_loop_info *l = loops; l && n < 256; l = l->parent_info, n++)
+        if (l->id == id)
+            return true;
+    return false;
+}
+
+static void outer_loop(const struct search_hint *h, const struct trace_site_info *s, struct search_fix_loc *f)
+{
+    const struct trace_loop_info *l = loop_around_call(h, s);
+    if (l) {
+        f->outer_file = l->file;
+        f->outer_line = l->line;
+    }
 }
 
 bool search_fix_bound_fits(const struct search_hint *h, const struct trace_site_info *chosen,
                            const struct search_bound *k)
 {
-    const struct trace_loop_info *L = NULL;
-    unsigned n = 0;
-    for (const struct trace_loop_info *l = chosen ? chosen->loop_info : NULL; l && n < 256; l = l->parent_info, n++)
-        if (search_hint_encloses(h, l->id)) {
-            L = l;
-            break;
-        }
+    const struct trace_loop_info *L = loop_around_call(h, chosen);
     if (!L || !k->info || strcmp(search_nz(k->info->func), search_nz(L->func)) ||
         strcmp(search_nz(k->info->file), search_nz(L->file)))
         return false;
-    n = 0;
-    for (const struct trace_loop_info *l = k->info->loop_info; l && n < 256; l = l->parent_info, n++)
-        if (l->id == L->id)
-            return false; /* inside it: which of the two runs first is not known */
-    return true;
+    /* inside it: which of the two runs first is not known */
+    return !chain_has(k->info->loop_info, L->id);
 }
 
 /* Before or after the whole loop whose header is at l's line. */
@@ -156,11 +166,7 @@ static bool outside_call_loop(const struct search_hint *h, const char *func, con
     const struct trace_loop_info *L = h->call_loop;
     if (!L || !f->func || strcmp(search_nz(f->func), search_nz(L->func)) || strcmp(search_nz(func), search_nz(L->func)))
         return false;
-    unsigned n = 0;
-    for (const struct trace_loop_info *l = loops; l && n < 256; l = l->parent_info, n++)
-        if (l->id == L->id)
-            return false;
-    return true;
+    return !chain_has(loops, L->id);
 }
 
 /* Right before a related line some of whose executions are not in the
