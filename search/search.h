@@ -449,6 +449,10 @@ struct search_hint {
      * (NULL if none): a start or wait placed outside it serves every call
      * the loop makes (one request each) */
     const struct trace_loop_info *call_loop;
+    /* overlap: the call is control dependent on a branch in its function
+     * (CHT_SITEF_CONDITIONAL): a start or wait moved out of the branch
+     * keeps its condition (the fix says so) */
+    bool call_conditional;
     int nranks;
     int *ranks;              /* sorted world ranks it holds on */
     const char *collective;  /* MPI collective to use, or NULL */
@@ -506,6 +510,11 @@ struct search_hint {
     uint32_t recv_line;
     uint32_t nregions;
     struct search_region *regions; /* overlap: the related lines as regions, largest first (executions) */
+    /* collective: the edit, one sentence (search_fix_text gives it; NULL:
+     * the generic one), and the loop the collective replaces (the root's
+     * loop of calls; NULL if none: docs/collectives.md, "The fix") */
+    char *coll_fix;
+    const struct trace_loop_info *coll_loop;
 };
 
 /* Wait states of one MPI call site, over all ranks (docs/waitstates.md). */

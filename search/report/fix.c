@@ -494,6 +494,19 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
                            ends[0]->per_call ? "start each there" : "start each where it is",
                            ends[1]->per_call ? ", and wait for them all with MPI_Waitall" : "");
     }
+    bool start_moved = h->fix.start.where != SEARCH_FIX_AT;
+    if (h->call_conditional && (start_moved || !wait_at_call)) {
+        /* the call runs on some paths only (CHT_SITEF_CONDITIONAL: an if
+         * around it, or an earlier return): a start moved out of the branch
+         * keeps its condition, and a wait the branch no longer covers must
+         * be harmless where the call did not run */
+        search_text_printf(b, "; the call runs on some paths only (an if around it, or an earlier return): ");
+        if (start_moved)
+            search_text_printf(b, "start it under the same condition%s", wait_at_call ? "" : ", and ");
+        if (!wait_at_call)
+            search_text_printf(b, "set its request to MPI_REQUEST_NULL before that condition, so that the wait "
+                                  "returns at once where the call did not run");
+    }
     if ((h->flags & SEARCH_HINT_NEEDS_BUFFER) && h->over_line) {
         /* the needs-buffer variant: the wait comes after the overwrite */
         search_text_printf(b, "; first copy what it sends into a buffer of its own and send that, since ");
@@ -661,7 +674,10 @@ char *search_fix_text(const struct search_hint *h, bool relative)
         aggregate_text(&b, h, relative);
         break;
     case SEARCH_HINT_COLLECTIVE:
-        collective_text(&b, h, relative);
+        if (h->coll_fix) /* the pattern's own (search/xrank/collectives/) */
+            search_text_printf(&b, "%s", h->coll_fix);
+        else
+            collective_text(&b, h, relative);
         break;
     default:
         search_text_printf(&b, "see the hint");

@@ -89,6 +89,7 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         json_key_string(f, "call", search_nonblocking_name(h->call, nb, sizeof nb));
         json_fix_loc(f, "start", &h->fix.start, st);
         json_fix_loc(f, "wait", &h->fix.wait, st);
+        fprintf(f, ",\"conditional\":%s", h->call_conditional ? "true" : "false");
     } else if (h->kind == SEARCH_HINT_AGGREGATE) {
         /* the sends to pack (the hint's and its members, by line), where
          * the one message goes (the last of them), where it is received
@@ -138,6 +139,11 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         fputs("],\"root\":", f);
         if (h->root >= 0)
             fprintf(f, "%d", h->root);
+        else
+            fputs("null", f);
+        fputs(",\"loop\":", f); /* the loop it replaces */
+        if (h->coll_loop)
+            json_line(f, h->coll_loop->file, h->coll_loop->line, st);
         else
             fputs("null", f);
     }

@@ -278,6 +278,7 @@ void search_hint_clear(struct search_hint *h)
     free(h->message);
     free(h->changes);
     free(h->regions);
+    free(h->coll_fix);
     memset(h, 0, sizeof *h);
 }
 

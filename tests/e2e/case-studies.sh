@@ -113,6 +113,18 @@ for x in json.load(open(sys.argv[1]))["hints"]:
 expect_match "jacobi: a receive is waited for before the update loop" "$js" "^($(lines "$J" 'MPI_Recv\(')) "
 expect_eq "jacobi: every such wait says to split that loop" \
     "$(grep -cv ' True the computation that can run before the wait is inside the loop at line [0-9]*: split it, running before the wait the part that does not need the data ([0-9]* of [0-9]* executions)$' <<<"$js")" 0
+# the receives run under `if (down < size)` / `if (up >= 0)`, and their
+# waits go before the update loop, outside those ifs: the fix says to
+# keep the condition and make the wait harmless where the call did not run
+jc=$(python3 -c '
+import json, sys
+for x in json.load(open(sys.argv[1]))["hints"]:
+    f = x["fix"]
+    if x["kind"] == "overlap" and x["call"] == "MPI_Recv" and f["wait"]["where"] != "at":
+        print(x["line"], f["conditional"], "null" if "set its request to MPI_REQUEST_NULL before that condition, so that the wait returns at once where the call did not run" in f["text"] else "-")' "$WORK/jacobi.json")
+expect_match "jacobi: a receive is waited for away from its if" "$jc" "^($(lines "$J" 'MPI_Recv\(')) "
+expect_eq "jacobi: every such receive is conditional, and the fix makes its wait harmless" \
+    "$(grep -cv ' True null$' <<<"$jc")" 0
 no_hint "jacobi_after: no overlap hint at the nonblocking exchange or its waits" jacobi_after \
     "^overlap [^ ]+ [^ ]*jacobi_after.c:($(lines "$JA" 'MPI_(Isend|Irecv|Waitall)\(')) "
 expect_match "jacobi_after: the trace has the nonblocking calls" "$(calls_of "$WORK/jacobi_after")" \
@@ -236,7 +248,7 @@ for x in json.load(open(sys.argv[1]))["hints"]:
         w = x["fix"]["wait"]
         print("%d %s %d %s | %s" % (x["line"], w["where"], w["line"], w["loop"], x["fix"]["text"]))' "$WORK/halo_staging.json")
 expect_match "halo_staging: the receive is waited for right before the update loop" "$fx" \
-    "^$HR before $HU True \| (for the calls it holds on, )?start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU; the loop at line $HF makes the call several times: start each where it is, one request each, and wait for them all with MPI_Waitall\$"
+    "^$HR before $HU True \| (for the calls it holds on, )?start the MPI_Recv as MPI_Irecv where it is \(line $HR\), and MPI_Wait for it right before the loop at line $HU; the loop at line $HF makes the call several times: start each where it is, one request each, and wait for them all with MPI_Waitall; the call runs on some paths only \(an if around it, or an earlier return\): set its request to MPI_REQUEST_NULL before that condition, so that the wait returns at once where the call did not run\$"
 expect_match "halo_staging: the plain send's edit is for the calls it holds on" "$fx" \
     "^$HS [a-z]+ [0-9]+ [A-Za-z]+ \| for the calls it holds on, start the MPI_Send as MPI_Isend "
 # the improved version packs into a buffer of its own that nothing

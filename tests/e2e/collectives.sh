@@ -26,6 +26,36 @@ for h in doc["hints"]:
 ' 2>&1 || echo "ERROR $(cat "$WORK/coll.err")"
 }
 
+# One line per collective hint, its fix (docs/collectives.md, "The fix"):
+#   <collective> <file>:<line> loop=<line|-> root=<rank|-> fix=<text>
+fix_of() {
+    "$CH" hints "$1" --format=json --stable --kind=collective 2>"$WORK/fix.err" | python3 -c '
+import json, sys
+for h in json.load(sys.stdin)["hints"]:
+    f = h["fix"]
+    assert f["call"] == h["collective"], f
+    print("%s %s:%d loop=%s root=%s fix=%s" % (
+        h["collective"], h["file"].rsplit("/", 1)[-1], h["line"],
+        f["loop"]["line"] if f["loop"] else "-", "-" if f["root"] is None else f["root"], f["text"]))
+' 2>&1 || echo "ERROR $(cat "$WORK/fix.err")"
+}
+
+# expect_fix "what" FIXES COLLECTIVE FILE:LINE LOOP REGEX: the fix of that
+# hint names LOOP (a line, or - for none) and matches REGEX.
+expect_fix() {
+    local what=$1 fixes=$2 coll=$3 at=$4 loop=$5 re=$6 line
+    line=$(printf '%s\n' "$fixes" | grep -E "^$coll $at " | head -1)
+    if [ -z "$line" ]; then
+        not_ok "$what" "no $coll hint at $at" "$(printf '%s\n' "$fixes" | head -20)"
+    elif ! printf '%s\n' "$line" | grep -q " loop=$loop "; then
+        not_ok "$what" "not the loop at line $loop" "$line"
+    elif ! printf '%s\n' "$line" | grep -qE -- "$re"; then
+        not_ok "$what" "fix does not match: $re" "$line"
+    else
+        ok "$what"
+    fi
+}
+
 # expect_hint "what" HINTS COLLECTIVE FILE:LINE [RELATED-LINE...]: a hint
 # for COLLECTIVE at FILE:LINE on ranks 0-3 whose related lines include every
 # RELATED-LINE.
@@ -82,6 +112,34 @@ for O in -O0 -O2; do
     expect_match "collectives $O: the text names the collective, its root and the lines" "$txt" \
         "^$src:$BS:[0-9]+: note: \[collective\] the MPI_Send calls at line $BS and the MPI_Recv calls at line $BR send the same bytes from the root to every rank: use MPI_Bcast \(root = rank 0; ranks 0-3, 3 instances, predicted (saving|to make the run)"
     expect_match "collectives $O: the reduce names its op" "$txt" "use MPI_Reduce with MPI_SUM \(root = rank 0;"
+    # the fixes: the loop each collective replaces, the root, buffers,
+    # counts and displacements, MPI_IN_PLACE where the root's own slot was
+    # never part of a message
+    x=$(fix_of "$WORK/co$O")
+    expect_fix "collectives $O: bcast fix: the root's loop of sends and the others' receives" "$x" MPI_Bcast \
+        "$f:$BS" $((BS - 1)) "in place of, on the root, the loop at line $((BS - 1)) \(its MPI_Send calls at line $BS; keep in it whatever else it does\), and on the other ranks, the MPI_Recv calls at line $BR; root = rank 0; buffer = the one sent at the root and the one received into elsewhere; count and datatype as in the calls \(64 bytes\)$"
+    expect_fix "collectives $O: ring bcast fix: no loop, the forwarding sends go too" "$x" MPI_Bcast "$f:$RS" - \
+        "and on the other ranks, the MPI_Recv calls at line $RR and the MPI_Send calls at line $RS; root = rank 0"
+    expect_fix "collectives $O: scatter fix: where the slices start, MPI_IN_PLACE at the root" "$x" MPI_Scatter \
+        "$f:$SS" $((SS - 1)) "sendbuf \(read at the root only\) = the buffer the sends take the slices from, from the root's own slot, one slice \(32 bytes\) before the slice of rank 1, a slice per rank in rank order; sendcount and recvcount with the datatype as in the calls \(32 bytes\); recvbuf = the one received into, MPI_IN_PLACE at the root"
+    expect_fix "collectives $O: scatterv fix: counts and displacements" "$x" MPI_Scatterv "$f:$VS" $((VS - 1)) \
+        "sendcounts and displs \(at the root only\) = each rank's slice's count and offset"
+    expect_fix "collectives $O: gather fix: where the slices start, MPI_IN_PLACE at the root" "$x" MPI_Gather \
+        "$f:$GR" $((GR - 1)) "recvbuf \(written at the root only\) = the buffer the receives fill, from the root's own slot, one slice \(32 bytes\) before the slice of rank 1.*sendbuf = the one sent, MPI_IN_PLACE at the root"
+    expect_fix "collectives $O: reduce fix: the op, the root's own value not added twice" "$x" MPI_Reduce \
+        "$f:$DR" $((DR - 1)) "with the statement at line $((DR + 1)) \(fadd\) that combines the values.*root = rank 0; op = MPI_SUM; sendbuf = the value sent, and at the root the value its accumulator holds before the first receive \(its own contribution: the collective combines it, so it is not added again\)"
+    expect_fix "collectives $O: allreduce fix: no root argument" "$x" MPI_Allreduce "$f:$AR" - \
+        "; op = MPI_SUM; sendbuf = .*recvbuf = where the result is now"
+    expect_no_match "collectives $O: allreduce fix names no root" "$(printf '%s\n' "$x" | grep "^MPI_Allreduce")" \
+        "root = "
+    expect_fix "collectives $O: alltoall fix: the loop, both buffers, the own block" "$x" MPI_Alltoall \
+        "$f:$A2A" $((A2A - 2)) "its MPI_Sendrecv calls at line $A2A.*the block for \(or from\) rank r r slots after it.*MPI_Alltoallv with a count of 0 for the rank itself"
+    expect_fix "collectives $O: allgather fix: in place, every own block at its slot" "$x" MPI_Allgather \
+        "$f:$AG" $((AG - 2)) "rank r's block r slots after it; sendcount and recvcount with the datatype as in the calls \([0-9]+ bytes\); sendbuf = MPI_IN_PLACE"
+    expect_fix "collectives $O: repeated gathers fix: the result comes rank by rank" "$x" MPI_Gather "$f:$RG1" - \
+        "make one MPI_Gather where the first of the calls at lines $RG1, $RG2 is now.*the result comes rank by rank, each rank's parts together"
+    expect_fix "collectives $O: repeated broadcasts fix: the root packs, the others unpack" "$x" MPI_Bcast \
+        "$f:$RB1" - "the root packs their buffers one after the other"
 done
 
 # ---- nonblocking point-to-point: the nonblocking collective ---------------------------
@@ -142,6 +200,14 @@ for O in O0 O2; do
     expect_hint "master_worker $O: the results are an MPI_Gather" "$h" MPI_Gather "master_worker.c:$RESR" "$RES"
     expect_hint "master_worker $O: the partial sums are an MPI_Reduce" "$h" MPI_Reduce "master_worker.c:$PARTR" \
         "$PART"
+    # the fixes as master_worker_after.c applies them
+    x=$(fix_of "$dir")
+    expect_fix "master_worker $O: the scatter's fix keeps rank 0's slice in place" "$x" MPI_Scatter \
+        "master_worker.c:$TSK" $((TSK - 1)) "root = rank 0; sendbuf .* from the root's own slot, one slice \(384 bytes\) before the slice of rank 1.*recvbuf = the one received into, MPI_IN_PLACE at the root"
+    expect_fix "master_worker $O: the gather's fix keeps rank 0's results in place" "$x" MPI_Gather \
+        "master_worker.c:$RESR" $((RESR - 1)) "sendbuf = the one sent, MPI_IN_PLACE at the root"
+    expect_fix "master_worker $O: the reduce's fix takes the root's own sum once" "$x" MPI_Reduce \
+        "master_worker.c:$PARTR" $((RESR - 1)) "at the root the value its accumulator holds before the first receive"
 
     dir=$WORK/dft-$O
     trace_run "$dir" "$NP" "$B/examples/$O/dft"
@@ -168,4 +234,6 @@ for O in O0 O2; do
     GV=$(line_of examples/small_sends.c "MPI_Gatherv(&c[s]")
     expect_hint "small_sends $O: the gathers of the species in a loop are one MPI_Gatherv" "$(coll_of "$dir")" \
         MPI_Gatherv "small_sends.c:$GV"
+    expect_fix "small_sends $O: the merged gather's fix reorders at the root" "$(fix_of "$dir")" MPI_Gatherv \
+        "small_sends.c:$GV" - "recvcounts gets each rank's counts summed, displs computed from those sums; the result comes rank by rank"
 done

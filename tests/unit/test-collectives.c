@@ -551,6 +551,33 @@ static void test_scatter(void **state)
     assert_true(has_related(&h[0], 31, SEARCH_REL_RECV));
     assert_non_null(
         strstr(h[0].message, "slices of one buffer from the root to every rank: use MPI_Scatter"));
+    /* the fix: every rank calls it where the calls are; the slices start
+     * at rank 0's slot, which the root keeps (MPI_IN_PLACE) */
+    assert_non_null(h[0].coll_fix);
+    assert_non_null(strstr(h[0].coll_fix, "every rank of the pattern calls one MPI_Scatter in place of, on the "
+                                          "root, the MPI_Send calls at line 30, and on the other ranks, the "
+                                          "MPI_Recv calls at line 31; root = rank 0; sendbuf (read at the root "
+                                          "only) = the buffer the sends take the slices from, from the root's "
+                                          "own slot, one slice (16 bytes) before the slice of rank 1"));
+    assert_non_null(strstr(h[0].coll_fix, "recvbuf = the one received into, MPI_IN_PLACE at the root"));
+    assert_null(h[0].coll_loop); /* no site tables: no loop known */
+    hints_free(h, n);
+    w_free(w);
+
+    /* a root in the middle: the buffer starts at rank 0's slice */
+    w = w_new();
+    for (int d = 0; d < P; d++)
+        if (d != 2)
+            w_send(w, 2, 30, d, 4, BUF(2) + 16 * d, 16, 1);
+    for (int d = 0; d < P; d++)
+        if (d != 2)
+            w_recv(w, d, 31, 2, 4, BUF(d), 16);
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Scatter");
+    assert_int_equal(h[0].root, 2);
+    assert_non_null(strstr(h[0].coll_fix, "root = rank 2; sendbuf (read at the root only) = the buffer the sends "
+                                          "take the slices from, from the slice of rank 0, a slice per rank"));
     hints_free(h, n);
     w_free(w);
 
@@ -744,6 +771,11 @@ static void test_reduce(void **state)
     assert_non_null(strstr(h[0].message,
                            "combine a value from every rank into one accumulator at the root with "
                            "line 52 (fadd): use MPI_Reduce with MPI_SUM (root = rank 0;"));
+    /* the root's own value is its send buffer, not added again */
+    assert_non_null(strstr(h[0].coll_fix, "with the statement at line 52 (fadd) that combines the values, and on "
+                                          "the other ranks, the MPI_Send calls at line 50; root = rank 0; op = "
+                                          "MPI_SUM; sendbuf = the value sent, and at the root the value its "
+                                          "accumulator holds before the first receive (its own contribution"));
     hints_free(h, n);
     w_free(w);
 

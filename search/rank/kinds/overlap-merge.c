@@ -709,6 +709,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->ctx = e[i].key.ctx;
     h->path = e[i].ov->info ? e[i].ov->info->ctx : NULL;
     h->call_loop = e[i].ov->info ? e[i].ov->info->loop_info : NULL;
+    h->call_conditional = e[i].ov->info && (e[i].ov->info->flags & CHT_SITEF_CONDITIONAL);
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {

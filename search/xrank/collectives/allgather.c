@@ -209,6 +209,25 @@ static void allgather_text(struct search_text *b, const struct hacc *h, const st
                        h->var & VAR_FORWARD ? " along a ring" : "", sh->collective);
 }
 
+/* The receive buffer with rank r's block at slot r, and the send buffer
+ * (MPI_IN_PLACE when every rank's own block already sits at its slot). */
+static void allgather_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    if (h->var & VAR_V)
+        search_text_printf(b, ": recvcounts and displs = each rank's block's count and offset from the start of "
+                              "the buffer the blocks arrive in, as in the calls; recvbuf = that buffer");
+    else {
+        search_text_printf(b, ": recvbuf = the buffer the blocks arrive in, from the slot of the lowest rank, "
+                              "rank r's block r slots after it; sendcount and recvcount with the datatype ");
+        coll_fix_bytes(b, h);
+    }
+    if (h->fx.own_in_place)
+        search_text_printf(b, "; sendbuf = MPI_IN_PLACE (every rank's own block already sits at its slot)");
+    else
+        search_text_printf(b, "; sendbuf = the rank's own block (the first block it sends)");
+}
+
 const struct coll_pattern coll_allgather = {
     .name = "allgather",
     .input = COLL_IN_BCASTS,
@@ -217,4 +236,5 @@ const struct coll_pattern coll_allgather = {
     .mpi = "MPI_Allgather",
     .mpi_v = "MPI_Allgatherv",
     .text = allgather_text,
+    .fix = allgather_fix,
 };

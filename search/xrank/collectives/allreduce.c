@@ -72,6 +72,11 @@ static void allreduce_text(struct search_text *b, const struct hacc *h, const st
     coll_reduce_text(b, h, sh, " and send the result back to every rank");
 }
 
+static void allreduce_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_reduce_fix(b, h, sh, true);
+}
+
 const struct coll_pattern coll_allreduce = {
     .name = "allreduce",
     .input = COLL_IN_BCASTS,
@@ -79,4 +84,5 @@ const struct coll_pattern coll_allreduce = {
     .main_call = LM_RECV,
     .mpi = "MPI_Allreduce",
     .text = allreduce_text,
+    .fix = allreduce_fix,
 };

@@ -164,6 +164,26 @@ static void alltoall_text(struct search_text *b, const struct hacc *h, const str
     search_text_printf(b, " exchange a distinct block between every pair of ranks: use %s (", sh->collective);
 }
 
+/* Both buffers with the block of rank r at slot r, and what the
+ * collective does that the calls did not: the rank's own block. */
+static void alltoall_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    if (h->var & VAR_V)
+        search_text_printf(b, ": sendcounts, sdispls, recvcounts and rdispls = each block's count and offset from "
+                              "the start of the buffer the sends take it from or the receives fill, as in the "
+                              "calls; sendbuf and recvbuf = those buffers");
+    else {
+        search_text_printf(b, ": sendbuf = the buffer the sends take their blocks from and recvbuf = the one the "
+                              "receives fill, each from the slot of the lowest rank, the block for (or "
+                              "from) rank r r slots after it; sendcount and recvcount with the datatype ");
+        coll_fix_bytes(b, h);
+    }
+    search_text_printf(b, "; the collective also copies each rank's own block from its slot of sendbuf to its "
+                          "slot of recvbuf (%sa count of 0 for the rank itself leaves that slot as it is)",
+                       (h->var & VAR_V) ? "" : "MPI_Alltoallv with ");
+}
+
 const struct coll_pattern coll_alltoall = {
     .name = "alltoall",
     .input = COLL_IN_ROUNDS,
@@ -172,4 +192,5 @@ const struct coll_pattern coll_alltoall = {
     .mpi = "MPI_Alltoall",
     .mpi_v = "MPI_Alltoallv",
     .text = alltoall_text,
+    .fix = alltoall_fix,
 };

@@ -37,6 +37,17 @@ static void bcast_text(struct search_text *b, const struct hacc *h, const struct
                        h->var & VAR_FORWARD ? ", forwarded from rank to rank" : "", sh->collective);
 }
 
+/* "every rank of the pattern calls one MPI_Bcast in place of ...; root =
+ * rank 0; buffer = ...; count and datatype as in the calls (64 bytes)" */
+static void bcast_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    coll_fix_root(b, h, sh);
+    search_text_printf(b, "; buffer = the one sent at the root and the one received into elsewhere; count and "
+                          "datatype ");
+    coll_fix_bytes(b, h);
+}
+
 const struct coll_pattern coll_bcast = {
     .name = "bcast",
     .input = COLL_IN_BCASTS,
@@ -44,4 +55,5 @@ const struct coll_pattern coll_bcast = {
     .main_call = LM_SEND,
     .mpi = "MPI_Bcast",
     .text = bcast_text,
+    .fix = bcast_fix,
 };

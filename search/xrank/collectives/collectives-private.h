@@ -58,6 +58,12 @@ struct iloc {
     uint16_t call;
     uint8_t mask; /* LM_* */
     uint64_t events;
+    /* the innermost loop around the call site (NULL if none or unknown),
+     * and the most calls one rank made there in one instance: above 1, that
+     * loop is the one that makes the calls (the loop a collective replaces) */
+    const struct trace_loop_info *loop;
+    uint32_t per_rank;
+    bool nonroot; /* also a call of a rank that is not the root (a forwarding send) */
 };
 
 /* A part of an instance: one log record. */
@@ -83,6 +89,19 @@ struct inst {
     struct part *v;
 };
 
+/* What the fix of a hint needs beyond its call sites (fix.c), from its
+ * instances: the bytes of one message of the root (or of any rank, for
+ * the patterns without one) over all instances; of the first instance,
+ * the lowest-ranked member of its slices (the rank whose slot starts the
+ * buffer) and whether every rank's own block sits at its slot of the
+ * receive buffer already (allgather: MPI_IN_PLACE). */
+struct coll_fixfacts {
+    uint64_t bytes_min, bytes_max;
+    int32_t first_peer;  /* the lowest peer of the root's calls, -1 */
+    int32_t first_root;  /* the root of the first instance, -1 */
+    bool own_in_place;
+};
+
 /* A hint being accumulated over instances with the same signature. */
 struct hacc {
     const struct coll_pattern *pat;
@@ -101,6 +120,7 @@ struct hacc {
     struct dg_change *ch;  /* the changes its instances ask for (predict.c) */
     uint32_t nch, capch;
     bool unpredicted;      /* some instance is not modelled (repeats): no changes */
+    struct coll_fixfacts fx; /* what its fix says (fix.c) */
 };
 
 /* A reduce candidate rejected because its values are used, not combined
@@ -341,6 +361,29 @@ const char *coll_collective_name(const struct hacc *h, uint16_t call);
 /* The message of a hint whose other fields are set (malloc'ed; NULL if out of memory). */
 char *coll_hint_message(const struct hacc *h, const struct search_hint *sh, int P);
 
+/* ---- fixes (fix.c) ------------------------------------------------------------------------------ */
+
+/* Adds an instance (parts sorted by rank) to a hint's facts; first: its
+ * first instance. */
+void coll_fix_facts(const struct cx *c, const struct inst *in, struct coll_fixfacts *fx, bool first);
+/* The loop a hint's collective replaces (the root's loop of calls; for
+ * patterns without a root, the one around all calls), NULL if none. */
+const struct trace_loop_info *coll_fix_loop(const struct hacc *h);
+/* "every rank of the pattern calls one MPI_Scatter in place of, on the
+ * root, the loop at line 138 (its MPI_Send calls at line 139; keep in it
+ * whatever else it does), and on the other ranks, the MPI_Recv calls at
+ * line 143"; root_extra adds to the root's calls (NULL: nothing). */
+void coll_fix_replace(struct search_text *b, const struct hacc *h, const struct search_hint *sh,
+                      void (*root_extra)(struct search_text *, const struct hacc *, const struct search_hint *));
+/* "; root = rank 0", or the rotating root's rule. */
+void coll_fix_root(struct search_text *b, const struct hacc *h, const struct search_hint *sh);
+/* "as in the calls (64 bytes)": the count and datatype of one message. */
+void coll_fix_bytes(struct search_text *b, const struct hacc *h);
+/* "; <buffer>, from the root's own slot, ..., a slice per rank in rank
+ * order; sendcount and recvcount with the datatype as in the calls (N
+ * bytes)": the root's buffer of equal slices in rank order. */
+void coll_fix_slices(struct search_text *b, const struct hacc *h, const char *buffer);
+
 /* ---- patterns --------------------------------------------------------------------------------- */
 
 /* What a pattern is found in.  collectives.c builds it before a run of
@@ -372,6 +415,10 @@ struct coll_pattern {
     const char *mpi, *mpi_v;
     /* The message up to its "(": what the calls do and what to use. */
     void (*text)(struct search_text *b, const struct hacc *h, const struct search_hint *sh);
+    /* The fix (what the text output prints after "to apply: "): which
+     * calls and loop the collective replaces, with which root, buffers,
+     * counts and displacements (fix.c has the pieces). */
+    void (*fix)(struct search_text *b, const struct hacc *h, const struct search_hint *sh);
 };
 
 /* The patterns, one file each. */
@@ -411,6 +458,9 @@ int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint
 int coll_two_ranks_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,
                       const char *then);
+/* reduce.c, shared with allreduce.c: the fix of both (all: the result goes
+ * to every rank). */
+void coll_reduce_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh, bool all);
 /* rounds.c, shared by scatter.c and gather.c: a complete, matched round of
  * the given kind into disjoint slices, as an instance of pat. */
 int coll_find_slices(struct cx *c, const struct coll_in *src, int kind, const struct coll_pattern *pat);

@@ -247,6 +247,15 @@ static int build_hint(struct cx *c, struct hacc *h, const uint64_t *totals, int 
         sh->flags |= SEARCH_HINT_SOME_RANKS;
     if (!(sh->message = coll_hint_message(h, sh, c->P)))
         return TRACE_ERR_NOMEM;
+    if (h->pat->fix) {
+        struct search_text b = {0};
+        h->pat->fix(&b, h, sh);
+        if (!(sh->coll_fix = search_text_take(&b)))
+            return TRACE_ERR_NOMEM;
+        /* a repeated collective's calls may be in a loop that runs more
+         * of them than a chain holds: no loop is named */
+        sh->coll_loop = h->pat->mpi ? coll_fix_loop(h) : NULL;
+    }
     if (!h->unpredicted) { /* the hint takes the changes */
         sh->changes = h->ch;
         sh->nchanges = h->nch;

@@ -217,19 +217,30 @@ bool coll_inst_unclaimed(const struct cx *c, const struct inst *in)
     return true;
 }
 
-static int iloc_cmp(const void *pa, const void *pb)
+/* A call site of one part, with the part's rank, while they are merged. */
+struct rloc {
+    struct iloc l;
+    int32_t rank;
+};
+
+static int rloc_cmp(const void *pa, const void *pb)
 {
-    const struct iloc *a = pa, *b = pb;
-    return coll_loc_cmp(&a->loc, &b->loc);
+    const struct rloc *a = pa, *b = pb;
+    int c = coll_loc_cmp(&a->l.loc, &b->l.loc);
+    return c ? c : coll_i32_cmp(&a->rank, &b->rank);
 }
 
 /* The instance's call sites, merged by location (sorted, masks or-ed,
- * events counted once per MPI event). */
+ * events counted once per MPI event, the most events of one rank). */
 int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out, uint32_t *nout)
 {
-    struct iloc *v = malloc((in->n ? in->n : 1) * sizeof *v);
-    if (!v)
+    struct rloc *v = malloc((in->n ? in->n : 1) * sizeof *v);
+    struct iloc *o = malloc((in->n ? in->n : 1) * sizeof *o);
+    if (!v || !o) {
+        free(v);
+        free(o);
         return TRACE_ERR_NOMEM;
+    }
     uint32_t n = 0;
     for (uint32_t i = 0; i < in->n; i++) {
         const struct part *pt = &in->v[i];
@@ -239,27 +250,43 @@ int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out,
         bool again = i && in->v[i - 1].rank == pt->rank &&
                      coll_rec(c, pt->rank, in->v[i - 1].pos)->index == r->index &&
                      coll_rec(c, pt->rank, in->v[i - 1].pos)->site == r->site;
-        struct iloc *l = &v[n++];
+        struct rloc *rl = &v[n++];
+        struct iloc *l = &rl->l;
+        rl->rank = pt->rank;
         coll_loc_of(c, pt->rank, r->site, &l->loc);
         l->call = coll_rec_call(r);
         l->mask = (uint8_t)(r->kind == DG_MSG_SEND ? LM_SEND : r->kind == DG_MSG_RECV ? LM_RECV : LM_COLL);
         if (pt->root)
             l->mask |= LM_ROOT;
         l->events = again ? 0 : 1;
+        const struct search_rank_result *res = c->x->by_rank ? c->x->by_rank[pt->rank] : NULL;
+        const struct trace_site_info *si = res && r->site != CHT_NONE ? search_site_info(res, r->site) : NULL;
+        l->loop = si ? si->loop_info : NULL;
+        l->per_rank = 0;
+        l->nonroot = !pt->root;
     }
-    qsort(v, n, sizeof *v, iloc_cmp);
-    uint32_t k = 0;
+    qsort(v, n, sizeof *v, rloc_cmp);
+    uint32_t k = 0, run = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (k && !coll_loc_cmp(&v[k - 1].loc, &v[i].loc)) {
-            v[k - 1].mask |= v[i].mask;
-            v[k - 1].events += v[i].events;
-            if (v[i].call == CHT_MPI_SENDRECV || v[i].call == CHT_MPI_SENDRECV_REPLACE)
-                v[k - 1].call = v[i].call;
+        const struct iloc *l = &v[i].l;
+        bool same_loc = k && !coll_loc_cmp(&o[k - 1].loc, &l->loc);
+        run = same_loc && v[i - 1].rank == v[i].rank ? run + l->events : l->events;
+        if (same_loc) {
+            o[k - 1].mask |= l->mask;
+            o[k - 1].events += l->events;
+            if (l->call == CHT_MPI_SENDRECV || l->call == CHT_MPI_SENDRECV_REPLACE)
+                o[k - 1].call = l->call;
+            if (!o[k - 1].loop)
+                o[k - 1].loop = l->loop;
+            o[k - 1].nonroot |= l->nonroot;
         } else {
-            v[k++] = v[i];
+            o[k++] = *l;
         }
+        if (run > o[k - 1].per_rank)
+            o[k - 1].per_rank = run;
     }
-    *out = v;
+    free(v);
+    *out = o;
     *nout = k;
     return 0;
 }

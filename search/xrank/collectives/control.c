@@ -86,6 +86,29 @@ static void scatter_control_text(struct search_text *b, const struct hacc *h, co
     search_text_printf(b, ": use %s from an array of one value per rank (", sh->collective);
 }
 
+/* The values become an array of one per rank, which the call that uses
+ * them indexes by rank. */
+static void gather_control_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    coll_fix_root(b, h, sh);
+    search_text_printf(b, "; sendbuf = the value sent, MPI_IN_PLACE at the root (it sent itself nothing); "
+                          "recvbuf (at the root only) = a new array of one value per rank, which ");
+    use_text(b, h, sh);
+    search_text_printf(b, " then reads at the index of the rank it is about; count and datatype ");
+    coll_fix_bytes(b, h);
+}
+
+static void scatter_control_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    coll_fix_root(b, h, sh);
+    search_text_printf(b, "; sendbuf (at the root only) = a new array of the value for each rank, filled before "
+                          "the call where the root computes each value now; recvbuf = the variable received "
+                          "into (MPI_IN_PLACE at the root); count and datatype ");
+    coll_fix_bytes(b, h);
+}
+
 const struct coll_pattern coll_gather_control = {
     .name = "gather of control values",
     .input = COLL_IN_ROUNDS,
@@ -93,6 +116,7 @@ const struct coll_pattern coll_gather_control = {
     .main_call = LM_RECV,
     .mpi = "MPI_Gather",
     .text = gather_control_text,
+    .fix = gather_control_fix,
 };
 
 /* Found by the same pass as coll_gather_control (its find looks at both
@@ -104,4 +128,5 @@ const struct coll_pattern coll_scatter_control = {
     .main_call = LM_SEND,
     .mpi = "MPI_Scatter",
     .text = scatter_control_text,
+    .fix = scatter_control_fix,
 };

@@ -114,8 +114,15 @@ static int hacc_of(struct cx *c, const struct inst *in, struct iloc *locs, uint3
     int rc;
     for (uint32_t i = 0; i < c->nh; i++)
         if (same_signature(&c->h[i], in, locs, nlocs)) {
-            for (uint32_t k = 0; k < nlocs; k++)
-                c->h[i].locs[k].events += locs[k].events;
+            for (uint32_t k = 0; k < nlocs; k++) {
+                struct iloc *l = &c->h[i].locs[k];
+                l->events += locs[k].events;
+                if (locs[k].per_rank > l->per_rank)
+                    l->per_rank = locs[k].per_rank;
+                if (!l->loop)
+                    l->loop = locs[k].loop;
+                l->nonroot |= locs[k].nonroot;
+            }
             free(locs);
             *out = &c->h[i];
             return 0;
@@ -179,6 +186,7 @@ int coll_emit(struct cx *c, struct inst *in)
     if ((rc = coll_inst_locs(c, in, &locs, &nlocs)) < 0 || (rc = hacc_of(c, in, locs, nlocs, &h)) < 0)
         return rc;
     h->var |= in->var;
+    coll_fix_facts(c, in, &h->fx, !h->matched && !h->unmatched_rounds);
     h->matched++;
     if (in->root >= 0)
         h->roots[in->root] = 1;

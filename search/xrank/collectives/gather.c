@@ -30,6 +30,29 @@ static void gather_text(struct search_text *b, const struct hacc *h, const struc
         h->var & VAR_V ? " (of different sizes or out of rank order)" : "", sh->collective);
 }
 
+/* The root's receive buffer, counts and displacements, and the others'
+ * send buffer (MPI_IN_PLACE at the root: its own slot was never received
+ * into). */
+static void gather_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    coll_fix_root(b, h, sh);
+    if (h->var & VAR_PROTOCOL) {
+        search_text_printf(b, "; recvcounts and displs (at the root only) = the lengths and offsets it receives "
+                              "before each block now, 0 for itself (it needs them before the call: one "
+                              "MPI_Gather of the lengths if it cannot compute them, the offsets summed from "
+                              "them); recvbuf = the buffer the blocks are received into");
+    } else if (h->var & VAR_V) {
+        search_text_printf(b, "; recvcounts and displs (at the root only) = each rank's slice's count and offset "
+                              "from the start of the buffer the receives fill, as in the calls, 0 for the root "
+                              "itself; recvbuf = that buffer");
+    } else {
+        coll_fix_slices(b, h, "recvbuf (written at the root only) = the buffer the receives fill");
+    }
+    search_text_printf(b, "; sendbuf = the one sent, MPI_IN_PLACE at the root (its own slot was never received "
+                          "into: it stays as it is)");
+}
+
 const struct coll_pattern coll_gather = {
     .name = "gather",
     .input = COLL_IN_EACH_ROUND,
@@ -38,4 +61,5 @@ const struct coll_pattern coll_gather = {
     .mpi = "MPI_Gather",
     .mpi_v = "MPI_Gatherv",
     .text = gather_text,
+    .fix = gather_fix,
 };

@@ -188,6 +188,40 @@ void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct 
         search_text_printf(b, ": use %s with %s (", sh->collective, mpi_op(h->op));
 }
 
+/* ", with the statement at line 159 that combines the values" */
+static void consumer_extra(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    search_text_printf(b, ", with the statement at ");
+    coll_text_consumer(b, h, sh);
+    search_text_printf(b, " that combines the values");
+}
+
+void coll_reduce_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh, bool all)
+{
+    coll_fix_replace(b, h, sh, consumer_extra);
+    if (!all)
+        coll_fix_root(b, h, sh);
+    if (h->var & VAR_LOCAL)
+        search_text_printf(b, "; op = the MPI op of that statement's operation");
+    else
+        search_text_printf(b, "; op = %s", mpi_op(h->op));
+    search_text_printf(b, "; sendbuf = the value sent, and at the root the value its accumulator holds before "
+                          "the first receive (its own contribution: the collective combines it, so it is not "
+                          "added again); recvbuf = ");
+    if (all)
+        search_text_printf(b, "where the result is now: the accumulator at the root, the buffer the result is "
+                              "received into elsewhere");
+    else
+        search_text_printf(b, "the accumulator (or a variable it takes after the call), at the root only");
+    search_text_printf(b, "; count and datatype ");
+    coll_fix_bytes(b, h);
+}
+
+static void reduce_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_reduce_fix(b, h, sh, false);
+}
+
 static void reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
 {
     coll_reduce_text(b, h, sh, "");
@@ -200,6 +234,7 @@ const struct coll_pattern coll_reduce = {
     .main_call = LM_RECV,
     .mpi = "MPI_Reduce",
     .text = reduce_text,
+    .fix = reduce_fix,
 };
 
 /* "the received value is used as an offset or count of the MPI_Recv call at

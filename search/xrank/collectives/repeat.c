@@ -294,6 +294,64 @@ static void repeat_text(struct search_text *b, const struct hacc *h, const struc
         search_text_printf(b, " can be one %s of their concatenated buffers (", coll);
 }
 
+/* Where the one call goes, how its buffer is packed and how the parts
+ * are taken out: the data of a call for one rank comes rank by rank, so
+ * the parts of the calls are interleaved for the collectives that move
+ * data per rank. */
+static void repeat_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    const char *coll = sh->collective;
+    search_text_printf(b, "make one %s where the first of the calls at ", coll);
+    coll_text_lines(b, h, sh, sh->call, LM_COLL);
+    search_text_printf(b, " is now, in place of all of them");
+    if (h->var & VAR_MIXED_TYPES) {
+        search_text_printf(b, ", with a derived datatype (MPI_Type_create_struct) covering their buffers at "
+                              "their distances from the first one, on every rank");
+        return;
+    }
+    int base = trace_mpi_call_base(sh->call);
+    bool v = base == CHT_MPI_GATHERV || base == CHT_MPI_SCATTERV || base == CHT_MPI_ALLGATHERV ||
+             base == CHT_MPI_ALLTOALLV;
+    switch (base) {
+    case CHT_MPI_BCAST:
+        search_text_printf(b, ": the root packs their buffers one after the other into one buffer, the count "
+                              "summed, and every other rank copies the parts out into them after the call");
+        break;
+    case CHT_MPI_REDUCE:
+    case CHT_MPI_ALLREDUCE:
+    case CHT_MPI_SCAN:
+    case CHT_MPI_EXSCAN:
+        search_text_printf(b, ": every rank packs their send buffers one after the other into one buffer, the "
+                              "count summed (same op and datatype), and copies the result's parts out into their "
+                              "receive buffers after the call%s",
+                           trace_mpi_call_base(sh->call) == CHT_MPI_REDUCE ? " (the root only)" : "");
+        break;
+    case CHT_MPI_GATHER:
+    case CHT_MPI_GATHERV:
+    case CHT_MPI_ALLGATHER:
+    case CHT_MPI_ALLGATHERV:
+        search_text_printf(b, ": every rank packs its send buffers one after the other into one buffer, the "
+                              "count summed%s; the result comes rank by rank, each rank's parts together, not "
+                              "call by call: copy each part out into its call's receive buffer after the "
+                              "call%s",
+                           v ? ", and recvcounts gets each rank's counts summed, displs computed from those sums"
+                             : "",
+                           base <= CHT_MPI_GATHERV ? " (the root only)" : "");
+        break;
+    case CHT_MPI_SCATTER:
+    case CHT_MPI_SCATTERV:
+        search_text_printf(b, ": the root packs, rank by rank, each rank's slices of all the calls together, "
+                              "the count summed%s, and every rank copies its parts out into the calls' receive "
+                              "buffers after the call",
+                           v ? " (sendcounts: each rank's counts summed, displs computed from those sums)" : "");
+        break;
+    default:
+        search_text_printf(b, ": every rank packs, rank by rank, the blocks of all the calls for each rank "
+                              "together, the counts summed, and copies each part of the result (which comes "
+                              "rank by rank too) out into its call's receive buffer after the call");
+    }
+}
+
 const struct coll_pattern coll_repeat = {
     .name = "repeat",
     .input = COLL_IN_CALLS,
@@ -301,6 +359,7 @@ const struct coll_pattern coll_repeat = {
     .main_call = LM_COLL,
     .mpi = NULL, /* the call repeated */
     .text = repeat_text,
+    .fix = repeat_fix,
 };
 
 static const char *file_name(const struct loc *l)

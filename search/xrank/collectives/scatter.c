@@ -29,6 +29,27 @@ static void scatter_text(struct search_text *b, const struct hacc *h, const stru
                        h->var & VAR_V ? " (of different sizes or out of rank order)" : "", sh->collective);
 }
 
+/* The root's send buffer, counts and displacements, and the others'
+ * receive buffer (MPI_IN_PLACE at the root: its own slice was never sent). */
+static void scatter_fix(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
+{
+    coll_fix_replace(b, h, sh, NULL);
+    coll_fix_root(b, h, sh);
+    if (h->var & VAR_PROTOCOL) {
+        search_text_printf(b, "; sendcounts and displs (at the root only) = the lengths and offsets it sends "
+                              "before each block now, 0 for itself; sendbuf = the buffer the blocks are sent "
+                              "from");
+    } else if (h->var & VAR_V) {
+        search_text_printf(b, "; sendcounts and displs (at the root only) = each rank's slice's count and offset "
+                              "from the start of the buffer the sends take them from, as in the calls, 0 for "
+                              "the root itself; sendbuf = that buffer");
+    } else {
+        coll_fix_slices(b, h, "sendbuf (read at the root only) = the buffer the sends take the slices from");
+    }
+    search_text_printf(b, "; recvbuf = the one received into, MPI_IN_PLACE at the root (its own slice was never "
+                          "sent: it stays where it is)");
+}
+
 const struct coll_pattern coll_scatter = {
     .name = "scatter",
     .input = COLL_IN_EACH_ROUND,
@@ -37,4 +58,5 @@ const struct coll_pattern coll_scatter = {
     .mpi = "MPI_Scatter",
     .mpi_v = "MPI_Scatterv",
     .text = scatter_text,
+    .fix = scatter_fix,
 };
