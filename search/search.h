@@ -420,7 +420,8 @@ enum search_fix_differs {
     SEARCH_FIX_BUF_ALTERNATES = 1u << 0, /* the buffer alternates between two (swapped arrays) */
     SEARCH_FIX_BUF_CHANGES = 1u << 1,    /* the buffer changes otherwise */
     SEARCH_FIX_PEER_CHANGES = 1u << 2,   /* the source or destination changes */
-    SEARCH_FIX_COUNT_CHANGES = 1u << 3   /* the size changes */
+    SEARCH_FIX_COUNT_CHANGES = 1u << 3,  /* the size changes */
+    SEARCH_FIX_TAG_CHANGES = 1u << 4     /* the messages' tags change (a receive's: from its status) */
 };
 
 /* The edit that applies an overlap hint (docs/dependence.md, "The fix"):

@@ -90,6 +90,49 @@ bool search_hint_encloses(const struct search_hint *h, uint32_t id)
     return false;
 }
 
+/* Whether every call with a window (the lowest rank's) ran in the first
+ * iteration of loop id. */
+static bool calls_in_first_iteration(const struct search_hint *h, uint32_t id)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < h->iters.n; i++)
+        for (uint32_t d = 0; d < h->iters.box[i].depth; d++)
+            if (h->iters.box[i].dim[d].loop == id) {
+                if (h->iters.box[i].dim[d].hi != 1)
+                    return false;
+                any = true;
+            }
+    return any && !h->iters.more;
+}
+
+/* A start in the iteration before, after the statement the call depends
+ * on (dep).  When every call it serves runs in the first iteration of
+ * the innermost loop around dep that also runs the call, that loop has
+ * no iteration before theirs: dep ran in an earlier iteration of a loop
+ * around it (the previous round of an outer loop, whose inner loop of
+ * receives ended with the statement), so the start goes right after that
+ * whole inner loop, in the iteration before of the next loop out, and the
+ * first one right before that loop (the master of a master/worker sum,
+ * whose first receive of a round can start as soon as the last round's
+ * receives are added up). */
+static void start_iteration_before(struct search_hint *h, const struct trace_site_info *dep)
+{
+    const struct trace_loop_info *in = search_ctx_shown(dep) ? NULL : loop_around_call(h, dep);
+    const struct trace_loop_info *out = NULL;
+    unsigned n = 0;
+    for (const struct trace_loop_info *l = in ? in->parent_info : NULL; l && n < 256 && !out; l = l->parent_info, n++)
+        if (search_hint_encloses(h, l->id))
+            out = l;
+    if (!in || !out || !calls_in_first_iteration(h, in->id)) {
+        outer_loop(h, dep, &h->fix.start);
+        return;
+    }
+    h->fix.start = fix_at_loop(in, SEARCH_FIX_AFTER);
+    h->fix.start.other_iteration = true;
+    h->fix.start.outer_file = out->file;
+    h->fix.start.outer_line = out->line;
+}
+
 /* A statement's place for an edit next to it: a statement inside loops
  * that do not enclose the call stands for the outermost of them (the wait
  * goes before that loop, the start after it), else itself. */
@@ -296,7 +339,7 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.start = place_of(h, dep, SEARCH_FIX_AFTER);
         h->fix.start.other_iteration = dep_earlier;
         if (dep_earlier)
-            outer_loop(h, dep, &h->fix.start);
+            start_iteration_before(h, dep);
     } else if (before_part || !on_path(h, first_before->func))
         /* no statement bounds the windows and some executions of a line
          * cannot move, or the first line is off the call's path: only the
@@ -405,10 +448,11 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
     static const char *const what[] = {"its buffer alternates between two from one call to the next: the buffer the next call gets, not this one's",
                                        "its buffer changes from one call to the next",
                                        "its peer changes from one call to the next",
-                                       "its size changes from one call to the next"};
+                                       "its size changes from one call to the next",
+                                       "the tags of its messages change from one call to the next"};
     search_text_printf(b, " with the next call's arguments (");
     bool any = false;
-    for (unsigned k = 0; k < 4; k++)
+    for (unsigned k = 0; k < 5; k++)
         if (l->differs & (1u << k)) {
             search_text_printf(b, "%s%s", any ? "; " : "", what[k]);
             any = true;
@@ -490,9 +534,16 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
         /* one request per call of the loop that makes it */
         search_text_printf(b, "; the loop at ");
         at_line(b, h, h->call_loop->file, h->call_loop->line, relative);
-        search_text_printf(b, " makes the call several times: %s, one request each%s",
-                           ends[0]->per_call ? "start each there" : "start each where it is",
-                           ends[1]->per_call ? ", and wait for them all with MPI_Waitall" : "");
+        if (ends[0]->per_call && (h->flags & SEARCH_HINT_SOME_ITERATIONS) &&
+            calls_in_first_iteration(h, h->call_loop->id))
+            /* the calls it holds on are the loop's first ones: the others
+             * depend on what the loop did before them */
+            search_text_printf(b, " makes the call several times: only its first call starts there, the others "
+                                  "where they are");
+        else
+            search_text_printf(b, " makes the call several times: %s, one request each%s",
+                               ends[0]->per_call ? "start each there" : "start each where it is",
+                               ends[1]->per_call ? ", and wait for them all with MPI_Waitall" : "");
     }
     bool start_moved = h->fix.start.where != SEARCH_FIX_AT;
     if (h->call_conditional && (start_moved || !wait_at_call)) {

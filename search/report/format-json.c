@@ -63,10 +63,10 @@ static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *
         fputs(",\"per_call\":true", f);
     if (l->differs) {
         /* a start an iteration early: what of the next call's arguments differs */
-        static const char *const what[] = {"buffer-alternates", "buffer", "peer", "size"};
+        static const char *const what[] = {"buffer-alternates", "buffer", "peer", "size", "tag"};
         fputs(",\"next_call_differs\":[", f);
         bool any = false;
-        for (unsigned k = 0; k < 4; k++)
+        for (unsigned k = 0; k < 5; k++)
             if (l->differs & (1u << k)) {
                 fprintf(f, "%s\"%s\"", any ? "," : "", what[k]);
                 any = true;

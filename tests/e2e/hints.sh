@@ -336,6 +336,37 @@ expect_eq "heat_helpers: and goes right before diffuse's next call, the request 
 expect_eq "heat_helpers: the 2-rank aggregation carries the two-ranks flag" \
     "$("$CH" hints "$WORK/heat" --all --format=json 2>/dev/null |
         jq -c '[.hints[] | select(.kind == "aggregate") | (.flags | index("two-ranks") != null)] | unique')" "[true]"
+# a round's first receive depends on the sum of the round before, taken
+# at the end of that round's receive loop: it starts right after that
+# whole loop (not "in the iteration before" of the loop of receives, which
+# has none before a round's first receive), with the next round's tag; the
+# reduce's fix has the root pass what its sum starts from
+src=tests/e2e/programs/round-sum.c
+RL=$(line_of "$src" "/* ROUNDS */"); QL=$(line_of "$src" "/* RECEIVES */"); RV=$(line_of "$src" "/* RECV */")
+for O in -O0 -O2; do
+    check "round-sum $O: builds" build_prog "$src" "$WORK/round-sum$O" "$O"
+    trace_run "$WORK/rs$O" 4 "$WORK/round-sum$O"
+    "$CH" hints "$WORK/rs$O" --all --format=json >"$WORK/rs$O.json" 2>/dev/null
+    expect_match "round-sum $O: the reduce's root passes what its sum starts from" \
+        "$(jq -r '.hints[] | select(.kind == "collective") | .fix.text' "$WORK/rs$O.json")" \
+        "MPI_Reduce in place of, on the root, the loop at line $QL .*at the root the value its accumulator holds before the first receive"
+    # the receives it holds on are the loop's first ones only: the others
+    # read the sum the loop added up before them
+    expect_no_match "round-sum $O: the receives after a round's first are not started early" \
+        "$(jq -r ".hints[] | select(.kind == \"overlap\" and .line == $RV) | .fix.text" "$WORK/rs$O.json")" \
+        "start each there"
+    # at -O2 the receive's arguments come from the block of line 41 (a
+    # register dependence the pass records), which bounds its window there
+    [ "$O" = -O2 ] && continue
+    expect_eq "round-sum $O: the first receive of a round starts after the last round's receive loop" \
+        "$(jq -c "[.hints[] | select(.kind == \"overlap\" and .line == $RV) | .fix.start |
+            [.where, .loop, .line, .other_iteration, .outer_loop.line, (.next_call_differs | index(\"tag\") != null)]] | unique" \
+            "$WORK/rs$O.json")" "[[\"after\",true,$QL,true,$RL,true]]"
+    expect_match "round-sum $O: and the fix says so" \
+        "$(jq -r ".hints[] | select(.kind == \"overlap\" and .line == $RV) | .fix.text" "$WORK/rs$O.json")" \
+        "start the MPI_Recv as MPI_Irecv right after the loop at line $QL in the iteration before \\(the first one right before the loop at line $RL, none in its last iteration\\) with the next call's arguments \\(the tags of its messages change from one call to the next\\)"
+done
+
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?
 expect_eq "a missing directory exits 1" "$rc" 1

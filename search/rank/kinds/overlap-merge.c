@@ -482,8 +482,8 @@ static int overlap_by_rank(struct ov_merge *x, struct search_hint *h)
 /* What of the call's arguments differs between consecutive calls of the
  * entries [i, j) with windows (their leads, in order, on each rank): the
  * buffer of each message record (alternating between two addresses, as
- * swapped arrays do, or changing otherwise), its peer and its size
- * (enum search_fix_differs).  A start placed in the iteration before must
+ * swapped arrays do, or changing otherwise), its peer, its size and the
+ * tag of its message (enum search_fix_differs).  A start placed in the iteration before must
  * be given the next call's arguments (jacobi's receive into u's halo row
  * receives into unew's when started in the sweep before). */
 static uint8_t args_differ(const struct search_xrank *x, const struct ov_ent *e, size_t i, size_t j)
@@ -494,7 +494,7 @@ static uint8_t args_differ(const struct search_xrank *x, const struct ov_ent *e,
         const struct search_overlap *ov = e[k].ov;
         /* per message record of a call (a Sendrecv has two): the last two
          * buffers seen, and whether the buffer ever failed to alternate */
-        uint64_t prev[2][2] = {{0}}, peer[2] = {0}, size[2] = {0};
+        uint64_t prev[2][2] = {{0}}, peer[2] = {0}, size[2] = {0}, tag[2] = {0};
         uint32_t seen[2] = {0};
         bool alt_broken[2] = {false, false}, buf_moved[2] = {false, false};
         for (uint32_t l = 0; log && l < ov->nleads; l++) {
@@ -521,11 +521,17 @@ static uint8_t args_differ(const struct search_xrank *x, const struct ov_ent *e,
                         d |= SEARCH_FIX_PEER_CHANGES;
                     if (a->kind != DG_MSG_RECV && a->bytes + a->rbytes != size[s])
                         d |= SEARCH_FIX_COUNT_CHANGES;
+                    /* a tag that changes (an iteration number) matters to
+                     * a receive too: started early with this call's tag, it
+                     * would wait for a message that never comes */
+                    if (a->kind != DG_MSG_COLL && (uint64_t)(int64_t)a->tag != tag[s])
+                        d |= SEARCH_FIX_TAG_CHANGES;
                 }
                 prev[s][1] = prev[s][0];
                 prev[s][0] = buf;
                 peer[s] = (uint64_t)(int64_t)a->peer;
                 size[s] = a->bytes + a->rbytes;
+                tag[s] = (uint64_t)(int64_t)a->tag;
                 seen[s]++;
             }
         }
