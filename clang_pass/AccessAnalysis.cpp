@@ -16,6 +16,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/DebugInfo.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -481,12 +482,41 @@ void AccessAnalysis::finishGroup(FunctionPlan &Plan,
   Group.clear();
 }
 
+// Whether an argument of MPI call \p CB is the value of a local variable
+// that \p F assigns where the trace shows no event: at -O2 a `dbg.value`
+// of a non-parameter variable in F whose value is that argument (`mtype =
+// FROM_WORKER` leaves the constant and a dbg.value of mtype; `dest = i` the
+// loop's phi); at -O0 a load from an untraced local (its address never
+// escapes) that is such a variable (its dbg.declare).  The store that sets
+// it is no event, so the run cannot show a start crossing it.
+static bool argFromRegisterVariable(const Function &F, const CallBase &CB) {
+  for (const Use &A : CB.args()) {
+    const Value *V = A.get()->stripPointerCasts();
+    if (const auto *C = dyn_cast<CastInst>(V))
+      V = C->getOperand(0);
+    if (const auto *LI = dyn_cast<LoadInst>(V))
+      if (const auto *AI = dyn_cast<AllocaInst>(getUnderlyingObject(LI->getPointerOperand())))
+        if (!AccessAnalysis::isEscapingAlloca(AI))
+          for (const DbgVariableIntrinsic *DI : FindDbgDeclareUses(const_cast<AllocaInst *>(AI)))
+            if (DI->getVariable() && !DI->getVariable()->isParameter())
+              return true;
+    SmallVector<DbgValueInst *, 4> DVs;
+    findDbgValues(DVs, const_cast<Value *>(V));
+    for (const DbgValueInst *DV : DVs)
+      if (DV->getFunction() == &F && DV->getVariable() && !DV->getVariable()->isParameter())
+        return true;
+  }
+  return false;
+}
+
 void AccessAnalysis::addCallSite(FunctionPlan &Plan, Instruction &I,
                                  uint8_t Kind) {
   Site S;
   S.Kind = Kind;
   setLocation(S, I.getDebugLoc().get(), I.getParent());
   S.Anchor = &I;
+  if (Kind == CHT_SITE_CALL && argFromRegisterVariable(F, cast<CallBase>(I)))
+    S.Flags |= CHT_SITEF_ARG_VARS;
   Plan.Sites.push_back(std::move(S));
 }
 

@@ -123,6 +123,7 @@ std::string flagNames(uint32_t Flags) {
       {CHT_SITEF_VECTOR, "vector"},
       {CHT_SITEF_ARGS_ONLY, "args-only"},
       {CHT_SITEF_LOOP_TEST, "loop-test"},
+      {CHT_SITEF_ARG_VARS, "arg-vars"},
       {CHT_SITEF_HEAP, "heap"}};
   std::string Out;
   for (const auto &[Bit, Name] : Names)

@@ -414,6 +414,10 @@ struct search_fix_loc {
      * call_loop): the edit serves every call the loop makes, one request
      * each (MPI_Waitall) */
     bool per_call;
+    /* start: the statement computes the condition of a branch the call
+     * depends on: the place is inside the branch that leads to the call
+     * (the line after an `if` may be its other branch) */
+    bool branch;
 };
 
 enum search_fix_differs {
@@ -454,6 +458,17 @@ struct search_hint {
      * (CHT_SITEF_CONDITIONAL): a start or wait moved out of the branch
      * keeps its condition (the fix says so) */
     bool call_conditional;
+    /* overlap: an argument of the call is a local variable the function
+     * assigns where the trace shows no event (CHT_SITEF_ARG_VARS): a start
+     * moved above the call in the same iteration may cross its
+     * assignment (the fix says so) */
+    bool call_arg_vars;
+    /* overlap of a collective: where another member of its instances makes
+     * it (NULL if every member makes it at the hint's line): that call must
+     * become nonblocking too, a blocking and a nonblocking collective do
+     * not match */
+    const char *coll_peer_file;
+    uint32_t coll_peer_line;
     int nranks;
     int *ranks;              /* sorted world ranks it holds on */
     const char *collective;  /* MPI collective to use, or NULL */

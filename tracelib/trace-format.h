@@ -692,11 +692,17 @@ enum cht_site_flag {
     CHT_SITEF_FRAME_PTR = 1u << 7,   /* the function the code is in after inlining keeps a
                                         frame pointer: the call paths of MPI calls are read
                                         through its frames (trace format 6) */
-    CHT_SITEF_HEAP = 1u << 8         /* a CHT_SITE_MEMSET that is a heap allocation (malloc,
+    CHT_SITEF_HEAP = 1u << 8,        /* a CHT_SITE_MEMSET that is a heap allocation (malloc,
                                         calloc, realloc: the new block) or a free (the block
                                         freed): it writes the whole block, so that no MPI call
                                         on the block moves across it; it costs nothing per
                                         byte.  Older readers take it as a memset */
+    CHT_SITEF_ARG_VARS = 1u << 9     /* a CHT_SITE_CALL one of whose arguments is the value
+                                        of a local variable the function assigns where the
+                                        trace shows no event (a register at -O2, an
+                                        untraced local at -O0): a start moved above the
+                                        call cannot be checked against its assignment.
+                                        Older readers ignore it */
 };
 
 struct cht_site {

@@ -154,6 +154,10 @@ struct trace_site_info {
     const struct trace_callctx *ctx;
     /* its innermost enclosing loop (`loop`), NULL if none or unknown */
     const struct trace_loop_info *loop_info;
+    /* it computes a condition of a branch other statements are control
+     * dependent on (a CHT_DEP_CONTROL target of the table's dependence
+     * section; false without one); it may compute values too */
+    bool condition;
 };
 
 /* A calling context of an MPI call site (docs/trace-format.md, "Call

@@ -24,7 +24,7 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false, false, false};
+    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false, false, false, false};
 }
 
 /* The loop whose other iteration a place in another iteration is in: the
@@ -207,8 +207,23 @@ static bool outside_call_loop(const struct search_hint *h, const char *func, con
                               const struct search_fix_loc *f)
 {
     const struct trace_loop_info *L = h->call_loop;
-    if (!L || !f->func || strcmp(search_nz(f->func), search_nz(L->func)) || strcmp(search_nz(func), search_nz(L->func)))
+    if (!L || !f->func)
         return false;
+    if (strcmp(search_nz(f->func), search_nz(L->func)) || strcmp(search_nz(func), search_nz(L->func))) {
+        /* a place in a caller of the loop's function (on the recorded
+         * path, above it): the loop has ended there (my_bcast's loop of
+         * sends, waited for in main) */
+        const struct trace_callctx *x = h->path ? h->path : h->ctx;
+        uint32_t kl = UINT32_MAX;
+        for (uint32_t k = 0; x && k < x->nframes; k++) {
+            const char *fk = search_nz(x->frames[k].func);
+            if (kl == UINT32_MAX && !strcmp(fk, search_nz(L->func)))
+                kl = k;
+            else if (kl != UINT32_MAX && !strcmp(fk, search_nz(f->func)))
+                return true;
+        }
+        return false;
+    }
     return !chain_has(loops, L->id);
 }
 
@@ -331,15 +346,28 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
      * the receive buffer, called for other buffers too): starting the call
      * there would start it at each of that function's calls; the start is
      * then taken from the related lines */
-    if (dep && !on_path(h, dep->func))
+    bool off_path_earlier = false;
+    if (dep && !on_path(h, dep->func)) {
+        /* bounded by a statement of a function called in the iteration
+         * before (heat2D's update, called after each exchange): the lines
+         * before the loop that some first call could move past do not
+         * serve the others, and where that function is called is not
+         * known here: the call starts where it is */
+        off_path_earlier = dep_earlier;
         dep = NULL;
-    if (!first_before || (dep && related_inside_lifted(h, dep, SEARCH_REL_BEFORE)))
+    }
+    if (!first_before || off_path_earlier || (dep && related_inside_lifted(h, dep, SEARCH_REL_BEFORE)))
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
     else if (dep && dep->file && *dep->file && dep->line) {
         h->fix.start = place_of(h, dep, SEARCH_FIX_AFTER);
         h->fix.start.other_iteration = dep_earlier;
         if (dep_earlier)
             start_iteration_before(h, dep);
+        else if (dep->condition && !(dep->flags & CHT_SITEF_LOOP_TEST) && h->call_conditional &&
+                 !h->fix.start.loop && h->fix.start.line == dep->line)
+            /* the condition of an if on the call's path (heat2D's
+             * `if (taskid == MASTER)`, the call in its else) */
+            h->fix.start.branch = true;
     } else if (before_part || !on_path(h, first_before->func))
         /* no statement bounds the windows and some executions of a line
          * cannot move, or the first line is off the call's path: only the
@@ -422,6 +450,13 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
         search_text_printf(b, "right before the next call of %s, whose %s", l->func, l->loop ? "loop at " : "");
         at_line(b, h, l->file, l->line, relative);
         search_text_printf(b, " must wait for it");
+    } else if (l->branch) {
+        /* the statement tests a condition on the call's path (it may be
+         * the `if` whose other branch follows its line) */
+        search_text_printf(b, "right after ");
+        at_line(b, h, l->file, l->line, relative);
+        search_text_printf(b, " on the call's path (inside the branch that leads to the call, if that line tests "
+                              "the condition of an if)");
     } else {
         search_text_printf(b, "right %s ", l->where == SEARCH_FIX_BEFORE ? "before" : "after");
         if (l->loop) /* "right after line 152" could read as inside its body */
@@ -447,7 +482,7 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
      * arguments, which the run showed differ from this one's */
     static const char *const what[] = {"its buffer alternates between two from one call to the next: the buffer the next call gets, not this one's",
                                        "its buffer changes from one call to the next",
-                                       "its peer changes from one call to the next",
+                                       "its peer changes from one call to the next, unless it is a receive from any source",
                                        "its size changes from one call to the next",
                                        "the tags of its messages change from one call to the next"};
     search_text_printf(b, " with the next call's arguments (");
@@ -558,6 +593,23 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
             search_text_printf(b, "set its request to MPI_REQUEST_NULL before that condition, so that the wait "
                                   "returns at once where the call did not run");
     }
+    if (h->coll_peer_line) {
+        /* the other members' calls of the same collective */
+        search_text_printf(b, "; the other members of this %s make it at ", call);
+        at_line(b, h, h->coll_peer_file, h->coll_peer_line, relative);
+        search_text_printf(b, ": make those %s too (waited for right after them if nothing of theirs can "
+                              "overlap), since a blocking and a nonblocking collective do not match",
+                           nb);
+    }
+    if (h->call_arg_vars && start_moved && !h->fix.start.other_iteration)
+        /* a tag, peer or count kept in a local the pass does not trace (a
+         * register at -O2): its assignment left no event, so the run
+         * cannot show that the start does not cross it (a start in the
+         * iteration before is checked against the next call's arguments
+         * in the MPI log instead) */
+        search_text_printf(b, "; the call takes local variables whose assignments the trace does not show: if "
+                              "one of them (a tag, a peer, a count) is set between the new start and the call, "
+                              "set it before the start");
     if ((h->flags & SEARCH_HINT_NEEDS_BUFFER) && h->over_line) {
         /* the needs-buffer variant: the wait comes after the overwrite */
         search_text_printf(b, "; first copy what it sends into a buffer of its own and send that, since ");

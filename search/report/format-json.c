@@ -61,6 +61,8 @@ static void json_fix_loc(FILE *f, const char *key, const struct search_fix_loc *
         fputs(",\"split_loop\":true", f);
     if (l->per_call) /* outside the loop that makes the call: one request per call */
         fputs(",\"per_call\":true", f);
+    if (l->branch) /* the start of the branch of an if that leads to the call */
+        fputs(",\"branch\":true", f);
     if (l->differs) {
         /* a start an iteration early: what of the next call's arguments differs */
         static const char *const what[] = {"buffer-alternates", "buffer", "peer", "size", "tag"};
@@ -90,6 +92,9 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
         json_fix_loc(f, "start", &h->fix.start, st);
         json_fix_loc(f, "wait", &h->fix.wait, st);
         fprintf(f, ",\"conditional\":%s", h->call_conditional ? "true" : "false");
+        fprintf(f, ",\"args_unseen\":%s",
+                h->call_arg_vars && h->fix.start.where != SEARCH_FIX_AT && !h->fix.start.other_iteration ? "true"
+                                                                                                          : "false");
     } else if (h->kind == SEARCH_HINT_AGGREGATE) {
         /* the sends to pack (the hint's and its members, by line), where
          * the one message goes (the last of them), where it is received

@@ -364,7 +364,41 @@ for O in -O0 -O2; do
             "$WORK/rs$O.json")" "[[\"after\",true,$QL,true,$RL,true]]"
     expect_match "round-sum $O: and the fix says so" \
         "$(jq -r ".hints[] | select(.kind == \"overlap\" and .line == $RV) | .fix.text" "$WORK/rs$O.json")" \
-        "start the MPI_Recv as MPI_Irecv right after the loop at line $QL in the iteration before \\(the first one right before the loop at line $RL, none in its last iteration\\) with the next call's arguments \\(the tags of its messages change from one call to the next\\)"
+        "start the MPI_Recv as MPI_Irecv right after the loop at line $QL in the iteration before \\(the first one right before the loop at line $RL, none in its last iteration\\) with the next call's arguments \\(([^)]*; )?the tags of its messages change from one call to the next\\)"
+done
+
+# tags and peers kept in locals set right before the call: no start moves
+# above them unseen (the fix says the trace cannot show where they are
+# set), and a collective made nonblocking on one side names the other
+# side's call
+src=tests/e2e/programs/args-locals.c
+PS=$(grep -n 'peer = 0;' "$src" | head -1 | cut -d: -f1); WR=$((PS + 1))
+RR=$(line_of "$src" "/* REDUCE-ROOT */"); RW=$(line_of "$src" "/* REDUCE-WORKER */")
+for O in -O0 -O2; do
+    check "args-locals $O: builds" build_prog "$src" "$WORK/args-locals$O" "$O"
+    trace_run "$WORK/al$O" 4 "$WORK/args-locals$O"
+    "$CH" hints "$WORK/al$O" --all --format=json >"$WORK/al$O.json" 2>/dev/null
+    # the worker's calls after `peer = 0;`: a start above that line in the
+    # same iteration must come with the caveat
+    expect_eq "args-locals $O: no worker call starts above its tag and peer unseen" \
+        "$(jq -c "[.hints[] | select(.kind == \"overlap\" and .line > $PS and .line < $RW) | .fix |
+            select(.start.where != \"at\" and .start.other_iteration == false and .start.line < $PS and
+                   .args_unseen == false)] | length" "$WORK/al$O.json")" 0
+    # started right after `if (rank == 0)`, the worker's result send goes
+    # inside the branch that leads to it (the line after the if is the
+    # master's branch)
+    IF=$(line_of "$src" "if (rank == 0) {"); RS=$(line_of "$src" "/* RESULT-SEND */")
+    expect_eq "args-locals $O: a start after the master/worker if is inside the call's branch" \
+        "$(jq -c "[.hints[] | select(.kind == \"overlap\" and .line == $RS and .fix.start.line == $IF) |
+            .fix.start.branch] | unique" "$WORK/al$O.json")" "[true]"
+    expect_match "args-locals $O: the root's MPI_Reduce made nonblocking names the workers' call" \
+        "$(jq -r ".hints[] | select(.kind == \"overlap\" and (.line == $RR or .line == $RW)) | .fix.text" "$WORK/al$O.json")" \
+        "the other members of this MPI_Reduce make it at line ($RR|$RW): make those MPI_Ireduce too"
+done
+for O in -O0 -O2; do
+    expect_eq "args-locals $O: the worker's receive started early says its tag and peer are unseen" \
+        "$(jq -c "[.hints[] | select(.kind == \"overlap\" and .line == $WR) | .fix.args_unseen] | unique" \
+            "$WORK/al$O.json")" "[true]"
 done
 
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"

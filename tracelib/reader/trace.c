@@ -330,6 +330,19 @@ static int build_sites(struct rd_tu *tu)
         /* tables before version 3 have no costs: the even split */
         o->cost = tab->costs ? tab->costs[i] : 1;
     }
+    /* the branch conditions: targets of control dependences (`if (rank ==
+     * 0)`'s load of rank; at -O2 the same load may also be a value) */
+    uint8_t *use = calloc(tu->nsites ? tu->nsites : 1, 1);
+    if (!use)
+        return -1;
+    for (i = 0; tab->deps && tab->entries && i < tab->deps->nentries; i++) {
+        const struct cht_dep *e = &tab->entries[i];
+        if ((e->kind == CHT_DEP_CONTROL || e->kind == CHT_DEP_VALUE) && e->target < tu->nsites)
+            use[e->target] |= e->kind == CHT_DEP_CONTROL ? 1 : 2;
+    }
+    for (i = 0; i < tu->nsites; i++)
+        tu->sites[i].condition = (use[i] & 1) != 0;
+    free(use);
     return 0;
 }
 

@@ -479,6 +479,43 @@ static int overlap_by_rank(struct ov_merge *x, struct search_hint *h)
     return 0;
 }
 
+/* A collective made nonblocking must be nonblocking on every member: a
+ * blocking and a nonblocking collective do not match.  The first call site
+ * other than the hint's where a member of one of its instances (the
+ * lowest rank's first lead) made the same collective: the fix names it.
+ * Sites are compared by location. */
+static void coll_partner_site(const struct search_xrank *x, const struct ov_ent *e, struct search_hint *h)
+{
+    const struct dg_mpilog *log = x && e->rank >= 0 && e->rank < x->world_size ? x->logs[e->rank] : NULL;
+    const struct search_overlap *ov = e->ov;
+    if (!log || !x->match || !ov->nleads)
+        return;
+    uint32_t p = dg_mpilog_find(log, ov->leads[0].index);
+    for (; p < log->n && log->rec[p].index == ov->leads[0].index; p++)
+        if (log->rec[p].kind == DG_MSG_COLL)
+            break;
+    if (p >= log->n || log->rec[p].index != ov->leads[0].index)
+        return;
+    uint32_t n = 0, inst = dg_match_coll_of(x->match, (struct dg_pos){e->rank, p});
+    const struct dg_pos *mem = inst == UINT32_MAX ? NULL : dg_match_coll(x->match, inst, &n);
+    for (uint32_t k = 0; mem && k < n; k++) {
+        if (mem[k].rank < 0 || mem[k].rank >= x->world_size || !x->logs[mem[k].rank] || !x->by_rank ||
+            !x->by_rank[mem[k].rank] || mem[k].pos >= x->logs[mem[k].rank]->n)
+            continue;
+        const struct dg_msgrec *r = &x->logs[mem[k].rank]->rec[mem[k].pos];
+        const struct trace_site_info *si = r->site != CHT_NONE ? search_site_info(x->by_rank[mem[k].rank], r->site)
+                                                               : NULL;
+        if (!si || !si->line || (si->line == h->line && !strcmp(search_nz(si->file), search_nz(h->file))))
+            continue;
+        if (e->ov->info && si->line == e->ov->info->line &&
+            !strcmp(search_nz(si->file), search_nz(e->ov->info->file)))
+            continue; /* the hint's own call, shown above it through a helper */
+        h->coll_peer_file = si->file;
+        h->coll_peer_line = si->line;
+        return;
+    }
+}
+
 /* What of the call's arguments differs between consecutive calls of the
  * entries [i, j) with windows (their leads, in order, on each rank): the
  * buffer of each message record (alternating between two addresses, as
@@ -514,10 +551,12 @@ static uint8_t args_differ(const struct search_xrank *x, const struct ov_ent *e,
                         alt_broken[s] = true;
                     if (seen[s] >= 2 && buf != prev[s][1])
                         alt_broken[s] = true;
-                    /* a receive's peer and size are the status's (any
-                     * source, a count larger than the message): not its
-                     * arguments */
-                    if (a->kind != DG_MSG_RECV && (uint64_t)(int64_t)a->peer != peer[s])
+                    /* a receive's size is the status's (a count larger
+                     * than the message): not its argument; its source is
+                     * the status's too, but a source that changes must be
+                     * the next call's unless it takes any source (the
+                     * master's receive from each worker in turn) */
+                    if ((uint64_t)(int64_t)a->peer != peer[s])
                         d |= SEARCH_FIX_PEER_CHANGES;
                     if (a->kind != DG_MSG_RECV && a->bytes + a->rbytes != size[s])
                         d |= SEARCH_FIX_COUNT_CHANGES;
@@ -716,6 +755,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     h->path = e[i].ov->info ? e[i].ov->info->ctx : NULL;
     h->call_loop = e[i].ov->info ? e[i].ov->info->loop_info : NULL;
     h->call_conditional = e[i].ov->info && (e[i].ov->info->flags & CHT_SITEF_CONDITIONAL);
+    h->call_arg_vars = e[i].ov->info && (e[i].ov->info->flags & CHT_SITEF_ARG_VARS);
     for (size_t k = i; k < j; k++)
         search_hint_add_rank(h, e[k].rank);
     if (h->nranks < search_ranks_running(x->m->ranks, x->m->n, &e[i].key)) {
@@ -779,6 +819,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
                        use && use->use_later);
     if (h->fix.start.other_iteration)
         h->fix.start.differs = args_differ(x->m->xr, e, i, j);
+    coll_partner_site(x->m->xr, &e[i], h);
     if (search_fix_changes_nothing(h)) {
         /* started where it is and waited for right after it: whatever
          * the windows hold, the hint names nothing to do */

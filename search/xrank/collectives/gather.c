@@ -38,10 +38,12 @@ static void gather_fix(struct search_text *b, const struct hacc *h, const struct
     coll_fix_replace(b, h, sh, NULL);
     coll_fix_root(b, h, sh);
     if (h->var & VAR_PROTOCOL) {
-        search_text_printf(b, "; recvcounts and displs (at the root only) = the lengths and offsets it receives "
-                              "before each block now, 0 for itself (it needs them before the call: one "
-                              "MPI_Gather of the lengths if it cannot compute them, the offsets summed from "
-                              "them); recvbuf = the buffer the blocks are received into");
+        search_text_printf(b, "; recvcounts and displs (at the root only) = each block's count and its offset "
+                              "from the start of the buffer the blocks are received into, in elements of the "
+                              "datatype, as its calls compute them now from the lengths and offsets it receives "
+                              "before each block (a row count times a row's length), 0 for itself (it needs them "
+                              "before the call: one MPI_Gather of the lengths if it cannot compute them, the "
+                              "offsets summed from them); recvbuf = that buffer");
     } else if (h->var & VAR_V) {
         search_text_printf(b, "; recvcounts and displs (at the root only) = each rank's slice's count and offset "
                               "from the start of the buffer the receives fill, as in the calls, 0 for the root "

@@ -36,9 +36,11 @@ static void scatter_fix(struct search_text *b, const struct hacc *h, const struc
     coll_fix_replace(b, h, sh, NULL);
     coll_fix_root(b, h, sh);
     if (h->var & VAR_PROTOCOL) {
-        search_text_printf(b, "; sendcounts and displs (at the root only) = the lengths and offsets it sends "
-                              "before each block now, 0 for itself; sendbuf = the buffer the blocks are sent "
-                              "from");
+        search_text_printf(b, "; sendcounts and displs (at the root only) = each block's count and its offset "
+                              "from the start of the buffer the blocks are sent from, in elements of the "
+                              "datatype, as its calls compute them now from the lengths and offsets it sends "
+                              "before each block (a row count times a row's length), 0 for itself; sendbuf = "
+                              "that buffer");
     } else if (h->var & VAR_V) {
         search_text_printf(b, "; sendcounts and displs (at the root only) = each rank's slice's count and offset "
                               "from the start of the buffer the sends take them from, as in the calls, 0 for "
