@@ -482,7 +482,7 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
      * arguments, which the run showed differ from this one's */
     static const char *const what[] = {"its buffer alternates between two from one call to the next: the buffer the next call gets, not this one's",
                                        "its buffer changes from one call to the next",
-                                       "its peer changes from one call to the next, unless it is a receive from any source",
+                                       "its peer changes from one call to the next",
                                        "its size changes from one call to the next",
                                        "the tags of its messages change from one call to the next"};
     search_text_printf(b, " with the next call's arguments (");
@@ -490,6 +490,10 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
     for (unsigned k = 0; k < 5; k++)
         if (l->differs & (1u << k)) {
             search_text_printf(b, "%s%s", any ? "; " : "", what[k]);
+            /* a receive's source is its status's: one that takes any
+             * source keeps it */
+            if (k == 2 && trace_mpi_call_base(h->call) == CHT_MPI_RECV)
+                search_text_printf(b, ", unless it takes any source");
             any = true;
         }
     search_text_printf(b, ")");

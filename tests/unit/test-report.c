@@ -680,7 +680,7 @@ static void test_fix_through_helpers(void **state)
     assert_non_null(strstr(m, "right after line 91 in the iteration before (the first one right before the loop at "
                               "line 132, none in its last iteration) with the next call's arguments (its buffer "
                               "alternates between two from one call to the next: the buffer the next call gets, not this one's; its peer "
-                              "changes from one call to the next), and MPI_Wait"));
+                              "changes from one call to the next, unless it takes any source), and MPI_Wait"));
     free(m);
     /* a wait inside a function off the call's path (heat's diffuse, called
      * for two fields): before its next call, the request staying with the
