@@ -181,9 +181,11 @@ struct search_text;
 void search_text_saving(struct search_text *b, const struct search_report *rep, const struct search_hint *h);
 int search_hint_add_change(struct search_hint *h, const struct dg_change *c);
 /* the calls of overlap entry ov of world rank r made nonblocking, started
- * earlier (back) and waited for later (fwd) as far as their windows go */
-int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, bool back,
-                          bool fwd, struct search_hint *h);
+ * earlier and waited for later by the given shares of their windows (0:
+ * that side stays, 1: as far as the windows go; less where the fix places
+ * only part of a window's computation between the start and the wait) */
+int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, double back,
+                          double fwd, struct search_hint *h);
 /* the groups of sends of group summary g of world rank r (res) merged */
 int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
                         struct search_hint *h);
@@ -318,6 +320,12 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
 /* Whether h's overlap fix starts the call where it is and waits for it
  * right after it: an edit that changes nothing. */
 bool search_fix_changes_nothing(const struct search_hint *h);
+/* Whether the overlap fix of h (search_fix_overlap) places related line r
+ * between the start and the wait: a line that can move after the call
+ * between the start and the call, one that can run before the wait
+ * between the call and the wait.  True where the order is not known from
+ * the source (a function off the call's path). */
+bool search_fix_places(const struct search_hint *h, const struct search_related *r);
 
 /* names.c: the entry of a hint kind found across ranks with this kind or
  * name (name may be NULL), NULL if none. */

@@ -418,6 +418,19 @@ struct search_fix_loc {
      * depends on: the place is inside the branch that leads to the call
      * (the line after an `if` may be its other branch) */
     bool branch;
+    /* the global ids of the loop at `line` (with loop) and of the outer
+     * loop (with other_iteration), CHT_NONE if none or not known: which
+     * related lines the edit places between the start and the wait
+     * (search_fix_places) */
+    uint32_t loop_id, outer_id;
+    /* internal, while the fix is made: the loops around the place in its
+     * function (innermost first; NULL: none) when loops_known, else the
+     * related line the place was taken from (NULL: not known); a loop
+     * around the call but not around the wait runs its later iterations
+     * between them (search_fix_places) */
+    const struct trace_loop_info *loops;
+    bool loops_known;
+    const struct search_related *rel;
 };
 
 enum search_fix_differs {
@@ -524,6 +537,12 @@ struct search_hint {
     uint32_t recv_first_line;
     const char *recv_file;
     uint32_t recv_line;
+    /* aggregation: a member's receive whose count or buffer comes from what
+     * an earlier member's receive brings (recv_arg_use_* uses the value
+     * recv_arg_* received; NULL/0 if none): the one receive must take the
+     * largest message, or probe for its size */
+    const char *recv_arg_file, *recv_arg_use_file;
+    uint32_t recv_arg_line, recv_arg_use_line;
     uint32_t nregions;
     struct search_region *regions; /* overlap: the related lines as regions, largest first (executions) */
     /* collective: the edit, one sentence (search_fix_text gives it; NULL:

@@ -24,7 +24,8 @@ const char *search_nonblocking_name(uint16_t call, char *buf, size_t size)
 
 static struct search_fix_loc fix_at(const char *file, const char *func, uint32_t line, uint32_t col, int where)
 {
-    return (struct search_fix_loc){file, func, line, col, where, false, false, NULL, 0, 0, false, false, false, false};
+    return (struct search_fix_loc){.file = file, .func = func, .line = line, .col = col, .where = where,
+                                   .loop_id = CHT_NONE, .outer_id = CHT_NONE};
 }
 
 /* The loop whose other iteration a place in another iteration is in: the
@@ -59,6 +60,7 @@ static void outer_loop(const struct search_hint *h, const struct trace_site_info
     if (l) {
         f->outer_file = l->file;
         f->outer_line = l->line;
+        f->outer_id = l->id;
     }
 }
 
@@ -78,16 +80,23 @@ static struct search_fix_loc fix_at_loop(const struct trace_loop_info *l, int wh
 {
     struct search_fix_loc f = fix_at(l->file, l->func, l->line, l->col, where);
     f.loop = true;
+    f.loop_id = l->id;
     return f;
+}
+
+/* Whether some vector of a box set has an iteration of loop id. */
+static bool boxes_have(const struct search_boxes *b, uint32_t id)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        for (uint32_t d = 0; d < b->box[i].depth; d++)
+            if (b->box[i].dim[d].loop == id)
+                return true;
+    return false;
 }
 
 bool search_hint_encloses(const struct search_hint *h, uint32_t id)
 {
-    for (uint32_t i = 0; i < h->iters.n; i++)
-        for (uint32_t d = 0; d < h->iters.box[i].depth; d++)
-            if (h->iters.box[i].dim[d].loop == id)
-                return true;
-    return false;
+    return boxes_have(&h->iters, id);
 }
 
 /* Whether every call with a window (the lowest rank's) ran in the first
@@ -131,6 +140,7 @@ static void start_iteration_before(struct search_hint *h, const struct trace_sit
     h->fix.start.other_iteration = true;
     h->fix.start.outer_file = out->file;
     h->fix.start.outer_line = out->line;
+    h->fix.start.outer_id = out->id;
 }
 
 /* A statement's place for an edit next to it: a statement inside loops
@@ -147,9 +157,10 @@ static struct search_fix_loc place_of(const struct search_hint *h, const struct 
     for (unsigned n = 0; l && n < 256 && !search_hint_encloses(h, l->id) && !strcmp(search_nz(l->func), search_nz(s->func));
          l = l->parent_info, n++)
         top = l;
-    if (top)
-        return fix_at_loop(top, where);
-    return fix_at(s->file, s->func, s->line, s->col, where);
+    struct search_fix_loc f = top ? fix_at_loop(top, where) : fix_at(s->file, s->func, s->line, s->col, where);
+    f.loops = top ? top->parent_info : s->loop_info;
+    f.loops_known = true;
+    return f;
 }
 
 /* Whether every related line of a role lies in a function below the anchor
@@ -245,6 +256,7 @@ static struct search_fix_loc before_related(const struct search_hint *h, const s
             if (inside && b->dim[d].line && !search_hint_encloses(h, b->dim[d].loop)) {
                 struct search_fix_loc f = fix_at(r->file, r->func, b->dim[d].line, 0, SEARCH_FIX_BEFORE);
                 f.loop = true;
+                f.loop_id = b->dim[d].loop;
                 return f;
             }
         }
@@ -375,10 +387,16 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
     else if (first_before->loop && !search_hint_encloses(h, first_before->loop->id))
         /* every execution can move: before the loop it is in (its region) */
+    {
         h->fix.start = fix_at_loop(first_before->loop, SEARCH_FIX_BEFORE);
+        h->fix.start.rel = first_before;
+    }
     else
+    {
         h->fix.start = fix_at(first_before->file, first_before->func, first_before->line, first_before->col,
                               SEARCH_FIX_BEFORE);
+        h->fix.start.rel = first_before;
+    }
     if (h->fix.start.loop && h->fix.start.where == SEARCH_FIX_AFTER && !h->fix.start.other_iteration &&
         related_inside_loop(h, &h->fix.start, SEARCH_REL_BEFORE))
         h->fix.start.split = true;
@@ -403,6 +421,7 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
          * line that are not in the windows (halo_staging's update reads
          * the row just received in its first iteration) */
         h->fix.wait = before_related(h, first_part);
+        h->fix.wait.rel = first_part;
         h->fix.wait.other_iteration = !first_class && h->iters.n && h->iters.box[0].depth;
     } else if (last_after) {
         h->fix.wait = fix_at(last_after->file, last_after->func, last_after->line, last_after->col,
@@ -423,6 +442,121 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
          (!use && first_part && first_part->loop &&
           outside_call_loop(h, first_part->func, first_part->loop, &h->fix.wait))))
         h->fix.wait.per_call = true;
+}
+
+/* Where the call's path passes through function func: its depth (0: the
+ * function that makes the MPI call, 1: its caller, ...) and the line of
+ * the call there.  False if func is not on the recorded path. */
+static bool path_depth(const struct search_hint *h, const char *func, uint32_t *depth, uint32_t *line)
+{
+    const struct trace_callctx *x = h->path ? h->path : h->ctx;
+    if (!func || !*func)
+        return false;
+    for (uint32_t k = 0; x && k < x->nframes; k++)
+        if (!strcmp(search_nz(x->frames[k].func), func)) {
+            *depth = k;
+            *line = x->frames[k].line;
+            return true;
+        }
+    if (x || strcmp(search_nz(h->func), func))
+        return false;
+    *depth = 0;
+    *line = h->line;
+    return true;
+}
+
+/* Whether a related line runs inside the loop of global id `id`. */
+static bool related_in_loop(const struct search_related *r, uint32_t id)
+{
+    if (id == CHT_NONE)
+        return false;
+    return chain_has(r->loop, id) || boxes_have(&r->iters, id);
+}
+
+/* Whether the edit's place f is inside loop id, a loop around the call:
+ * the place is the statement a site's loops are known of, or a related
+ * line, or the outermost loop around either that does not run the call
+ * (inside every loop around them that does). */
+static bool place_in_loop(const struct search_fix_loc *f, uint32_t id)
+{
+    return f->loops_known ? chain_has(f->loops, id) : f->rel && related_in_loop(f->rel, id);
+}
+
+/* Whether the edit's place f in another iteration (start: the iteration
+ * before, wait: the next one) leaves r in the window: r runs inside the
+ * loop whose iterations are meant (its first start and last wait go
+ * before and after that loop, so a line after it is past the last wait),
+ * and, in f's own function, not on the other side of f (between a wait
+ * and the call, or between the call and a start).  True when the loop is
+ * not known. */
+static bool places_other_iteration(const struct search_hint *h, const struct search_related *r,
+                                   const struct search_fix_loc *f, bool start)
+{
+    uint32_t df, cf, dr, cr;
+    if (f->outer_id == CHT_NONE)
+        return true;
+    if (!related_in_loop(r, f->outer_id))
+        return false;
+    if (f->loop) /* after (before) the whole loop: its lines run before the start (after the wait) */
+        return !related_in_loop(r, f->loop_id);
+    if (!path_depth(h, f->func, &df, &cf) || !path_depth(h, r->func, &dr, &cr) || df != dr ||
+        strcmp(search_nz(r->file), search_nz(f->file)))
+        return true;
+    if (start) /* started after line f in the iteration before: not after the call up to f */
+        return !(r->line == f->line || (cf < f->line && r->line > cf && r->line <= f->line));
+    /* waited for before line f in the next iteration: not from f up to the
+     * call (the call's own line, when f is it: its arguments) */
+    return !(r->line == f->line || (f->line < cf && r->line >= f->line && r->line < cf));
+}
+
+bool search_fix_places(const struct search_hint *h, const struct search_related *r)
+{
+    bool start = r->role == SEARCH_REL_BEFORE;
+    const struct search_fix_loc *f = start ? &h->fix.start : &h->fix.wait;
+    uint32_t df, cf, dr, cr;
+    if (r->role != SEARCH_REL_BEFORE && r->role != SEARCH_REL_AFTER)
+        return true;
+    if (f->where == SEARCH_FIX_AT || (!start && waits_at_call(h)))
+        return false; /* that side of the call does not change */
+    if (!start && f->where == SEARCH_FIX_AFTER)
+        return true; /* after the last line that can run before it */
+    if (f->off_path)
+        return true;
+    if (f->other_iteration)
+        return places_other_iteration(h, r, f, start);
+    if (!path_depth(h, f->func, &df, &cf) || !path_depth(h, r->func, &dr, &cr))
+        return true; /* off the path: which runs first is not known */
+    if (dr > df)
+        /* in a caller of the edit's function: it runs before that function
+         * is entered (before the start) or after it returns (after the
+         * wait) */
+        return false;
+    if (dr < df || strcmp(search_nz(r->file), search_nz(f->file)))
+        return true; /* below it on the path, between it and the MPI call */
+    bool in_f_loop = f->loop && related_in_loop(r, f->loop_id);
+    if (start) {
+        if (r->line >= cr)
+            return false;
+        if (f->loop && f->where == SEARCH_FIX_AFTER)
+            /* after the whole loop: its lines run before the start unless
+             * the fix splits it */
+            return r->line > f->line && (!in_f_loop || f->split);
+        return f->where == SEARCH_FIX_BEFORE ? r->line >= f->line : r->line > f->line;
+    }
+    /* a loop around the call (in its own function) but not around the
+     * wait runs its later iterations between them (halo_staging's loop
+     * over turns: a rank receives in one turn, packs and sends in the
+     * next, then updates; the receive's wait before the update) */
+    unsigned n = 0;
+    for (const struct trace_loop_info *l = dr == 0 && (f->loops_known || f->rel) ? h->call_loop : NULL; l && n < 256;
+         l = l->parent_info, n++)
+        if (!place_in_loop(f, l->id) && related_in_loop(r, l->id))
+            return !in_f_loop || f->split;
+    if (r->line <= cr)
+        return false;
+    if (in_f_loop) /* before the whole loop: only if the fix splits it */
+        return f->split;
+    return r->line < f->line;
 }
 
 /* "line 12" or "util.c:12" (a file other than the hint's). */
@@ -743,6 +877,18 @@ static void aggregate_text(struct search_text *b, const struct search_hint *h, b
             search_text_printf(b, " (the last at ");
             at_line(b, h, h->recv_file, h->recv_line, relative);
             search_text_printf(b, ")");
+        }
+        if (h->recv_arg_file) {
+            /* a later part's count or place is in an earlier part: the
+             * one receive cannot be sized from the values it brings */
+            search_text_printf(b, "; the receive at ");
+            at_line(b, h, h->recv_arg_use_file, h->recv_arg_use_line, relative);
+            search_text_printf(b, " takes its count or its buffer from what the one at ");
+            at_line(b, h, h->recv_arg_file, h->recv_arg_line, relative);
+            search_text_printf(b, " receives, which now comes in the same message: receive it with the largest "
+                                  "count it can have (into a buffer that large; MPI_Get_count tells what came), "
+                                  "or MPI_Probe it and size the buffer with MPI_Get_count, then copy the parts "
+                                  "out in order");
         }
     }
     if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {

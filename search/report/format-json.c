@@ -127,6 +127,15 @@ static void json_fix(FILE *f, const struct search_hint *h, bool st)
             json_line(f, h->recv_file, h->recv_line, st);
         else
             fputs("null", f);
+        fputs(",\"receive_arg\":", f);
+        if (h->recv_arg_file) {
+            fputs("{\"from\":", f);
+            json_line(f, h->recv_arg_file, h->recv_arg_line, st);
+            fputs(",\"used_at\":", f);
+            json_line(f, h->recv_arg_use_file, h->recv_arg_use_line, st);
+            fputc('}', f);
+        } else
+            fputs("null", f);
         fputs(",\"copy\":", f);
         if (h->flags & SEARCH_HINT_NEEDS_BUFFER)
             json_line(f, h->buf_file, h->buf_line, st);

@@ -28,8 +28,8 @@ int search_hint_add_change(struct search_hint *h, const struct dg_change *c)
     return 0;
 }
 
-int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, bool back,
-                          bool fwd, struct search_hint *h)
+int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, double back,
+                          double fwd, struct search_hint *h)
 {
     const struct dg_mpilog *log = x && r >= 0 && r < x->world_size ? x->logs[r] : NULL;
     if (!log)
@@ -43,8 +43,9 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
         if (!a->t_enter || !a->t_exit)
             continue;
         struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = p};
-        c.t_post = back && l->span_ns && l->span_ns < a->t_enter ? a->t_enter - l->span_ns : 0;
-        c.t_wait = fwd && l->after_ns ? a->t_exit + l->after_ns : 0;
+        uint64_t span = (uint64_t)((double)l->span_ns * back), after = (uint64_t)((double)l->after_ns * fwd);
+        c.t_post = span && span < a->t_enter ? a->t_enter - span : 0;
+        c.t_wait = after ? a->t_exit + after : 0;
         /* the wait goes after the MPI calls its forward window crosses: their
          * order stays, so it is no earlier than the last one's exit */
         uint32_t lo = p, hi = log->n; /* the first record after the window */
@@ -56,7 +57,7 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
                 hi = mid;
         }
         const struct dg_msgrec *z = lo > 0 ? &log->rec[lo - 1] : NULL;
-        if (fwd && z && z->index > l->index && z->t_exit > c.t_wait)
+        if (fwd > 0 && z && z->index > l->index && z->t_exit > c.t_wait)
             c.t_wait = z->t_exit;
         int rc = search_hint_add_change(h, &c);
         if (rc < 0)
@@ -79,6 +80,49 @@ static void matched_recv_loc(const struct search_xrank *x, int r, uint32_t pos, 
         search_loc_at_call(si, si->id, &l);
         *file = l.file;
         *line = l.line;
+    }
+}
+
+/* Whether, on the receiver, a member's receive took its count or its
+ * buffer's place from a value an earlier member's receive brought
+ * (DG_MSGF_ARG on that receive, with the later one's site): merged, the
+ * one receive cannot know them before the message comes (mpi_mm's rows,
+ * then rows * NCA doubles).  The sends of rank r from log position first
+ * to carry (the group's last, which fixes the peer); the first such pair
+ * goes into h. */
+static void recv_arg(const struct search_xrank *x, int r, uint32_t first, uint32_t carry, struct search_hint *h)
+{
+    const struct dg_mpilog *log = x->logs[r];
+    const struct dg_msgrec *last = &log->rec[carry];
+    struct dg_pos prev[16]; /* the earlier members' receives */
+    uint32_t sent[16], n = 0; /* and their sends */
+    for (uint32_t p = first; p <= carry && n < 16; p++) {
+        const struct dg_msgrec *a = &log->rec[p];
+        if (a->kind != DG_MSG_SEND || a->comm != last->comm || a->peer != last->peer)
+            continue;
+        struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, p});
+        if (q.rank < 0 || q.rank >= x->world_size || !x->logs[q.rank] || q.pos >= x->logs[q.rank]->n)
+            continue;
+        const struct dg_msgrec *b = &x->logs[q.rank]->rec[q.pos];
+        for (uint32_t k = 0; k < n; k++) {
+            const struct dg_msgrec *e = &x->logs[prev[k].rank]->rec[prev[k].pos];
+            if (prev[k].rank != q.rank || !(e->flags & DG_MSGF_ARG) || e->use_site != b->site ||
+                b->site == CHT_NONE)
+                continue;
+            const char *ff = NULL, *uf = NULL;
+            uint32_t fl = 0, ul = 0;
+            matched_recv_loc(x, r, sent[k], &ff, &fl);
+            matched_recv_loc(x, r, p, &uf, &ul);
+            if (ff && uf) {
+                h->recv_arg_file = ff;
+                h->recv_arg_line = fl;
+                h->recv_arg_use_file = uf;
+                h->recv_arg_use_line = ul;
+            }
+            return;
+        }
+        sent[n] = p;
+        prev[n++] = q;
     }
 }
 
@@ -107,6 +151,8 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
             matched_recv_loc(x, r, c, &h->recv_file, &h->recv_line);
             matched_recv_loc(x, r, f, &h->recv_first_file, &h->recv_first_line);
         }
+        if (!h->recv_arg_file && x->match)
+            recv_arg(x, r, dg_mpilog_find(log, sp->first), c, h);
         for (uint32_t p = dg_mpilog_find(log, sp->first); p < c; p++) {
             const struct dg_msgrec *a = &log->rec[p];
             if (a->kind != DG_MSG_SEND || a->comm != carry->comm || a->peer != carry->peer)

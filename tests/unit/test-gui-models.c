@@ -361,8 +361,8 @@ static void test_marks_for_selection(void **state)
     h.related = rel;
     h.nrelated = 1;
     h.ctx = &cc;
-    h.fix.start = (struct search_fix_loc){"/src/b.c", "main", 80, 1, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false};
-    h.fix.wait = (struct search_fix_loc){"/src/b.c", "main", 95, 1, SEARCH_FIX_BEFORE, false, false, NULL, 0, 0, false, false, false, false};
+    h.fix.start = (struct search_fix_loc){"/src/b.c", "main", 80, 1, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
+    h.fix.wait = (struct search_fix_loc){"/src/b.c", "main", 95, 1, SEARCH_FIX_BEFORE, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     assert_int_equal(search_hint_nframes(&h), 2);
     assert_int_equal(search_hint_frame(&h, 1).line, 9);
     assert_int_equal(cv_marks_for_selection(&h, 0, &m), 0);

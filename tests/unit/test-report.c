@@ -387,13 +387,17 @@ static void test_overlap_flags(void **state)
     assert_int_equal(h->flags, SEARCH_HINT_SOME_ITERATIONS | SEARCH_HINT_TRUNCATED | SEARCH_HINT_CONDITIONAL);
     assert_int_equal(h->instances, 100);
     assert_int_equal(h->with_window, 90);
-    assert_int_equal(h->nrelated, 2);
-    assert_false(h->related[0].conditional);
-    assert_true(h->related[1].conditional);
+    /* line 27 moves in 40 of its 50 executions: the call starts where it
+     * is, so the fix moves nothing after it; the line leaves the hint and
+     * its half of the window's time leaves the saving */
+    assert_int_equal(h->fix.start.where, SEARCH_FIX_AT);
+    assert_int_equal(h->nrelated, 1);
+    assert_int_equal(h->related[0].line, 55);
+    assert_true(h->related[0].conditional);
     assert_int_equal(rep->run_ns, 0);
     assert_true(h->severity == 0.0); /* no run time */
-    assert_string_equal(h->message, "MPI_Recv can overlap with the computation at lines 27, 55 "
-                                    "(ranks 0-1, est. saving 500 ns = 50% of its time)");
+    assert_string_equal(h->message, "MPI_Recv can overlap with the computation at line 55 "
+                                    "(ranks 0-1, est. saving 250 ns = 25% of its time)");
     search_report_free(rep);
     free_ranks(r, 2);
 }
@@ -657,8 +661,8 @@ static void test_fix_through_helpers(void **state)
     h.line = 129;
     h.col = 4;
     h.ctx = &cc;
-    h.fix.start = (struct search_fix_loc){"/src/CoMD.c", "sumAtoms", 330, 4, SEARCH_FIX_AFTER, false, true, NULL, 0, 0, false, false, false, false};
-    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false};
+    h.fix.start = (struct search_fix_loc){"/src/CoMD.c", "sumAtoms", 330, 4, SEARCH_FIX_AFTER, false, true, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
+    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     char *m = search_fix_text(&h, false);
     assert_string_equal(m, "in copies of addIntParallel and sumAtoms for this call (their other calls keep them as "
                            "they are), let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its "
@@ -668,7 +672,7 @@ static void test_fix_through_helpers(void **state)
     /* started an iteration early with arguments that differ from one call
      * to the next: the next call's (jacobi's halo row of u, then unew) */
     h.fix.start = (struct search_fix_loc){h.file, h.func, 91, 4, SEARCH_FIX_AFTER, false, false, h.file, 132,
-                                          SEARCH_FIX_BUF_ALTERNATES | SEARCH_FIX_PEER_CHANGES, false, false, false, false};
+                                          SEARCH_FIX_BUF_ALTERNATES | SEARCH_FIX_PEER_CHANGES, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     h.ctx = NULL;
     h.call = CHT_MPI_RECV;
     m = search_fix_text(&h, false);
@@ -685,17 +689,17 @@ static void test_fix_through_helpers(void **state)
     /* a wait inside a function off the call's path (heat's diffuse, called
      * for two fields): before its next call, the request staying with the
      * function the hint is in */
-    h.fix.start = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AT, false, false, NULL, 0, 0, false, false, false, false};
-    h.fix.wait = (struct search_fix_loc){"/src/b.c", "diffuse", 70, 5, SEARCH_FIX_BEFORE, false, true, NULL, 0, 0, true, false, false, false};
+    h.fix.start = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AT, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
+    h.fix.wait = (struct search_fix_loc){"/src/b.c", "diffuse", 70, 5, SEARCH_FIX_BEFORE, false, true, NULL, 0, 0, true, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     m = search_fix_text(&h, false);
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv where it is (line 129), and MPI_Wait for it right "
                            "before the next call of diffuse, whose loop at /src/b.c:70 must wait for it");
     free(m);
-    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false};
+    h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     h.ctx = &cc;
     h.call = CHT_MPI_ALLREDUCE;
     /* started and waited for in the same function: nothing to hand on */
-    h.fix.start = (struct search_fix_loc){h.file, h.func, 120, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false};
+    h.fix.start = (struct search_fix_loc){h.file, h.func, 120, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     m = search_fix_text(&h, false);
     assert_string_equal(m, "in copies of addIntParallel and sumAtoms for this call (their other calls keep them as "
                            "they are), let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its "

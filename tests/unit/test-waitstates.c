@@ -42,6 +42,7 @@ enum {
     S_NOINFO,
     S_RECV_B,
     S_SCAN,
+    S_WORK, /* a statement before the calls */
     S_MAX
 };
 static struct trace_site_info sites[S_MAX];
@@ -73,6 +74,7 @@ static int setup(void **state)
     mk(S_FIN, 99, 1);
     mk(S_RECV_B, 10, 5); /* another site id at the location of S_RECV */
     mk(S_SCAN, 70, 5);
+    mk(S_WORK, 5, 5);
     (void)state;
     return 0;
 }
@@ -605,7 +607,8 @@ static void test_report(void **state)
 }
 
 /* An overlap result at `site` of rank r, with one related statement (at
- * line 40) and the given leads. */
+ * line 5, before the calls: the fix starts them before it) and the given
+ * leads. */
 static void add_overlap(struct search_rank_result *r, uint32_t site, uint16_t call, uint64_t saving,
                         const struct search_lead *leads, uint32_t nleads)
 {
@@ -621,8 +624,8 @@ static void add_overlap(struct search_rank_result *r, uint32_t site, uint16_t ca
     o->nstmts = 1;
     o->stmts = calloc(1, sizeof *o->stmts);
     assert_non_null(o->stmts);
-    o->stmts[0] = (struct search_stmt){.site = S_BARRIER, .flags = SEARCH_STMT_BEFORE, .events = 2,
-                                       .total = 2, .time_ns = saving, .info = &sites[S_BARRIER]};
+    o->stmts[0] = (struct search_stmt){.site = S_WORK, .flags = SEARCH_STMT_BEFORE, .events = 2,
+                                       .total = 2, .time_ns = saving, .info = &sites[S_WORK]};
     o->leads = malloc(nleads * sizeof *o->leads);
     assert_non_null(o->leads);
     memcpy(o->leads, leads, nleads * sizeof *o->leads);

@@ -1,5 +1,6 @@
 /* overlap-merge.c - overlap hints across ranks (docs/dependence.md, "From
- * ranks to hints" and "Shorter waits on other ranks"), and their message.
+ * ranks to hints" and "Shorter waits on other ranks"); what their fix
+ * places between the start and the wait.
  *
  * Overlap results merge by the source location of the call (file, line,
  * column, function).  Decisions beyond the document:
@@ -350,10 +351,11 @@ out:
  * r whose start can move earlier (docs/dependence.md, "Estimated saving"):
  * for each lead, the matched receive of a send waited min(late sender, lead)
  * less; the matched blocking send of a receive, min(late receiver, lead)
- * less (as search_waitstates measures them).  Added to partner[rank of the
+ * less (as search_waitstates measures them), the lead taken at the share
+ * `back` of its span that the fix keeps.  Added to partner[rank of the
  * waiting call].  cm: the ranks' clock maps (clocks aligned). */
 static void partner_waits(const struct search_xrank *x, const struct dg_clockmap *cm, int r,
-                          const struct search_overlap *ov, uint64_t *partner)
+                          const struct search_overlap *ov, double back, uint64_t *partner)
 {
     const struct dg_mpilog *log = r >= 0 && r < x->world_size ? x->logs[r] : NULL;
     if (!log || !x->match)
@@ -386,7 +388,8 @@ static void partner_waits(const struct search_xrank *x, const struct dg_clockmap
                 if (gap > 0 && dur > (uint64_t)gap)
                     wait = (uint64_t)gap;
             }
-            partner[q.rank] += wait < l->span_ns ? wait : l->span_ns;
+            uint64_t span = (uint64_t)((double)l->span_ns * back);
+            partner[q.rank] += wait < span ? wait : span;
         }
     }
 }
@@ -408,39 +411,63 @@ struct ov_merge {
     int P;
 };
 
-/* Of an entry's window computation comp, the share on the sides kept
- * (by its statements' estimated times). */
-static uint64_t comp_kept(const struct search_overlap *ov, struct ov_sides sides, uint64_t comp)
+/* Of an entry's windows, what the hint keeps: the sides kept (sd), less
+ * the lines the fix leaves out of the windows (drop, sorted): the share
+ * of each side's computation (by its statements' estimated times; 0: the
+ * side is not kept) and the computation kept. */
+struct ov_share {
+    double back, fwd;
+    uint64_t comp;
+};
+
+static struct ov_share entry_share(const struct search_overlap *ov, struct ov_sides sides, const struct ov_line *drop,
+                                   size_t ndrop)
 {
-    uint64_t all = 0, kept = 0;
-    if (sides.back && sides.fwd)
-        return comp;
+    uint64_t all = 0, kept = 0, side_all[2] = {0, 0}, side_kept[2] = {0, 0};
+    struct ov_share sh = {sides.back ? 1.0 : 0.0, sides.fwd ? 1.0 : 0.0, ov->comp_ns};
+    if (sides.back && sides.fwd && !ndrop)
+        return sh;
     for (uint32_t s = 0; s < ov->nstmts; s++) {
-        all += ov->stmts[s].time_ns;
-        if (stmt_kept(&ov->stmts[s], sides))
-            kept += ov->stmts[s].time_ns;
+        const struct search_stmt *st = &ov->stmts[s];
+        struct ov_line key = {st->info ? search_nz(st->info->file) : "", st->info ? st->info->line : 0};
+        bool out = ndrop && st->info && bsearch(&key, drop, ndrop, sizeof *drop, ov_line_cmp);
+        all += st->time_ns;
+        if (stmt_kept(st, sides) && !out)
+            kept += st->time_ns;
+        for (int d = 0; d < 2; d++)
+            if (st->flags & (d ? SEARCH_STMT_AFTER : SEARCH_STMT_BEFORE)) {
+                side_all[d] += st->time_ns;
+                side_kept[d] += out ? 0 : st->time_ns;
+            }
     }
-    return all ? (uint64_t)((double)comp * (double)kept / (double)all) : 0;
+    sh.comp = all ? (uint64_t)((double)ov->comp_ns * (double)kept / (double)all) : 0;
+    if (sides.back && side_all[0])
+        sh.back = (double)side_kept[0] / (double)side_all[0];
+    if (sides.fwd && side_all[1])
+        sh.fwd = (double)side_kept[1] / (double)side_all[1];
+    return sh;
 }
 
-/* Sums the entries [i, j) of one location into h, on the sides kept. */
+/* Sums the entries [i, j) of one location into h, on the sides kept and
+ * without the lines drop[ndrop] (sorted). */
 static int overlap_sums(struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i,
-                        size_t j, const struct ov_sides *sd, uint64_t *truncated)
+                        size_t j, const struct ov_sides *sd, const struct ov_line *drop, size_t ndrop,
+                        uint64_t *truncated)
 {
     uint64_t comm = 0, comp = 0;
     for (size_t k = i; k < j; k++) {
         const struct search_overlap *ov = e[k].ov;
-        struct ov_sides sides = sd[k - i];
-        uint64_t saving = ov->saving_ns, part = comp_kept(ov, sides, ov->comp_ns);
+        struct ov_share sh = entry_share(ov, sd[k - i], drop, ndrop);
+        uint64_t saving = ov->saving_ns, part = sh.comp;
         if (part < ov->comp_ns) /* a side dropped: its share of the computation gone */
             saving = ov->comp_ns ? (uint64_t)((double)saving * (double)part / (double)ov->comp_ns) : 0;
         comm += ov->comm_ns;
         comp += part;
         if (e[k].rank >= 0 && e[k].rank < x->P)
             x->own[e[k].rank] += saving;
-        if (x->cm && sides.back)
-            partner_waits(x->m->xr, x->cm, e[k].rank, ov, x->partner);
-        if (search_change_overlap(x->m->xr, e[k].rank, ov, sides.back, sides.fwd, h) < 0)
+        if (x->cm && sh.back > 0)
+            partner_waits(x->m->xr, x->cm, e[k].rank, ov, sh.back, x->partner);
+        if (search_change_overlap(x->m->xr, e[k].rank, ov, sh.back, sh.fwd, h) < 0)
             return TRACE_ERR_NOMEM;
         h->instances += ov->instances;
         h->with_window += ov->with_window;
@@ -736,6 +763,56 @@ static int overlap_sides(const struct ov_merge *x, struct search_hint *h, const 
     return 0;
 }
 
+/* The related lines the fix does not place between the start and the
+ * wait (search_fix_places: the last wait right after the loop, and lines
+ * after that loop in the last call's window) leave the hint, and its
+ * sums are taken again without them: what it lists, credits and replays
+ * is what the edit overlaps (mpi_array's gather of results, whose last
+ * receive's window ran on into the printing of them after the loop). */
+static int fix_window(struct ov_merge *x, struct search_hint *h, const struct ov_ent *e, size_t i, size_t j,
+                      const struct ov_sides *sd, uint64_t *truncated)
+{
+    size_t ndrop = 0;
+    struct ov_line *drop = NULL;
+    uint32_t m = 0;
+    bool *keep = malloc((h->nrelated ? h->nrelated : 1) * sizeof *keep);
+    if (!keep)
+        return TRACE_ERR_NOMEM;
+    /* all decided before any line moves (the fix points at some) */
+    for (uint32_t k = 0; k < h->nrelated; k++)
+        ndrop += !(keep[k] = search_fix_places(h, &h->related[k]));
+    h->fix.start.rel = h->fix.wait.rel = NULL;
+    if (!ndrop || !(drop = malloc(ndrop * sizeof *drop))) {
+        free(keep);
+        return ndrop ? TRACE_ERR_NOMEM : 0;
+    }
+    ndrop = 0;
+    for (uint32_t k = 0; k < h->nrelated; k++) {
+        struct search_related *r = &h->related[k];
+        if (keep[k]) {
+            h->related[m++] = *r;
+            continue;
+        }
+        drop[ndrop++] = (struct ov_line){search_nz(r->file), r->line};
+        free(r->iters.box);
+    }
+    free(keep);
+    h->nrelated = m;
+    qsort(drop, ndrop, sizeof *drop, ov_line_cmp);
+    free(h->by_rank);
+    h->by_rank = NULL;
+    h->nby_rank = 0;
+    h->nchanges = 0;
+    h->comm_ns = h->comp_ns = h->saving_ns = h->partner_ns = 0;
+    h->instances = h->with_window = 0;
+    *truncated = 0;
+    int rc = m ? overlap_sums(x, h, e, i, j, sd, drop, ndrop, truncated) : 0;
+    if (!rc && m)
+        rc = overlap_by_rank(x, h);
+    free(drop);
+    return rc;
+}
+
 /* The hint of the entries [i, j), which have the same location: kept, or
  * dropped without related lines. */
 static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, size_t j)
@@ -785,16 +862,18 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     }
     for (size_t k = i; k < j && ncommon; k++)
         sd[k - i].common = true;
-    int rc = overlap_sums(x, h, e, i, j, sd, &truncated);
+    int rc = overlap_sums(x, h, e, i, j, sd, NULL, 0, &truncated);
     if (!rc)
         rc = overlap_by_rank(x, h);
     if (!rc)
         rc = overlap_related(h, e, i, j, sd, common, (size_t)ncommon);
     free(common);
-    free(sd);
-    if (rc < 0)
+    if (rc < 0) {
+        free(sd);
         return TRACE_ERR_NOMEM;
+    }
     if (!h->nrelated) {
+        free(sd);
         search_hint_clear(h);
         hs->n--;
         return 0;
@@ -808,15 +887,25 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
         h->over_file = o.file;
         h->over_line = o.line;
     }
-    for (uint32_t k = 0; k < h->nrelated; k++)
-        if (h->related[k].conditional)
-            h->flags |= SEARCH_HINT_CONDITIONAL;
     /* the fix: bounded where every entry allows it (a side no bound fits
      * starts or waits at the call) */
     const struct search_overlap *dep = back && back->dep_site != CHT_NONE ? back : NULL;
     const struct search_overlap *use = fwd && fwd->use_site != CHT_NONE ? fwd : NULL;
     search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
                        use && use->use_later);
+    rc = fix_window(x, h, e, i, j, sd, &truncated);
+    free(sd);
+    if (rc < 0)
+        return rc;
+    if (!h->nrelated) {
+        /* the fix places none of it between the start and the wait */
+        search_hint_clear(h);
+        hs->n--;
+        return 0;
+    }
+    for (uint32_t k = 0; k < h->nrelated; k++)
+        if (h->related[k].conditional)
+            h->flags |= SEARCH_HINT_CONDITIONAL;
     if (h->fix.start.other_iteration)
         h->fix.start.differs = args_differ(x->m->xr, e, i, j);
     coll_partner_site(x->m->xr, &e[i], h);
@@ -888,64 +977,4 @@ out:
     free(x.own);
     free(e);
     return rc;
-}
-
-/* "MPI_Recv can overlap with the computation at lines 27-28 (ranks 0-3,
- * est. saving 1.2 ms = 38% of its time)"; with shorter waits of other
- * ranks "est. saving 2 ms: 1.2 ms = 38% of its time, 800 us less waiting
- * for it on other ranks"; the needs-buffer variant "MPI_Send can overlap
- * with the computation at lines 73, 84 if each message gets its own
- * buffer (needs a buffer per message: the send buffer at line 74 is
- * overwritten at halo.c:73; ranks 0-3, ...)". */
-#define OVERLAP_MESSAGE_LINES 12 /* related lines a message lists; more are named by their regions */
-
-char *search_overlap_message(const struct search_hint *h, bool with_times)
-{
-    struct search_text b = {0};
-
-    if (h->nrelated > OVERLAP_MESSAGE_LINES && h->nregions) {
-        /* a long list of lines would hide the point: the regions */
-        const struct search_region *g = &h->regions[0];
-        const char *base = strrchr(search_nz(g->file), '/');
-        search_text_printf(&b, "%s can overlap with the computation of %u lines in %u region%s, the largest ",
-                           trace_mpi_call_name(h->call), h->nrelated, h->nregions, h->nregions == 1 ? "" : "s");
-        if (g->loop_line)
-            search_text_printf(&b, "the loop at %s:%u in %s", base ? base + 1 : search_nz(g->file), g->loop_line,
-                               search_nz(g->func));
-        else
-            search_text_printf(&b, "%s, %s:%u-%u", search_nz(g->func), base ? base + 1 : search_nz(g->file), g->line_lo,
-                               g->line_hi);
-    } else {
-        search_text_printf(&b, "%s can overlap with the computation at ", trace_mpi_call_name(h->call));
-        search_text_lines(&b, h, false);
-    }
-    if (h->flags & SEARCH_HINT_NEEDS_BUFFER) {
-        search_text_printf(&b, " if each message gets its own buffer (");
-        search_text_needs_buffer(&b, h);
-    } else
-        search_text_printf(&b, " (");
-    search_text_ranks(&b, h->ranks, h->nranks);
-    if (with_times) {
-        uint64_t mine = h->saving_ns - (h->partner_ns < h->saving_ns ? h->partner_ns : h->saving_ns);
-        search_text_printf(&b, ", est. saving ");
-        search_text_time(&b, h->saving_ns);
-        if (h->partner_ns) {
-            search_text_printf(&b, ": ");
-            if (mine) {
-                search_text_time(&b, mine);
-                if (h->comm_ns)
-                    search_text_printf(&b, " = %.0f%% of its time, ",
-                                       100.0 * (double)mine / (double)h->comm_ns);
-                else
-                    search_text_printf(&b, " of its time, ");
-            }
-            search_text_time(&b, h->partner_ns);
-            search_text_printf(&b, " less waiting for it on other ranks");
-        } else if (h->comm_ns) {
-            search_text_printf(&b, " = %.0f%% of its time",
-                               100.0 * (double)h->saving_ns / (double)h->comm_ns);
-        }
-    }
-    search_text_printf(&b, ")");
-    return search_text_take(&b);
 }
