@@ -520,6 +520,65 @@ void AccessAnalysis::addCallSite(FunctionPlan &Plan, Instruction &I,
   Plan.Sites.push_back(std::move(S));
 }
 
+// The output arguments of the local MPI queries whose results programs
+// compute with: a rank, a size, a neighbour, a count.  No wrapper records
+// these calls (tracelib/mpi-local.h), so without a write of their outputs
+// a statement that reads `rank` would seem to depend on nothing, and a
+// call guarded by `if (rank > 0)` could be started before MPI_Comm_rank
+// (LLNL's mpi_array).  Bytes per element; CountArg >= 0: that many
+// elements (an int argument).
+namespace {
+struct QueryOut {
+  const char *Name; // without MPI_
+  int8_t Arg;
+  uint8_t Bytes;
+  int8_t CountArg;
+};
+const QueryOut QueryOuts[] = {
+    {"Cart_coords", 3, 4, 2},      {"Cart_rank", 2, 4, -1},
+    {"Cart_shift", 3, 4, -1},      {"Cart_shift", 4, 4, -1},
+    {"Cartdim_get", 1, 4, -1},     {"Comm_compare", 2, 4, -1},
+    {"Comm_rank", 1, 4, -1},       {"Comm_remote_size", 1, 4, -1},
+    {"Comm_size", 1, 4, -1},       {"Comm_test_inter", 1, 4, -1},
+    {"Dims_create", 2, 4, 1},      {"Finalized", 0, 4, -1},
+    {"Get_address", 1, 8, -1},     {"Get_processor_name", 1, 4, -1},
+    {"Graph_neighbors", 3, 4, 2},  {"Graph_neighbors_count", 2, 4, -1},
+    {"Graphdims_get", 1, 4, -1},   {"Graphdims_get", 2, 4, -1},
+    {"Group_rank", 1, 4, -1},      {"Group_size", 1, 4, -1},
+    {"Initialized", 0, 4, -1},     {"Is_thread_main", 0, 4, -1},
+    {"Op_commutative", 1, 4, -1},  {"Pack_size", 3, 4, -1},
+    {"Query_thread", 0, 4, -1},    {"Topo_test", 1, 4, -1},
+    {"Type_get_extent", 1, 8, -1}, {"Type_get_extent", 2, 8, -1},
+    {"Type_get_true_extent", 1, 8, -1}, {"Type_get_true_extent", 2, 8, -1},
+    {"Type_size", 1, 4, -1},       {"Type_size_c", 1, 8, -1},
+    {"Type_size_x", 1, 8, -1},
+};
+} // namespace
+
+void AccessAnalysis::addQueryOutputs(FunctionPlan &Plan, CallInst &CI,
+                                     StringRef Name) {
+  if (!Name.consume_front("MPI_"))
+    Name.consume_front("PMPI_");
+  for (const QueryOut &Q : QueryOuts) {
+    if (Name != Q.Name || (unsigned)Q.Arg >= CI.arg_size())
+      continue;
+    Value *Dst = CI.getArgOperand(Q.Arg);
+    Value *Count = Q.CountArg >= 0 && (unsigned)Q.CountArg < CI.arg_size()
+                       ? CI.getArgOperand(Q.CountArg)
+                       : nullptr;
+    if (!Dst->getType()->isPointerTy() ||
+        (Count && !Count->getType()->isIntegerTy()) ||
+        (Q.CountArg >= 0 && !Count))
+      continue;
+    addCallSite(Plan, CI, CHT_SITE_MEMSET);
+    Site &S = Plan.Sites.back();
+    S.QueryOut = true;
+    S.Dst = Dst;
+    S.Len = ConstantInt::get(Type::getInt64Ty(CI.getContext()), Q.Bytes);
+    S.Len2 = Count;
+  }
+}
+
 void AccessAnalysis::computeLoops(FunctionPlan &Plan) {
   for (Loop *L : LI.getLoopsInPreorder()) {
     LoopDesc D;
@@ -1014,6 +1073,8 @@ FunctionPlan AccessAnalysis::run() {
           S.Len = CB->getArgOperand(2);
         } else if (isMPICall(I)) {
           addCallSite(Plan, I, CHT_SITE_CALL);
+          if (auto *CI = dyn_cast<CallInst>(CB))
+            addQueryOutputs(Plan, *CI, Name);
         } else if (isa<CallInst>(CB) && Callee && Callee->isDeclaration() &&
                    (((Name == "malloc" || Name == "free") &&
                      CB->arg_size() == 1) ||

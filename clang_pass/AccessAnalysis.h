@@ -27,6 +27,7 @@ class DataLayout;
 class DILocation;
 class Function;
 class Instruction;
+class CallInst;
 class Loop;
 class LoopInfo;
 class PostDominatorTree;
@@ -66,6 +67,10 @@ struct Site {
   // or a free (Dst the block, Len null: its size at run time).
   enum HeapKind : uint8_t { NotHeap, HeapAlloc, HeapFree } Heap = NotHeap;
   llvm::Value *Len2 = nullptr;
+  // MEMSET of an MPI query's output argument (MPI_Comm_rank's rank, ...):
+  // the event goes right after the call; Len bytes (times Len2, at most
+  // 64, when the length is an element count).
+  bool QueryOut = false;
 };
 
 /// One natural loop of the function.
@@ -139,6 +144,7 @@ private:
   bool describeAccess(llvm::Instruction &I, Access &A);
   void finishGroup(FunctionPlan &Plan, llvm::SmallVectorImpl<Access> &Group);
   void addCallSite(FunctionPlan &Plan, llvm::Instruction &I, uint8_t Kind);
+  void addQueryOutputs(FunctionPlan &Plan, llvm::CallInst &CI, llvm::StringRef Name);
   void setLocation(Site &S, const llvm::DILocation *DL,
                    const llvm::BasicBlock *BB);
 

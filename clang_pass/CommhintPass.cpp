@@ -315,6 +315,21 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
         N = After.CreateMul(N, After.CreateZExtOrTrunc(S.Len2, I64));
       After.CreateCall(runtime("__commhint_alloc", Void, {I32, Ptr, I64}),
                        {Id, After.CreatePointerCast(S.Dst, Ptr), N});
+    } else if (S.QueryOut) {
+      // an MPI query's output, written by the call: right after it
+      IRBuilder<> After(S.Anchor->getNextNode());
+      After.SetCurrentDebugLocation(S.Anchor->getDebugLoc());
+      Value *N = After.CreateZExtOrTrunc(S.Len, I64);
+      if (S.Len2) { // Len bytes per element, at most 64 elements
+        Value *C = After.CreateSExtOrTrunc(S.Len2, I64);
+        Value *Max = ConstantInt::get(I64, 64);
+        C = After.CreateSelect(After.CreateICmpSLT(C, ConstantInt::get(I64, 0)),
+                               ConstantInt::get(I64, 0), C);
+        C = After.CreateSelect(After.CreateICmpSGT(C, Max), Max, C);
+        N = After.CreateMul(N, C);
+      }
+      After.CreateCall(runtime("__commhint_memset", Void, {I32, Ptr, I64}),
+                       {Id, After.CreatePointerCast(S.Dst, Ptr), N});
     } else {
       B.CreateCall(runtime("__commhint_memset", Void, {I32, Ptr, I64}),
                    {Id, B.CreatePointerCast(S.Dst, Ptr),

@@ -96,6 +96,19 @@ static const struct search_rank_result *rank_result(CvEventView *v, int r)
 
 /* ---- overlap ---------------------------------------------------------------------------------- */
 
+/* Whether a statement of a window, in the role it has there, is on a line
+ * the hint lists (what its fix puts between the start and the wait: none
+ * that can move after the call when the call starts where it is). */
+static gboolean hint_lists(const struct search_hint *h, const struct trace_site_info *si, int role)
+{
+    if (role == SEARCH_REL_BEFORE && h->fix.start.where == SEARCH_FIX_AT)
+        return FALSE;
+    for (uint32_t k = 0; si && k < h->nrelated; k++)
+        if (h->related[k].line == si->line && !g_strcmp0(h->related[k].file, si->file))
+            return TRUE;
+    return FALSE;
+}
+
 static void show_overlap(CvEventView *v, const struct search_hint *h)
 {
     for (int k = 0; k < h->nranks; k++) {
@@ -134,10 +147,15 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
             g_free(iters);
             g_free(call_site);
             g_free(site);
+            uint32_t outside = 0;
             for (uint32_t s = 0; s < o->nstmts; s++) {
                 const struct search_stmt *st = &o->stmts[s];
                 const struct trace_site_info *si = st->info;
                 int role = st->flags & SEARCH_STMT_AFTER ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE;
+                if (!hint_lists(h, si, role)) { /* not what the fix overlaps: the hint does not list it */
+                    outside++;
+                    continue;
+                }
                 char *ssite =
                     si ? site_text(si->file, si->line, si->col, NULL) : g_strdup_printf("site %u", st->site);
                 char *siters = boxes_text(&st->iters);
@@ -157,6 +175,13 @@ static void show_overlap(CvEventView *v, const struct search_hint *h)
                 g_free(stip);
                 g_free(siters);
                 g_free(ssite);
+            }
+            if (outside) {
+                snprintf(count, sizeof count, "%u statement%s", outside, outside == 1 ? "" : "s");
+                add_row(v, &parent, NULL, "not in the fix's window", "", "", count, "", NULL, 0,
+                        "Statements of this rank's windows that the hint's fix does not put between the start "
+                        "and the wait (beyond the last wait, before the start, the call's own arguments): the "
+                        "hint does not list or credit them");
             }
         }
         if (!any)

@@ -353,6 +353,7 @@ struct search_related {
     uint64_t total;          /* events of those statements in the ranks' traces */
     uint64_t time_ns;        /* estimated time (max over ranks) */
     bool conditional;
+    bool condition;          /* overlap: it computes a branch condition (trace_site_info.condition) */
     struct search_boxes iters; /* from the lowest rank it holds on */
     /* the outermost loop around it in its function (its region), NULL if
      * none; borrowed from the trace */

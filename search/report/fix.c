@@ -524,6 +524,12 @@ bool search_fix_places(const struct search_hint *h, const struct search_related 
         return true;
     if (f->other_iteration)
         return places_other_iteration(h, r, f, start);
+    if (start && r->condition && h->call_conditional)
+        /* a branch condition before a call that runs on some paths only,
+         * started earlier in the same iteration: the call starts under its
+         * condition, after it (compare_bcast's `if (i != world_rank)`
+         * before its send: the edit does not move it) */
+        return false;
     if (!path_depth(h, f->func, &df, &cf) || !path_depth(h, r->func, &dr, &cr))
         return true; /* off the path: which runs first is not known */
     if (dr > df)
@@ -701,8 +707,17 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
      * sumAtoms starts addIntParallel's reduction, its caller waits) */
     const char *sf = h->fix.start.where != SEARCH_FIX_AT ? h->fix.start.func : h->func;
     const char *wf = wait_at_call || h->fix.wait.off_path ? h->func : h->fix.wait.func;
-    if (through && sf && wf && *sf && *wf && strcmp(sf, wf))
+    bool handed = other;
+    if (through && sf && wf && *sf && *wf && strcmp(sf, wf)) {
         search_text_printf(b, "; the request goes from %s to %s", sf, wf);
+        handed = true;
+    }
+    if (handed && !h->call_conditional)
+        /* the function that waits may run on paths that never make the
+         * call (mpi_wave's init_master, called by the master only, whose
+         * broadcast main would wait for on every rank) */
+        search_text_printf(b, " (declare it as MPI_REQUEST_NULL, so that the wait returns at once on a path "
+                              "that does not make the call)");
     if ((ends[0]->per_call || ends[1]->per_call) && h->call_loop) {
         /* one request per call of the loop that makes it */
         search_text_printf(b, "; the loop at ");

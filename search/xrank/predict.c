@@ -304,9 +304,10 @@ static bool selected(const struct search_hint *h, int kind, const char *apply)
  * with *bound set; false if another kind is among them): a call made
  * nonblocking hides how much earlier it starts and how much later it is
  * waited for; a send merged away saves its own time (its overhead, and its
- * wait for a rendezvous) and what its receive costs the receiver, o_r and
- * L (a receiver that waited for the sender still waits for the one
- * message, which leaves no earlier).  On an oversubscribed host a shift
+ * wait for a rendezvous) and what its receive costs the receiver, o_r (not
+ * L: the latencies of messages sent one after the other overlap; and a
+ * receiver that waited for the sender still waits for the one message,
+ * which leaves no earlier).  On an oversubscribed host a shift
  * of a few ns can move the ranks' turns on the CPUs, and with them the
  * replayed end, by a whole slice: that is not the hint's (sized-parts on
  * 4 ranks and 2 cores: a merge of 12 length messages was credited with
@@ -327,7 +328,7 @@ static bool change_bound(const struct search_xrank *x, const struct dg_replay_pa
         if (k->kind == DG_CHANGE_MERGE) {
             if (a->t_exit > a->t_enter)
                 b += (double)(a->t_exit - a->t_enter);
-            b += pp->or_ns + pp->lat_ns;
+            b += pp->or_ns; /* the latencies of messages sent back to back overlap: not saved */
             continue;
         }
         if (k->t_post && k->t_post < a->t_enter)

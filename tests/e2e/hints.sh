@@ -395,6 +395,23 @@ expect_eq "small_sends: no receive takes its count from an earlier part" \
     "$("$CH" hints "$WORK/small_sends-O2" --all --format=json 2>/dev/null |
         jq -c '[.hints[] | select(.kind == "aggregate") | .fix.receive_arg | select(. != null)] | length')" 0
 
+# a receive under `if (rank > 0)`, after work that needs no rank: the
+# pass records what MPI_Comm_rank writes, so the receive starts after it,
+# not before (LLNL's mpi_array started its receive above MPI_Comm_rank)
+src=tests/e2e/programs/query-outputs.c
+QR=$(line_of "$src" "/* RANK */"); QG=$(line_of "$src" "/* GUARDED-RECV */")
+for O in -O0 -O2; do
+    check "query-outputs $O: builds" build_prog "$src" "$WORK/query-outputs$O" "$O"
+    trace_run "$WORK/qo$O" 4 "$WORK/query-outputs$O"
+    "$CH" hints "$WORK/qo$O" --all --format=json >"$WORK/qo$O.json" 2>/dev/null
+    expect_eq "query-outputs $O: the guarded receive starts right after MPI_Comm_rank" \
+        "$(jq -c "[.hints[] | select(.kind == \"overlap\" and .line == $QG) | .fix.start | [.where, .line]]" \
+            "$WORK/qo$O.json")" "[[\"after\",$QR]]"
+    expect_eq "query-outputs $O: no start above the rank" \
+        "$(jq -c "[.hints[] | select(.kind == \"overlap\") | .fix.start | select(.where != \"at\" and .line < $QR)] |
+            length" "$WORK/qo$O.json")" 0
+done
+
 # tags and peers kept in locals set right before the call: no start moves
 # above them unseen (the fix says the trace cannot show where they are
 # set), and a collective made nonblocking on one side names the other

@@ -667,7 +667,9 @@ static void test_fix_through_helpers(void **state)
     assert_string_equal(m, "in copies of addIntParallel and sumAtoms for this call (their other calls keep them as "
                            "they are), let addIntParallel start the MPI_Allreduce as MPI_Iallreduce and return its "
                            "request; call it right after the loop at line 330 (in sumAtoms), and MPI_Wait for it where "
-                           "the call of sumAtoms is now (line 129); the request goes from sumAtoms to main");
+                           "the call of sumAtoms is now (line 129); the request goes from sumAtoms to main "
+                           "(declare it as MPI_REQUEST_NULL, so that the wait returns at once on a path that does "
+                           "not make the call)");
     free(m);
     /* started an iteration early with arguments that differ from one call
      * to the next: the next call's (jacobi's halo row of u, then unew) */

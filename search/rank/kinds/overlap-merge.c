@@ -320,6 +320,7 @@ static int overlap_related(struct search_hint *h, const struct ov_ent *e, size_t
             r->events += st->events;
             r->total += st->total;
             r->conditional |= (st->site_flags & CHT_SITEF_CONDITIONAL) != 0;
+            r->condition |= st->info->condition;
             rank_time += st->time_ns;
             if (k == b || v[k + 1].rank != v[k].rank) {
                 if (rank_time > r->time_ns)
