@@ -42,11 +42,13 @@ CLANG=${CLANG:-clang-16}
 OPT=${OPT:-opt-16}
 FILECHECK=${FILECHECK:-FileCheck-16}
 FILTER=${1:-}
-TIMEOUT=${TEST_TIMEOUT:-600}
+SAN=${SAN:-}
+# seconds per test program or script; twice as long under the sanitizers
+# (e2e/examples takes about 520 s there on an idle 2-core machine)
+TIMEOUT=${TEST_TIMEOUT:-$([ -n "$SAN" ] && echo 1200 || echo 600)}
 export B CLANG OPT FILECHECK
 LOG=$B/tests/log
 mkdir -p "$LOG"
-SAN=${SAN:-}
 PASS_LABEL=${PASS_LABEL:-} # prefix of the test names, "san/" in the second pass
 if [ -n "$SAN" ]; then
     # Only the tools and tests are sanitized; programs traced by the e2e
