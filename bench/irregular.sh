@@ -13,9 +13,12 @@
 # rank's, from a barrier before it: start-up and the final flush left out)
 # and the wall time of the whole `mpiexec` run, median of REPS (default 3)
 # alternating runs (plain, traced, plain, ...); bytes per traced access on
-# disk and before compression (`commhint info`).
+# disk and before compression (`commhint info`).  In the same alternation:
+# the commhint build with COMMHINT_DISABLE=1 (every event a call that
+# records nothing) and with COMMHINT_PACK=0 (the encoding before packs).
 # Analysis of the last traced run: `commhint hints` on one process and with
-# `--parallel 2` (wall and CPU time, peak memory, median of REPS).
+# `--parallel 2` (wall and CPU time, peak memory, median of REPS), and
+# `commhint hints` on the last COMMHINT_PACK=0 trace.
 # SCALE (default 1) multiplies every problem size: SCALE=10 measures how
 # cost grows with 10 times the work.  Writes bench/results/irregular.md
 # (irregular-xSCALE.md for SCALE other than 1).
@@ -74,10 +77,17 @@ jnum() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A R
 for p in "${progs[@]}"; do
-    ps=() pw=() ts=() tw=()
+    ps=() pw=() ts=() tw=() ds=() os=()
     for ((i = 0; i < REPS; i++)); do
         read -r s w <<<"$(run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-plain" ${args[$p]})"
         ps+=("$s"); pw+=("$w")
+        # the instrumented build recording nothing: what the calls alone cost
+        read -r s w <<<"$(COMMHINT_DISABLE=1 run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-traced" ${args[$p]})"
+        ds+=("$s")
+        # the encoding before packs (trace format 8: records as they are, runs with columns)
+        rm -rf "$tmp/$p-p0.trace"
+        read -r s w <<<"$(COMMHINT_PACK=0 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-p0.trace" -- "$tmp/$p-traced" ${args[$p]})"
+        os+=("$s")
         rm -rf "$tmp/$p.trace"
         read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p.trace" -- "$tmp/$p-traced" ${args[$p]})"
         ts+=("$s"); tw+=("$w")
@@ -85,13 +95,15 @@ for p in "${progs[@]}"; do
     info=$("$CH" info "$tmp/$p.trace" --format=json)
     acc=$(jnum accesses <<<"$info"); ev=$(jnum events <<<"$info")
     disk=$(jnum bytes_on_disk <<<"$info"); raw=$(jnum bytes_raw <<<"$info")
-    hs=() hm=() hc=() qs=() qc=()
+    hs=() hm=() hc=() qs=() qc=() zs=()
     for ((i = 0; i < REPS; i++)); do
         read -r t m c <<<"$(measure "$CH" hints "$tmp/$p.trace")"; hs+=("$t"); hm+=("$m"); hc+=("$c")
         read -r t m c <<<"$(measure mpiexec -n 2 "$CH" hints --parallel "$tmp/$p.trace")"; qs+=("$t"); qc+=("$c")
+        read -r t m c <<<"$(measure "$CH" hints "$tmp/$p-p0.trace")"; zs+=("$t")
     done
     R[$p]="$(median "${ps[@]}") $(median "${ts[@]}") $(median "${pw[@]}") $(median "${tw[@]}") $acc $ev $disk $raw"
     R[$p]+=" $(median "${hs[@]}") $(maxof "${hm[@]}") $(median "${hc[@]}") $(median "${qs[@]}") $(median "${qc[@]}")"
+    R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}")"
 done
 
 {
@@ -106,21 +118,35 @@ echo
 echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs <<<"${R[$p]}"
     printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
         "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
 done
 echo
-echo "Analysis of the last traced run: \`commhint hints\` on one process, and \`mpiexec -n 2 commhint hints"
-echo "--parallel\` (its CPU time is the launcher's and both processes'); peak memory of the one process."
+echo "In the same alternation: the commhint build run with \`COMMHINT_DISABLE=1\` (every event is a call into"
+echo "the runtime that returns at once: where no run absorbs events inline, as in spmv, what the"
+echo "instrumentation costs before anything is recorded), and with \`COMMHINT_PACK=0\` (the encoding of"
+echo "trace format 8: records as they are, runs with columns)."
 echo
-echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc <<<"${R[$p]}"
-    printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs <<<"${R[$p]}"
+    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %s |\n' "$p" "$pl" "$dl" "$(div "$dl" "$pl" 1)" \
+        "$ol" "$(div "$ol" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)"
+done
+echo
+echo "Analysis of the last traced run: \`commhint hints\` on one process, and \`mpiexec -n 2 commhint hints"
+echo "--parallel\` (its CPU time is the launcher's and both processes'); peak memory of the one process;"
+echo "and \`commhint hints\` on the run traced with \`COMMHINT_PACK=0\` (the same events)."
+echo
+echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s | hints s, \`PACK=0\` trace |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for p in "${progs[@]}"; do
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs <<<"${R[$p]}"
+    printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
         "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
-        $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc"
+        $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc" "$zs"
 done
 echo
 echo "Issue 20's goals, from the rows above:"

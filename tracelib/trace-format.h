@@ -31,8 +31,8 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 8 /* version this header describes */
-#define CHT_FORMAT_OLDEST 8  /* oldest reader version that can read files of this one
+#define CHT_FORMAT_VERSION 9 /* version this header describes */
+#define CHT_FORMAT_OLDEST 9  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
                                 CHT_REC_ARGS, which a version-2 reader skips,
@@ -48,8 +48,9 @@
                                 file_id and the chunk header's file_tag a
                                 meaning, which older readers ignore; version 8
                                 added CHT_REC_REPEAT_COL, which a version-7
-                                reader would skip, losing events); readers
-                                still read version-1 to -7 files */
+                                reader would skip, losing events; version 9
+                                added CHT_REC_PACK, likewise); readers
+                                still read version-1 to -8 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -143,6 +144,7 @@ enum cht_rec_type {
     CHT_REC_CPU = 16,       /* thread CPU time around the preceding MPI call (v5) */
     CHT_REC_PATH = 17,      /* the call path of the preceding MPI call (v6) */
     CHT_REC_REPEAT_COL = 18, /* a REPEAT whose irregular addresses come from a column (v8) */
+    CHT_REC_PACK = 19,      /* COMP/LOOP records coded against per-record predictions (v9) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -606,6 +608,54 @@ struct cht_rec_repeat_col {
     /* int64_t stride[nstrides]; int32_t column[ncol]; zeros up to a multiple of 8 bytes */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_repeat_col) == 24, "repeat-col record is 24 bytes + strides + column");
+
+/* CHT_REC_PACK (version 9): stands for `count` COMP (at most
+ * CHT_REPEAT_MAX_ADDRS addresses) and LOOP records of the thread that wrote
+ * it, in order, each coded in a few bytes against what the records before
+ * it in the same PACK predict.  They enter the thread's history (see
+ * CHT_REC_REPEAT) as they are decoded, like records written out.
+ *
+ * The decoder keeps a table of CHT_PACK_SLOTS entries per writer thread,
+ * emptied at the start of a PACK whose aux has CHT_PACK_RESET (a thread's
+ * first PACK always has it) and otherwise as the thread's previous PACK
+ * left it, with its last record as the previous record.  An entry holds a key K (type | aux << 16 | id << 32,
+ * as in commhint-rt.h), the key that followed K's last record (`next`, 0 at
+ * first), and per address i its last value last[i] and last difference
+ * d[i] (both 0 at first).  K's entry is slot (K * 0x9E3779B97F4A7C15) >> 56
+ * (modulo 2^64); a key that finds its slot empty or holding another key
+ * takes it over, starting afresh.  Each record is:
+ *
+ *   byte t      bit 0: the key is the `next` of the previous record's entry
+ *               (never set for the first record after a reset); bit 1 + i
+ *               (i < 7): address i is last[i] + d[i]
+ *   if bit 0 is clear: byte k = aux | 0x80 for a LOOP record (aux = kind),
+ *               aux (1 .. CHT_REPEAT_MAX_ADDRS, the address count) for a
+ *               COMP record; then the site or loop id as a varint
+ *   for each address i without its bit (address 7 always): the new
+ *               difference d[i] = address - last[i] (modulo 2^64) as a
+ *               zigzag varint
+ *
+ * (varint: 7 bits per byte, least significant first, bit 7 set on every
+ * byte but the last; zigzag: (v << 1) ^ (v >> 63) of the int64 v.)  In
+ * this order: the previous record's entry takes this key as its `next`
+ * (before this record's entry is looked up: they may share a slot), then
+ * the record's entry is found or taken over, then each address i sets
+ * last[i] (and d[i] when coded).  Irregular addresses (x[col[j]] in a
+ * sparse product) cost their difference, strided ones and the key of a
+ * record that follows the same record as last time nothing but the byte t. */
+#define CHT_PACK_SLOTS 256u
+#define CHT_PACK_RESET 1u             /* aux: the table starts empty */
+#define CHT_PACK_COUNT_MAX (1u << 16) /* readers reject larger counts */
+#define CHT_PACK_BYTES_MAX (1u << 16) /* readers reject larger codes */
+#define CHT_PACK_HASH 0x9E3779B97F4A7C15ull
+
+struct cht_rec_pack {
+    struct cht_rec h;  /* aux = 0 or CHT_PACK_RESET */
+    uint32_t count;    /* records it stands for, 1 .. CHT_PACK_COUNT_MAX */
+    uint32_t nbytes;   /* bytes of code that follow, 1 .. CHT_PACK_BYTES_MAX */
+    /* uint8_t code[nbytes]; zeros up to a multiple of 8 bytes */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_pack) == 16, "pack record is 16 bytes + code");
 
 /* CHT_REC_PROGRAM (meta file): followed by build_id_len bytes of GNU build
  * id, then argc NUL-terminated strings (argv[0] first, resolved to an absolute

@@ -35,10 +35,11 @@ full_disk() {
     # under a file size limit, UCX must not use its shared-memory files:
     # System V shared memory is not a file (and tcp sometimes hangs at start)
     [ "$limit" = unlimited ] || ucx=(UCX_TLS=self,sysv)
-    want=$(COMMHINT_DISABLE=1 timeout $T mpiexec -n 2 "$JAC" 64 40 2>/dev/null)
+    # 256 200: about 25 KB per rank stream (64 40 packs into 4 KB, which fits)
+    want=$(COMMHINT_DISABLE=1 timeout $T mpiexec -n 2 "$JAC" 256 200 2>/dev/null)
     wrc=$?
     got=$(ulimit -f "$limit"; env "${ucx[@]}" COMMHINT_TRACE_DIR="$dir" COMMHINT_BUFFER_KB=64 \
-        timeout $T mpiexec -n 2 "$JAC" 64 40 2>"$WORK/err")
+        timeout $T mpiexec -n 2 "$JAC" 256 200 2>"$WORK/err")
     rc=$?
     expect_eq "$what: exit status $wrc as untraced (no SIGXFSZ death)" "$rc" "$wrc"
     expect_eq "$what: the program's normal output" "$got" "$want"

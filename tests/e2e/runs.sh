@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run encoding (CHT_REC_REPEAT): every bundled example at -O0 and -O2 on 4
+# Run encoding (CHT_REC_REPEAT, and CHT_REC_PACK for the records no run
+# takes): every bundled example at -O0 and -O2 on 4
 # ranks, traced with COMMHINT_RUNS=0 and with runs on, decodes to the same
 # events (dump --stable) and the same hints.  On the regular Jacobi sweeps
 # the trace with runs is several times smaller; on the others (short loops,
@@ -70,43 +71,61 @@ for src in examples/*.c; do
     done
 done
 
-# Columns (CHT_REC_REPEAT_COL): indirect accesses through a random
-# neighbour list (programs/gather.c) on 2 ranks, traced with
-# COMMHINT_COLUMNS=0 (strided runs only) and with columns, decode to the
-# same events and hints; the trace with columns is at least 1.25x smaller
-# (measured at 6000 points and 5 steps: 1.29x at -O2, 1.32x at -O0; at the
-# program's default 20000, 1.31x and 1.37x, and this test took 8 of its 10
-# minutes; the short loops' first two periods and the rows' own records
-# stay as records).
+# Columns (CHT_REC_REPEAT_COL) and packs (CHT_REC_PACK): indirect accesses
+# through a random neighbour list (programs/gather.c) on 2 ranks, traced
+# three ways: strided runs only and every other record as is
+# (COMMHINT_PACK=0 COMMHINT_COLUMNS=0), runs with columns
+# (COMMHINT_PACK=0 COMMHINT_COLUMNS=1), and the default (strided runs, the
+# other records packed).  All three decode to the same events and hints; the
+# trace with columns is at least 1.25x smaller than the strided one
+# (measured at 6000 points and 5 steps: 1.29x at -O2, 1.32x at -O0), the
+# packed one at least 1.5x smaller (2.61x at -O0, 4.16x at -O2) and no larger
+# than the one with columns (1.97x and 3.21x smaller).
 src=tests/e2e/programs/gather.c
 for O in -O0 -O2; do
     bin=$WORK/gather$O
     check "gather $O: builds" build_prog "$src" "$bin" "$O"
-    mkdir -p "$WORK/nocol" "$WORK/col"
+    mkdir -p "$WORK/nocol" "$WORK/col" "$WORK/packed"
     off=$WORK/nocol/gather$O
     on=$WORK/col/gather$O
-    COMMHINT_COLUMNS=0 trace_run "$off" 2 "${norand[@]}" "$bin" 6000 5
-    expect_eq "gather $O: traced run with COMMHINT_COLUMNS=0 exits 0" "$?" 0
-    trace_run "$on" 2 "${norand[@]}" "$bin" 6000 5
+    pk=$WORK/packed/gather$O
+    COMMHINT_PACK=0 COMMHINT_COLUMNS=0 trace_run "$off" 2 "${norand[@]}" "$bin" 6000 5
+    expect_eq "gather $O: traced run with strided runs only exits 0" "$?" 0
+    COMMHINT_PACK=0 COMMHINT_COLUMNS=1 trace_run "$on" 2 "${norand[@]}" "$bin" 6000 5
     expect_eq "gather $O: traced run with columns exits 0" "$?" 0
+    trace_run "$pk" 2 "${norand[@]}" "$bin" 6000 5
+    expect_eq "gather $O: traced run with packs exits 0" "$?" 0
     expect_eq "gather $O: the program prints the same" "$(grep '^gather:' "$on.out")" "$(grep '^gather:' "$off.out")"
+    expect_eq "gather $O: the program prints the same with packs" "$(grep '^gather:' "$pk.out")" "$(grep '^gather:' "$off.out")"
     "$CH" dump "$off" --stable --loops >"$off.dump" 2>/dev/null
-    "$CH" dump "$on" --stable --loops >"$on.dump" 2>/dev/null
-    if [ -s "$on.dump" ] && cmp -s "$off.dump" "$on.dump"; then
-        ok "gather $O: dump --stable identical with and without columns ($(wc -l <"$on.dump") lines)"
-    else
-        not_ok "gather $O: dump --stable identical with and without columns" "$(diff "$off.dump" "$on.dump" | head -10)"
-    fi
-    rm -f "$off.dump" "$on.dump"
+    for t in "$on" "$pk"; do
+        what=columns; [ "$t" = "$pk" ] && what=packs
+        "$CH" dump "$t" --stable --loops >"$t.dump" 2>/dev/null
+        if [ -s "$t.dump" ] && cmp -s "$off.dump" "$t.dump"; then
+            ok "gather $O: dump --stable identical with strided runs only and with $what ($(wc -l <"$t.dump") lines)"
+        else
+            not_ok "gather $O: dump --stable identical with strided runs only and with $what" "$(diff "$off.dump" "$t.dump" | head -10)"
+        fi
+        rm -f "$t.dump"
+    done
+    rm -f "$off.dump"
     "$CH" hints "$off" --format=json --stable --all >"$off.hints" 2>/dev/null
-    "$CH" hints "$on" --format=json --stable --all >"$on.hints" 2>/dev/null
-    if [ -s "$on.hints" ] && cmp -s "$off.hints" "$on.hints"; then
-        ok "gather $O: hints --format=json --stable identical with and without columns"
-    else
-        not_ok "gather $O: hints identical with and without columns" "$(diff "$off.hints" "$on.hints" | head -10)"
-    fi
-    a=$(stream_bytes "$off"); b=$(stream_bytes "$on")
-    echo "# gather $O: rank streams $a bytes without columns, $b bytes with"
+    for t in "$on" "$pk"; do
+        what=columns; [ "$t" = "$pk" ] && what=packs
+        "$CH" hints "$t" --format=json --stable --all >"$t.hints" 2>/dev/null
+        if [ -s "$t.hints" ] && cmp -s "$off.hints" "$t.hints"; then
+            ok "gather $O: hints --format=json --stable identical with strided runs only and with $what"
+        else
+            not_ok "gather $O: hints identical with strided runs only and with $what" "$(diff "$off.hints" "$t.hints" | head -10)"
+        fi
+    done
+    a=$(stream_bytes "$off"); b=$(stream_bytes "$on"); c=$(stream_bytes "$pk")
+    echo "# gather $O: rank streams $a bytes with strided runs only, $b bytes with columns, $c bytes with packs"
     if [ $((b * 5)) -le $((a * 4)) ]; then ok "gather $O: the trace with columns is at least 1.25x smaller ($b vs $a bytes)"
     else not_ok "gather $O: the trace with columns is at least 1.25x smaller" "without: $a bytes" "with: $b bytes"; fi
+    if [ $((c * 3)) -le $((a * 2)) ] && [ "$c" -le "$b" ]; then
+        ok "gather $O: the packed trace is at least 1.5x smaller than the strided one and no larger than with columns ($c vs $a and $b bytes)"
+    else
+        not_ok "gather $O: the packed trace is at least 1.5x smaller than the strided one and no larger than with columns" "strided: $a bytes" "columns: $b bytes" "packs: $c bytes"
+    fi
 done

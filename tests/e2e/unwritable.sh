@@ -23,8 +23,9 @@ expect_match "uncreatable directory: the warning says tracing stopped and names 
 mkdir -p "$WORK/full"
 JAC=$B/examples/O2/jacobi
 export UCX_TLS=self,sysv
-got=$(ulimit -f 8; COMMHINT_TRACE_DIR=$WORK/full COMMHINT_BUFFER_KB=64 mpiexec -n 2 "$JAC" 64 40 2>"$WORK/err2")
+# 256 200: about 25 KB per rank stream (64 40 packs into 4 KB, under the limit)
+got=$(ulimit -f 8; COMMHINT_TRACE_DIR=$WORK/full COMMHINT_BUFFER_KB=64 mpiexec -n 2 "$JAC" 256 200 2>"$WORK/err2")
 expect_eq "file size limit: exit status 0" "$?" 0
-expect_eq "file size limit: same output" "$got" "$(COMMHINT_DISABLE=1 mpiexec -n 2 "$JAC" 64 40 2>/dev/null)"
+expect_eq "file size limit: same output" "$got" "$(COMMHINT_DISABLE=1 mpiexec -n 2 "$JAC" 256 200 2>/dev/null)"
 w=$(grep -c 'commhint: ' "$WORK/err2")
 [ "$w" -ge 1 ] && [ "$w" -le 2 ] && ok "file size limit: at most one warning per rank ($w)" || not_ok "file size limit: at most one warning per rank" "$(cat "$WORK/err2")"

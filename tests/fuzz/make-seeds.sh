@@ -45,7 +45,10 @@ seed() {
     "$PACK" --result "$OUT/unpack/$name-r0" "$W/$name.small" 0
 }
 
-WHOLE="hints-basic deadlock late-sender facts crash master-worker well-written"
+# (not late-sender: it spins on the clock, so the faster the tracing, the
+# more loop records its whole trace holds: 87 million with packs, 18 s in
+# the ASan harness, past its 10 s limit)
+WHOLE="hints-basic deadlock facts crash master-worker well-written"
 
 P=tests/e2e/programs
 seed hints-basic $P/hints-basic.c 2

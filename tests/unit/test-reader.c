@@ -591,12 +591,37 @@ static struct tg_file *repeat_prefix(void)
     return f;
 }
 
+/* The next event is an ITER of loop 50, its iteration iter. */
+static void expect_iter50(struct trace_cursor *c, uint64_t iter)
+{
+    const struct trace_event *ev;
+    assert_int_equal(trace_cursor_next(c, &ev), 1);
+    assert_int_equal(ev->kind, TRACE_EV_LOOP);
+    assert_int_equal(ev->loop, 50);
+    assert_int_equal(ev->depth, 1);
+    assert_int_equal(ev->iters[0].iter, iter);
+}
+
+/* The cursor is at the end, having read comp computation events with acc
+ * accesses and loops loop records; closes it and the trace. */
+static void expect_end(struct trace *t, struct trace_cursor *c, uint64_t comp, uint64_t acc, uint64_t loops)
+{
+    const struct trace_event *ev;
+    struct trace_cursor_stats st;
+    assert_int_equal(trace_cursor_next(c, &ev), 0);
+    trace_cursor_stats(c, &st);
+    assert_int_equal(st.comp_events, comp);
+    assert_int_equal(st.loop_records, loops);
+    assert_int_equal(st.accesses, acc);
+    trace_cursor_close(c);
+    trace_close(t);
+}
+
 static void test_repeat_expands(void **state)
 {
     struct trace *t;
     struct trace_cursor *c;
     const struct trace_event *ev;
-    struct trace_cursor_stats st;
     int64_t d[2] = { 10, -1 };
     struct tg_file *f = repeat_prefix();
     (void)state;
@@ -615,18 +640,9 @@ static void test_repeat_expands(void **state)
         assert_int_equal(ev->ranges[1].addr, i == 0 ? 2 : 23 - i);
         if (i == 4)
             break; /* the REPEAT's 5th record is a comp: count 5 = c l c l c */
-        assert_int_equal(trace_cursor_next(c, &ev), 1);
-        assert_int_equal(ev->kind, TRACE_EV_LOOP);
-        assert_int_equal(ev->loop, 50);
-        assert_int_equal(ev->depth, 1);
-        assert_int_equal(ev->iters[0].iter, i + 1);
+        expect_iter50(c, (uint64_t)i + 1);
     }
-    assert_int_equal(trace_cursor_next(c, &ev), 0);
-    trace_cursor_stats(c, &st);
-    assert_int_equal(st.comp_events, 5);
-    assert_int_equal(st.loop_records, 4);
-    trace_cursor_close(c);
-    trace_close(t);
+    expect_end(t, c, 5, 10, 4);
 }
 
 /* A damaged REPEAT record after the standard prefix gives a format error
@@ -677,6 +693,106 @@ static void test_repeat_damaged(void **state)
     check_bad_repeat(2, 1, 3, 3, 0, "nstrides=3 but the 2 records it repeats have 2 addresses");
     tg_rmdir(dir), free(dir), dir = tg_tmpdir();
     check_bad_repeat(1, 1, 2, 2, 0, "nstrides=2 but the 1 records it repeats have 0 addresses");
+}
+
+/* ---- CHT_REC_PACK --------------------------------------------------------- */
+
+/* A PACK of count records coded in code[0..len); aux CHT_PACK_RESET or 0. */
+static void tg_pack(struct tg_file *f, uint16_t aux, uint32_t count, const uint8_t *code, uint32_t len)
+{
+    uint8_t body[8 + 64];
+    memcpy(body, &count, 4);
+    memcpy(body + 4, &len, 4);
+    memcpy(body + 8, code, len);
+    tg_rec(f, CHT_REC_PACK, aux, body, 8 + (size_t)len);
+}
+
+/* comp 100 {1,2}, ITER 50, comp 100 {11,22}, ITER 50, comp 100 {21,42},
+ * coded by hand after trace-format.h: the first three name their keys and
+ * carry their differences, the fourth's key is predicted, the fifth's key
+ * and both addresses are.  As one PACK, or as two (3 and 2 records), the
+ * second going on from the first one's table. */
+static const uint8_t pack5[] = {
+    0x00, 0x02, 0x64, 0x02, 0x04, /* comp 100: differences 1, 2 (zigzag 2, 4) */
+    0x00, 0x82, 0x32,             /* loop 50, ITER */
+    0x00, 0x02, 0x64, 0x14, 0x28, /* comp 100: differences 10, 20 */
+    0x01,                         /* the key that followed comp 100 last time */
+    0x07,                         /* key and both addresses as predicted: 21, 42 */
+};
+
+static void test_pack_expands(void **state)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    uint64_t want[3][2] = { { 1, 2 }, { 11, 22 }, { 21, 42 } };
+    int64_t d[2] = { 10, 20 };
+    struct tg_file *f;
+    (void)state;
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_pack(f, CHT_PACK_RESET, 3, pack5, 13);
+    tg_flush(f); /* the table and the history carry over chunks */
+    tg_pack(f, 0, 2, pack5 + 13, 2);
+    tg_repeat(f, 2, 2, 2, d, 2); /* ITER 50, comp 100 {31,62}: the pack's records are the history */
+    tg_end(f, 6, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, TRACE_CURSOR_LOOPS);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(trace_cursor_next(c, &ev), 1);
+        assert_int_equal(ev->kind, TRACE_EV_COMP);
+        assert_int_equal(ev->site, 100);
+        assert_int_equal(ev->nranges, 2);
+        assert_int_equal(ev->ranges[0].addr, i < 3 ? want[i][0] : 31);
+        assert_int_equal(ev->ranges[1].addr, i < 3 ? want[i][1] : 62);
+        if (i == 3)
+            break;
+        expect_iter50(c, (uint64_t)i + 1);
+    }
+    expect_end(t, c, 4, 8, 3);
+}
+
+/* A damaged PACK gives a format error naming the file, the record's offset
+ * and what is wrong. */
+static void check_bad_pack(uint16_t aux, uint32_t count, const uint8_t *code, uint32_t len, const char *why)
+{
+    char msg[512];
+    struct tg_file *f;
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_pack(f, aux, count, code, len);
+    tg_end(f, 6, 1, 0);
+    tg_close(f);
+    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    ASSERT_HAS(msg, "rank-00000.chtr");
+    ASSERT_HAS(msg, "offset=");
+    ASSERT_HAS(msg, why);
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
+}
+
+static void test_pack_damaged(void **state)
+{
+    static const uint8_t first_predicted[] = { 0x01 };
+    static const uint8_t comp9[] = { 0x00, 0x09, 0x64 };
+    static const uint8_t loop_kind0[] = { 0x00, 0x80, 0x32 };
+    static const uint8_t loop_addr[] = { 0x02, 0x82, 0x32 };
+    static const uint8_t long_varint[] = { 0x00, 0x82, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+    static const uint8_t cut_diff[] = { 0x00, 0x01, 0x64, 0x80 };
+    (void)state;
+    check_bad_pack(CHT_PACK_RESET, 6, pack5, sizeof(pack5), "code ends before the count of records");
+    check_bad_pack(CHT_PACK_RESET, 4, pack5, sizeof(pack5), "code goes on after the count of records");
+    check_bad_pack(CHT_PACK_RESET, 0, pack5, sizeof(pack5), "count=0 and nbytes=15, outside");
+    check_bad_pack(CHT_PACK_RESET, 1, pack5, 0, "count=1 and nbytes=0, outside");
+    check_bad_pack(0, 5, pack5, sizeof(pack5), "goes on from the table of an earlier pack, but its thread has none");
+    check_bad_pack(CHT_PACK_RESET | 2, 5, pack5, sizeof(pack5), "aux=3, unknown bits");
+    check_bad_pack(CHT_PACK_RESET, 1, first_predicted, 1, "a record follows the prediction of no record");
+    check_bad_pack(CHT_PACK_RESET, 1, comp9, 3, "bad record kind");
+    check_bad_pack(CHT_PACK_RESET, 1, loop_kind0, 3, "bad record kind");
+    check_bad_pack(CHT_PACK_RESET, 1, loop_addr, 3, "names addresses it does not have");
+    check_bad_pack(CHT_PACK_RESET, 1, long_varint, 8, "bad id");
+    check_bad_pack(CHT_PACK_RESET, 1, cut_diff, 4, "bad address difference");
 }
 
 /* ---- computation events against the site table -------------------------- */
@@ -1089,14 +1205,14 @@ static void test_call_path(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 10, 9 }; /* version 10, oldest readable 9 */
+    uint16_t v[2] = { 11, 10 }; /* version 11, oldest readable 10 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=9, this reader reads up to 8");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=10, this reader reads up to 9");
 }
 
 static void test_newer_but_readable_version(void **state)
@@ -1678,6 +1794,8 @@ int main(void)
         T(test_bad_loop_kind),
         T(test_repeat_expands),
         T(test_repeat_damaged),
+        T(test_pack_expands),
+        T(test_pack_damaged),
         T(test_comp_unknown_site),
         T(test_comp_naccess_mismatch),
         T(test_site_table_in_rank_stream),

@@ -1651,7 +1651,28 @@ static uint64_t runs_cursor_same(struct trace *t)
 /* Runs case `which` in a child with runs on, reads it back with the reader
  * and compares it with the generator, thread by thread; returns the parsed
  * rank stream (caller frees). */
+static void runs_round_trip_env(int which, const char *extra, struct parsed *ps);
+
 static void runs_round_trip(int which, struct parsed *ps)
+{
+    runs_round_trip_env(which, NULL, ps);
+}
+
+/* Records the PACK records of a parsed stream stand for. */
+static size_t count_packed(const struct parsed *ps)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < ps->nrecs; r++)
+        if (ps->recs[r].h.type == CHT_REC_PACK) {
+            struct cht_rec_pack x;
+            memcpy(&x, ps->recs[r].p, sizeof(x));
+            n += x.count;
+        }
+    return n;
+}
+
+/* The same with one more environment setting (NULL: none). */
+static void runs_round_trip_env(int which, const char *extra, struct parsed *ps)
 {
     struct child c;
     char what[32];
@@ -1660,11 +1681,11 @@ static void runs_round_trip(int which, struct parsed *ps)
     int nthreads = which == RC_THREADS || which == RC_OPEN ? 2 : 1;
 
     snprintf(what, sizeof(what), "runs-%d", which);
-    char *dir = path_join(child_tmp, "trace");
+    char *dir = path_join(child_tmp, extra ? "trace-env" : "trace"); /* a test may make two */
     char *err_path = path_join(child_tmp, "stderr");
     char *dir_env;
     assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
-    const char *env[] = {dir_env, "COMMHINT_RUNS=1", NULL};
+    const char *env[] = {dir_env, "COMMHINT_RUNS=1", extra, NULL};
     run_child(what, env, err_path, &c);
     assert_true(WIFEXITED(c.status));
     assert_int_equal(WEXITSTATUS(c.status), 0);
@@ -1741,6 +1762,15 @@ static void test_runs_period17(void **state)
     (void)state;
     runs_round_trip(RC_P17, &ps);
     assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 0);
+    /* packed: a pack holds about 16 KB of code */
+    assert_int_equal(count_recs(&ps, CHT_REC_COMP) + count_recs(&ps, CHT_REC_LOOP) + count_packed(&ps), 17 * 300);
+    assert_true(count_recs(&ps, CHT_REC_PACK) >= 1);
+    assert_true(count_packed(&ps) > 17 * 290);
+    parsed_free(&ps);
+    /* and without packs, as records */
+    runs_round_trip_env(RC_P17, "COMMHINT_PACK=0", &ps);
+    assert_int_equal(count_recs(&ps, CHT_REC_REPEAT), 0);
+    assert_int_equal(count_recs(&ps, CHT_REC_PACK), 0);
     assert_int_equal(count_recs(&ps, CHT_REC_COMP) + count_recs(&ps, CHT_REC_LOOP), 17 * 300);
     parsed_free(&ps);
 }
@@ -1765,8 +1795,27 @@ static void test_runs_irregular(void **state)
 {
     struct parsed ps;
     (void)state;
-    runs_round_trip(RC_IRREGULAR, &ps);
+    runs_round_trip_env(RC_IRREGULAR, "COMMHINT_COLUMNS=1", &ps);
     assert_true(count_recs(&ps, CHT_REC_REPEAT_COL) > 100);
+    parsed_free(&ps);
+}
+
+/* The same gathers with the defaults: packs (CHT_REC_PACK), no columns;
+ * the events read back are the ones made, almost all of them from packs;
+ * the mixed case without packs still makes its runs of records. */
+static void test_runs_packed(void **state)
+{
+    struct parsed ps;
+    (void)state;
+    runs_round_trip(RC_IRREGULAR, &ps);
+    assert_int_equal(count_recs(&ps, CHT_REC_REPEAT_COL), 0);
+    assert_true(count_recs(&ps, CHT_REC_PACK) > 5);
+    assert_true(count_packed(&ps) > 40000);
+    parsed_free(&ps);
+    runs_round_trip_env(RC_MIXED, "COMMHINT_PACK=0", &ps);
+    assert_int_equal(count_recs(&ps, CHT_REC_PACK), 0);
+    assert_true(count_recs(&ps, CHT_REC_REPEAT) > 50);
+    assert_true(runs_seen > 20);
     parsed_free(&ps);
 }
 
@@ -1878,6 +1927,7 @@ int main(int argc, char **argv)
         C(test_stmt_clock),
         C(test_runs_open_at_exit),
         C(test_runs_irregular),
+        C(test_runs_packed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

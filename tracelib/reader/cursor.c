@@ -4,7 +4,7 @@
  * (modules, translation units, clock, lost, end) that only update state.
  * CHT_REC_REPEAT and CHT_REC_REPEAT_COL records are expanded here, from a
  * per-thread history of the last COMP/LOOP records, into the records they
- * stand for.
+ * stand for; CHT_REC_PACK records are decoded here (pack.c) into theirs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,6 +26,7 @@ struct rd_thread {
     struct rd_hent *hist;     /* CHT_REPEAT_PERIOD_MAX entries, a ring */
     uint32_t nhist;           /* valid entries */
     uint32_t head;            /* slot of the next record */
+    struct rd_pack_table pack; /* its PACK records' predictions */
 };
 
 
@@ -63,6 +64,11 @@ struct trace_cursor {
     bool rep_is_col;          /* the REPEAT being expanded is a REPEAT_COL */
     uint32_t rep_count;       /* records the REPEAT stands for */
     bool rep_norun;           /* no run is to be made of it (any more) */
+
+    /* the PACK record being decoded */
+    struct rd_pack pack;
+    size_t pack_thread;       /* index in threads */
+    struct rd_hent pack_rec;  /* the record last decoded */
 
     /* the run last returned (TRACE_CURSOR_RUNS) */
     struct trace_run run;
@@ -165,6 +171,7 @@ void trace_cursor_close(struct trace_cursor *c)
     for (i = 0; i < c->nthreads; i++) {
         free(c->threads[i].stack);
         free(c->threads[i].hist);
+        rd_pack_table_free(&c->threads[i].pack);
     }
     free(c->threads);
     rd_modules_free(&c->mods);
@@ -172,6 +179,7 @@ void trace_cursor_close(struct trace_cursor *c)
     free(c->complete);
     free(c->run_iters);
     free(c->rep_col);
+    rd_pack_free(&c->pack);
     free(c->run_diter);
     free(c->run_sim);
     free(c->run_dend);
@@ -238,6 +246,7 @@ static struct rd_thread *thread_state(struct trace_cursor *c, uint32_t thread)
     th->depth = 0;
     th->nhist = 0;
     th->head = 0;
+    memset(&th->pack, 0, sizeof(th->pack));
     th->stack = calloc(RD_MAX_LOOP_DEPTH, sizeof(*th->stack));
     th->hist = calloc(CHT_REPEAT_PERIOD_MAX, sizeof(*th->hist));
     if (!th->stack || !th->hist) {
@@ -542,7 +551,8 @@ static uint32_t rep_irregular(const struct trace_cursor *c, const struct rd_thre
 
 /* Checks a REPEAT or REPEAT_COL record against the thread's history and
  * starts expanding it; 0 or a format error. */
-static int repeat_start(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
+static __attribute__((noinline)) int repeat_start(struct trace_cursor *c, struct rd_thread *th,
+                                                  const struct cht_rec *rec)
 {
     const struct cht_rec_repeat *r = (const void *)rec;
     const struct cht_rec_repeat_col *rc = (const void *)rec;
@@ -633,7 +643,7 @@ static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_threa
  * negative if out of memory. */
 #define RUN_MIN_EVENTS 8
 
-static int run_start(struct trace_cursor *c, struct rd_thread *th)
+static __attribute__((noinline)) int run_start(struct trace_cursor *c, struct rd_thread *th)
 {
     uint32_t P = c->rep_period, R = c->rep_left / P, pc = 0, pos, q, k, e, depth;
     uint32_t comp_pos[CHT_REPEAT_PERIOD_MAX];
@@ -797,12 +807,99 @@ int trace_cursor_next(struct trace_cursor *c, const struct trace_event **ev)
     return trace_cursor_next_run(c, ev, NULL);
 }
 
+/* Starts decoding a PACK record of thread th (pack.c); 0 or an error. */
+static __attribute__((noinline)) int pack_start(struct trace_cursor *c, struct rd_thread *th,
+                                                const struct cht_rec *rec)
+{
+    char why[256];
+    int ret = rd_pack_start(&c->pack, &th->pack, (const void *)rec, why, sizeof(why));
+    if (ret == TRACE_ERR_FORMAT)
+        return rec_error(c, "%s", why);
+    if (ret < 0)
+        return nomem(c);
+    c->pack_thread = (size_t)(th - c->threads);
+    return 0;
+}
+
+/* A PACK record's code is corrupt: the reason is in c->msg. */
+static __attribute__((noinline, cold)) int pack_error(struct trace_cursor *c)
+{
+    char why[sizeof(c->msg)];
+    return rec_error(c, "%s", (const char *)memcpy(why, c->msg, sizeof(why)));
+}
+
+/* The records other than COMP and LOOP, kept out of the hot loop of
+ * trace_cursor_next_run: 1 for an event, 0 for none, or an error. */
+static __attribute__((noinline)) int decode_other(struct trace_cursor *c, struct rd_thread *th,
+                                                  const struct cht_rec *rec)
+{
+    char why[256];
+    int ret = 0;
+
+    switch (rec->type) {
+    case CHT_REC_RANGES:
+        ret = decode_ranges(c, th, rec);
+        if (ret > 0) {
+            c->st.comp_events++;
+            c->st.accesses += c->ev.nranges;
+        }
+        break;
+    case CHT_REC_MPI:
+        ret = decode_mpi(c, th, rec);
+        if (ret > 0)
+            c->st.mpi_events++;
+        break;
+    case CHT_REC_MODULE:
+        ret = add_module(c, rec);
+        break;
+    case CHT_REC_TU:
+        ret = rd_rank_add_tu(c->t, c->r, (const void *)rec, why, sizeof(why));
+        if (ret == TRACE_ERR_FORMAT)
+            return rec_error(c, "%s", why);
+        if (ret)
+            return nomem(c);
+        break;
+    case CHT_REC_SITE_TABLE: {
+        const struct cht_rec_site_table *st = (const void *)rec;
+        ret = rd_add_table(c->t, st + 1, st->blob_size, why, sizeof(why));
+        if (ret == TRACE_ERR_FORMAT)
+            return rec_error(c, "bad site table: %s", why);
+        if (ret)
+            return nomem(c);
+        rd_rank_attach_tables(c->t, c->r);
+        break;
+    }
+    case CHT_REC_LOST:
+        c->st.lost_records += ((const struct cht_rec_lost *)rec)->records;
+        break;
+    case CHT_REC_END:
+        c->st.clean_end = true;
+        c->st.exit_status = ((const struct cht_rec_end *)rec)->exit_status;
+        break;
+    case CHT_REC_CLOCK: {
+        const struct cht_rec_clock *k = (const void *)rec;
+        int at = rec->aux ? 1 : 0; /* 0: MPI_Init, 1: MPI_Finalize */
+        c->st.clock[at].mono_ns = k->mono_ns;
+        c->st.clock[at].real_ns = k->real_ns;
+        c->st.clock[at].valid = true;
+        if (!at && rec->size >= sizeof(*k)) {
+            c->st.host.cpus = k->cpus;
+            c->st.host.node_ranks = k->node_ranks;
+            c->st.host.host_id = k->host_id;
+        }
+        break;
+    }
+    default: /* stray followers, unknown types: nothing to return */
+        break;
+    }
+    return ret;
+}
+
 int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
                           const struct trace_run **run)
 {
     const struct cht_rec *rec;
     struct rd_thread *th;
-    char why[256];
     int ret;
 
     *ev = NULL;
@@ -827,6 +924,13 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
                 }
             }
             rec = repeat_next(c, th);
+        } else if (c->pack.left) {
+            th = &c->threads[c->pack_thread];
+            c->pack.tb = &th->pack; /* threads may have moved since the PACK began */
+            if (rd_pack_next(&c->pack, c->pack_rec.w, c->msg, sizeof(c->msg)) < 0)
+                return pack_error(c);
+            rec = (const void *)c->pack_rec.w;
+            hist_note(th, rec);
         } else {
             ret = trace_stream_next(c->s, &rec);
             if (ret < 0)
@@ -844,6 +948,13 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
                     return ret;
                 continue;
             }
+            if (rec->type == CHT_REC_PACK && trace_stream_header(c->s)->version >= 9) {
+                /* counted as the records it stands for */
+                ret = pack_start(c, th, rec);
+                if (ret < 0)
+                    return ret;
+                continue;
+            }
             hist_note(th, rec);
         }
         c->st.records++;
@@ -855,18 +966,6 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
                 c->st.comp_events++;
                 c->st.accesses += c->ev.nranges;
             }
-            break;
-        case CHT_REC_RANGES:
-            ret = decode_ranges(c, th, rec);
-            if (ret > 0) {
-                c->st.comp_events++;
-                c->st.accesses += c->ev.nranges;
-            }
-            break;
-        case CHT_REC_MPI:
-            ret = decode_mpi(c, th, rec);
-            if (ret > 0)
-                c->st.mpi_events++;
             break;
         case CHT_REC_LOOP:
             c->st.loop_records++;
@@ -880,47 +979,8 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
                 return 1; /* index: the next COMP/MPI event's, not advanced */
             }
             break;
-        case CHT_REC_MODULE:
-            ret = add_module(c, rec);
-            break;
-        case CHT_REC_TU:
-            ret = rd_rank_add_tu(c->t, c->r, (const void *)rec, why, sizeof(why));
-            if (ret == TRACE_ERR_FORMAT)
-                return rec_error(c, "%s", why);
-            if (ret)
-                return nomem(c);
-            break;
-        case CHT_REC_SITE_TABLE: {
-            const struct cht_rec_site_table *st = (const void *)rec;
-            ret = rd_add_table(c->t, st + 1, st->blob_size, why, sizeof(why));
-            if (ret == TRACE_ERR_FORMAT)
-                return rec_error(c, "bad site table: %s", why);
-            if (ret)
-                return nomem(c);
-            rd_rank_attach_tables(c->t, c->r);
-            break;
-        }
-        case CHT_REC_LOST:
-            c->st.lost_records += ((const struct cht_rec_lost *)rec)->records;
-            break;
-        case CHT_REC_END:
-            c->st.clean_end = true;
-            c->st.exit_status = ((const struct cht_rec_end *)rec)->exit_status;
-            break;
-        case CHT_REC_CLOCK: {
-            const struct cht_rec_clock *k = (const void *)rec;
-            int at = rec->aux ? 1 : 0; /* 0: MPI_Init, 1: MPI_Finalize */
-            c->st.clock[at].mono_ns = k->mono_ns;
-            c->st.clock[at].real_ns = k->real_ns;
-            c->st.clock[at].valid = true;
-            if (!at && rec->size >= sizeof(*k)) {
-                c->st.host.cpus = k->cpus;
-                c->st.host.node_ranks = k->node_ranks;
-                c->st.host.host_id = k->host_id;
-            }
-            break;
-        }
-        default: /* stray followers, unknown types: nothing to return */
+        default: /* the rarer records, out of the hot loop */
+            ret = decode_other(c, th, rec);
             break;
         }
         if (ret < 0)

@@ -172,6 +172,42 @@ int rd_elf_build_id(const char *path, uint8_t *buf, size_t cap);
 /* The objects a rank's code was loaded from (modules.c), from its
  * CHT_REC_MODULE records; a cursor keeps one (zeroed: empty). */
 struct rd_module;
+/* ---- packs (pack.c): CHT_REC_PACK records decoded one by one ------------ */
+
+struct rd_pack_ent {
+    uint64_t key, next;
+    uint32_t gen, reserved;
+    uint64_t last[CHT_REPEAT_MAX_ADDRS];
+    int64_t d[CHT_REPEAT_MAX_ADDRS];
+};
+
+/* A writer thread's table: it goes on from one PACK to the next. */
+struct rd_pack_table {
+    struct rd_pack_ent *tab; /* CHT_PACK_SLOTS entries, NULL until the first PACK */
+    uint32_t prev;           /* slot of the previous record, CHT_PACK_SLOTS: none */
+    uint32_t gen;            /* entries of other numbers are empty */
+};
+
+struct rd_pack {
+    unsigned char *code;  /* a copy of the PACK's code, cap bytes */
+    size_t cap;
+    uint32_t nbytes, pos; /* code bytes, the next to read */
+    uint32_t left;        /* records still to decode; 0: no PACK open */
+    struct rd_pack_table *tb; /* the writer thread's table */
+};
+
+/* Starts decoding the PACK record rec (its size checked by the stream) of
+ * the writer thread whose table is tb: 0, TRACE_ERR_NOMEM, or
+ * TRACE_ERR_FORMAT with the reason in why. */
+int rd_pack_start(struct rd_pack *p, struct rd_pack_table *tb, const struct cht_rec_pack *rec, char *why,
+                  size_t len);
+/* Decodes the next record of the open PACK into w (16 bytes of COMP or
+ * LOOP header, id and reserved word, then its addresses): 0, or
+ * TRACE_ERR_FORMAT with the reason in why (the PACK is then closed). */
+int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len);
+void rd_pack_free(struct rd_pack *p);
+void rd_pack_table_free(struct rd_pack_table *tb);
+
 struct rd_modules {
     struct rd_module *v;
     size_t n, cap;

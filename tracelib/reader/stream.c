@@ -500,6 +500,12 @@ const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
         NEED(sizeof(*x) + 8ull * x->nstrides + 4ull * x->ncol);
         break;
     }
+    case CHT_REC_PACK: {
+        const struct cht_rec_pack *x = (const void *)r;
+        NEED(sizeof(*x));
+        NEED(sizeof(*x) + (uint64_t)x->nbytes);
+        break;
+    }
     case CHT_REC_PROGRAM: {
         const struct cht_rec_program *p = (const void *)r;
         NEED(sizeof(*p));

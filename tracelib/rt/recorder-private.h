@@ -69,6 +69,12 @@ enum rt_off_bit {
 #define RT_ZSTD_LEVEL_DEFAULT 1
 #define RT_FLUSH_MS_DEFAULT 500
 #define RT_RUN_SKIP_MAX 7 /* irregular streams look for a period once every 8 records */
+/* With packs, records outside runs cost a byte or a few: a run counts as a
+ * success only from this many records on (from 32 on, master_worker's
+ * trace was 1.5x larger), and irregular streams look for a period down to
+ * once every RT_RUN_SKIP_MAX_PACK + 1 records. */
+#define RT_RUN_MIN_PACK 8u
+#define RT_RUN_SKIP_MAX_PACK 63u
 #define RT_FLUSH_MS_MAX 3600000
 #define RT_ZSTD_LEVEL_MIN (-5)
 #define RT_ZSTD_LEVEL_MAX 12 /* a context costs ~40 MiB per thread at 12 */
@@ -143,7 +149,10 @@ _Static_assert(sizeof(struct cht_rec_repeat_col) + 8 * CHT_REPEAT_PERIOD_MAX * C
 _Static_assert(RT_RUN_COL_MAX <= CHT_REPEAT_COL_MAX, "readers take the column");
 
 struct rt_run {
-    uint32_t on;      /* COMMHINT_RUNS: encode runs at all (or stamp is set) */
+    uint32_t on;      /* COMMHINT_RUNS or COMMHINT_PACK (or stamp): take the run_record path */
+    uint32_t search;  /* COMMHINT_RUNS: look for runs */
+    uint32_t packing; /* COMMHINT_PACK: records no run takes are packed */
+    uint32_t min;     /* records a run must take to count as a success (packing) */
     uint32_t cols;    /* COMMHINT_COLUMNS: runs may take irregular addresses from a column */
     uint32_t stamp;   /* COMMHINT_STMT_CLOCK: no runs; COMP records carry a time stamp */
     uint32_t busy;    /* set while run_write ends the run (a signal then leaves it) */
@@ -175,6 +184,46 @@ struct rt_run {
     int32_t col[RT_RUN_COL_MAX];
 };
 
+/* Packs (CHT_REC_PACK) of one thread, owner only.  Records no run takes are
+ * coded into `code` against the table's predictions (trace-format.h) and
+ * written as one PACK record when the pack closes: when it is full, when a
+ * run ends or any other record is written (run_break), at a flush of the
+ * buffer, at exit and in the fatal-signal handler.  The table goes on from
+ * one pack to the next (the records after an MPI call are predicted from
+ * those before it), except after a record was dropped.  `len` and `count` move
+ * only once a record's bytes are complete, so a signal handler closes the
+ * pack with whole records; `epoch` moves when it does, so the record it
+ * interrupted is dropped rather than written into the next pack (whose
+ * table then starts afresh). */
+#define RT_PACK_BYTES (16u << 10) /* code bytes a pack holds before it closes */
+#define RT_PACK_REC_MAX 96u        /* code bytes of one record at most */
+_Static_assert(RT_PACK_BYTES <= CHT_PACK_BYTES_MAX, "readers take a pack");
+_Static_assert(sizeof(struct cht_rec_pack) + RT_PACK_BYTES + 8 <= RT_RESERVE_MAX, "a PACK record fits a buffer");
+
+struct rt_pack_ent {
+    uint64_t key;  /* RT_RUN_KEY, 0: empty */
+    uint64_t next; /* key of the record that followed this one's last record */
+    uint32_t gen;  /* the table it belongs to: empty in any other */
+    uint32_t reserved;
+    uint64_t last[CHT_REPEAT_MAX_ADDRS];
+    int64_t d[CHT_REPEAT_MAX_ADDRS]; /* bytes */
+};
+
+struct rt_pack {
+    uint32_t on;    /* COMMHINT_PACK */
+    uint32_t len;   /* code bytes of whole records, 0: no pack open */
+    uint32_t count; /* records in the open pack */
+    uint32_t gen;   /* the table's number: entries of others are empty */
+    uint32_t prev;  /* slot of its latest record's entry */
+    uint32_t busy;  /* set while a record is added or the pack written */
+    uint32_t epoch; /* moves at each close */
+    uint32_t fresh; /* the next pack empties the table (CHT_PACK_RESET) */
+    uint32_t reset; /* the open pack did */
+    uint32_t reserved;
+    unsigned char code[RT_PACK_BYTES];
+    struct rt_pack_ent tab[CHT_PACK_SLOTS];
+};
+
 struct rt_thread {
     /* hot: the owner reads these on every event */
     unsigned char *data; /* raw records, cap bytes */
@@ -197,7 +246,8 @@ struct rt_thread {
     void *mem; /* one mapping holding data, out, cctx and altstack */
     size_t mem_size;
     struct rt_thread *next;
-    struct rt_run run; /* owner only */
+    struct rt_run run;   /* owner only */
+    struct rt_pack pack; /* owner only */
 };
 
 /* Process-wide state of the recorder. */
@@ -207,7 +257,9 @@ struct rt_global {
     int finishing; /* rt_finish ran */
     int zstd_level;
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
-    int cols;      /* COMMHINT_COLUMNS (default 1): their runs may have columns */
+    int cols;      /* COMMHINT_COLUMNS (default: without packs): their runs may have columns */
+    int pack;      /* COMMHINT_PACK (default: as runs): records no run takes are packed */
+    long run_min;  /* RT_RUN_MIN_PACK (COMMHINT_RUN_MIN for measurements) */
     int stamp;     /* COMMHINT_STMT_CLOCK (default 0): a validation run whose
                       computation records carry the time they were made (no runs) */
     long flush_ms; /* COMMHINT_FLUSH_MS: the flusher's period, 0 = no flusher */

@@ -334,7 +334,12 @@ static void rt_init_once(void)
     rt_g.zstd_level = (int)level;
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
     rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;
-    rt_g.cols = env_long("COMMHINT_COLUMNS", 1) != 0;
+    rt_g.pack = env_long("COMMHINT_PACK", rt_g.runs) != 0;
+    /* with packs, runs with columns take more time than they save: an
+     * irregular address costs its difference in a pack too, and such runs
+     * are short (docs/performance.md, "Irregular codes") */
+    rt_g.cols = env_long("COMMHINT_COLUMNS", !rt_g.pack) != 0;
+    rt_g.run_min = env_setting("COMMHINT_RUN_MIN", RT_RUN_MIN_PACK, 1, 1 << 20);
     rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
     rt_g.flush_ms = env_setting("COMMHINT_FLUSH_MS", RT_FLUSH_MS_DEFAULT, 0, RT_FLUSH_MS_MAX);
 
@@ -451,8 +456,13 @@ static struct rt_thread *rt_thread_register(void)
 
     if (tls_state != RT_TLS_NORMAL)
         return NULL;
-    if (rt_init() < 0 || rt_is_off())
+    if (rt_init() < 0 || rt_is_off()) {
+        /* COMMHINT_DISABLE: this thread's events return at the first test
+         * from now on (it costs what the instrumentation alone costs) */
+        if (__atomic_load_n(&rt_g.off, __ATOMIC_ACQUIRE) & RT_OFF_DISABLED)
+            tls_state = RT_TLS_DEAD;
         return NULL;
+    }
     tls_state = RT_TLS_BUSY;
     rt_block_signals(&old);
     t = thread_reuse();
@@ -480,8 +490,14 @@ static struct rt_thread *rt_thread_register(void)
     t->run.stamp = (uint32_t)__atomic_load_n(&rt_g.stamp, __ATOMIC_RELAXED);
     /* a stamping thread takes the runs' path (run_record), which writes
      * its records one by one: the fast path stays as it is */
-    t->run.on = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED) | t->run.stamp;
+    t->run.search = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED) && !t->run.stamp;
     t->run.cols = (uint32_t)__atomic_load_n(&rt_g.cols, __ATOMIC_RELAXED);
+    t->pack.on = (uint32_t)__atomic_load_n(&rt_g.pack, __ATOMIC_RELAXED) && !t->run.stamp;
+    t->pack.len = t->pack.count = t->pack.busy = 0;
+    t->pack.fresh = 1; /* a reused node's table is another thread's */
+    t->run.packing = t->pack.on;
+    t->run.min = (uint32_t)rt_g.run_min;
+    t->run.on = t->run.search | t->pack.on | t->run.stamp;
     rt_unlock(&t->lock);
     pthread_setspecific(rt_key, t);
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
@@ -631,8 +647,11 @@ static void run_write(struct rt_thread *t, int in_signal);
 static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
 {
     struct rt_thread *t = tls_thr;
-    int saved = errno;
+    int saved;
 
+    if (!t && tls_state == RT_TLS_DEAD)
+        return NULL;
+    saved = errno;
     if (!t && !(t = rt_thread_register())) {
         errno = saved;
         return NULL;
@@ -771,8 +790,9 @@ static void run_replay(struct rt_run *r, uint32_t period, uint32_t count)
  * was 3-12% larger: runs of its short loops started late.) */
 static inline void run_failed(struct rt_run *r)
 {
+    uint32_t most = r->packing ? RT_RUN_SKIP_MAX_PACK : RT_RUN_SKIP_MAX;
     r->fails++;
-    r->skip = r->fails / 64 < RT_RUN_SKIP_MAX ? r->fails / 64 : RT_RUN_SKIP_MAX;
+    r->skip = r->fails / 64 < most ? r->fails / 64 : most;
 }
 
 /* Room for a record that ends a run: in a signal handler only what is left
@@ -782,6 +802,143 @@ static unsigned char *run_space(struct rt_thread *t, size_t size, int in_signal)
     if (in_signal)
         return RT_POS_BYTES(t->pos) + size <= t->cap ? t->data + RT_POS_BYTES(t->pos) : NULL;
     return space(size);
+}
+
+/* ---- packs: CHT_REC_PACK ------------------------------------------------------- */
+
+static inline unsigned char *pack_varint(unsigned char *q, uint64_t v)
+{
+    while (v >= 0x80) {
+        *q++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (unsigned char)v;
+    return q;
+}
+
+static inline uint32_t pack_slot(uint64_t key)
+{
+    return (uint32_t)((key * CHT_PACK_HASH) >> 56);
+}
+
+/* Writes the open pack of t (the calling thread's) as a PACK record, or its
+ * one record as itself when that is smaller.  In a signal handler only
+ * into what is left of the buffer (the pack is dropped if it does not fit)
+ * and only if no record is being added or the pack written (busy). */
+static void pack_close(struct rt_thread *t, int in_signal)
+{
+    struct rt_pack *k = &t->pack;
+    uint32_t len, count, reset;
+    size_t size;
+    unsigned char *p;
+
+    if (!k->len || (in_signal && k->busy))
+        return;
+    k->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    len = k->len; /* a handler may have written it before busy was set */
+    count = k->count;
+    reset = k->reset;
+    k->len = k->count = 0;
+    k->epoch++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!len)
+        goto out;
+    size = (sizeof(struct cht_rec_pack) + len + 7) & ~(size_t)7;
+    if ((p = run_space(t, size, in_signal))) {
+        struct cht_rec_pack *x = (struct cht_rec_pack *)p;
+        x->h.type = CHT_REC_PACK;
+        x->h.aux = reset ? CHT_PACK_RESET : 0;
+        x->h.size = (uint32_t)size;
+        x->count = count;
+        x->nbytes = len;
+        memcpy(x + 1, k->code, len);
+        memset((unsigned char *)(x + 1) + len, 0, size - sizeof(*x) - len);
+        advance(size);
+    } else {
+        k->fresh = 1; /* lost: the next pack cannot go on from its table */
+    }
+out:
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    k->busy = 0;
+}
+
+/* Codes the record (key, n addresses a) into the open pack of t, opening
+ * one if none is.  0 if a signal handler closed the pack meanwhile (the
+ * record is then lost, and the history emptied, as when a run is ended
+ * there).  The code bytes before `len` never change while a record is
+ * coded, so a handler may write the pack at any instruction but the two
+ * stores that publish the record (busy). */
+static inline __attribute__((always_inline)) int pack_add(struct rt_thread *t, uint64_t key, uint32_t n,
+                                                          const uint64_t *a)
+{
+    struct rt_pack *k = &t->pack;
+    struct rt_pack_ent *e;
+    unsigned char *o, *q;
+    uint32_t tag = 0, s, epoch;
+
+    if (RT_UNLIKELY(k->len + RT_PACK_REC_MAX > RT_PACK_BYTES || k->count == CHT_PACK_COUNT_MAX))
+        pack_close(t, 0);
+    epoch = k->epoch;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!k->len) {
+        /* a new pack goes on with the table of the one before, unless the
+         * thread is new or a record was dropped after changing it */
+        k->reset = k->fresh;
+        if (k->fresh) {
+            k->gen++;
+            k->prev = CHT_PACK_SLOTS;
+            k->fresh = 0;
+        }
+    }
+    o = k->code + k->len;
+    q = o + 1;
+    if (k->prev < CHT_PACK_SLOTS && k->tab[k->prev].next == key) {
+        tag = 1;
+    } else {
+        *q++ = (unsigned char)((key >> 16) & 0x7f) | ((key & 0xffff) == CHT_REC_LOOP ? 0x80 : 0);
+        q = pack_varint(q, key >> 32);
+    }
+    if (k->prev < CHT_PACK_SLOTS)
+        k->tab[k->prev].next = key;
+    s = pack_slot(key);
+    e = &k->tab[s];
+    if (e->gen != k->gen || e->key != key) {
+        e->gen = k->gen;
+        e->key = key;
+        e->next = 0;
+        memset(e->last, 0, sizeof e->last);
+        memset(e->d, 0, sizeof e->d);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < 7 && a[i] == e->last[i] + (uint64_t)e->d[i]) {
+            tag |= 2u << i;
+        } else {
+            int64_t d = (int64_t)(a[i] - e->last[i]);
+            q = pack_varint(q, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+            e->d[i] = d;
+        }
+        e->last[i] = a[i];
+    }
+    *o = (unsigned char)tag;
+    k->prev = s;
+    /* the record counts from here on; a handler that closed the pack while
+     * it was being coded (its bytes are past what the handler wrote) has it
+     * dropped, one that comes now leaves the pack alone */
+    k->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (RT_UNLIKELY(k->epoch != epoch)) {
+        t->run.nhist = 0;
+        k->fresh = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        k->busy = 0;
+        return 0;
+    }
+    k->len = (uint32_t)(q - k->code);
+    k->count++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    k->busy = 0;
+    return 1;
 }
 
 /* Ends the run of t (the calling thread's): writes its REPEAT record, or
@@ -806,9 +963,12 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
     f->left = 0;
     r->period = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* the records before the run first */
+    if (t->pack.len)
+        pack_close(t, in_signal);
     if (!period || !count)
         goto out;
-    if (count >= period)
+    if (count >= (r->packing ? r->min : period))
         r->fails = 0;
     else
         run_failed(r);
@@ -1048,8 +1208,8 @@ static inline __attribute__((always_inline)) int run_take(struct rt_thread *t, u
      * period less and less often, down to once every RT_RUN_SKIP_MAX + 1
      * records: the search costs more than writing the record.  A run
      * starts at most that many records late. */
-    if (!r->period && r->skip) {
-        r->skip--;
+    if (!r->period && (r->skip || !r->search)) {
+        r->skip -= r->skip != 0;
         return 0;
     }
     for (int tries = 0; tries < 2; tries++) {
@@ -1113,7 +1273,14 @@ static __attribute__((noinline)) void run_record(struct rt_thread *t, uint16_t t
      * period, the strides (fixed while a run lasts) and the count (one
      * store), so the handler can always end the run; at most the record
      * being added is lost, as without runs. */
-    if (!run_take(t, key, n, a) && (c = (void *)space(size))) {
+    if (run_take(t, key, n, a))
+        return;
+    if (t->pack.on) {
+        if (pack_add(t, key, n, a))
+            run_push(&t->run, key, n, a);
+        return;
+    }
+    if ((c = (void *)space(size))) {
         c->h.type = type;
         c->h.aux = aux;
         c->h.size = (uint32_t)size;
@@ -1125,12 +1292,30 @@ static __attribute__((noinline)) void run_record(struct rt_thread *t, uint16_t t
     }
 }
 
+/* The common case of run_record, inlined with n a constant: no run is open
+ * and this record is not one the search looks at (the search is off, or
+ * rests after runs that did not pay), so it goes straight into the pack.
+ * 1 if it did. */
+static inline __attribute__((always_inline)) int pack_fast(struct rt_thread *t, uint64_t key, uint32_t n,
+                                                           const uint64_t *a)
+{
+    struct rt_run *r = &t->run;
+    if (!t->pack.on || r->period || (r->search && !r->skip))
+        return 0;
+    r->skip -= r->skip != 0;
+    if (pack_add(t, key, n, a))
+        run_push(r, key, n, a);
+    return 1;
+}
+
 /* Any record other than a repeatable one ends the calling thread's run. */
 static inline void run_break(void)
 {
     struct rt_thread *t = tls_thr;
     if (t && RT_UNLIKELY(t->run.period))
         run_write(t, 0);
+    else if (t && t->pack.len)
+        pack_close(t, 0);
 }
 
 static void run_close_own(void)
@@ -1191,7 +1376,8 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
             return;                                                                                          \
         if (RT_LIKELY(t_ != NULL) && t_->run.on) {                                                           \
             const uint64_t a_[4] = {(a0), (a1), (a2), (a3)};                                                 \
-            run_record(t_, CHT_REC_COMP, (n), site, (n), a_);                                                \
+            if (!pack_fast(t_, RT_RUN_KEY(CHT_REC_COMP, (n), site), (n), a_))                               \
+                run_record(t_, CHT_REC_COMP, (n), site, (n), a_);                                            \
             return;                                                                                          \
         }                                                                                                    \
         if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
@@ -1367,7 +1553,8 @@ static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uin
     if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)))
         return;
     if (RT_LIKELY(t != NULL) && t->run.on) {
-        run_record(t, CHT_REC_LOOP, kind, loop, 0, rt_no_addrs);
+        if (!pack_fast(t, RT_RUN_KEY(CHT_REC_LOOP, kind, loop), 0, rt_no_addrs))
+            run_record(t, CHT_REC_LOOP, kind, loop, 0, rt_no_addrs);
         return;
     }
     if (RT_LIKELY((p = fast_space(sizeof(struct cht_rec_loop))) != NULL)) {
@@ -1662,11 +1849,14 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         goto out;
     if (rt_lock_bounded(&t->lock) < 0)
         goto answer;
-    if (t->state == RT_THREAD_ACTIVE && run_count(&t->run) && !t->run.busy) {
+    if (t->state == RT_THREAD_ACTIVE && ((run_count(&t->run) && !t->run.busy) || (t->pack.len && !t->pack.busy))) {
         (void)flush_locked(t, t->pos, 1, 0);
         t->flushed = 0;
         __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
-        run_write(t, 1);
+        if (run_count(&t->run) && !t->run.busy)
+            run_write(t, 1);
+        else
+            pack_close(t, 1);
         (void)flush_locked(t, t->pos, 1, 0);
         answer = RT_EXIT_CUT;
     }
@@ -1694,7 +1884,7 @@ static void close_other_runs(void)
 
     for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next)
         if (t != self && __atomic_load_n(&t->state, __ATOMIC_RELAXED) == RT_THREAD_ACTIVE &&
-            __atomic_load_n(&t->run.period, __ATOMIC_RELAXED))
+            (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED)))
             break;
     if (!t || sigaction(RT_SIG_EXIT, NULL, &old) < 0)
         return;
@@ -1712,7 +1902,8 @@ static void close_other_runs(void)
         /* under its lock the thread cannot finish exiting: its id stays valid */
         rt_block_signals(&blocked);
         rt_lock(&t->lock);
-        if (t->state == RT_THREAD_ACTIVE && __atomic_load_n(&t->run.period, __ATOMIC_RELAXED)) {
+        if (t->state == RT_THREAD_ACTIVE &&
+            (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED))) {
             __atomic_store_n(&t->exit_state, RT_EXIT_ASKED, __ATOMIC_RELEASE);
             if (pthread_sigqueue(t->tid, RT_SIG_EXIT, (union sigval){.sival_ptr = t}) == 0)
                 asked++;
@@ -1809,6 +2000,8 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
          * ending it */
         if (t && run_count(&t->run) && !t->run.busy)
             run_write(t, 1);
+        else if (t)
+            pack_close(t, 1);
         (void)flush_all(1, 0, 0);
         (void)rt_stream_write_header();
         /* chunks other threads are writing end before the signal kills

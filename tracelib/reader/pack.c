@@ -1,0 +1,155 @@
+/* pack.c - decoding of CHT_REC_PACK records (trace-format.h): the COMP and
+ * LOOP records a writer thread coded against per-key predictions, rebuilt
+ * one by one for the cursor, which treats them as records read from the
+ * stream.  The table of predictions is the writer thread's: it goes on from
+ * one PACK to the next unless a PACK says it starts empty.  The code comes from the file: every byte read is checked against
+ * its end, every key and count against the format's limits.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader-private.h"
+
+int rd_pack_start(struct rd_pack *p, struct rd_pack_table *tb, const struct cht_rec_pack *rec, char *why,
+                  size_t len)
+{
+    if (rec->count < 1 || rec->count > CHT_PACK_COUNT_MAX || rec->nbytes < 1 ||
+        rec->nbytes > CHT_PACK_BYTES_MAX) {
+        snprintf(why, len, "pack record has count=%u and nbytes=%u, outside 1..%u and 1..%u", rec->count,
+                 rec->nbytes, CHT_PACK_COUNT_MAX, CHT_PACK_BYTES_MAX);
+        return TRACE_ERR_FORMAT;
+    }
+    if (rec->h.aux & ~CHT_PACK_RESET) {
+        snprintf(why, len, "pack record has aux=%u, unknown bits", rec->h.aux);
+        return TRACE_ERR_FORMAT;
+    }
+    if (!(rec->h.aux & CHT_PACK_RESET) && !tb->tab) {
+        snprintf(why, len, "pack record goes on from the table of an earlier pack, but its thread has none");
+        return TRACE_ERR_FORMAT;
+    }
+    if (!tb->tab && !(tb->tab = calloc(CHT_PACK_SLOTS, sizeof(*tb->tab))))
+        return TRACE_ERR_NOMEM;
+    if (p->cap < rec->nbytes) {
+        unsigned char *b = realloc(p->code, CHT_PACK_BYTES_MAX);
+        if (!b)
+            return TRACE_ERR_NOMEM;
+        p->code = b;
+        p->cap = CHT_PACK_BYTES_MAX;
+    }
+    memcpy(p->code, rec + 1, rec->nbytes); /* the stream checked the size */
+    p->nbytes = rec->nbytes;
+    p->pos = 0;
+    p->left = rec->count;
+    p->tb = tb;
+    if (rec->h.aux & CHT_PACK_RESET) {
+        tb->prev = CHT_PACK_SLOTS;
+        /* a new number empties the table (0 is never used: a fresh table) */
+        if (++tb->gen == 0) {
+            memset(tb->tab, 0, CHT_PACK_SLOTS * sizeof(*tb->tab));
+            tb->gen = 1;
+        }
+    }
+    return 0;
+}
+
+/* A varint at p->pos; 0, or -1 past the code's end or longer than 64 bits. */
+static int varint(struct rd_pack *p, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        unsigned char b;
+        if (p->pos >= p->nbytes)
+            return -1;
+        b = p->code[p->pos++];
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int bad(struct rd_pack *p, char *why, size_t len, const char *what)
+{
+    snprintf(why, len, "pack record is corrupt: %s at code byte %u of %u (%u records left)", what, p->pos,
+             p->nbytes, p->left);
+    p->left = 0;
+    return TRACE_ERR_FORMAT;
+}
+
+int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len)
+{
+    struct rd_pack_table *tb = p->tb;
+    struct rd_pack_ent *e;
+    uint64_t key, id;
+    uint32_t tag, n, s, type, aux;
+    struct cht_rec *h = (struct cht_rec *)w;
+
+    if (p->pos >= p->nbytes)
+        return bad(p, why, len, "code ends before the count of records");
+    tag = p->code[p->pos++];
+    if (tag & 1) {
+        if (tb->prev >= CHT_PACK_SLOTS || !tb->tab[tb->prev].next)
+            return bad(p, why, len, "a record follows the prediction of no record");
+        key = tb->tab[tb->prev].next;
+    } else {
+        uint32_t k;
+        if (p->pos >= p->nbytes)
+            return bad(p, why, len, "code ends in a key");
+        k = p->code[p->pos++];
+        if (varint(p, &id) < 0 || id > UINT32_MAX)
+            return bad(p, why, len, "bad id");
+        type = k & 0x80 ? CHT_REC_LOOP : CHT_REC_COMP;
+        aux = k & 0x7f;
+        if (type == CHT_REC_COMP ? aux < 1 || aux > CHT_REPEAT_MAX_ADDRS : aux < CHT_LOOP_ENTER || aux > CHT_LOOP_EXIT)
+            return bad(p, why, len, "bad record kind");
+        key = type | (uint64_t)aux << 16 | id << 32;
+    }
+    type = (uint32_t)(key & 0xffff);
+    aux = (uint32_t)(key >> 16 & 0xffff);
+    n = type == CHT_REC_COMP ? aux : 0;
+    if (tag >> (1 + (n < 7 ? n : 7)))
+        return bad(p, why, len, "the record's first byte names addresses it does not have");
+    if (tb->prev < CHT_PACK_SLOTS)
+        tb->tab[tb->prev].next = key;
+    s = (uint32_t)((key * CHT_PACK_HASH) >> 56);
+    e = &tb->tab[s];
+    if (e->gen != tb->gen || e->key != key) {
+        memset(e, 0, sizeof(*e));
+        e->gen = tb->gen;
+        e->key = key;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(i < 7 && (tag >> (1 + i) & 1))) {
+            uint64_t z;
+            if (varint(p, &z) < 0)
+                return bad(p, why, len, "bad address difference");
+            e->d[i] = (int64_t)((z >> 1) ^ (~(z & 1) + 1));
+        }
+        e->last[i] += (uint64_t)e->d[i];
+        w[2 + i] = e->last[i];
+    }
+    tb->prev = s;
+    h->type = (uint16_t)type;
+    h->aux = (uint16_t)aux;
+    h->size = 16 + 8 * n;
+    w[1] = key >> 32; /* site or loop, then the reserved word 0 */
+    if (--p->left == 0 && p->pos != p->nbytes)
+        return bad(p, why, len, "code goes on after the count of records");
+    return 0;
+}
+
+void rd_pack_free(struct rd_pack *p)
+{
+    free(p->code);
+    memset(p, 0, sizeof(*p));
+}
+
+void rd_pack_table_free(struct rd_pack_table *tb)
+{
+    free(tb->tab);
+    memset(tb, 0, sizeof(*tb));
+}
