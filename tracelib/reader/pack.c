@@ -2,8 +2,9 @@
  * LOOP records a writer thread coded against per-key predictions, rebuilt
  * one by one for the cursor, which treats them as records read from the
  * stream.  The table of predictions is the writer thread's: it goes on from
- * one PACK to the next unless a PACK says it starts empty.  The code comes from the file: every byte read is checked against
- * its end, every key and count against the format's limits.
+ * one PACK to the next unless a PACK says it starts empty.  The code comes
+ * from the file: every byte read is checked against its end, every key and
+ * count against the format's limits.
  */
 #include <inttypes.h>
 #include <stdio.h>
