@@ -15,7 +15,8 @@
 # alternating runs (plain, traced, plain, ...); bytes per traced access on
 # disk and before compression (`commhint info`).  In the same alternation:
 # the commhint build with COMMHINT_DISABLE=1 (every event a call that
-# records nothing) and with COMMHINT_PACK=0 (the encoding before packs).
+# records nothing), with COMMHINT_PACK=0 (the encoding before packs) and
+# with COMMHINT_QUEUE=0 (no inline queue: each record a call).
 # Analysis of the last traced run: `commhint hints` on one process and with
 # `--parallel 2` (wall and CPU time, peak memory, median of REPS), and
 # `commhint hints` on the last COMMHINT_PACK=0 trace.
@@ -77,7 +78,7 @@ jnum() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A R
 for p in "${progs[@]}"; do
-    ps=() pw=() ts=() tw=() ds=() os=()
+    ps=() pw=() ts=() tw=() ds=() os=() us=()
     for ((i = 0; i < REPS; i++)); do
         read -r s w <<<"$(run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-plain" ${args[$p]})"
         ps+=("$s"); pw+=("$w")
@@ -88,6 +89,11 @@ for p in "${progs[@]}"; do
         rm -rf "$tmp/$p-p0.trace"
         read -r s w <<<"$(COMMHINT_PACK=0 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-p0.trace" -- "$tmp/$p-traced" ${args[$p]})"
         os+=("$s")
+        # records that no run takes each a call into the runtime, as before the queue
+        rm -rf "$tmp/$p-q0.trace"
+        read -r s w <<<"$(COMMHINT_QUEUE=0 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-q0.trace" -- "$tmp/$p-traced" ${args[$p]})"
+        us+=("$s")
+        rm -rf "$tmp/$p-q0.trace"
         rm -rf "$tmp/$p.trace"
         read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p.trace" -- "$tmp/$p-traced" ${args[$p]})"
         ts+=("$s"); tw+=("$w")
@@ -103,7 +109,7 @@ for p in "${progs[@]}"; do
     done
     R[$p]="$(median "${ps[@]}") $(median "${ts[@]}") $(median "${pw[@]}") $(median "${tw[@]}") $acc $ev $disk $raw"
     R[$p]+=" $(median "${hs[@]}") $(maxof "${hm[@]}") $(median "${hc[@]}") $(median "${qs[@]}") $(median "${qc[@]}")"
-    R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}")"
+    R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}") $(median "${us[@]}")"
 done
 
 {
@@ -118,22 +124,24 @@ echo
 echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul <<<"${R[$p]}"
     printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
         "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
 done
 echo
 echo "In the same alternation: the commhint build run with \`COMMHINT_DISABLE=1\` (every event is a call into"
 echo "the runtime that returns at once: where no run absorbs events inline, as in spmv, what the"
-echo "instrumentation costs before anything is recorded), and with \`COMMHINT_PACK=0\` (the encoding of"
-echo "trace format 8: records as they are, runs with columns)."
+echo "instrumentation costs before anything is recorded), with \`COMMHINT_PACK=0\` (the encoding of"
+echo "trace format 8: records as they are, runs with columns) and with \`COMMHINT_QUEUE=0\` (each record"
+echo "that no run takes a call into the runtime instead of an inline append to the thread's queue)."
 echo
-echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs <<<"${R[$p]}"
-    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %s |\n' "$p" "$pl" "$dl" "$(div "$dl" "$pl" 1)" \
-        "$ol" "$(div "$ol" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul <<<"${R[$p]}"
+    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s |\n' "$p" "$pl" "$dl" "$(div "$dl" "$pl" 1)" \
+        "$ol" "$(div "$ol" "$pl" 1)" "$ul" "$(div "$ul" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" \
+        "$(div "$tl" "$ul" 2)"
 done
 echo
 echo "Analysis of the last traced run: \`commhint hints\` on one process, and \`mpiexec -n 2 commhint hints"
@@ -143,7 +151,7 @@ echo
 echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s | hints s, \`PACK=0\` trace |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul <<<"${R[$p]}"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
         "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
         $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc" "$zs"

@@ -181,7 +181,7 @@ static Constant *keyConst(Type *I64, uint16_t Type_, uint16_t Aux,
 
 // Emits at At: if the record (Key, Addrs) is the one the thread's run
 // expects next (__commhint_fast.slot[phase]), absorb it inline; otherwise
-// call Slow(SlowArgs).  The layout and the steps are commhint-rt.h's.
+// append it to the thread's queue if it has room, or call Slow(SlowArgs).  The layout and the steps are commhint-rt.h's.
 void Instrumenter::callWithFastPath(Instruction *At, Value *Key,
                                     ArrayRef<Value *> Addrs,
                                     FunctionCallee Slow,
@@ -255,9 +255,30 @@ void Instrumenter::callWithFastPath(Instruction *At, Value *Key,
         F, offsetof(commhint_rt_fast, phase));
   Store(T, T.CreateSub(Left, ConstantInt::get(I32, 1)), F,
         offsetof(commhint_rt_fast, left));
+  // Otherwise append it to the queue if there is room: addresses, key,
+  // then (after a signal fence) the queue's new end; else the call.
   IRBuilder<> E(ElseT);
   E.SetCurrentDebugLocation(B.getCurrentDebugLocation());
-  E.CreateCall(Slow, SlowArgs);
+  Value *QPos =
+      Load(E, I64, F, offsetof(commhint_rt_fast, qpos), "commhint.qpos");
+  Value *QEnd =
+      Load(E, I64, F, offsetof(commhint_rt_fast, qend), "commhint.qend");
+  Value *QNext = E.CreateAdd(QPos, ConstantInt::get(I64, 8 * (1 + Ints.size())));
+  Instruction *QueueT = nullptr, *CallT = nullptr;
+  SplitBlockAndInsertIfThenElse(E.CreateICmpULE(QNext, QEnd), ElseT, &QueueT,
+                                &CallT,
+                                MDBuilder(Ctx).createBranchWeights(1000, 1));
+  IRBuilder<> Q(QueueT);
+  Q.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+  Value *QP = Q.CreateIntToPtr(QPos, Ptr, "commhint.queue");
+  for (size_t K = 0; K < Ints.size(); ++K)
+    Store(Q, Ints[K], QP, 8 * (1 + K));
+  Store(Q, Key, QP, 0);
+  Q.CreateFence(AtomicOrdering::Release, SyncScope::SingleThread);
+  Store(Q, QNext, F, offsetof(commhint_rt_fast, qpos));
+  IRBuilder<> C(CallT);
+  C.SetCurrentDebugLocation(B.getCurrentDebugLocation());
+  C.CreateCall(Slow, SlowArgs);
 }
 
 void Instrumenter::instrumentSite(const Site &S, uint32_t Local,

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define COMMHINT_RT_ABI_VERSION 3 /* 3: __commhint_mpi_after */
+#define COMMHINT_RT_ABI_VERSION 4 /* 3: __commhint_mpi_after, 4: the queue */
 
 /* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
  * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
@@ -99,7 +99,22 @@ void __commhint_mpi_after(uint32_t site, const char *name);
  * is type | aux << 16 | id << 32 of the record (COMP: aux = number of
  * addresses, id = site; LOOP: aux = CHT_LOOP_*, id = loop); 0 never matches.
  * Only the owning thread touches its own copy; a signal handler sees every
- * record whose `left` decrement is done. */
+ * record whose `left` decrement is done.
+ *
+ * The queue (ABI version 4).  When no run takes the record, the pass emits
+ * code that appends it to the thread's queue instead of making the call,
+ * if there is room (qpos + 8 * (1 + n) <= qend, as integers):
+ *
+ *     qpos[1 + k] = a[k]                  (each address k, n of them)
+ *     qpos[0] = key
+ *     signal fence, then qpos = qpos + 1 + n
+ *
+ * The runtime codes the queued records, in order, at its next call from
+ * the thread (before anything else it records) and whenever it writes the
+ * thread's records out.  It keeps qend 0 (no room) while a run is open, so
+ * that a record the run does not take is a call that ends it, and before
+ * the thread's first call, while tracing is off and in a stamping run
+ * (COMMHINT_STMT_CLOCK), so that every record is then a call. */
 #define COMMHINT_RT_FAST_SLOTS 16 /* CHT_REPEAT_PERIOD_MAX */
 #define COMMHINT_RT_FAST_ADDRS 4  /* addresses the inline path compares */
 
@@ -115,6 +130,8 @@ struct commhint_rt_fast {
     uint32_t period; /* slots in use */
     uint32_t reserved;
     struct commhint_rt_slot slot[COMMHINT_RT_FAST_SLOTS];
+    uint64_t *qpos; /* where the next queued record goes */
+    uint64_t *qend; /* end of the queue's room; 0: call */
 };
 
 /* Per thread, initial-exec TLS (libcommhint is loaded at start-up). */

@@ -4,8 +4,9 @@
 ; address) and, when it is the one the thread's run expects and `left` is not
 ; 0, absorbs it without a call: the expected addresses advance by their
 ; strides, the phase moves on (to 0 after `period`), and `left` drops by
-; one, last.  Otherwise the
-; call is made as before.  -commhint-inline=false (or COMMHINT_INLINE=0)
+; one, last.  Otherwise (ABI 4) the record goes to the thread's queue if
+; qpos + 8 * (1 + addresses) <= qend: the addresses, the key, a signal fence,
+; then qpos moves on; and only without room is the call made as before.  -commhint-inline=false (or COMMHINT_INLINE=0)
 ; leaves only the calls.
 ; RUN: %opt -passes=commhint-instrument -S %s -o %t.ll
 ; RUN: %FileCheck %s < %t.ll
@@ -14,7 +15,7 @@
 ; RUN: COMMHINT_INLINE=0 %opt -passes=commhint-instrument -S %s -o %t.env.ll
 ; RUN: %FileCheck %s --check-prefix=OFF < %t.env.ll
 
-; CHECK: @__commhint_fast = external thread_local(initialexec) global [1168 x i8], align 8
+; CHECK: @__commhint_fast = external thread_local(initialexec) global [1184 x i8], align 8
 
 ; CHECK-LABEL: define void @fill(
 ; CHECK: entry:
@@ -56,7 +57,24 @@
 ; CHECK-NEXT: store i32 [[DEC1]], ptr [[LQ1]], align 4
 ; CHECK-NEXT: br label %[[JOIN1:[0-9]+]]
 ; CHECK: [[SLOW1]]:
+; CHECK-NEXT: [[QPP1:%[0-9]+]] = getelementptr inbounds i8, ptr [[F1]], i64 1168
+; CHECK-NEXT: [[QP1:%commhint.qpos[0-9]*]] = load i64, ptr [[QPP1]], align 8
+; CHECK-NEXT: [[QEP1:%[0-9]+]] = getelementptr inbounds i8, ptr [[F1]], i64 1176
+; CHECK-NEXT: [[QE1:%commhint.qend[0-9]*]] = load i64, ptr [[QEP1]], align 8
+; CHECK-NEXT: [[QN1:%[0-9]+]] = add i64 [[QP1]], 8
+; CHECK-NEXT: [[ROOM1:%[0-9]+]] = icmp ule i64 [[QN1]], [[QE1]]
+; CHECK-NEXT: br i1 [[ROOM1]], label %[[QUEUE1:[0-9]+]], label %[[CALL1:[0-9]+]], !prof [[W]]
+; CHECK: [[QUEUE1]]:
+; CHECK-NEXT: [[Q1:%commhint.queue[0-9]*]] = inttoptr i64 [[QP1]] to ptr
+; CHECK-NEXT: store i64 [[IKEY]], ptr [[Q1]], align 8
+; CHECK-NEXT: fence syncscope("singlethread") release
+; CHECK-NEXT: [[QPQ1:%[0-9]+]] = getelementptr inbounds i8, ptr [[F1]], i64 1168
+; CHECK-NEXT: store i64 [[QN1]], ptr [[QPQ1]], align 8
+; CHECK-NEXT: br label %[[QJ1:[0-9]+]]
+; CHECK: [[CALL1]]:
 ; CHECK-NEXT: call void @__commhint_loop_iter(i32 [[LB]])
+; CHECK-NEXT: br label %[[QJ1]]
+; CHECK: [[QJ1]]:
 ; CHECK-NEXT: br label %[[JOIN1]]
 
 ; the store to a[i]: site 0, COMP(1) | 1 address << 16 = 65537
@@ -80,7 +98,15 @@
 ; CHECK-NEXT: [[NB2:%[0-9]+]] = getelementptr inbounds i8, ptr [[SL2]], i64 8
 ; CHECK-NEXT: store i64 [[ADV2]], ptr [[NB2]], align 8
 ; CHECK: [[SLOW2]]:
-; CHECK-NEXT: call void @__commhint_ev1(i32 [[SB]], ptr [[P]])
+; CHECK: [[QN2:%[0-9]+]] = add i64 {{%commhint.qpos[0-9]*}}, 16
+; CHECK: [[Q2:%commhint.queue[0-9]*]] = inttoptr i64 {{%commhint.qpos[0-9]*}} to ptr
+; the address first, at qpos + 8, then the key
+; CHECK-NEXT: [[QA2:%[0-9]+]] = getelementptr inbounds i8, ptr [[Q2]], i64 8
+; CHECK-NEXT: store i64 [[A2]], ptr [[QA2]], align 8
+; CHECK-NEXT: store i64 [[CKEY]], ptr [[Q2]], align 8
+; CHECK-NEXT: fence syncscope("singlethread") release
+; CHECK: store i64 [[QN2]], ptr {{%[0-9]+}}, align 8
+; CHECK: call void @__commhint_ev1(i32 [[SB]], ptr [[P]])
 
 ; loop_exit: key LOOP(3) | EXIT(3) << 16 = 196611
 ; CHECK: add i64 [[LKEY]], 196611

@@ -1455,6 +1455,41 @@ static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
     }
 }
 
+/* RUNS_TEST_INLINE set: the child does what the pass's inlined code does
+ * (commhint-rt.h) before each call of __commhint_ev1..4 and loop_*: the
+ * record is absorbed by the run, or queued if there is room, and only
+ * otherwise is the call made.  Records queued, in the child. */
+static int runs_inline;
+static __thread uint64_t runs_queued;
+
+/* 1 if the inlined code would have taken the record without the call. */
+static int inline_take(uint64_t key, uint32_t n, const uint64_t *a)
+{
+    struct commhint_rt_fast *f = &__commhint_fast;
+    struct commhint_rt_slot *s = &f->slot[f->phase];
+    int same = s->key == key && f->left != 0;
+    uint64_t *q = f->qpos;
+
+    for (uint32_t k = 0; k < n; k++)
+        same &= s->next[k] == a[k];
+    if (same) {
+        for (uint32_t k = 0; k < n; k++)
+            s->next[k] = a[k] + (uint64_t)s->stride[k];
+        f->phase = f->phase + 1 == f->period ? 0 : f->phase + 1;
+        f->left--;
+        return 1;
+    }
+    if ((uintptr_t)q + 8 * (1 + n) > (uintptr_t)f->qend)
+        return 0;
+    for (uint32_t k = 0; k < n; k++)
+        q[1 + k] = a[k];
+    q[0] = key;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    f->qpos = q + 1 + n;
+    runs_queued++;
+    return 1;
+}
+
 /* Child side: does what an op says. */
 static void run_emit(const struct run_op *o, void *ctx)
 {
@@ -1462,6 +1497,10 @@ static void run_emit(const struct run_op *o, void *ctx)
     (void)ctx;
     for (uint32_t k = 0; k < o->n; k++)
         a[k] = (const void *)(uintptr_t)o->a[k];
+    if (runs_inline && ((o->kind == OP_COMP && o->n <= COMMHINT_RT_FAST_ADDRS) || o->kind == OP_LOOP) &&
+        inline_take(o->kind == OP_COMP ? RT_RUN_KEY(CHT_REC_COMP, o->n, o->id) : RT_RUN_KEY(CHT_REC_LOOP, o->lk, o->id),
+                    o->kind == OP_COMP ? o->n : 0, o->a))
+        return;
     switch (o->kind) {
     case OP_COMP:
         switch (o->n) {
@@ -1512,6 +1551,19 @@ static int runs_child(const char *what)
     __commhint_register_tu(COMMHINT_RT_ABI_VERSION, b.bytes, b.size, &sb, &lb);
     if (sb != 0 || lb != 0)
         return 10;
+    runs_inline = getenv("RUNS_TEST_INLINE") != NULL;
+    if (getenv("RUNS_TEST_SEGV")) {
+        /* the records, then a fault: the handler writes what is queued
+         * (the metadata first, as MPI_Init would: a fault writes none) */
+        __commhint_ev1(0, (const void *)8);
+        if (rt_meta_file_write() < 0)
+            return 14;
+        run_gen(which, 1, run_emit, NULL);
+        if (runs_inline && !runs_queued)
+            return 12;
+        *(volatile int *)(uintptr_t)16 = 1;
+        return 13;
+    }
     if (which == RC_THREADS) {
         pthread_t th;
         __commhint_ev1(0, (const void *)8); /* the main thread is writer thread 0 */
@@ -1532,6 +1584,8 @@ static int runs_child(const char *what)
         return 0; /* the other thread's run is still open at exit */
     }
     run_gen(which, 1, run_emit, NULL);
+    if (runs_inline && !runs_queued)
+        return 12; /* the queue was never used */
     return 0; /* the destructor finishes the trace */
 }
 
@@ -1652,6 +1706,7 @@ static uint64_t runs_cursor_same(struct trace *t)
  * and compares it with the generator, thread by thread; returns the parsed
  * rank stream (caller frees). */
 static void runs_round_trip_env(int which, const char *extra, struct parsed *ps);
+static int runs_segv; /* the child ends in a fault (RUNS_TEST_SEGV) */
 
 static void runs_round_trip(int which, struct parsed *ps)
 {
@@ -1681,15 +1736,25 @@ static void runs_round_trip_env(int which, const char *extra, struct parsed *ps)
     int nthreads = which == RC_THREADS || which == RC_OPEN ? 2 : 1;
 
     snprintf(what, sizeof(what), "runs-%d", which);
-    char *dir = path_join(child_tmp, extra ? "trace-env" : "trace"); /* a test may make two */
+    static int ntrips;
+    char name[32];
+    snprintf(name, sizeof(name), "trace-%d", ntrips++); /* a test may make several */
+    char *dir = path_join(child_tmp, name);
     char *err_path = path_join(child_tmp, "stderr");
     char *dir_env;
     assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir) > 0);
-    const char *env[] = {dir_env, "COMMHINT_RUNS=1", extra, NULL};
+    /* a fault leaves the file of an unknown rank pending: rank 0 of 1 */
+    const char *env[] = {dir_env, "COMMHINT_RUNS=1", extra, runs_segv ? "RUNS_TEST_SEGV=1" : NULL,
+                         "PMI_RANK=0", "PMI_SIZE=1", NULL};
     run_child(what, env, err_path, &c);
-    assert_true(WIFEXITED(c.status));
-    assert_int_equal(WEXITSTATUS(c.status), 0);
-    assert_string_equal(c.err, "");
+    if (runs_segv) {
+        assert_true(WIFSIGNALED(c.status));
+        assert_int_equal(WTERMSIG(c.status), SIGSEGV);
+    } else {
+        assert_true(WIFEXITED(c.status));
+        assert_int_equal(WEXITSTATUS(c.status), 0);
+        assert_string_equal(c.err, "");
+    }
 
     if (trace_open(dir, &t, &err) != 0)
         fail_msg("trace_open: %s", err.msg);
@@ -1699,7 +1764,7 @@ static void runs_round_trip_env(int which, const char *extra, struct parsed *ps)
         int rc;
         if (trace_cursor_open(t, 0, TRACE_CURSOR_LOOPS, &cmp.cur, &err) != 0)
             fail_msg("trace_cursor_open: %s", err.msg);
-        if (nthreads == 2 && th == 0) { /* the event that made it thread 0 */
+        if ((nthreads == 2 && th == 0) || runs_segv) { /* the event that made it thread 0 */
             struct run_op o = {.kind = OP_COMP, .id = 0, .n = 1, .a = {8}};
             run_check(&o, &cmp);
         }
@@ -1709,7 +1774,7 @@ static void runs_round_trip_env(int which, const char *extra, struct parsed *ps)
             if (ev->thread == cmp.thread)
                 fail_msg("thread=%d: an event more than written, kind=%d", th, ev->kind);
         assert_int_equal(rc, 0);
-        assert_false(trace_cursor_cut_short(cmp.cur));
+        assert_int_equal(trace_cursor_cut_short(cmp.cur), runs_segv);
         trace_cursor_close(cmp.cur);
     }
     runs_seen = runs_cursor_same(t);
@@ -1817,6 +1882,27 @@ static void test_runs_packed(void **state)
     assert_true(count_recs(&ps, CHT_REC_REPEAT) > 50);
     assert_true(runs_seen > 20);
     parsed_free(&ps);
+}
+
+/* The records the inlined code queues (commhint-rt.h), emulated in the
+ * child: every case reads back as it was made, packed or in runs, in one
+ * thread or two; at exit a thread waiting with queued records has them
+ * written (rt_on_exit_signal), and so does the handler of a fault. */
+static void test_runs_queued(void **state)
+{
+    static const int cases[] = {RC_IRREGULAR, RC_MIXED, RC_PERIODS, RC_THREADS, RC_OPEN};
+    struct parsed ps;
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        runs_round_trip_env(cases[i], "RUNS_TEST_INLINE=1", &ps);
+        parsed_free(&ps);
+    }
+    runs_segv = 1; /* the fault's child records one event first (see runs_child) */
+    runs_round_trip_env(RC_IRREGULAR, "RUNS_TEST_INLINE=1", &ps);
+    assert_true(count_packed(&ps) > 1000);
+    assert_true(count_recs(&ps, CHT_REC_COMP) > 0); /* the queue, as it was */
+    parsed_free(&ps);
+    runs_segv = 0;
 }
 
 /* A thread still inside a run when the process exits (a pool thread that
@@ -1928,6 +2014,7 @@ int main(int argc, char **argv)
         C(test_runs_open_at_exit),
         C(test_runs_irregular),
         C(test_runs_packed),
+        C(test_runs_queued),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

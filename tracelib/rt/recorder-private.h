@@ -224,6 +224,26 @@ struct rt_pack {
     struct rt_pack_ent tab[CHT_PACK_SLOTS];
 };
 
+/* The queue of one thread (commhint-rt.h): records the inlined code
+ * appended while no run was open, not coded yet.  The owner codes them in
+ * order (queue_drain) before anything else it records; `head` moves past a
+ * record before it is coded, so a fatal-signal handler writes the records
+ * from `head` on as they are (queue_spill) and the drain it interrupted
+ * stops there.  8 KB: a drain codes them while they are in the cache. */
+#define RT_QUEUE_WORDS 1024u
+/* Words the queue takes while the search for runs looks at every record:
+ * with the whole queue, a run found up to 1024 words late cost the stencil
+ * 1.6 times its tracing time (bench/irregular.sh). */
+#define RT_QUEUE_SEARCH_WORDS 16
+
+struct rt_queue {
+    uint32_t on;   /* COMMHINT_QUEUE, with packs */
+    uint32_t busy; /* set while the owner drains it */
+    uint64_t *head;                /* the next record to code */
+    struct commhint_rt_fast *fast; /* the owner's qpos and qend */
+    uint64_t words[RT_QUEUE_WORDS];
+};
+
 struct rt_thread {
     /* hot: the owner reads these on every event */
     unsigned char *data; /* raw records, cap bytes */
@@ -248,6 +268,7 @@ struct rt_thread {
     struct rt_thread *next;
     struct rt_run run;   /* owner only */
     struct rt_pack pack; /* owner only */
+    struct rt_queue queue; /* owner only (close_other_runs reads) */
 };
 
 /* Process-wide state of the recorder. */
@@ -259,6 +280,7 @@ struct rt_global {
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
     int cols;      /* COMMHINT_COLUMNS (default: without packs): their runs may have columns */
     int pack;      /* COMMHINT_PACK (default: as runs): records no run takes are packed */
+    int queue;     /* COMMHINT_QUEUE (default: as packs): the inlined code queues them */
     long run_min;  /* RT_RUN_MIN_PACK (COMMHINT_RUN_MIN for measurements) */
     int stamp;     /* COMMHINT_STMT_CLOCK (default 0): a validation run whose
                       computation records carry the time they were made (no runs) */

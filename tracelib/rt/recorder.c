@@ -310,6 +310,7 @@ static void name_owner(void)
 static void rt_atfork_child(void)
 {
     __atomic_fetch_or(&rt_g.off, RT_OFF_DISABLED, __ATOMIC_RELEASE);
+    __commhint_fast.qend = NULL; /* events are calls, which return */
     rt_flusher_forget();
 }
 
@@ -339,6 +340,7 @@ static void rt_init_once(void)
      * irregular address costs its difference in a pack too, and such runs
      * are short (docs/performance.md, "Irregular codes") */
     rt_g.cols = env_long("COMMHINT_COLUMNS", !rt_g.pack) != 0;
+    rt_g.queue = env_long("COMMHINT_QUEUE", 1) != 0;
     rt_g.run_min = env_setting("COMMHINT_RUN_MIN", RT_RUN_MIN_PACK, 1, 1 << 20);
     rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
     rt_g.flush_ms = env_setting("COMMHINT_FLUSH_MS", RT_FLUSH_MS_DEFAULT, 0, RT_FLUSH_MS_MAX);
@@ -498,6 +500,12 @@ static struct rt_thread *rt_thread_register(void)
     t->run.packing = t->pack.on;
     t->run.min = (uint32_t)rt_g.run_min;
     t->run.on = t->run.search | t->pack.on | t->run.stamp;
+    t->queue.on = (uint32_t)__atomic_load_n(&rt_g.queue, __ATOMIC_RELAXED) && t->run.on && !t->run.stamp;
+    t->queue.busy = 0;
+    t->queue.head = t->queue.words;
+    t->queue.fast = &__commhint_fast;
+    __commhint_fast.qpos = t->queue.words;
+    __commhint_fast.qend = NULL; /* until the thread's next call (queue_arm) */
     rt_unlock(&t->lock);
     pthread_setspecific(rt_key, t);
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
@@ -621,6 +629,8 @@ static void rt_thread_exit(void *arg)
     sigset_t old;
 
     run_close_own();
+    __commhint_fast.qend = NULL; /* the node may go to another thread */
+    t->queue.on = 0;
     rt_block_signals(&old);
     rt_lock(&t->lock);
     (void)flush_locked(t, t->pos, 0, 0);
@@ -1308,10 +1318,214 @@ static inline __attribute__((always_inline)) int pack_fast(struct rt_thread *t, 
     return 1;
 }
 
+/* ---- records as they are ------------------------------------------------------ */
+
+static inline __attribute__((always_inline)) void
+comp_fill(unsigned char *p, uint32_t site, uint32_t n, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+    struct cht_rec_comp *r = (struct cht_rec_comp *)p;
+    uint64_t *a = (uint64_t *)(r + 1);
+    r->h.type = CHT_REC_COMP;
+    r->h.aux = (uint16_t)n;
+    r->h.size = (uint32_t)(sizeof(*r) + 8 * n);
+    r->site = site;
+    r->reserved = 0;
+    a[0] = a0;
+    if (n > 1)
+        a[1] = a1;
+    if (n > 2)
+        a[2] = a2;
+    if (n > 3)
+        a[3] = a3;
+}
+
+static inline __attribute__((always_inline)) void loop_fill(unsigned char *p, uint32_t loop, uint16_t kind)
+{
+    struct cht_rec_loop *r = (struct cht_rec_loop *)p;
+    r->h.type = CHT_REC_LOOP;
+    r->h.aux = kind;
+    r->h.size = sizeof(*r);
+    r->loop = loop;
+    r->reserved = 0;
+}
+
+/* The addresses of a LOOP record for run_record: none, but memcpy wants a
+ * valid pointer even for 0 bytes (UBSan's nonnull check). */
+static const uint64_t rt_no_addrs[1];
+
+/* ---- the queue (commhint-rt.h) ------------------------------------------------ */
+
+/* Records the inlined code queued that are not coded yet. */
+static inline int queue_pending(struct rt_thread *t)
+{
+    return t->queue.on && __atomic_load_n(&t->queue.fast->qpos, __ATOMIC_RELAXED) != t->queue.head;
+}
+
+/* Lets the inlined code of the calling thread queue records, except while
+ * a run is open (a record the run does not take must be a call, which
+ * ends it) or tracing is off.  While the search for runs looks at every
+ * record (runs paid off lately) only a few: a run found late leaves the
+ * records the queue holds to the calls instead of the inlined code. */
+static inline void queue_arm(struct rt_thread *t)
+{
+    struct rt_queue *q = &t->queue;
+    uint64_t *end = q->words + RT_QUEUE_WORDS, *pos = __commhint_fast.qpos;
+    if (!q->on)
+        return;
+    if (t->run.period || rt_is_off())
+        end = NULL;
+    else if (t->run.search && !t->run.skip && end - pos > RT_QUEUE_SEARCH_WORDS)
+        end = pos + RT_QUEUE_SEARCH_WORDS;
+    __commhint_fast.qend = end;
+}
+
+/* The addresses of a queued record with this key, or -1 if the pass queues
+ * no such record (a program's signal handler ran instrumented code in the
+ * middle of an append: the queue is then dropped from there on). */
+static inline int queue_n(uint64_t key)
+{
+    uint32_t type = (uint32_t)(key & 0xffff), aux = (uint32_t)(key >> 16) & 0xffff;
+    if (type == CHT_REC_COMP)
+        return aux >= 1 && aux <= COMMHINT_RT_FAST_ADDRS ? (int)aux : -1;
+    if (type == CHT_REC_LOOP)
+        return aux == CHT_LOOP_ENTER || aux == CHT_LOOP_ITER || aux == CHT_LOOP_EXIT ? 0 : -1;
+    return -1;
+}
+
+/* Whether the site or loop a queued record names is one the runtime takes
+ * (the call would have dropped the record otherwise). */
+static inline int queue_id_ok(uint64_t key)
+{
+    uint32_t id = (uint32_t)(key >> 32);
+    return (key & 0xffff) == CHT_REC_COMP ? site_ok(id) : id < __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED);
+}
+
+/* One queued record, coded as the call would have (n a constant). */
+static inline __attribute__((always_inline)) void queue_code(struct rt_thread *t, uint64_t key, uint32_t n,
+                                                             const uint64_t *a)
+{
+    if (!pack_fast(t, key, n, a))
+        run_record(t, (uint16_t)key, (uint16_t)(key >> 16), (uint32_t)(key >> 32), n, a);
+}
+
+/* Codes the calling thread's queued records, in order; the queue is empty
+ * afterwards.  The inlined code does not queue meanwhile (instrumented code
+ * in a signal handler makes calls). */
+static __attribute__((noinline)) void queue_drain(struct rt_thread *t)
+{
+    struct rt_queue *q = &t->queue;
+    struct commhint_rt_fast *f = &__commhint_fast;
+    uint64_t *p;
+
+    if (q->busy)
+        return;
+    q->busy = 1;
+    f->qend = NULL;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    while ((p = __atomic_load_n(&q->head, __ATOMIC_RELAXED)) < f->qpos) {
+        uint64_t key = p[0];
+        int n = queue_n(key);
+        if (RT_UNLIKELY(n < 0 || p + 1 + n > f->qpos))
+            break;
+        /* past it before it is coded: a handler writes the rest as it is */
+        __atomic_store_n(&q->head, p + 1 + n, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (RT_UNLIKELY(!queue_id_ok(key)))
+            continue;
+        switch (n) {
+        case 0:
+            queue_code(t, key, 0, rt_no_addrs);
+            break;
+        case 1:
+            queue_code(t, key, 1, p + 1);
+            break;
+        case 2:
+            queue_code(t, key, 2, p + 1);
+            break;
+        case 3:
+            queue_code(t, key, 3, p + 1);
+            break;
+        default:
+            queue_code(t, key, 4, p + 1);
+            break;
+        }
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    f->qpos = q->words;
+    q->head = q->words;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    q->busy = 0;
+    queue_arm(t);
+}
+
+/* Codes the calling thread's queued records, if it has any. */
+static inline void queue_flush(struct rt_thread *t)
+{
+    if (RT_UNLIKELY(__commhint_fast.qpos != t->queue.head) && t->queue.on)
+        queue_drain(t);
+}
+
+/* Room for `size` bytes in a signal handler: the buffer written out first
+ * if it is too full (under its lock, unless the caller holds it). */
+static unsigned char *spill_space(struct rt_thread *t, size_t size, int locked)
+{
+    unsigned char *p = run_space(t, size, 1);
+    if (p || (!locked && rt_lock_bounded(&t->lock) < 0))
+        return p;
+    (void)flush_locked(t, t->pos, 1, 0);
+    t->flushed = 0;
+    __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+    if (!locked)
+        rt_unlock(&t->lock);
+    return run_space(t, size, 1);
+}
+
+/* In a signal handler, after the run or pack it ended: writes the queued
+ * records not coded yet as they are.  Neither the history nor the pack
+ * table saw them: the history empties and the next pack starts afresh, as
+ * a reader's then do too. */
+static void queue_spill(struct rt_thread *t, int locked)
+{
+    struct rt_queue *q = &t->queue;
+    uint64_t *p, *end = __atomic_load_n(&__commhint_fast.qpos, __ATOMIC_RELAXED);
+    int any = 0;
+
+    if (!q->on)
+        return;
+    __commhint_fast.qend = NULL;
+    for (p = q->head; p < end;) {
+        uint64_t key = p[0];
+        int n = queue_n(key);
+        size_t size = n ? sizeof(struct cht_rec_comp) + 8 * (size_t)n : sizeof(struct cht_rec_loop);
+        unsigned char *o;
+        if (n < 0 || p + 1 + n > end)
+            break;
+        if (queue_id_ok(key)) {
+            if (!(o = spill_space(t, size, locked)))
+                break;
+            if (n)
+                comp_fill(o, (uint32_t)(key >> 32), (uint32_t)n, p[1], n > 1 ? p[2] : 0, n > 2 ? p[3] : 0,
+                          n > 3 ? p[4] : 0);
+            else
+                loop_fill(o, (uint32_t)(key >> 32), (uint16_t)(key >> 16));
+            advance(size);
+            any = 1;
+        }
+        p += 1 + n;
+    }
+    q->head = end;
+    if (any) {
+        t->run.nhist = 0;
+        t->pack.fresh = 1;
+    }
+}
+
 /* Any record other than a repeatable one ends the calling thread's run. */
 static inline void run_break(void)
 {
     struct rt_thread *t = tls_thr;
+    if (t)
+        queue_flush(t);
     if (t && RT_UNLIKELY(t->run.period))
         run_write(t, 0);
     else if (t && t->pack.len)
@@ -1332,25 +1546,6 @@ static inline __attribute__((always_inline)) unsigned char *fast_space(size_t si
     if (RT_LIKELY(t != NULL) && RT_LIKELY(RT_POS_BYTES(t->pos) + size <= t->cap))
         return t->data + RT_POS_BYTES(t->pos);
     return NULL;
-}
-
-static inline __attribute__((always_inline)) void
-comp_fill(unsigned char *p, uint32_t site, uint32_t n, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
-{
-    struct cht_rec_comp *r = (struct cht_rec_comp *)p;
-    uint64_t *a = (uint64_t *)(r + 1);
-    r->h.type = CHT_REC_COMP;
-    r->h.aux = (uint16_t)n;
-    r->h.size = (uint32_t)(sizeof(*r) + 8 * n);
-    r->site = site;
-    r->reserved = 0;
-    a[0] = a0;
-    if (n > 1)
-        a[1] = a1;
-    if (n > 2)
-        a[2] = a2;
-    if (n > 3)
-        a[3] = a3;
 }
 
 static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n, uint64_t a0, uint64_t a1,
@@ -1376,8 +1571,10 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
             return;                                                                                          \
         if (RT_LIKELY(t_ != NULL) && t_->run.on) {                                                           \
             const uint64_t a_[4] = {(a0), (a1), (a2), (a3)};                                                 \
+            queue_flush(t_);                                                                                 \
             if (!pack_fast(t_, RT_RUN_KEY(CHT_REC_COMP, (n), site), (n), a_))                               \
                 run_record(t_, CHT_REC_COMP, (n), site, (n), a_);                                            \
+            queue_arm(t_);                                                                                   \
             return;                                                                                          \
         }                                                                                                    \
         if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
@@ -1426,7 +1623,9 @@ COMMHINT_EXPORT void __commhint_evn(uint32_t site, uint32_t n, const void *const
             uint64_t b[CHT_REPEAT_MAX_ADDRS];
             for (uint32_t i = 0; i < n; i++)
                 b[i] = (uintptr_t)addrs[i];
+            queue_flush(t);
             run_record(t, CHT_REC_COMP, (uint16_t)n, site, n, b);
+            queue_arm(t);
             return;
         }
         run_break();
@@ -1523,16 +1722,6 @@ COMMHINT_EXPORT void __commhint_free(uint32_t site, const void *p)
     RANGES(1, (uintptr_t)p, 0, n);
 }
 
-static inline __attribute__((always_inline)) void loop_fill(unsigned char *p, uint32_t loop, uint16_t kind)
-{
-    struct cht_rec_loop *r = (struct cht_rec_loop *)p;
-    r->h.type = CHT_REC_LOOP;
-    r->h.aux = kind;
-    r->h.size = sizeof(*r);
-    r->loop = loop;
-    r->reserved = 0;
-}
-
 static __attribute__((noinline, cold)) void loop_slow(uint32_t loop, uint16_t kind)
 {
     unsigned char *p = space_slow(sizeof(struct cht_rec_loop));
@@ -1542,10 +1731,6 @@ static __attribute__((noinline, cold)) void loop_slow(uint32_t loop, uint16_t ki
     advance(sizeof(struct cht_rec_loop));
 }
 
-/* The addresses of a LOOP record for run_record: none, but memcpy wants a
- * valid pointer even for 0 bytes (UBSan's nonnull check). */
-static const uint64_t rt_no_addrs[1];
-
 static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uint16_t kind)
 {
     unsigned char *p;
@@ -1553,8 +1738,10 @@ static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uin
     if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)))
         return;
     if (RT_LIKELY(t != NULL) && t->run.on) {
+        queue_flush(t);
         if (!pack_fast(t, RT_RUN_KEY(CHT_REC_LOOP, kind, loop), 0, rt_no_addrs))
             run_record(t, CHT_REC_LOOP, kind, loop, 0, rt_no_addrs);
+        queue_arm(t);
         return;
     }
     if (RT_LIKELY((p = fast_space(sizeof(struct cht_rec_loop))) != NULL)) {
@@ -1582,6 +1769,11 @@ COMMHINT_EXPORT void __commhint_loop_exit(uint32_t loop)
 
 COMMHINT_EXPORT void __commhint_mpi_site(uint32_t site)
 {
+    struct rt_thread *t = tls_thr;
+    /* the records before the call are coded before it starts: its time
+     * does not take theirs */
+    if (t)
+        queue_flush(t);
     tls_mpi_site = site_ok(site) ? site : CHT_NONE;
     tls_mpi_site_t = rt_now_ns();
 }
@@ -1849,7 +2041,9 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         goto out;
     if (rt_lock_bounded(&t->lock) < 0)
         goto answer;
-    if (t->state == RT_THREAD_ACTIVE && ((run_count(&t->run) && !t->run.busy) || (t->pack.len && !t->pack.busy))) {
+    if (t->state == RT_THREAD_ACTIVE &&
+        ((run_count(&t->run) && !t->run.busy) || (t->pack.len && !t->pack.busy) ||
+         (queue_pending(t) && !t->run.busy && !t->pack.busy))) {
         (void)flush_locked(t, t->pos, 1, 0);
         t->flushed = 0;
         __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
@@ -1857,6 +2051,7 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
             run_write(t, 1);
         else
             pack_close(t, 1);
+        queue_spill(t, 1);
         (void)flush_locked(t, t->pos, 1, 0);
         answer = RT_EXIT_CUT;
     }
@@ -1884,7 +2079,8 @@ static void close_other_runs(void)
 
     for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next)
         if (t != self && __atomic_load_n(&t->state, __ATOMIC_RELAXED) == RT_THREAD_ACTIVE &&
-            (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED)))
+            (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED) ||
+             queue_pending(t)))
             break;
     if (!t || sigaction(RT_SIG_EXIT, NULL, &old) < 0)
         return;
@@ -1903,7 +2099,8 @@ static void close_other_runs(void)
         rt_block_signals(&blocked);
         rt_lock(&t->lock);
         if (t->state == RT_THREAD_ACTIVE &&
-            (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED))) {
+            (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED) ||
+             queue_pending(t))) {
             __atomic_store_n(&t->exit_state, RT_EXIT_ASKED, __ATOMIC_RELEASE);
             if (pthread_sigqueue(t->tid, RT_SIG_EXIT, (union sigval){.sival_ptr = t}) == 0)
                 asked++;
@@ -2002,6 +2199,10 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
             run_write(t, 1);
         else if (t)
             pack_close(t, 1);
+        /* then its queued records; a drain the signal interrupted goes on
+         * with them if the program does */
+        if (t && (!t->queue.busy || prev->sa_handler == SIG_DFL))
+            queue_spill(t, 0);
         (void)flush_all(1, 0, 0);
         (void)rt_stream_write_header();
         /* chunks other threads are writing end before the signal kills
