@@ -29,7 +29,6 @@ struct rd_thread {
     struct rd_pack_table pack; /* its PACK records' predictions */
 };
 
-
 struct trace_cursor {
     struct trace *t;
     int rank;
@@ -68,7 +67,6 @@ struct trace_cursor {
     /* the PACK record being decoded */
     struct rd_pack pack;
     size_t pack_thread;       /* index in threads */
-    struct rd_hent pack_rec;  /* the record last decoded */
 
     /* the run last returned (TRACE_CURSOR_RUNS) */
     struct trace_run run;
@@ -519,6 +517,14 @@ static struct rd_hent *hist_ent(struct rd_thread *th, uint32_t back)
     return &th->hist[(th->head + CHT_REPEAT_PERIOD_MAX - back) % CHT_REPEAT_PERIOD_MAX];
 }
 
+/* The latest record went into the slot at head. */
+static inline void hist_advance(struct rd_thread *th)
+{
+    th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
+    if (th->nhist < CHT_REPEAT_PERIOD_MAX)
+        th->nhist++;
+}
+
 /* Updates the history with a record of the thread (REPEAT records aside). */
 static void hist_note(struct rd_thread *th, const struct cht_rec *rec)
 {
@@ -535,9 +541,7 @@ static void hist_note(struct rd_thread *th, const struct cht_rec *rec)
     e = &th->hist[th->head];
     memcpy(e->w, rec, 16 + 8 * (size_t)n); /* the stream checked the size */
     ((struct cht_rec *)e->w)->size = (uint32_t)(16 + 8 * n);
-    th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
-    if (th->nhist < CHT_REPEAT_PERIOD_MAX)
-        th->nhist++;
+    hist_advance(th);
 }
 
 /* Irregular addresses (CHT_REPEAT_IRREGULAR strides) of position j. */
@@ -618,9 +622,7 @@ static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_threa
             c->rep_rec.w[2 + k] += (uint64_t)(int64_t)c->rep_col[c->rep_icol++];
     }
     th->hist[th->head] = c->rep_rec;
-    th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
-    if (th->nhist < CHT_REPEAT_PERIOD_MAX)
-        th->nhist++;
+    hist_advance(th);
     if (++c->rep_phase == c->rep_period)
         c->rep_phase = 0;
     c->rep_left--;
@@ -757,9 +759,7 @@ static __attribute__((noinline)) int run_start(struct trace_cursor *c, struct rd
             *h = base[at];
             for (k = 0; k < n; k++)
                 h->w[2 + k] += (r / P + 1) * (uint64_t)d[k];
-            th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
-            if (th->nhist < CHT_REPEAT_PERIOD_MAX)
-                th->nhist++;
+            hist_advance(th);
         }
     }
     c->rep_left -= R * P;
@@ -927,10 +927,10 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
         } else if (c->pack.left) {
             th = &c->threads[c->pack_thread];
             c->pack.tb = &th->pack; /* threads may have moved since the PACK began */
-            if (rd_pack_next(&c->pack, c->pack_rec.w, c->msg, sizeof(c->msg)) < 0)
+            rec = (const void *)th->hist[th->head].w; /* decoded into the history */
+            if (rd_pack_next(&c->pack, th->hist[th->head].w, c->msg, sizeof(c->msg)) < 0)
                 return pack_error(c);
-            rec = (const void *)c->pack_rec.w;
-            hist_note(th, rec);
+            hist_advance(th);
         } else {
             ret = trace_stream_next(c->s, &rec);
             if (ret < 0)

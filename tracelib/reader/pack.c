@@ -32,14 +32,9 @@ int rd_pack_start(struct rd_pack *p, struct rd_pack_table *tb, const struct cht_
     }
     if (!tb->tab && !(tb->tab = calloc(CHT_PACK_SLOTS, sizeof(*tb->tab))))
         return TRACE_ERR_NOMEM;
-    if (p->cap < rec->nbytes) {
-        unsigned char *b = realloc(p->code, CHT_PACK_BYTES_MAX);
-        if (!b)
-            return TRACE_ERR_NOMEM;
-        p->code = b;
-        p->cap = CHT_PACK_BYTES_MAX;
-    }
-    memcpy(p->code, rec + 1, rec->nbytes); /* the stream checked the size */
+    /* read in place: the stream checked the size, and the cursor reads no
+     * other record of the stream until the PACK's records are decoded */
+    p->code = (const unsigned char *)(rec + 1);
     p->nbytes = rec->nbytes;
     p->pos = 0;
     p->left = rec->count;
@@ -55,25 +50,30 @@ int rd_pack_start(struct rd_pack *p, struct rd_pack_table *tb, const struct cht_
     return 0;
 }
 
-/* A varint at p->pos; 0, or -1 past the code's end or longer than 64 bits. */
-static int varint(struct rd_pack *p, uint64_t *v)
+/* A varint of code[*pos, end); 0, or -1 past the end or longer than 64
+ * bits.  The position is the caller's local: the common one-byte and
+ * three-byte cases stay in registers. */
+static inline __attribute__((always_inline)) int varint(const unsigned char *code, uint32_t *pos, uint32_t end,
+                                                        uint64_t *v)
 {
     uint64_t x = 0;
+    uint32_t at = *pos;
     for (unsigned shift = 0; shift < 64; shift += 7) {
         unsigned char b;
-        if (p->pos >= p->nbytes)
+        if (at >= end)
             return -1;
-        b = p->code[p->pos++];
+        b = code[at++];
         x |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             *v = x;
+            *pos = at;
             return 0;
         }
     }
     return -1;
 }
 
-static int bad(struct rd_pack *p, char *why, size_t len, const char *what)
+static __attribute__((noinline, cold)) int bad(struct rd_pack *p, char *why, size_t len, const char *what)
 {
     snprintf(why, len, "pack record is corrupt: %s at code byte %u of %u (%u records left)", what, p->pos,
              p->nbytes, p->left);
@@ -85,37 +85,45 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
 {
     struct rd_pack_table *tb = p->tb;
     struct rd_pack_ent *e;
+    const unsigned char *code = p->code;
+    uint32_t pos = p->pos, end = p->nbytes, prev = tb->prev;
     uint64_t key, id;
     uint32_t tag, n, s, type, aux;
     struct cht_rec *h = (struct cht_rec *)w;
 
-    if (p->pos >= p->nbytes)
+    if (pos >= end)
         return bad(p, why, len, "code ends before the count of records");
-    tag = p->code[p->pos++];
+    tag = code[pos++];
     if (tag & 1) {
-        if (tb->prev >= CHT_PACK_SLOTS || !tb->tab[tb->prev].next)
+        if (prev >= CHT_PACK_SLOTS || !tb->tab[prev].next)
             return bad(p, why, len, "a record follows the prediction of no record");
-        key = tb->tab[tb->prev].next;
+        key = tb->tab[prev].next;
     } else {
         uint32_t k;
-        if (p->pos >= p->nbytes)
+        if (pos >= end)
             return bad(p, why, len, "code ends in a key");
-        k = p->code[p->pos++];
-        if (varint(p, &id) < 0 || id > UINT32_MAX)
+        k = code[pos++];
+        if (varint(code, &pos, end, &id) < 0 || id > UINT32_MAX) {
+            p->pos = pos;
             return bad(p, why, len, "bad id");
+        }
         type = k & 0x80 ? CHT_REC_LOOP : CHT_REC_COMP;
         aux = k & 0x7f;
-        if (type == CHT_REC_COMP ? aux < 1 || aux > CHT_REPEAT_MAX_ADDRS : aux < CHT_LOOP_ENTER || aux > CHT_LOOP_EXIT)
+        if (type == CHT_REC_COMP ? aux < 1 || aux > CHT_REPEAT_MAX_ADDRS : aux < CHT_LOOP_ENTER || aux > CHT_LOOP_EXIT) {
+            p->pos = pos;
             return bad(p, why, len, "bad record kind");
+        }
         key = type | (uint64_t)aux << 16 | id << 32;
     }
     type = (uint32_t)(key & 0xffff);
     aux = (uint32_t)(key >> 16 & 0xffff);
     n = type == CHT_REC_COMP ? aux : 0;
-    if (tag >> (1 + (n < 7 ? n : 7)))
+    if (tag >> (1 + (n < 7 ? n : 7))) {
+        p->pos = pos;
         return bad(p, why, len, "the record's first byte names addresses it does not have");
-    if (tb->prev < CHT_PACK_SLOTS)
-        tb->tab[tb->prev].next = key;
+    }
+    if (prev < CHT_PACK_SLOTS)
+        tb->tab[prev].next = key;
     s = (uint32_t)((key * CHT_PACK_HASH) >> 56);
     e = &tb->tab[s];
     if (e->gen != tb->gen || e->key != key) {
@@ -126,26 +134,28 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
     for (uint32_t i = 0; i < n; i++) {
         if (!(i < 7 && (tag >> (1 + i) & 1))) {
             uint64_t z;
-            if (varint(p, &z) < 0)
+            if (varint(code, &pos, end, &z) < 0) {
+                p->pos = pos;
                 return bad(p, why, len, "bad address difference");
+            }
             e->d[i] = (int64_t)((z >> 1) ^ (~(z & 1) + 1));
         }
         e->last[i] += (uint64_t)e->d[i];
         w[2 + i] = e->last[i];
     }
     tb->prev = s;
+    p->pos = pos;
     h->type = (uint16_t)type;
     h->aux = (uint16_t)aux;
     h->size = 16 + 8 * n;
     w[1] = key >> 32; /* site or loop, then the reserved word 0 */
-    if (--p->left == 0 && p->pos != p->nbytes)
+    if (--p->left == 0 && pos != end)
         return bad(p, why, len, "code goes on after the count of records");
     return 0;
 }
 
 void rd_pack_free(struct rd_pack *p)
 {
-    free(p->code);
     memset(p, 0, sizeof(*p));
 }
 

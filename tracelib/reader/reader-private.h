@@ -189,9 +189,8 @@ struct rd_pack_table {
 };
 
 struct rd_pack {
-    unsigned char *code;  /* a copy of the PACK's code, cap bytes */
-    size_t cap;
-    uint32_t nbytes, pos; /* code bytes, the next to read */
+    const unsigned char *code; /* the PACK's code, in the stream's chunk */
+    uint32_t nbytes, pos;      /* code bytes, the next to read */
     uint32_t left;        /* records still to decode; 0: no PACK open */
     struct rd_pack_table *tb; /* the writer thread's table */
 };
