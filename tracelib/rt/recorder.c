@@ -500,12 +500,16 @@ static struct rt_thread *rt_thread_register(void)
     t->run.packing = t->pack.on;
     t->run.min = (uint32_t)rt_g.run_min;
     t->run.on = t->run.search | t->pack.on | t->run.stamp;
-    t->queue.on = (uint32_t)__atomic_load_n(&rt_g.queue, __ATOMIC_RELAXED) && t->run.on && !t->run.stamp;
     t->queue.busy = 0;
     t->queue.head = t->queue.words;
     t->queue.fast = &__commhint_fast;
     __commhint_fast.qpos = t->queue.words;
     __commhint_fast.qend = NULL; /* until the thread's next call (queue_arm) */
+    /* last: close_other_runs reads the owner's qpos through `fast` once
+     * `on` is set (a reused node's `fast` was another thread's) */
+    __atomic_store_n(&t->queue.on,
+                     (uint32_t)__atomic_load_n(&rt_g.queue, __ATOMIC_RELAXED) && t->run.on && !t->run.stamp,
+                     __ATOMIC_RELEASE);
     rt_unlock(&t->lock);
     pthread_setspecific(rt_key, t);
     if (!__atomic_load_n(&rt_g.started, __ATOMIC_ACQUIRE)) {
@@ -630,7 +634,7 @@ static void rt_thread_exit(void *arg)
 
     run_close_own();
     __commhint_fast.qend = NULL; /* the node may go to another thread */
-    t->queue.on = 0;
+    __atomic_store_n(&t->queue.on, 0, __ATOMIC_RELEASE);
     rt_block_signals(&old);
     rt_lock(&t->lock);
     (void)flush_locked(t, t->pos, 0, 0);
@@ -1358,7 +1362,8 @@ static const uint64_t rt_no_addrs[1];
 /* Records the inlined code queued that are not coded yet. */
 static inline int queue_pending(struct rt_thread *t)
 {
-    return t->queue.on && __atomic_load_n(&t->queue.fast->qpos, __ATOMIC_RELAXED) != t->queue.head;
+    return __atomic_load_n(&t->queue.on, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&t->queue.fast->qpos, __ATOMIC_RELAXED) != __atomic_load_n(&t->queue.head, __ATOMIC_RELAXED);
 }
 
 /* Lets the inlined code of the calling thread queue records, except while
@@ -2080,7 +2085,7 @@ static void close_other_runs(void)
     for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next)
         if (t != self && __atomic_load_n(&t->state, __ATOMIC_RELAXED) == RT_THREAD_ACTIVE &&
             (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED) ||
-             queue_pending(t)))
+             __atomic_load_n(&t->queue.on, __ATOMIC_ACQUIRE))) /* its qpos is read under its lock below */
             break;
     if (!t || sigaction(RT_SIG_EXIT, NULL, &old) < 0)
         return;
