@@ -73,8 +73,12 @@ static inline __attribute__((always_inline)) int varint(const unsigned char *cod
     return -1;
 }
 
-static __attribute__((noinline, cold)) int bad(struct rd_pack *p, char *why, size_t len, const char *what)
+/* Closes the PACK with a reason; pos: where decoding stood (p->pos: at the
+ * record's first byte). */
+static __attribute__((noinline, cold)) int bad(struct rd_pack *p, uint32_t pos, char *why, size_t len,
+                                               const char *what)
 {
+    p->pos = pos;
     snprintf(why, len, "pack record is corrupt: %s at code byte %u of %u (%u records left)", what, p->pos,
              p->nbytes, p->left);
     p->left = 0;
@@ -92,36 +96,30 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
     struct cht_rec *h = (struct cht_rec *)w;
 
     if (pos >= end)
-        return bad(p, why, len, "code ends before the count of records");
+        return bad(p, p->pos, why, len, "code ends before the count of records");
     tag = code[pos++];
     if (tag & 1) {
         if (prev >= CHT_PACK_SLOTS || !tb->tab[prev].next)
-            return bad(p, why, len, "a record follows the prediction of no record");
+            return bad(p, p->pos, why, len, "a record follows the prediction of no record");
         key = tb->tab[prev].next;
     } else {
         uint32_t k;
         if (pos >= end)
-            return bad(p, why, len, "code ends in a key");
+            return bad(p, p->pos, why, len, "code ends in a key");
         k = code[pos++];
-        if (varint(code, &pos, end, &id) < 0 || id > UINT32_MAX) {
-            p->pos = pos;
-            return bad(p, why, len, "bad id");
-        }
+        if (varint(code, &pos, end, &id) < 0 || id > UINT32_MAX)
+            return bad(p, pos, why, len, "bad id");
         type = k & 0x80 ? CHT_REC_LOOP : CHT_REC_COMP;
         aux = k & 0x7f;
-        if (type == CHT_REC_COMP ? aux < 1 || aux > CHT_REPEAT_MAX_ADDRS : aux < CHT_LOOP_ENTER || aux > CHT_LOOP_EXIT) {
-            p->pos = pos;
-            return bad(p, why, len, "bad record kind");
-        }
+        if (type == CHT_REC_COMP ? aux < 1 || aux > CHT_REPEAT_MAX_ADDRS : aux < CHT_LOOP_ENTER || aux > CHT_LOOP_EXIT)
+            return bad(p, pos, why, len, "bad record kind");
         key = type | (uint64_t)aux << 16 | id << 32;
     }
     type = (uint32_t)(key & 0xffff);
     aux = (uint32_t)(key >> 16 & 0xffff);
     n = type == CHT_REC_COMP ? aux : 0;
-    if (tag >> (1 + (n < 7 ? n : 7))) {
-        p->pos = pos;
-        return bad(p, why, len, "the record's first byte names addresses it does not have");
-    }
+    if (tag >> (1 + (n < 7 ? n : 7)))
+        return bad(p, pos, why, len, "the record's first byte names addresses it does not have");
     if (prev < CHT_PACK_SLOTS)
         tb->tab[prev].next = key;
     s = (uint32_t)((key * CHT_PACK_HASH) >> 56);
@@ -134,10 +132,8 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
     for (uint32_t i = 0; i < n; i++) {
         if (!(i < 7 && (tag >> (1 + i) & 1))) {
             uint64_t z;
-            if (varint(code, &pos, end, &z) < 0) {
-                p->pos = pos;
-                return bad(p, why, len, "bad address difference");
-            }
+            if (varint(code, &pos, end, &z) < 0)
+                return bad(p, pos, why, len, "bad address difference");
             e->d[i] = (int64_t)((z >> 1) ^ (~(z & 1) + 1));
         }
         e->last[i] += (uint64_t)e->d[i];
@@ -150,7 +146,7 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
     h->size = 16 + 8 * n;
     w[1] = key >> 32; /* site or loop, then the reserved word 0 */
     if (--p->left == 0 && pos != end)
-        return bad(p, why, len, "code goes on after the count of records");
+        return bad(p, pos, why, len, "code goes on after the count of records");
     return 0;
 }
 

@@ -1470,6 +1470,17 @@ static inline void queue_flush(struct rt_thread *t)
         queue_drain(t);
 }
 
+/* A record of the calling thread that the inlined code did not take: the
+ * queued records first, then this one (coded as a queued one is), then the
+ * inlined code may queue again. */
+static inline __attribute__((always_inline)) void queue_after(struct rt_thread *t, uint64_t key, uint32_t n,
+                                                              const uint64_t *a)
+{
+    queue_flush(t);
+    queue_code(t, key, n, a);
+    queue_arm(t);
+}
+
 /* Room for `size` bytes in a signal handler: the buffer written out first
  * if it is too full (under its lock, unless the caller holds it). */
 static unsigned char *spill_space(struct rt_thread *t, size_t size, int locked)
@@ -1576,10 +1587,7 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
             return;                                                                                          \
         if (RT_LIKELY(t_ != NULL) && t_->run.on) {                                                           \
             const uint64_t a_[4] = {(a0), (a1), (a2), (a3)};                                                 \
-            queue_flush(t_);                                                                                 \
-            if (!pack_fast(t_, RT_RUN_KEY(CHT_REC_COMP, (n), site), (n), a_))                               \
-                run_record(t_, CHT_REC_COMP, (n), site, (n), a_);                                            \
-            queue_arm(t_);                                                                                   \
+            queue_after(t_, RT_RUN_KEY(CHT_REC_COMP, (n), site), (n), a_);                                   \
             return;                                                                                          \
         }                                                                                                    \
         if (RT_LIKELY((p_ = fast_space(size_)) != NULL)) {                                                   \
@@ -1743,10 +1751,7 @@ static inline __attribute__((always_inline)) void loop_record(uint32_t loop, uin
     if (RT_UNLIKELY(loop >= __atomic_load_n(&rt_loop_limit, __ATOMIC_RELAXED)))
         return;
     if (RT_LIKELY(t != NULL) && t->run.on) {
-        queue_flush(t);
-        if (!pack_fast(t, RT_RUN_KEY(CHT_REC_LOOP, kind, loop), 0, rt_no_addrs))
-            run_record(t, CHT_REC_LOOP, kind, loop, 0, rt_no_addrs);
-        queue_arm(t);
+        queue_after(t, RT_RUN_KEY(CHT_REC_LOOP, kind, loop), 0, rt_no_addrs);
         return;
     }
     if (RT_LIKELY((p = fast_space(sizeof(struct cht_rec_loop))) != NULL)) {
