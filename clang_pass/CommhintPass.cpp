@@ -10,6 +10,7 @@
 
 #include "AccessAnalysis.h"
 #include "DepAnalysis.h"
+#include "ExitRecorded.h"
 #include "Filter.h"
 #include "SiteTable.h"
 
@@ -19,8 +20,10 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Triple.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -59,7 +62,8 @@ public:
         I32Ext(TargetLibraryInfo::getExtAttrForI32Param(
             Triple(M.getTargetTriple()), /*Signed=*/false)) {}
 
-  void instrument(Function &F, FunctionPlan &Plan);
+  void instrument(Function &F, FunctionPlan &Plan,
+                  const std::vector<ExitRecordedLoop> &AtExit);
   /// Records the dependences of the sites instrument() just added (local
   /// ids from \p FirstLocal) and merges the function's symbol rows.
   void addDeps(uint32_t FirstLocal, const std::vector<std::vector<Dep>> &Rows);
@@ -76,6 +80,9 @@ private:
                       Value *SiteKeyBase, AllocaInst *Addrs);
   void callWithFastPath(Instruction *At, Value *Key, ArrayRef<Value *> Addrs,
                         FunctionCallee Slow, ArrayRef<Value *> SlowArgs);
+  void recordAtExits(const ExitRecordedLoop &E,
+                     ArrayRef<uint32_t> SiteLocal, uint32_t LoopLocal,
+                     Value *SiteBase, Value *LoopBase, AllocaInst *Starts);
 
   Module &M;
   bool Print;
@@ -378,9 +385,19 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
   }
 }
 
-void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
+void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
+                              const std::vector<ExitRecordedLoop> &AtExit) {
   if (Plan.Sites.empty() && Plan.Loops.empty())
     return;
+  // Loops recorded at their exits: no iter call, no call per site.
+  std::vector<bool> LoopAtExit(Plan.Loops.size()), SiteAtExit(Plan.Sites.size());
+  unsigned MaxStarts = 0;
+  for (const ExitRecordedLoop &E : AtExit) {
+    LoopAtExit[E.Loop] = true;
+    for (int S : E.Sites)
+      SiteAtExit[S] = true;
+    MaxStarts = std::max<unsigned>(MaxStarts, E.Starts.size());
+  }
 
   // Local loop ids first: sites name their innermost loop.
   std::vector<uint32_t> LoopLocal;
@@ -404,6 +421,10 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
   if (Plan.MaxAddrs > 4)
     Addrs = EB.CreateAlloca(ArrayType::get(Ptr, Plan.MaxAddrs), nullptr,
                             "commhint.addrs");
+  AllocaInst *Starts = nullptr;
+  if (MaxStarts)
+    Starts = EB.CreateAlloca(ArrayType::get(I64, MaxStarts), nullptr,
+                             "commhint.starts");
   Value *SiteBase = nullptr, *LoopBase = nullptr;
   Value *SiteKeyBase = nullptr, *LoopKeyBase = nullptr;
   auto KeyBase = [&](Value *Base) -> Value * {
@@ -435,8 +456,9 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
       continue;
     LoopPoints.push_back({D.Preheader->getTerminator(),
                           "__commhint_loop_enter", CHT_LOOP_ENTER, int(L)});
-    LoopPoints.push_back({&*D.Header->getFirstInsertionPt(),
-                          "__commhint_loop_iter", CHT_LOOP_ITER, int(L)});
+    if (!LoopAtExit[L])
+      LoopPoints.push_back({&*D.Header->getFirstInsertionPt(),
+                            "__commhint_loop_iter", CHT_LOOP_ITER, int(L)});
   }
   for (const LoopExit &E : Plan.Exits) {
     auto It = E.Block->getFirstInsertionPt();
@@ -445,7 +467,9 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
           {&*It, "__commhint_loop_exit", CHT_LOOP_EXIT, E.Loop});
   }
 
-  for (const Site &S : Plan.Sites) {
+  std::vector<uint32_t> SiteLocal;
+  for (size_t SI = 0; SI < Plan.Sites.size(); ++SI) {
+    const Site &S = Plan.Sites[SI];
     std::vector<SiteTable::AccessEntry> Acc;
     for (const Access &A : S.Accesses)
       Acc.push_back({A.Size, A.Flags});
@@ -470,7 +494,9 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
                << Acc[K].Size;
       errs() << " cost=" << S.Cost << "\n";
     }
-    instrumentSite(S, Local, SiteBase, SiteKeyBase, Addrs);
+    SiteLocal.push_back(Local);
+    if (!SiteAtExit[SI])
+      instrumentSite(S, Local, SiteBase, SiteKeyBase, Addrs);
   }
 
   auto LoopCall = [&](Instruction *At, const char *Name, uint16_t Kind,
@@ -485,6 +511,51 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan) {
   };
   for (const LoopPoint &P : LoopPoints)
     LoopCall(P.At, P.Name, P.Kind, P.Loop);
+  // Last: each exit block starts with the loop's records, before its exit
+  // record (whose fast path split the block after its first instructions).
+  for (const ExitRecordedLoop &E : AtExit)
+    recordAtExits(E, SiteLocal, LoopLocal[E.Loop], SiteBase, LoopBase, Starts);
+}
+
+// At each exit of the loop E: the starts into the array, then
+// __commhint_loop_affine(desc, loop base, site base, trips, starts).  desc
+// is a constant array of u64 (commhint-rt.h): the loop's local id | sites
+// << 32, per site its local id | addresses << 32, then the steps.
+void Instrumenter::recordAtExits(const ExitRecordedLoop &E,
+                                 ArrayRef<uint32_t> SiteLocal,
+                                 uint32_t LoopLocal, Value *SiteBase,
+                                 Value *LoopBase, AllocaInst *Starts) {
+  SmallVector<Constant *, 16> Desc;
+  auto Word = [&](uint64_t W) { Desc.push_back(ConstantInt::get(I64, W)); };
+  Word(uint64_t(LoopLocal) | uint64_t(E.Sites.size()) << 32);
+  for (size_t K = 0; K < E.Sites.size(); ++K)
+    Word(uint64_t(SiteLocal[E.Sites[K]]) | uint64_t(E.Addrs[K]) << 32);
+  for (int64_t Step : E.Steps)
+    Word(uint64_t(Step));
+  ArrayType *Ty = ArrayType::get(I64, Desc.size());
+  auto *G = new GlobalVariable(M, Ty, /*isConstant=*/true,
+                               GlobalValue::PrivateLinkage,
+                               ConstantArray::get(Ty, Desc), "commhint.loop_desc");
+  G->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  G->setAlignment(Align(8));
+  FunctionCallee Fn =
+      runtime("__commhint_loop_affine", Void, {Ptr, I32, I32, I64, Ptr});
+  for (BasicBlock *X : E.Exits) {
+    IRBuilder<> B(&*X->getFirstInsertionPt());
+    B.SetCurrentDebugLocation(DebugLoc());
+    for (size_t K = 0; K < E.Starts.size(); ++K) {
+      Value *V = E.Starts[K];
+      V = V->getType()->isPointerTy() ? B.CreatePtrToInt(V, I64)
+                                      : B.CreateZExtOrTrunc(V, I64);
+      B.CreateStore(V, B.CreateConstInBoundsGEP2_32(Starts->getAllocatedType(),
+                                                    Starts, 0, K));
+    }
+    Value *Zero = ConstantInt::get(I32, 0);
+    B.CreateCall(Fn, {G, LoopBase ? LoopBase : Zero, SiteBase ? SiteBase : Zero,
+                      E.Trips,
+                      Starts ? B.CreatePointerCast(Starts, Ptr)
+                             : ConstantPointerNull::get(cast<PointerType>(Ptr))});
+  }
 }
 
 std::vector<SiteTable::DepEntry>
@@ -616,7 +687,17 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
     uint32_t FirstLocal = Ins.numSites();
     std::vector<std::vector<Dep>> Deps =
         DepAnalysis(F, Plan, FirstLocal, PDT).run(Ins.symbols());
-    Ins.instrument(F, Plan);
+    std::vector<ExitRecordedLoop> AtExit;
+    if (exitLoopsOption() && llvm::any_of(Plan.Loops, [](const LoopDesc &D) {
+          return D.Preheader != nullptr;
+        })) {
+      TargetLibraryInfoImpl TLII(Triple(M.getTargetTriple()));
+      TargetLibraryInfo TLI(TLII, &F);
+      AssumptionCache AC(F);
+      ScalarEvolution SE(F, TLI, AC, DT, LI);
+      AtExit = findExitRecordedLoops(F, Plan, SE);
+    }
+    Ins.instrument(F, Plan, AtExit);
     Ins.addDeps(FirstLocal, Deps);
   }
   if (Ins.empty())

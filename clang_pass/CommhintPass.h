@@ -37,6 +37,11 @@ bool printSitesOption();
 /// or COMMHINT_INLINE=0): then every event is a call into the runtime.
 bool inlineFastPathOption();
 
+/// True unless recording loops at their exits is turned off
+/// (-commhint-exit-loops=false or COMMHINT_EXIT_LOOPS=0): then every loop
+/// records each iteration (ExitRecorded.h).
+bool exitLoopsOption();
+
 } // namespace commhint
 
 #endif // COMMHINT_CLANG_PASS_COMMHINTPASS_H

@@ -71,6 +71,7 @@ bool hostMatches() {
 cl::opt<std::string> *FilterOption = nullptr;
 cl::opt<bool> *PrintSitesOption = nullptr;
 cl::opt<bool> *InlineOption = nullptr;
+cl::opt<bool> *ExitLoopsOption = nullptr;
 
 __attribute__((constructor)) void initPlugin() {
   if (!hostMatches())
@@ -88,6 +89,11 @@ __attribute__((constructor)) void initPlugin() {
       "commhint-inline",
       cl::desc("commhint: absorb repeated records inline (false: always "
                "call the runtime)"),
+      cl::init(true));
+  ExitLoopsOption = new cl::opt<bool>(
+      "commhint-exit-loops",
+      cl::desc("commhint: record innermost one-block loops whose addresses "
+               "are affine at their exits (false: per iteration)"),
       cl::init(true));
 }
 
@@ -125,6 +131,13 @@ bool commhint::inlineFastPathOption() {
   if (InlineOption && !*InlineOption)
     return false;
   const char *Env = std::getenv("COMMHINT_INLINE");
+  return !(Env && std::strcmp(Env, "0") == 0);
+}
+
+bool commhint::exitLoopsOption() {
+  if (ExitLoopsOption && !*ExitLoopsOption)
+    return false;
+  const char *Env = std::getenv("COMMHINT_EXIT_LOOPS");
   return !(Env && std::strcmp(Env, "0") == 0);
 }
 

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define COMMHINT_RT_ABI_VERSION 4 /* 3: __commhint_mpi_after, 4: the queue */
+#define COMMHINT_RT_ABI_VERSION 5 /* 3: __commhint_mpi_after, 4: the queue, 5: __commhint_loop_affine */
 
 /* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
  * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
@@ -71,6 +71,20 @@ void __commhint_free(uint32_t site, const void *p);
 void __commhint_loop_enter(uint32_t loop);
 void __commhint_loop_iter(uint32_t loop);
 void __commhint_loop_exit(uint32_t loop);
+
+/* A loop recorded at its exit (ABI version 5, clang_pass/ExitRecorded.h):
+ * an innermost loop of one block whose iterations make the same records
+ * with addresses start + i * step makes no call per iteration; at each exit,
+ * before its exit record, this call makes the records its `trips`
+ * iterations would have made: per iteration the loop's iter record, then
+ * each site's COMP record.  desc (constant, u64 words): word 0 the loop's
+ * local id | number of sites << 32; then per site its local id | number of
+ * addresses (1 to COMMHINT_RT_FAST_ADDRS) << 32; then per address of the
+ * sites, in order, its step in bytes (i64).  Ids are local: the loop's is
+ * loop_base + its local id, a site's site_base + its own.  starts holds
+ * each address's value in iteration 0 (trips >= 1). */
+void __commhint_loop_affine(const uint64_t *desc, uint32_t loop_base, uint32_t site_base, uint64_t trips,
+                            const uint64_t *starts);
 
 /* Emitted right before a call to an MPI function: the next MPI event of this
  * thread records `site` as its call site. */

@@ -39,6 +39,11 @@ expect_no_match() {
     if printf '%s\n' "$2" | grep -qE -- "$3"; then not_ok "$1" "unexpected line matches: $3" "$(printf '%s\n' "$2" | grep -E -- "$3" | head -5)"; else ok "$1"; fi
 }
 
+# same_file "what" A B: ok if file A is not empty and B is identical to it
+same_file() {
+    if [ -s "$2" ] && cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3" | head -10)"; fi
+}
+
 # line_of FILE MARKER: line number of the (first) line containing MARKER.
 line_of() { grep -n -F -- "$2" "$1" | head -1 | cut -d: -f1; }
 

@@ -7,12 +7,14 @@
 ; one, last.  Otherwise (ABI 4) the record goes to the thread's queue if
 ; qpos + 8 * (1 + addresses) <= qend: the addresses, the key, a signal fence,
 ; then qpos moves on; and only without room is the call made as before.  -commhint-inline=false (or COMMHINT_INLINE=0)
-; leaves only the calls.
-; RUN: %opt -passes=commhint-instrument -S %s -o %t.ll
+; leaves only the calls.  The loop here records each iteration
+; (-commhint-exit-loops=false): exit-loops.ll tests the loops recorded at
+; their exits.
+; RUN: %opt -commhint-exit-loops=false -passes=commhint-instrument -S %s -o %t.ll
 ; RUN: %FileCheck %s < %t.ll
-; RUN: %opt -commhint-inline=false -passes=commhint-instrument -S %s -o %t.off.ll
+; RUN: %opt -commhint-exit-loops=false -commhint-inline=false -passes=commhint-instrument -S %s -o %t.off.ll
 ; RUN: %FileCheck %s --check-prefix=OFF < %t.off.ll
-; RUN: COMMHINT_INLINE=0 %opt -passes=commhint-instrument -S %s -o %t.env.ll
+; RUN: COMMHINT_EXIT_LOOPS=0 COMMHINT_INLINE=0 %opt -passes=commhint-instrument -S %s -o %t.env.ll
 ; RUN: %FileCheck %s --check-prefix=OFF < %t.env.ll
 
 ; CHECK: @__commhint_fast = external thread_local(initialexec) global [1184 x i8], align 8

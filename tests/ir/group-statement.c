@@ -2,12 +2,13 @@
 // `a[i] = b[i] + c[i]` gives one COMP site (read 8, read 8, write 8, op
 // fadd, named after the store's column) and one __commhint_ev3 per
 // iteration, right after the store, at -O0 and at -O2 as `commhint cc`
-// builds it (no unrolling, no vectorisation).
+// builds it (no unrolling, no vectorisation; the loop recorded per
+// iteration, COMMHINT_EXIT_LOOPS=0, as at -O0).
 // RUN: COMMHINT_INLINE=0 COMMHINT_PRINT_SITES=1 %clang -g -O0 -S -emit-llvm %s -o %t.O0.ll 2> %t.O0.sites
 // RUN: %FileCheck %s --check-prefix=IR < %t.O0.ll
 // RUN: %FileCheck %s --check-prefix=SITES < %t.O0.sites
 // RUN: %FileCheck %s --check-prefix=BLOB < %t.O0.ll
-// RUN: COMMHINT_INLINE=0 COMMHINT_PRINT_SITES=1 %clang -g -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize -S -emit-llvm %s -o %t.O2.ll 2> %t.O2.sites
+// RUN: COMMHINT_EXIT_LOOPS=0 COMMHINT_INLINE=0 COMMHINT_PRINT_SITES=1 %clang -g -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize -S -emit-llvm %s -o %t.O2.ll 2> %t.O2.sites
 // RUN: %FileCheck %s --check-prefix=IR < %t.O2.ll
 // RUN: %FileCheck %s --check-prefix=SITES < %t.O2.sites
 // RUN: %FileCheck %s --check-prefix=BLOB < %t.O2.ll

@@ -38,7 +38,7 @@ fi
 
 # Tests set these themselves; a value left in the caller's environment must
 # not change what they see.
-unset COMMHINT_FILTER COMMHINT_FILTER_FILE COMMHINT_PRINT_SITES COMMHINT_INLINE
+unset COMMHINT_FILTER COMMHINT_FILTER_FILE COMMHINT_PRINT_SITES COMMHINT_INLINE COMMHINT_EXIT_LOOPS
 
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/commhint-ir.XXXXXX") || exit 1
 trap 'rm -rf "$tmpdir"' EXIT

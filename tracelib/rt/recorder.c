@@ -45,6 +45,9 @@ enum rt_tls_state {
 static __thread struct rt_thread *tls_thr;
 static __thread uint32_t tls_mpi_site = CHT_NONE;
 static __thread uint64_t tls_mpi_site_t; /* when it was set */
+/* set while __commhint_loop_affine makes a loop's records: made at the
+ * loop's exit, they carry no time stamp (COMMHINT_STMT_CLOCK) */
+static __thread int tls_unstamped;
 static __thread int tls_state;
 
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
@@ -1277,7 +1280,7 @@ static __attribute__((noinline)) void run_record(struct rt_thread *t, uint16_t t
             c->h.aux = aux;
             c->h.size = (uint32_t)size;
             c->site = id;
-            c->reserved = type == CHT_REC_COMP ? rt_stamp() : 0;
+            c->reserved = type == CHT_REC_COMP && !tls_unstamped ? rt_stamp() : 0;
             memcpy(c + 1, a, 8 * (size_t)n);
             advance(size);
         }
@@ -1572,7 +1575,7 @@ static __attribute__((noinline, cold)) void comp_slow(uint32_t site, uint32_t n,
     if (!p)
         return;
     comp_fill(p, site, n, a0, a1, a2, a3);
-    if (RT_UNLIKELY(rt_g.stamp)) /* the thread's first record: it had no run state yet */
+    if (RT_UNLIKELY(rt_g.stamp) && !tls_unstamped) /* the thread's first record: it had no run state yet */
         ((struct cht_rec_comp *)p)->reserved = rt_stamp();
     advance(size);
 }
@@ -1775,6 +1778,155 @@ COMMHINT_EXPORT void __commhint_loop_iter(uint32_t loop)
 COMMHINT_EXPORT void __commhint_loop_exit(uint32_t loop)
 {
     loop_record(loop, CHT_LOOP_EXIT);
+}
+
+/* ---- loops recorded at their exits (commhint-rt.h) -------------------------- */
+
+#define RT_AFFINE_ADDRS (CHT_REPEAT_PERIOD_MAX * COMMHINT_RT_FAST_ADDRS)
+
+/* One record of a loop recorded at its exit, taken as the code the pass
+ * inlines would have taken it (commhint-rt.h): by the open run, else into
+ * the queue, else by the call. */
+static inline __attribute__((always_inline)) void affine_one(uint64_t key, uint32_t n, const uint64_t *a)
+{
+    struct commhint_rt_fast *f = &__commhint_fast;
+    struct commhint_rt_slot *sl = &f->slot[f->phase];
+    uint64_t *q;
+    uint32_t i;
+
+    if (f->left && sl->key == key) {
+        for (i = 0; i < n && sl->next[i] == a[i]; i++)
+            ;
+        if (i == n) {
+            for (i = 0; i < n; i++)
+                sl->next[i] = a[i] + (uint64_t)sl->stride[i];
+            f->phase = f->phase + 1 == f->period ? 0 : f->phase + 1;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            f->left--;
+            return;
+        }
+    }
+    q = f->qpos;
+    if (f->qend && (uintptr_t)(q + 1 + n) <= (uintptr_t)f->qend) {
+        for (i = 0; i < n; i++)
+            q[1 + i] = a[i];
+        q[0] = key;
+        __atomic_signal_fence(__ATOMIC_RELEASE);
+        f->qpos = q + 1 + n;
+        return;
+    }
+    if ((key & 0xffff) == CHT_REC_LOOP) {
+        loop_record((uint32_t)(key >> 32), CHT_LOOP_ITER);
+        return;
+    }
+    switch (n) {
+    case 1:
+        __commhint_ev1((uint32_t)(key >> 32), (const void *)(uintptr_t)a[0]);
+        break;
+    case 2:
+        __commhint_ev2((uint32_t)(key >> 32), (const void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[1]);
+        break;
+    case 3:
+        __commhint_ev3((uint32_t)(key >> 32), (const void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[1],
+                       (const void *)(uintptr_t)a[2]);
+        break;
+    default:
+        __commhint_ev4((uint32_t)(key >> 32), (const void *)(uintptr_t)a[0], (const void *)(uintptr_t)a[1],
+                       (const void *)(uintptr_t)a[2], (const void *)(uintptr_t)a[3]);
+        break;
+    }
+}
+
+/* Whole periods of the loop's records that the calling thread's open run
+ * takes at once: the run's period is the loop's, each position expects the
+ * record the loop makes there next (key and addresses, `a` from the
+ * phase on) and moves it by the loop's steps.  At most m periods, as many
+ * as the run's count allows; the expected addresses move first, the count
+ * last (as the inlined code does it, so that a signal handler writes the
+ * run with the records counted).  The number of periods taken. */
+static uint64_t affine_bulk(uint32_t per, const uint64_t *key, const uint32_t *n, const uint32_t *off,
+                            const uint64_t *a, const int64_t *step, uint64_t m)
+{
+    struct rt_thread *t = tls_thr;
+    struct commhint_rt_fast *f = &__commhint_fast;
+    struct rt_run *r;
+    uint64_t k;
+    uint32_t j, i, pos;
+
+    if (!t || t->run.period != per || f->period != per || f->left < per)
+        return 0;
+    r = &t->run;
+    for (j = 0; j < per; j++) {
+        pos = (f->phase + j) % per;
+        if (f->slot[pos].key != key[j] || r->irr[pos] || r->n[pos] != n[j])
+            return 0;
+        for (i = 0; i < n[j]; i++)
+            if (f->slot[pos].next[i] != a[off[j] + i] || f->slot[pos].stride[i] != step[off[j] + i])
+                return 0;
+    }
+    k = f->left / per;
+    if (k > m)
+        k = m;
+    for (j = 0; j < per; j++) {
+        pos = (f->phase + j) % per;
+        for (i = 0; i < n[j]; i++)
+            f->slot[pos].next[i] += k * (uint64_t)step[off[j] + i];
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    f->left -= (uint32_t)(k * per);
+    return k;
+}
+
+COMMHINT_EXPORT void __commhint_loop_affine(const uint64_t *desc, uint32_t loop_base, uint32_t site_base,
+                                            uint64_t trips, const uint64_t *starts)
+{
+    uint64_t key[CHT_REPEAT_PERIOD_MAX], a[RT_AFFINE_ADDRS];
+    int64_t step[RT_AFFINE_ADDRS];
+    uint32_t n[CHT_REPEAT_PERIOD_MAX], off[CHT_REPEAT_PERIOD_MAX];
+    uint32_t nsites = (uint32_t)(desc[0] >> 32), per = nsites + 1, na = 0, j, i;
+    uint64_t it = 0;
+    struct rt_thread *t = tls_thr;
+
+    if (nsites >= CHT_REPEAT_PERIOD_MAX) /* the pass makes no such loop */
+        return;
+    key[0] = RT_RUN_KEY(CHT_REC_LOOP, CHT_LOOP_ITER, loop_base + (uint32_t)desc[0]);
+    n[0] = off[0] = 0;
+    for (j = 1; j < per; j++) {
+        n[j] = (uint32_t)(desc[j] >> 32);
+        if (n[j] < 1 || n[j] > COMMHINT_RT_FAST_ADDRS)
+            return;
+        key[j] = RT_RUN_KEY(CHT_REC_COMP, n[j], site_base + (uint32_t)desc[j]);
+        off[j] = na;
+        na += n[j];
+    }
+    for (i = 0; i < na; i++) {
+        a[i] = starts[i];
+        step[i] = (int64_t)desc[per + i];
+    }
+    tls_unstamped = 1;
+    while (it < trips) {
+        /* From the third iteration on, the queued records coded (a run of
+         * the loop's period opens at the first record of the third
+         * iteration: the search looks at it even if it rests), an open run
+         * of the loop's period takes what is left in bulk. */
+        if (it >= 2 && t && t->run.search && !t->run.stamp) {
+            uint64_t k;
+            queue_flush(t);
+            k = affine_bulk(per, key, n, off, a, step, trips - it);
+            for (i = 0; i < na; i++)
+                a[i] += k * (uint64_t)step[i];
+            if ((it += k) == trips)
+                break;
+            if (it == 2 && !t->run.period)
+                t->run.skip = 0;
+        }
+        for (j = 0; j < per; j++)
+            affine_one(key[j], n[j], a + off[j]);
+        for (i = 0; i < na; i++)
+            a[i] += (uint64_t)step[i];
+        it++;
+    }
+    tls_unstamped = 0;
 }
 
 COMMHINT_EXPORT void __commhint_mpi_site(uint32_t site)
