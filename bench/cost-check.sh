@@ -6,7 +6,9 @@
 # COMMHINT_STMT_CLOCK=1, and compared by build/bench/cost-check with the
 # even split and the weighted one.  The recording's own cost per event
 # and per loop record comes from bench/cost-calib.c, a program of trivial
-# statements, run the same way first.  Writes bench/results/cost-check.md.
+# statements, run the same way first.  Every program is built here with
+# COMMHINT_EXIT_LOOPS=0: the records of loops recorded at their exits carry
+# no stamp.  Writes bench/results/cost-check.md.
 set -eu
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
@@ -16,6 +18,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CH=$B/bin/commhint
+export COMMHINT_EXIT_LOOPS=0
 
 stamped() { # dir program args...
     local d=$1; shift
@@ -34,8 +37,9 @@ echo "$(date -u +%Y-%m-%d), $(nproc) cores, $RANKS ranks, -O2; \`bench/cost-chec
 echo "Recording cost from bench/cost-calib.c: $O ticks per event, $L per loop record."
 echo "Errors are of the split of each gap's measured time (docs/dependence.md)."
 for p in jacobi gauss dft master_worker small_sends halo_staging cost-share; do
-    bin=$B/examples/O2/$p
-    [ "$p" = cost-share ] && bin=$tmp/cost-share
+    bin=$tmp/cost-share
+    [ "$p" = cost-share ] || "$CH" cc mpicc -g -O2 -o "$tmp/$p" "examples/$p.c" -lm
+    [ "$p" = cost-share ] || bin=$tmp/$p
     rm -rf "$tmp/t"
     stamped "$tmp/t" "$bin"
     echo

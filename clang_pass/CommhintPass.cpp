@@ -75,6 +75,7 @@ public:
 private:
   FunctionCallee runtime(StringRef Name, Type *Ret, ArrayRef<Type *> Params);
   GlobalVariable *base(const char *Name);
+  GlobalVariable *fastGlobal();
   Value *globalId(IRBuilder<> &B, Value *Base, uint32_t Local);
   void instrumentSite(const Site &S, uint32_t Local, Value *SiteBase,
                       Value *SiteKeyBase, AllocaInst *Addrs);
@@ -82,7 +83,7 @@ private:
                         FunctionCallee Slow, ArrayRef<Value *> SlowArgs);
   void recordAtExits(const ExitRecordedLoop &E,
                      ArrayRef<uint32_t> SiteLocal, uint32_t LoopLocal,
-                     Value *SiteBase, Value *LoopBase, AllocaInst *Starts);
+                     Value *SiteBase, Value *LoopBase, AllocaInst *Frame);
 
   Module &M;
   bool Print;
@@ -186,6 +187,19 @@ static Constant *keyConst(Type *I64, uint16_t Type_, uint16_t Aux,
                                    uint64_t(Local) << 32);
 }
 
+// The thread's struct commhint_rt_fast (commhint-rt.h).
+GlobalVariable *Instrumenter::fastGlobal() {
+  GlobalVariable *Fast = M.getGlobalVariable(FastName);
+  if (!Fast) {
+    Fast = new GlobalVariable(
+        M, ArrayType::get(Type::getInt8Ty(Ctx), sizeof(commhint_rt_fast)),
+        /*isConstant=*/false, GlobalValue::ExternalLinkage, nullptr, FastName,
+        nullptr, GlobalValue::InitialExecTLSModel);
+    Fast->setAlignment(Align(8));
+  }
+  return Fast;
+}
+
 // Emits at At: if the record (Key, Addrs) is the one the thread's run
 // expects next (__commhint_fast.slot[phase]), absorb it inline; otherwise
 // append it to the thread's queue if it has room, or call Slow(SlowArgs).  The layout and the steps are commhint-rt.h's.
@@ -198,14 +212,7 @@ void Instrumenter::callWithFastPath(Instruction *At, Value *Key,
     B.CreateCall(Slow, SlowArgs);
     return;
   }
-  GlobalVariable *Fast = M.getGlobalVariable(FastName);
-  if (!Fast) {
-    Fast = new GlobalVariable(
-        M, ArrayType::get(Type::getInt8Ty(Ctx), sizeof(commhint_rt_fast)),
-        /*isConstant=*/false, GlobalValue::ExternalLinkage, nullptr, FastName,
-        nullptr, GlobalValue::InitialExecTLSModel);
-    Fast->setAlignment(Align(8));
-  }
+  GlobalVariable *Fast = fastGlobal();
   IRBuilder<> B(At);
   Type *I8 = Type::getInt8Ty(Ctx);
   // Field Off of the structure at P (every field is naturally aligned).
@@ -421,10 +428,13 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
   if (Plan.MaxAddrs > 4)
     Addrs = EB.CreateAlloca(ArrayType::get(Ptr, Plan.MaxAddrs), nullptr,
                             "commhint.addrs");
-  AllocaInst *Starts = nullptr;
-  if (MaxStarts)
-    Starts = EB.CreateAlloca(ArrayType::get(I64, MaxStarts), nullptr,
-                             "commhint.starts");
+  // One frame serves every loop recorded at its exits: they do not nest.
+  AllocaInst *Frame = nullptr;
+  if (!AtExit.empty())
+    Frame = EB.CreateAlloca(
+        ArrayType::get(I64, offsetof(commhint_rt_loop_frame, starts) / 8 +
+                                MaxStarts),
+        nullptr, "commhint.loop_frame");
   Value *SiteBase = nullptr, *LoopBase = nullptr;
   Value *SiteKeyBase = nullptr, *LoopKeyBase = nullptr;
   auto KeyBase = [&](Value *Base) -> Value * {
@@ -514,17 +524,18 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
   // Last: each exit block starts with the loop's records, before its exit
   // record (whose fast path split the block after its first instructions).
   for (const ExitRecordedLoop &E : AtExit)
-    recordAtExits(E, SiteLocal, LoopLocal[E.Loop], SiteBase, LoopBase, Starts);
+    recordAtExits(E, SiteLocal, LoopLocal[E.Loop], SiteBase, LoopBase, Frame);
 }
 
-// At each exit of the loop E: the starts into the array, then
-// __commhint_loop_affine(desc, loop base, site base, trips, starts).  desc
-// is a constant array of u64 (commhint-rt.h): the loop's local id | sites
-// << 32, per site its local id | addresses << 32, then the steps.
+// The loop E's frame (commhint-rt.h) filled and linked where the loop is
+// entered, the iterations done stored by each, and at each exit one call
+// of __commhint_loop_affine(frame, trips).  desc is a constant array of
+// u64: the loop's local id | sites << 32, per site its local id |
+// addresses << 32, then the steps.
 void Instrumenter::recordAtExits(const ExitRecordedLoop &E,
                                  ArrayRef<uint32_t> SiteLocal,
                                  uint32_t LoopLocal, Value *SiteBase,
-                                 Value *LoopBase, AllocaInst *Starts) {
+                                 Value *LoopBase, AllocaInst *Frame) {
   SmallVector<Constant *, 16> Desc;
   auto Word = [&](uint64_t W) { Desc.push_back(ConstantInt::get(I64, W)); };
   Word(uint64_t(LoopLocal) | uint64_t(E.Sites.size()) << 32);
@@ -538,23 +549,49 @@ void Instrumenter::recordAtExits(const ExitRecordedLoop &E,
                                ConstantArray::get(Ty, Desc), "commhint.loop_desc");
   G->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
   G->setAlignment(Align(8));
-  FunctionCallee Fn =
-      runtime("__commhint_loop_affine", Void, {Ptr, I32, I32, I64, Ptr});
+
+  Type *I8 = Type::getInt8Ty(Ctx);
+  auto Field = [&](IRBuilder<> &B, uint64_t Off) {
+    return B.CreateConstInBoundsGEP1_64(I8, Frame, Off);
+  };
+  BasicBlock *H = E.Header;
+  // Entered from the block before the header (the preheader, or its tail
+  // after the enter record's fast path split it).
+  BasicBlock *Pre = nullptr;
+  for (BasicBlock *P : predecessors(H))
+    if (P != H)
+      Pre = P;
+  IRBuilder<> B(Pre->getTerminator());
+  B.SetCurrentDebugLocation(DebugLoc());
+  Value *Zero32 = ConstantInt::get(I32, 0), *Zero64 = ConstantInt::get(I64, 0);
+  B.CreateStore(G, Field(B, offsetof(commhint_rt_loop_frame, desc)));
+  B.CreateStore(LoopBase ? LoopBase : Zero32,
+                Field(B, offsetof(commhint_rt_loop_frame, loop_base)));
+  B.CreateStore(SiteBase ? SiteBase : Zero32,
+                Field(B, offsetof(commhint_rt_loop_frame, site_base)));
+  B.CreateStore(Zero64, Field(B, offsetof(commhint_rt_loop_frame, done)));
+  B.CreateStore(Zero64, Field(B, offsetof(commhint_rt_loop_frame, made)));
+  for (size_t K = 0; K < E.Starts.size(); ++K) {
+    Value *V = E.Starts[K];
+    V = V->getType()->isPointerTy() ? B.CreatePtrToInt(V, I64)
+                                    : B.CreateZExtOrTrunc(V, I64);
+    B.CreateStore(V, Field(B, offsetof(commhint_rt_loop_frame, starts) + 8 * K));
+  }
+  Value *F = B.CreateThreadLocalAddress(fastGlobal());
+  Value *Link = B.CreateConstInBoundsGEP1_64(I8, F, offsetof(commhint_rt_fast, loop));
+  B.CreateStore(B.CreateLoad(Ptr, Link, "commhint.loop_prev"),
+                Field(B, offsetof(commhint_rt_loop_frame, prev)));
+  B.CreateFence(AtomicOrdering::Release, SyncScope::SingleThread);
+  B.CreateStore(Frame, Link);
+  // Each iteration: the iterations done, for a signal handler.
+  IRBuilder<> HB(H->getTerminator());
+  HB.CreateStore(E.Trips, Field(HB, offsetof(commhint_rt_loop_frame, done)),
+                 /*isVolatile=*/true);
+  FunctionCallee Fn = runtime("__commhint_loop_affine", Void, {Ptr, I64});
   for (BasicBlock *X : E.Exits) {
-    IRBuilder<> B(&*X->getFirstInsertionPt());
-    B.SetCurrentDebugLocation(DebugLoc());
-    for (size_t K = 0; K < E.Starts.size(); ++K) {
-      Value *V = E.Starts[K];
-      V = V->getType()->isPointerTy() ? B.CreatePtrToInt(V, I64)
-                                      : B.CreateZExtOrTrunc(V, I64);
-      B.CreateStore(V, B.CreateConstInBoundsGEP2_32(Starts->getAllocatedType(),
-                                                    Starts, 0, K));
-    }
-    Value *Zero = ConstantInt::get(I32, 0);
-    B.CreateCall(Fn, {G, LoopBase ? LoopBase : Zero, SiteBase ? SiteBase : Zero,
-                      E.Trips,
-                      Starts ? B.CreatePointerCast(Starts, Ptr)
-                             : ConstantPointerNull::get(cast<PointerType>(Ptr))});
+    IRBuilder<> XB(&*X->getFirstInsertionPt());
+    XB.SetCurrentDebugLocation(DebugLoc());
+    XB.CreateCall(Fn, {Frame, E.Trips});
   }
 }
 

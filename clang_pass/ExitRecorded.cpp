@@ -86,6 +86,7 @@ std::vector<ExitRecordedLoop> findExitRecordedLoops(Function &F,
       continue;
     ExitRecordedLoop E;
     E.Loop = int(Idx);
+    E.Header = H;
     SmallVector<BasicBlock *, 4> Exits;
     L->getUniqueExitBlocks(Exits);
     E.Exits.assign(Exits.begin(), Exits.end());

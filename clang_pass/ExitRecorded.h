@@ -27,6 +27,7 @@ namespace commhint {
 /// One loop of a FunctionPlan recorded at its exits.
 struct ExitRecordedLoop {
   int Loop = -1;                        // index into FunctionPlan::Loops
+  llvm::BasicBlock *Header = nullptr;   // its one block
   std::vector<int> Sites;               // its sites (FunctionPlan::Sites), in order
   std::vector<uint32_t> Addrs;          // per site: its addresses
   std::vector<llvm::Value *> Starts;    // per access of the sites: its first address

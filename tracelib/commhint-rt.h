@@ -74,17 +74,33 @@ void __commhint_loop_exit(uint32_t loop);
 
 /* A loop recorded at its exit (ABI version 5, clang_pass/ExitRecorded.h):
  * an innermost loop of one block whose iterations make the same records
- * with addresses start + i * step makes no call per iteration; at each exit,
- * before its exit record, this call makes the records its `trips`
- * iterations would have made: per iteration the loop's iter record, then
- * each site's COMP record.  desc (constant, u64 words): word 0 the loop's
- * local id | number of sites << 32; then per site its local id | number of
- * addresses (1 to COMMHINT_RT_FAST_ADDRS) << 32; then per address of the
- * sites, in order, its step in bytes (i64).  Ids are local: the loop's is
- * loop_base + its local id, a site's site_base + its own.  starts holds
- * each address's value in iteration 0 (trips >= 1). */
-void __commhint_loop_affine(const uint64_t *desc, uint32_t loop_base, uint32_t site_base, uint64_t trips,
-                            const uint64_t *starts);
+ * with addresses start + i * step makes no call per iteration.  Its frame
+ * (on the stack of the function) describes it; in the preheader the pass
+ * fills it, done = made = 0, prev = __commhint_fast.loop, and (after a
+ * signal fence) sets __commhint_fast.loop to it; each iteration stores the
+ * number of iterations done (a volatile store); at each exit, before its
+ * exit record, __commhint_loop_affine(frame, trips) unlinks the frame and
+ * makes the records its iterations made..trips-1 would have made: per
+ * iteration the loop's iter record, then each site's COMP record.  A
+ * fatal signal's handler (and a thread that rt_finish asks at exit) writes
+ * the records of iterations made..done-1 of every linked frame and sets
+ * made to done.
+ *
+ * desc (constant, u64 words): word 0 the loop's local id | number of sites
+ * << 32; then per site its local id | number of addresses (1 to
+ * COMMHINT_RT_FAST_ADDRS) << 32; then per address of the sites, in order,
+ * its step in bytes (i64).  Ids are local: the loop's is loop_base + its
+ * local id, a site's site_base + its own.  starts holds each address's
+ * value in iteration 0. */
+struct commhint_rt_loop_frame {
+    const uint64_t *desc;
+    uint32_t loop_base, site_base;
+    uint64_t done; /* iterations done, stored by each */
+    uint64_t made; /* iterations whose records are made */
+    struct commhint_rt_loop_frame *prev;
+    uint64_t starts[]; /* one per address */
+};
+void __commhint_loop_affine(struct commhint_rt_loop_frame *frame, uint64_t trips);
 
 /* Emitted right before a call to an MPI function: the next MPI event of this
  * thread records `site` as its call site. */
@@ -146,6 +162,7 @@ struct commhint_rt_fast {
     struct commhint_rt_slot slot[COMMHINT_RT_FAST_SLOTS];
     uint64_t *qpos; /* where the next queued record goes */
     uint64_t *qend; /* end of the queue's room; 0: call */
+    struct commhint_rt_loop_frame *loop; /* innermost loop recorded at its exit running, or 0 */
 };
 
 /* Per thread, initial-exec TLS (libcommhint is loaded at start-up). */

@@ -67,6 +67,22 @@ same_events "exit-loops O2 n=600000" "$WORK/big-el" "$WORK/big-el0"
 a=$(cat "$WORK/big-el"/rank-*.chtr | wc -c); b=$(cat "$WORK/big-el0"/rank-*.chtr | wc -c)
 check "n=600000: trace no larger than 1.1x the per-iteration one ($a vs $b bytes)" [ $((a * 10)) -le $((b * 11)) ]
 
+# a fault inside such a loop (programs/exit-fault.c, one rank): the
+# handler writes the iterations done, so the trace holds the events the
+# build with every iteration recorded holds (whose trace has one more
+# record: the faulting iteration's iter record)
+for v in 1 0; do
+    COMMHINT_EXIT_LOOPS=$v build_prog tests/e2e/programs/exit-fault.c "$WORK/ef$v" -O2 -fno-vectorize -fno-unroll-loops
+    "$CH" run -n 1 -o "$WORK/tf$v" -- "$WORK/ef$v" >"$WORK/tf$v.out" 2>&1
+    check "exit-fault (COMMHINT_EXIT_LOOPS=$v): the run fails" [ $? -ne 0 ]
+    "$CH" dump "$WORK/tf$v" --stable >"$WORK/tf$v.dump" 2>/dev/null
+done
+n=$(objdump -d "$WORK/ef1" | grep -c 'call.*<__commhint_loop_affine@plt>')
+check "exit-fault: its loops are recorded at their exits ($n calls)" [ "$n" -ge 1 ]
+n=$(grep -c 'W:' "$WORK/tf1.dump")
+check "exit-fault: the 3100 stores before the fault are in the trace ($n)" [ "$n" -ge 3100 ]
+same_file "exit-fault: the same events as with every iteration recorded" "$WORK/tf0.dump" "$WORK/tf1.dump"
+
 # the bundled examples
 for src in examples/*.c; do
     ex=$(basename "$src" .c)

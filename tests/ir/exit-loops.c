@@ -1,14 +1,16 @@
 // Loops recorded at their exits (clang_pass/ExitRecorded.h, ABI 5): an
 // innermost loop of one block that calls nothing and whose addresses are
-// affine in it gets no iter call and no event call per iteration; an
-// iteration counter (0 in the preheader, +1 each iteration) and, in its exit
-// block before the exit record, the starts (the addresses of iteration 0,
-// computed before the loop) in an array and one call of
-// __commhint_loop_affine(desc, loop base, site base, trips, starts).  desc:
-// loop 0 | 1 site << 32, then site 0 | 2 addresses << 32, then the steps 8, 8.
-// An indirect address (gather) or a call in the body (call) keep the calls
-// per iteration; so does COMMHINT_EXIT_LOOPS=0 (or -commhint-exit-loops=false,
-// which fast-path.ll uses).
+// affine in it gets no iter call and no event call per iteration.  Where it
+// is entered: its frame (commhint-rt.h) filled (desc, loop base, site base,
+// done = made = 0, the starts: the addresses of iteration 0 computed
+// before the loop), linked to __commhint_fast.loop (offset 1184) after a
+// signal fence; an iteration counter (0 on entry, +1 each iteration) whose
+// value each iteration stores into the frame (volatile); and in its exit
+// block, before the exit record, __commhint_loop_affine(frame, trips).
+// desc: loop 0 | 1 site << 32, then site 0 | 2 addresses << 32, then the
+// steps 8, 8.  An indirect address (gather) or a call in the body (call)
+// keep the calls per iteration; so does COMMHINT_EXIT_LOOPS=0 (or
+// -commhint-exit-loops=false, which fast-path.ll uses).
 // RUN: %clang -g -O2 -fno-vectorize -fno-unroll-loops -S -emit-llvm %s -o %t.ll
 // RUN: %FileCheck %s < %t.ll
 // RUN: COMMHINT_EXIT_LOOPS=0 %clang -g -O2 -fno-vectorize -fno-unroll-loops -S -emit-llvm %s -o %t.off.ll
@@ -18,21 +20,40 @@
 // CHECK-NOT: @commhint.loop_desc
 
 // CHECK-LABEL: define {{.*}} @scale(
-// CHECK: [[STARTS:%[0-9]+]] = alloca [2 x i64]
+// CHECK: [[FRAME:%[0-9]+]] = alloca [7 x i64]
 // CHECK: [[SB:%[0-9]+]] = load i32, ptr @__commhint_site_base
 // CHECK: [[LB:%[0-9]+]] = load i32, ptr @__commhint_loop_base
 // CHECK: call void @__commhint_loop_enter(i32 [[LB]])
-// CHECK: [[X:%[0-9]+]] = ptrtoint ptr %1 to i64
-// CHECK-NEXT: [[P0:%[0-9]+]] = getelementptr inbounds [2 x i64], ptr [[STARTS]], i32 0, i32 0
-// CHECK-NEXT: store i64 [[X]], ptr [[P0]]
+// CHECK: [[F0:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 0
+// CHECK-NEXT: store ptr @commhint.loop_desc, ptr [[F0]]
+// CHECK-NEXT: [[F8:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 8
+// CHECK-NEXT: store i32 [[LB]], ptr [[F8]]
+// CHECK-NEXT: [[F12:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 12
+// CHECK-NEXT: store i32 [[SB]], ptr [[F12]]
+// CHECK-NEXT: [[F16:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 16
+// CHECK-NEXT: store i64 0, ptr [[F16]]
+// CHECK-NEXT: [[F24:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 24
+// CHECK-NEXT: store i64 0, ptr [[F24]]
+// CHECK-NEXT: [[X:%[0-9]+]] = ptrtoint ptr %1 to i64
+// CHECK-NEXT: [[F40:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 40
+// CHECK-NEXT: store i64 [[X]], ptr [[F40]]
 // CHECK-NEXT: [[Y:%[0-9]+]] = ptrtoint ptr %0 to i64
-// CHECK-NEXT: [[P1:%[0-9]+]] = getelementptr inbounds [2 x i64], ptr [[STARTS]], i32 0, i32 1
-// CHECK-NEXT: store i64 [[Y]], ptr [[P1]]
-// CHECK-NEXT: call void @__commhint_loop_affine(ptr @commhint.loop_desc, i32 [[LB]], i32 [[SB]], i64 [[TRIPS:%[0-9]+]], ptr [[STARTS]])
+// CHECK-NEXT: [[F48:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 48
+// CHECK-NEXT: store i64 [[Y]], ptr [[F48]]
+// CHECK-NEXT: [[FAST:%[0-9]+]] = call {{.*}}ptr @llvm.threadlocal.address.p0(ptr {{.*}}@__commhint_fast)
+// CHECK-NEXT: [[LINK:%[0-9]+]] = getelementptr inbounds i8, ptr [[FAST]], i64 1184
+// CHECK-NEXT: [[PREV:%[0-9]+]] = load ptr, ptr [[LINK]]
+// CHECK-NEXT: [[F32:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 32
+// CHECK-NEXT: store ptr [[PREV]], ptr [[F32]]
+// CHECK-NEXT: fence syncscope("singlethread") release
+// CHECK-NEXT: store ptr [[FRAME]], ptr [[LINK]]
+// CHECK: call void @__commhint_loop_affine(ptr [[FRAME]], i64 [[TRIPS:%[0-9]+]])
 // CHECK: call void @__commhint_loop_exit(i32 [[LB]])
 // CHECK: [[ITER:%[0-9]+]] = phi i64 [ 0, %{{[0-9]+}} ], [ [[TRIPS]], %[[HEAD:[0-9]+]] ]
 // CHECK-NOT: call void @__commhint
 // CHECK: [[TRIPS]] = add nuw i64 [[ITER]], 1
+// CHECK-NEXT: [[DONE:%[0-9]+]] = getelementptr inbounds i8, ptr [[FRAME]], i64 16
+// CHECK-NEXT: store volatile i64 [[TRIPS]], ptr [[DONE]]
 // CHECK-NEXT: br i1 {{.*}}, label %{{[0-9]+}}, label %[[HEAD]]
 // CHECK-NEXT: }
 // OFF-NOT: __commhint_loop_affine

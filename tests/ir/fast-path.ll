@@ -17,7 +17,7 @@
 ; RUN: COMMHINT_EXIT_LOOPS=0 COMMHINT_INLINE=0 %opt -passes=commhint-instrument -S %s -o %t.env.ll
 ; RUN: %FileCheck %s --check-prefix=OFF < %t.env.ll
 
-; CHECK: @__commhint_fast = external thread_local(initialexec) global [1184 x i8], align 8
+; CHECK: @__commhint_fast = external thread_local(initialexec) global [1192 x i8], align 8
 
 ; CHECK-LABEL: define void @fill(
 ; CHECK: entry:

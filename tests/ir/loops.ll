@@ -5,8 +5,9 @@
 ; `return` from inside the inner loop (block %found) leaves both loops, so it
 ; names the outer loop 0; the inner loop's normal exit names loop 1.  The
 ; exit block %done is shared with the path from %found, so the pass splits
-; off a dedicated exit for the outer loop.
-; RUN: COMMHINT_PRINT_SITES=1 %opt -commhint-inline=false -passes=commhint-instrument -S %s -o %t.ll 2> %t.sites
+; off a dedicated exit for the outer loop.  Every loop here records each
+; iteration (-commhint-exit-loops=false; exit-loops.c tests the others).
+; RUN: COMMHINT_PRINT_SITES=1 %opt -commhint-inline=false -commhint-exit-loops=false -passes=commhint-instrument -S %s -o %t.ll 2> %t.sites
 ; RUN: %FileCheck %s < %t.ll
 ; RUN: %FileCheck %s --check-prefix=SITES < %t.sites
 

@@ -1289,7 +1289,16 @@ static void make_runs_blob(struct blob *b)
     b->size = off;
 }
 
-enum run_op_kind { OP_COMP, OP_LOOP, OP_MEMSET, OP_CLOCK, OP_FLUSH };
+/* OP_AFFINE: a loop recorded at its exit (commhint-rt.h), its frame linked
+ * and __commhint_loop_affine called as the pass's code does it; OP_OPEN:
+ * the same loop interrupted (by a fault) after `done` iterations. */
+enum run_op_kind { OP_COMP, OP_LOOP, OP_MEMSET, OP_CLOCK, OP_FLUSH, OP_AFFINE, OP_OPEN };
+
+struct run_affine {
+    uint64_t desc[1 + 4 + 16]; /* loop | sites << 32, site | n << 32 each, the steps */
+    uint64_t starts[16];
+    uint64_t trips, done;
+};
 
 struct run_op {
     int kind;
@@ -1297,6 +1306,7 @@ struct run_op {
     uint32_t n;    /* addresses */
     uint16_t lk;   /* loop kind */
     uint64_t a[RUNS_BIG];
+    const struct run_affine *aff; /* OP_AFFINE */
 };
 
 typedef void (*run_op_fn)(const struct run_op *o, void *ctx);
@@ -1351,7 +1361,28 @@ static void run_pattern(const struct run_pos *pat, uint32_t period, uint32_t rep
         }
 }
 
-enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS, RC_OPEN, RC_IRREGULAR };
+static int runs_segv; /* the child ends in a fault (RUNS_TEST_SEGV) */
+
+enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS, RC_OPEN, RC_IRREGULAR, RC_AFFINE };
+
+/* Sets *f to loop `loop` with sites (id, n) taken from ids/ns, every
+ * address from base + 4096 * k moving by stride * (k + 1) (k: its index
+ * over all the sites), `trips` iterations. */
+static void affine_make(struct run_affine *f, uint32_t loop, uint32_t nsites, const uint32_t *ids,
+                        const uint32_t *ns, uint64_t base, int64_t stride, uint64_t trips)
+{
+    uint32_t k = 0;
+    memset(f, 0, sizeof(*f));
+    f->desc[0] = loop | (uint64_t)nsites << 32;
+    for (uint32_t j = 0; j < nsites; j++) {
+        f->desc[1 + j] = ids[j] | (uint64_t)ns[j] << 32;
+        for (uint32_t i = 0; i < ns[j]; i++, k++)
+            f->starts[k] = base + 4096 * k;
+    }
+    for (uint32_t i = 0; i < k; i++)
+        f->desc[1 + nsites + i] = (uint64_t)(stride * (int64_t)(i + 1));
+    f->trips = f->done = trips;
+}
 
 /* The op sequence of one case (seed: per thread). */
 static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
@@ -1437,6 +1468,58 @@ static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
             }
         }
         break;
+    case RC_AFFINE: { /* loops recorded at their exits */
+        static struct run_affine f[4];
+        static const uint32_t ids[] = {1, 0, 3, 2}, ns[] = {2, 1, 4, 3};
+        static const uint64_t trips[] = {1, 2, 3, 4, 5, 9, 1000, 3, 2, 1};
+        /* alone, with a zero and a negative step, every short count */
+        for (size_t i = 0; i < sizeof(trips) / sizeof(trips[0]); i++) {
+            affine_make(&f[0], 0, 2, ids, ns, 1u << 20, i % 2 ? -8 : 0, trips[i]);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_AFFINE, o.aff = &f[0];
+            fn(&o, ctx);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_LOOP, o.id = 0, o.lk = CHT_LOOP_EXIT;
+            fn(&o, ctx);
+        }
+        /* three iterations inside a longer strided period: the run of the
+         * outer loop takes them as the inlined code would */
+        for (uint32_t r = 0; r < 3000; r++) {
+            affine_make(&f[1], 1, 1, ids + 2, ns + 2, (1u << 24) + 64 * (uint64_t)r, 8, 3);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_COMP, o.id = 2, o.n = 3;
+            for (uint32_t k = 0; k < 3; k++)
+                o.a[k] = (1ull << 32) + 4096 * k + 8 * (uint64_t)r;
+            fn(&o, ctx);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_AFFINE, o.aff = &f[1];
+            fn(&o, ctx);
+            memset(&o, 0, sizeof(o));
+            o.kind = OP_LOOP, o.id = 1, o.lk = CHT_LOOP_EXIT;
+            fn(&o, ctx);
+            if (r % 1000 == 999) { /* between irregular records (queued) */
+                for (uint32_t j = 0; j < 50; j++) {
+                    o.kind = OP_COMP, o.id = 0, o.n = 1, o.a[0] = 8 * (rnd_next(&x) % 100000);
+                    fn(&o, ctx);
+                }
+            }
+        }
+        /* more than a run's count, in one loop of four sites and in one of one */
+        affine_make(&f[2], 2, 4, ids, ns, 1ull << 36, 16, CHT_REPEAT_COUNT_MAX / 2);
+        memset(&o, 0, sizeof(o));
+        o.kind = OP_AFFINE, o.aff = &f[2];
+        fn(&o, ctx);
+        affine_make(&f[3], 3, 1, ids + 1, ns + 1, 1ull << 40, 8, 3 * (uint64_t)CHT_REPEAT_COUNT_MAX / 2);
+        o.aff = &f[3];
+        fn(&o, ctx);
+        if (runs_segv) { /* the fault comes in a loop 1.5 runs' count long */
+            affine_make(&f[3], 4, 1, ids + 1, ns + 1, 1ull << 41, -8, 2 * (uint64_t)CHT_REPEAT_COUNT_MAX);
+            f[3].done = 3 * (uint64_t)CHT_REPEAT_COUNT_MAX / 4;
+            o.kind = OP_OPEN;
+            fn(&o, ctx);
+        }
+        break;
+    }
     case RC_PERIODS: /* every period, each followed by a record that ends it */
         for (uint32_t period = 1; period <= 16; period++) {
             for (uint32_t j = 0; j < period; j++) {
@@ -1518,6 +1601,22 @@ static void run_emit(const struct run_op *o, void *ctx)
             __commhint_loop_exit(o->id);
         break;
     case OP_MEMSET: __commhint_memset(o->id, (const void *)(uintptr_t)o->a[0], 64); break;
+    case OP_AFFINE:
+    case OP_OPEN: {
+        static __thread uint64_t fm[sizeof(struct commhint_rt_loop_frame) / 8 + 16];
+        struct commhint_rt_loop_frame *fr = (struct commhint_rt_loop_frame *)fm;
+        fr->desc = o->aff->desc;
+        fr->loop_base = fr->site_base = 0;
+        fr->done = fr->made = 0;
+        memcpy(fr->starts, o->aff->starts, sizeof(o->aff->starts));
+        fr->prev = __commhint_fast.loop;
+        __atomic_signal_fence(__ATOMIC_RELEASE);
+        __commhint_fast.loop = fr;
+        fr->done = o->aff->done;
+        if (o->kind == OP_AFFINE)
+            __commhint_loop_affine(fr, o->aff->trips);
+        break;
+    }
     case OP_CLOCK: rt_record_clock(0, 1.0, NULL); break;
     case OP_FLUSH: rt_flush_all(); break;
     }
@@ -1552,7 +1651,8 @@ static int runs_child(const char *what)
     if (sb != 0 || lb != 0)
         return 10;
     runs_inline = getenv("RUNS_TEST_INLINE") != NULL;
-    if (getenv("RUNS_TEST_SEGV")) {
+    runs_segv = getenv("RUNS_TEST_SEGV") != NULL;
+    if (runs_segv) {
         /* the records, then a fault: the handler writes what is queued
          * (the metadata first, as MPI_Init would: a fault writes none) */
         __commhint_ev1(0, (const void *)8);
@@ -1595,7 +1695,31 @@ struct run_cmp {
     uint32_t thread;
     uint64_t ops, comp; /* ops compared, COMP events among them */
     int check_index;
+    int in_affine; /* comparing the records of an OP_AFFINE: no time stamps */
 };
+
+static void run_check(const struct run_op *o, void *vctx);
+
+/* The records a loop recorded at its exit stands for, one by one. */
+static void run_check_affine(const struct run_affine *f, struct run_cmp *c)
+{
+    uint32_t nsites = (uint32_t)(f->desc[0] >> 32);
+    struct run_op o;
+    c->in_affine = 1;
+    for (uint64_t it = 0; it < f->done; it++) {
+        uint32_t k = 0;
+        memset(&o, 0, sizeof(o));
+        o.kind = OP_LOOP, o.id = (uint32_t)f->desc[0], o.lk = CHT_LOOP_ITER;
+        run_check(&o, c);
+        for (uint32_t j = 0; j < nsites; j++) {
+            o.kind = OP_COMP, o.id = (uint32_t)f->desc[1 + j], o.n = (uint32_t)(f->desc[1 + j] >> 32);
+            for (uint32_t i = 0; i < o.n; i++, k++)
+                o.a[i] = f->starts[k] + it * f->desc[1 + nsites + k];
+            run_check(&o, c);
+        }
+    }
+    c->in_affine = 0;
+}
 
 static void run_check(const struct run_op *o, void *vctx)
 {
@@ -1605,6 +1729,10 @@ static void run_check(const struct run_op *o, void *vctx)
 
     if (o->kind == OP_CLOCK || o->kind == OP_FLUSH)
         return;
+    if (o->kind == OP_AFFINE || o->kind == OP_OPEN) {
+        run_check_affine(o->aff, c);
+        return;
+    }
     do {
         rc = trace_cursor_next(c->cur, &ev);
         if (rc != 1)
@@ -1623,6 +1751,8 @@ static void run_check(const struct run_op *o, void *vctx)
             if (ev->ranges[k].addr != o->a[k])
                 fail_msg("op=%" PRIu64 " address %u: expected 0x%" PRIx64 " got 0x%" PRIx64, c->ops, k, o->a[k],
                          ev->ranges[k].addr);
+        if (c->in_affine && ev->stamp != 0)
+            fail_msg("op=%" PRIu64 ": a record of a loop recorded at its exit has a time stamp", c->ops);
         if (c->check_index && ev->index != c->comp)
             fail_msg("op=%" PRIu64 ": index=%" PRIu64 " expected %" PRIu64, c->ops, ev->index, c->comp);
         c->comp++;
@@ -1706,7 +1836,6 @@ static uint64_t runs_cursor_same(struct trace *t)
  * and compares it with the generator, thread by thread; returns the parsed
  * rank stream (caller frees). */
 static void runs_round_trip_env(int which, const char *extra, struct parsed *ps);
-static int runs_segv; /* the child ends in a fault (RUNS_TEST_SEGV) */
 
 static void runs_round_trip(int which, struct parsed *ps)
 {
@@ -1905,6 +2034,37 @@ static void test_runs_queued(void **state)
     runs_segv = 0;
 }
 
+/* Loops recorded at their exits (__commhint_loop_affine): their records
+ * read back as the calls per iteration would have made them, alone, inside
+ * an outer run, beside queued records and past a run's count, with runs
+ * and the queue as the inlined code uses them, without runs, without
+ * packs, and stamping (where they carry no stamp); the long loops come as
+ * a few REPEAT records, not record by record.  A fault inside such a loop
+ * loses none of the iterations done. */
+static void test_runs_affine(void **state)
+{
+    static const char *const envs[] = {"RUNS_TEST_INLINE=1", "COMMHINT_QUEUE=0", "COMMHINT_RUNS=0",
+                                       "COMMHINT_PACK=0", "COMMHINT_STMT_CLOCK=1"};
+    struct parsed ps;
+    (void)state;
+    for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+        runs_round_trip_env(RC_AFFINE, envs[i], &ps);
+        if (i < 2) {
+            assert_true(count_recs(&ps, CHT_REC_REPEAT) > 3);
+            assert_true(count_recs(&ps, CHT_REC_REPEAT) < 2000);
+            assert_true(count_packed(&ps) < 20000);
+        }
+        parsed_free(&ps);
+    }
+    /* a fault in a loop: the handler writes the iterations done, as one
+     * record and REPEAT records */
+    runs_segv = 1;
+    runs_round_trip_env(RC_AFFINE, "RUNS_TEST_INLINE=1", &ps);
+    assert_true(count_recs(&ps, CHT_REC_REPEAT) > 3);
+    parsed_free(&ps);
+    runs_segv = 0;
+}
+
 /* A thread still inside a run when the process exits (a pool thread that
  * waits for work): rt_finish has the thread end its run, so that none of
  * its records is lost; the run is one REPEAT. */
@@ -2015,6 +2175,7 @@ int main(int argc, char **argv)
         C(test_runs_irregular),
         C(test_runs_packed),
         C(test_runs_queued),
+        C(test_runs_affine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1539,6 +1539,120 @@ static void queue_spill(struct rt_thread *t, int locked)
     }
 }
 
+/* ---- loops recorded at their exits (commhint-rt.h) -------------------------- */
+
+#define RT_AFFINE_ADDRS (CHT_REPEAT_PERIOD_MAX * COMMHINT_RT_FAST_ADDRS)
+
+/* A loop's records as the arrays __commhint_loop_affine and loops_spill
+ * work on: per position of an iteration its key and address count, and the
+ * addresses of iteration `it` with their steps.  0 if the frame is not one
+ * the pass makes. */
+struct rt_affine {
+    uint32_t per, na;
+    uint64_t key[CHT_REPEAT_PERIOD_MAX];
+    uint32_t n[CHT_REPEAT_PERIOD_MAX], off[CHT_REPEAT_PERIOD_MAX];
+    uint64_t a[RT_AFFINE_ADDRS];
+    int64_t step[RT_AFFINE_ADDRS];
+};
+
+static int affine_load(const struct commhint_rt_loop_frame *fr, uint64_t it, struct rt_affine *x)
+{
+    const uint64_t *desc = fr->desc;
+    uint32_t nsites = (uint32_t)(desc[0] >> 32), j, i;
+
+    if (nsites >= CHT_REPEAT_PERIOD_MAX)
+        return 0;
+    x->per = nsites + 1;
+    x->na = 0;
+    x->key[0] = RT_RUN_KEY(CHT_REC_LOOP, CHT_LOOP_ITER, fr->loop_base + (uint32_t)desc[0]);
+    x->n[0] = x->off[0] = 0;
+    for (j = 1; j < x->per; j++) {
+        x->n[j] = (uint32_t)(desc[j] >> 32);
+        if (x->n[j] < 1 || x->n[j] > COMMHINT_RT_FAST_ADDRS)
+            return 0;
+        x->key[j] = RT_RUN_KEY(CHT_REC_COMP, x->n[j], fr->site_base + (uint32_t)desc[j]);
+        x->off[j] = x->na;
+        x->na += x->n[j];
+    }
+    for (i = 0; i < x->na; i++) {
+        x->step[i] = (int64_t)desc[x->per + i];
+        x->a[i] = fr->starts[i] + it * (uint64_t)x->step[i];
+    }
+    return 1;
+}
+
+/* In a signal handler, after the queued records: the records of the
+ * iterations done of the loops recorded at their exits that the thread is
+ * running (an outer frame is one a handler's own loop interrupted: it comes
+ * first), each loop's first iteration as it is and the others as REPEAT
+ * records of its period and steps.  The loop, if the program goes on, makes
+ * only the records of the iterations after them. */
+static void loops_spill(struct rt_thread *t, int locked)
+{
+    struct commhint_rt_loop_frame *chain[16], *fr;
+    struct rt_affine x;
+    uint32_t depth = 0, j, i;
+
+    for (fr = __commhint_fast.loop; fr && depth < 16; fr = fr->prev)
+        chain[depth++] = fr;
+    while (depth--) {
+        uint64_t done, left;
+        unsigned char *o;
+        size_t size;
+        fr = chain[depth];
+        done = *(volatile uint64_t *)&fr->done;
+        if (done <= fr->made || !affine_load(fr, fr->made, &x) || !queue_id_ok(x.key[0]))
+            continue;
+        for (j = 1; j < x.per && queue_id_ok(x.key[j]); j++)
+            ;
+        if (j < x.per)
+            continue;
+        for (j = 0; j < x.per; j++) {
+            size = j ? sizeof(struct cht_rec_comp) + 8 * (size_t)x.n[j] : sizeof(struct cht_rec_loop);
+            if (!(o = spill_space(t, size, locked)))
+                return;
+            if (j) {
+                const uint64_t *a = x.a + x.off[j];
+                comp_fill(o, (uint32_t)(x.key[j] >> 32), x.n[j], a[0], x.n[j] > 1 ? a[1] : 0,
+                          x.n[j] > 2 ? a[2] : 0, x.n[j] > 3 ? a[3] : 0);
+            } else {
+                loop_fill(o, (uint32_t)(x.key[0] >> 32), CHT_LOOP_ITER);
+            }
+            advance(size);
+        }
+        for (left = (done - fr->made - 1) * x.per; left;) {
+            uint32_t count = left > CHT_REPEAT_COUNT_MAX ? CHT_REPEAT_COUNT_MAX : (uint32_t)left;
+            struct cht_rec_repeat *r;
+            size = sizeof(*r) + 8 * (size_t)x.na;
+            if (!(o = spill_space(t, size, locked)))
+                return;
+            r = (struct cht_rec_repeat *)o;
+            r->h.type = CHT_REC_REPEAT;
+            r->h.aux = (uint16_t)x.per;
+            r->h.size = (uint32_t)size;
+            r->count = count;
+            r->nstrides = x.na;
+            for (i = 0; i < x.na; i++)
+                memcpy(o + sizeof(*r) + 8 * i, &x.step[i], 8);
+            advance(size);
+            left -= count;
+        }
+        fr->made = done;
+        t->run.nhist = 0;
+        t->pack.fresh = 1;
+    }
+}
+
+/* Whether the calling thread runs a loop recorded at its exit with
+ * iterations whose records are not made. */
+static int loops_pending(void)
+{
+    for (struct commhint_rt_loop_frame *fr = __commhint_fast.loop; fr; fr = fr->prev)
+        if (*(volatile uint64_t *)&fr->done > fr->made)
+            return 1;
+    return 0;
+}
+
 /* Any record other than a repeatable one ends the calling thread's run. */
 static inline void run_break(void)
 {
@@ -1780,10 +1894,6 @@ COMMHINT_EXPORT void __commhint_loop_exit(uint32_t loop)
     loop_record(loop, CHT_LOOP_EXIT);
 }
 
-/* ---- loops recorded at their exits (commhint-rt.h) -------------------------- */
-
-#define RT_AFFINE_ADDRS (CHT_REPEAT_PERIOD_MAX * COMMHINT_RT_FAST_ADDRS)
-
 /* One record of a loop recorded at its exit, taken as the code the pass
  * inlines would have taken it (commhint-rt.h): by the open run, else into
  * the queue, else by the call. */
@@ -1877,53 +1987,38 @@ static uint64_t affine_bulk(uint32_t per, const uint64_t *key, const uint32_t *n
     return k;
 }
 
-COMMHINT_EXPORT void __commhint_loop_affine(const uint64_t *desc, uint32_t loop_base, uint32_t site_base,
-                                            uint64_t trips, const uint64_t *starts)
+COMMHINT_EXPORT void __commhint_loop_affine(struct commhint_rt_loop_frame *fr, uint64_t trips)
 {
-    uint64_t key[CHT_REPEAT_PERIOD_MAX], a[RT_AFFINE_ADDRS];
-    int64_t step[RT_AFFINE_ADDRS];
-    uint32_t n[CHT_REPEAT_PERIOD_MAX], off[CHT_REPEAT_PERIOD_MAX];
-    uint32_t nsites = (uint32_t)(desc[0] >> 32), per = nsites + 1, na = 0, j, i;
-    uint64_t it = 0;
     struct rt_thread *t = tls_thr;
+    struct rt_affine x;
+    uint64_t it = fr->made;
+    uint32_t j, i;
 
-    if (nsites >= CHT_REPEAT_PERIOD_MAX) /* the pass makes no such loop */
+    __commhint_fast.loop = fr->prev;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!affine_load(fr, it, &x))
         return;
-    key[0] = RT_RUN_KEY(CHT_REC_LOOP, CHT_LOOP_ITER, loop_base + (uint32_t)desc[0]);
-    n[0] = off[0] = 0;
-    for (j = 1; j < per; j++) {
-        n[j] = (uint32_t)(desc[j] >> 32);
-        if (n[j] < 1 || n[j] > COMMHINT_RT_FAST_ADDRS)
-            return;
-        key[j] = RT_RUN_KEY(CHT_REC_COMP, n[j], site_base + (uint32_t)desc[j]);
-        off[j] = na;
-        na += n[j];
-    }
-    for (i = 0; i < na; i++) {
-        a[i] = starts[i];
-        step[i] = (int64_t)desc[per + i];
-    }
     tls_unstamped = 1;
     while (it < trips) {
         /* From the third iteration on, the queued records coded (a run of
          * the loop's period opens at the first record of the third
          * iteration: the search looks at it even if it rests), an open run
          * of the loop's period takes what is left in bulk. */
-        if (it >= 2 && t && t->run.search && !t->run.stamp) {
+        if (it >= fr->made + 2 && t && t->run.search && !t->run.stamp) {
             uint64_t k;
             queue_flush(t);
-            k = affine_bulk(per, key, n, off, a, step, trips - it);
-            for (i = 0; i < na; i++)
-                a[i] += k * (uint64_t)step[i];
+            k = affine_bulk(x.per, x.key, x.n, x.off, x.a, x.step, trips - it);
+            for (i = 0; i < x.na; i++)
+                x.a[i] += k * (uint64_t)x.step[i];
             if ((it += k) == trips)
                 break;
-            if (it == 2 && !t->run.period)
+            if (it == fr->made + 2 && !t->run.period)
                 t->run.skip = 0;
         }
-        for (j = 0; j < per; j++)
-            affine_one(key[j], n[j], a + off[j]);
-        for (i = 0; i < na; i++)
-            a[i] += (uint64_t)step[i];
+        for (j = 0; j < x.per; j++)
+            affine_one(x.key[j], x.n[j], x.a + x.off[j]);
+        for (i = 0; i < x.na; i++)
+            x.a[i] += (uint64_t)x.step[i];
         it++;
     }
     tls_unstamped = 0;
@@ -2205,7 +2300,7 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         goto answer;
     if (t->state == RT_THREAD_ACTIVE &&
         ((run_count(&t->run) && !t->run.busy) || (t->pack.len && !t->pack.busy) ||
-         (queue_pending(t) && !t->run.busy && !t->pack.busy))) {
+         ((queue_pending(t) || loops_pending()) && !t->run.busy && !t->pack.busy))) {
         (void)flush_locked(t, t->pos, 1, 0);
         t->flushed = 0;
         __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
@@ -2214,6 +2309,7 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         else
             pack_close(t, 1);
         queue_spill(t, 1);
+        loops_spill(t, 1);
         (void)flush_locked(t, t->pos, 1, 0);
         answer = RT_EXIT_CUT;
     }
@@ -2363,8 +2459,10 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
             pack_close(t, 1);
         /* then its queued records; a drain the signal interrupted goes on
          * with them if the program does */
-        if (t && (!t->queue.busy || prev->sa_handler == SIG_DFL))
+        if (t && (!t->queue.busy || prev->sa_handler == SIG_DFL)) {
             queue_spill(t, 0);
+            loops_spill(t, 0);
+        }
         (void)flush_all(1, 0, 0);
         (void)rt_stream_write_header();
         /* chunks other threads are writing end before the signal kills
