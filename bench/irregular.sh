@@ -16,7 +16,9 @@
 # disk and before compression (`commhint info`).  In the same alternation:
 # the commhint build with COMMHINT_DISABLE=1 (every event a call that
 # records nothing), with COMMHINT_PACK=0 (the encoding before packs) and
-# with COMMHINT_QUEUE=0 (no inline queue: each record a call).
+# with COMMHINT_QUEUE=0 (no inline queue: each record a call), and the
+# program built with COMMHINT_EXIT_LOOPS=0 (every loop records each
+# iteration, none at its exits).
 # Analysis of the last traced run: `commhint hints` on one process and with
 # `--parallel 2` (wall and CPU time, peak memory, median of REPS), and
 # `commhint hints` on the last COMMHINT_PACK=0 trace.
@@ -48,6 +50,7 @@ declare -A args=(
 for p in "${progs[@]}"; do
     MPICH_CC=${CLANG:-clang-16} mpicc -std=c11 -O2 -o "$tmp/$p-plain" "${src[$p]}" -lm
     CLANG=${CLANG:-clang-16} "$CH" cc mpicc -std=c11 -g -O2 -o "$tmp/$p-traced" "${src[$p]}" -lm
+    COMMHINT_EXIT_LOOPS=0 CLANG=${CLANG:-clang-16} "$CH" cc mpicc -std=c11 -g -O2 -o "$tmp/$p-perit" "${src[$p]}" -lm
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -78,7 +81,7 @@ jnum() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A R
 for p in "${progs[@]}"; do
-    ps=() pw=() ts=() tw=() ds=() os=() us=()
+    ps=() pw=() ts=() tw=() ds=() os=() us=() es=()
     for ((i = 0; i < REPS; i++)); do
         read -r s w <<<"$(run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-plain" ${args[$p]})"
         ps+=("$s"); pw+=("$w")
@@ -94,6 +97,11 @@ for p in "${progs[@]}"; do
         read -r s w <<<"$(COMMHINT_QUEUE=0 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-q0.trace" -- "$tmp/$p-traced" ${args[$p]})"
         us+=("$s")
         rm -rf "$tmp/$p-q0.trace"
+        # every loop recording each iteration, as before loops recorded at their exits
+        rm -rf "$tmp/$p-e0.trace"
+        read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-e0.trace" -- "$tmp/$p-perit" ${args[$p]})"
+        es+=("$s")
+        rm -rf "$tmp/$p-e0.trace"
         rm -rf "$tmp/$p.trace"
         read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p.trace" -- "$tmp/$p-traced" ${args[$p]})"
         ts+=("$s"); tw+=("$w")
@@ -109,7 +117,7 @@ for p in "${progs[@]}"; do
     done
     R[$p]="$(median "${ps[@]}") $(median "${ts[@]}") $(median "${pw[@]}") $(median "${tw[@]}") $acc $ev $disk $raw"
     R[$p]+=" $(median "${hs[@]}") $(maxof "${hm[@]}") $(median "${hc[@]}") $(median "${qs[@]}") $(median "${qc[@]}")"
-    R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}") $(median "${us[@]}")"
+    R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}") $(median "${us[@]}") $(median "${es[@]}")"
 done
 
 {
@@ -124,7 +132,7 @@ echo
 echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el <<<"${R[$p]}"
     printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
         "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
 done
@@ -132,16 +140,18 @@ echo
 echo "In the same alternation: the commhint build run with \`COMMHINT_DISABLE=1\` (every event is a call into"
 echo "the runtime that returns at once: where no run absorbs events inline, as in spmv, what the"
 echo "instrumentation costs before anything is recorded), with \`COMMHINT_PACK=0\` (the encoding of"
-echo "trace format 8: records as they are, runs with columns) and with \`COMMHINT_QUEUE=0\` (each record"
-echo "that no run takes a call into the runtime instead of an inline append to the thread's queue)."
+echo "trace format 8: records as they are, runs with columns), with \`COMMHINT_QUEUE=0\` (each record"
+echo "that no run takes a call into the runtime instead of an inline append to the thread's queue),"
+echo "and the program built with \`COMMHINT_EXIT_LOOPS=0\` (*per-iteration*: every loop records each"
+echo "iteration, none at its exits)."
 echo
-echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | per-iteration loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` | traced / per-iteration |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul <<<"${R[$p]}"
-    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s |\n' "$p" "$pl" "$dl" "$(div "$dl" "$pl" 1)" \
-        "$ol" "$(div "$ol" "$pl" 1)" "$ul" "$(div "$ul" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" \
-        "$(div "$tl" "$ul" 2)"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el <<<"${R[$p]}"
+    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s |\n' "$p" "$pl" "$dl" \
+        "$(div "$dl" "$pl" 1)" "$ol" "$(div "$ol" "$pl" 1)" "$ul" "$(div "$ul" "$pl" 1)" "$el" "$(div "$el" "$pl" 1)" \
+        "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" "$(div "$tl" "$ul" 2)" "$(div "$tl" "$el" 2)"
 done
 echo
 echo "Analysis of the last traced run: \`commhint hints\` on one process, and \`mpiexec -n 2 commhint hints"
@@ -151,7 +161,7 @@ echo
 echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s | hints s, \`PACK=0\` trace |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el <<<"${R[$p]}"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
         "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
         $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc" "$zs"

@@ -5,8 +5,9 @@
 // iteration runs every site, in block order, after the iter record), no
 // call but intrinsics without side effects (nothing else records, nothing
 // leaves the loop but its exit edges), every address affine in the loop
-// with a constant step, and at most CHT_REPEAT_PERIOD_MAX - 1 sites of at
-// most COMMHINT_RT_FAST_ADDRS addresses (a period the runtime's runs hold).
+// with a constant step, at most CHT_REPEAT_PERIOD_MAX - 1 sites of at most
+// COMMHINT_RT_FAST_ADDRS addresses (a period the runtime's runs hold), and
+// not known to stop after a few iterations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,11 @@ using namespace llvm;
 namespace commhint {
 
 namespace {
+
+// At most this many iterations, known at compile time: recorded per
+// iteration (the call at the exit and the runtime's first two iterations
+// cost about what the inline path costs for that many).
+constexpr unsigned ShortLoopTrips = 16;
 
 // Calls that leave the records of an iteration as they are.
 bool harmlessCall(const CallBase &CB) {
@@ -83,6 +89,11 @@ std::vector<ExitRecordedLoop> findExitRecordedLoops(Function &F,
       continue;
     BasicBlock *H = L->getHeader();
     if (L->getLoopLatch() != H || pred_size(H) != 2)
+      continue;
+    // A loop of a few iterations (CoMD's loops over x, y, z) costs less
+    // recorded per iteration, inline, than by a call at its exit.
+    unsigned MaxTrips = SE.getSmallConstantMaxTripCount(L);
+    if (MaxTrips && MaxTrips <= ShortLoopTrips)
       continue;
     ExitRecordedLoop E;
     E.Loop = int(Idx);

@@ -8,8 +8,9 @@
 // value each iteration stores into the frame (volatile); and in its exit
 // block, before the exit record, __commhint_loop_affine(frame, trips).
 // desc: loop 0 | 1 site << 32, then site 0 | 2 addresses << 32, then the
-// steps 8, 8.  An indirect address (gather) or a call in the body (call)
-// keep the calls per iteration; so does COMMHINT_EXIT_LOOPS=0 (or
+// steps 8, 8.  An indirect address (gather), a call in the body (call) or
+// a trip count known to be small (three: at most 16) keep the calls per
+// iteration; so does COMMHINT_EXIT_LOOPS=0 (or
 // -commhint-exit-loops=false, which fast-path.ll uses).
 // RUN: %clang -g -O2 -fno-vectorize -fno-unroll-loops -S -emit-llvm %s -o %t.ll
 // RUN: %FileCheck %s < %t.ll
@@ -80,9 +81,18 @@ double gather(const double *x, const int *idx, long n) {
 // CHECK-NOT: __commhint_loop_affine
 // CHECK: call void @__commhint_loop_iter(
 // CHECK: call void @__commhint_ev1(
+// CHECK-LABEL: define {{.*}} @three(
+// CHECK-NOT: __commhint_loop_affine
+// CHECK: call void @__commhint_loop_iter(
+// CHECK: call void @__commhint_ev3(
 // CHECK-LABEL: define internal void @commhint.module_ctor()
 double ext(double);
 void call(double *a, long n) {
   for (long i = 0; i < n; i++)
     a[i] = ext(a[i]);
+}
+
+void three(double *restrict a, const double *restrict b) {
+  for (int m = 0; m < 3; m++)
+    a[m] += b[m];
 }
