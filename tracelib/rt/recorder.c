@@ -658,7 +658,7 @@ static void rt_thread_exit(void *arg)
 
 /* ---- the hot path -------------------------------------------------------------- */
 
-static void run_write(struct rt_thread *t, int in_signal);
+static void run_write(struct rt_thread *t, int in_signal, int going_on);
 
 /* Room for `bytes` in the caller's buffer after a flush, or NULL. */
 static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
@@ -674,7 +674,7 @@ static __attribute__((noinline, cold)) unsigned char *space_slow(size_t bytes)
         return NULL;
     }
     if (t->run.period)
-        run_write(t, 0); /* a flush ends a run: its REPEAT goes first */
+        run_write(t, 0, 0); /* a flush ends a run: its REPEAT goes first */
     if (RT_POS_BYTES(t->pos) + bytes > t->cap)
         flush_own(t);
     errno = saved;
@@ -960,14 +960,16 @@ static inline __attribute__((always_inline)) int pack_add(struct rt_thread *t, u
 
 /* Ends the run of t (the calling thread's): writes its REPEAT record, or
  * the records themselves when they take no more room (a short run of a long
- * period).  The records enter the history.  The fast path stops first: a
+ * period), or codes them into the open pack (a run too short to count that
+ * a record of the stream ends: going_on).  The records enter the history.  The fast path stops first: a
  * signal handler ending the run while inlined code was absorbing a record
  * leaves every key 0, so that record (lost, at most one) cannot revive it. */
-static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int in_signal)
+static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int in_signal, int going_on)
 {
     struct rt_run *r = &t->run;
     struct commhint_rt_fast *f = &__commhint_fast;
     uint32_t was = r->busy, period, count, ncol;
+    int in_pack;
     size_t rep, lit = 0;
     unsigned char *p;
 
@@ -980,8 +982,14 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
     f->left = 0;
     r->period = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    /* the records before the run first */
-    if (t->pack.len)
+    /* A run too short to count, ended by a record that goes on with the
+     * stream (going_on: run_take), with packs: its records go on in the
+     * open pack, which a REPEAT or records written as they are would end
+     * (spmv: a run of a loop's iter record beside an indirect access ends
+     * at the next record, once per row).  Otherwise the records before the
+     * run first. */
+    in_pack = going_on && !in_signal && t->pack.on && r->packing && period && count && count < r->min;
+    if (t->pack.len && !in_pack)
         pack_close(t, in_signal);
     if (!period || !count)
         goto out;
@@ -997,6 +1005,13 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
         r->nhist = 0;
     else
         run_replay(r, period, count);
+    if (in_pack) {
+        for (uint32_t k = count; k >= 1; k--) {
+            const struct rt_run_ent *e = run_ent(r, k);
+            (void)pack_add(t, e->key, e->n, e->a);
+        }
+        goto out;
+    }
     ncol = run_col_used(r, period, count);
     rep = ncol ? (sizeof(struct cht_rec_repeat_col) + 8 * (size_t)r->nstrides + 4 * (size_t)ncol + 7) & ~(size_t)7
                : sizeof(struct cht_rec_repeat) + 8 * (size_t)r->nstrides;
@@ -1256,7 +1271,7 @@ static inline __attribute__((always_inline)) int run_take(struct rt_thread *t, u
                 return 1;
             }
         }
-        run_write(t, 0);
+        run_write(t, 0, 1);
     }
     return 0;
 }
@@ -1660,7 +1675,7 @@ static inline void run_break(void)
     if (t)
         queue_flush(t);
     if (t && RT_UNLIKELY(t->run.period))
-        run_write(t, 0);
+        run_write(t, 0, 0);
     else if (t && t->pack.len)
         pack_close(t, 0);
 }
@@ -2305,7 +2320,7 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         t->flushed = 0;
         __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
         if (run_count(&t->run) && !t->run.busy)
-            run_write(t, 1);
+            run_write(t, 1, 0);
         else
             pack_close(t, 1);
         queue_spill(t, 1);
@@ -2454,7 +2469,7 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
         /* this thread's run, unless the signal came while run_write was
          * ending it */
         if (t && run_count(&t->run) && !t->run.busy)
-            run_write(t, 1);
+            run_write(t, 1, 0);
         else if (t)
             pack_close(t, 1);
         /* then its queued records; a drain the signal interrupted goes on
