@@ -83,7 +83,8 @@ private:
                         FunctionCallee Slow, ArrayRef<Value *> SlowArgs);
   void recordAtExits(const ExitRecordedLoop &E,
                      ArrayRef<uint32_t> SiteLocal, uint32_t LoopLocal,
-                     Value *SiteBase, Value *LoopBase, AllocaInst *Frame);
+                     Value *SiteBase, Value *LoopBase, AllocaInst *Frame,
+                     AllocaInst *Irr);
 
   Module &M;
   bool Print;
@@ -398,12 +399,13 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
     return;
   // Loops recorded at their exits: no iter call, no call per site.
   std::vector<bool> LoopAtExit(Plan.Loops.size()), SiteAtExit(Plan.Sites.size());
-  unsigned MaxStarts = 0;
+  unsigned MaxStarts = 0, MaxIrr = 0;
   for (const ExitRecordedLoop &E : AtExit) {
     LoopAtExit[E.Loop] = true;
     for (int S : E.Sites)
       SiteAtExit[S] = true;
     MaxStarts = std::max<unsigned>(MaxStarts, E.Starts.size());
+    MaxIrr = std::max<unsigned>(MaxIrr, E.Irregular.size());
   }
 
   // Local loop ids first: sites name their innermost loop.
@@ -435,6 +437,11 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
         ArrayType::get(I64, offsetof(commhint_rt_loop_frame, starts) / 8 +
                                 MaxStarts),
         nullptr, "commhint.loop_frame");
+  // and one buffer their irregular addresses
+  AllocaInst *Irr = nullptr;
+  if (MaxIrr)
+    Irr = EB.CreateAlloca(ArrayType::get(I64, COMMHINT_RT_LOOP_BUF * MaxIrr),
+                          nullptr, "commhint.loop_irr");
   Value *SiteBase = nullptr, *LoopBase = nullptr;
   Value *SiteKeyBase = nullptr, *LoopKeyBase = nullptr;
   auto KeyBase = [&](Value *Base) -> Value * {
@@ -524,18 +531,21 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
   // Last: each exit block starts with the loop's records, before its exit
   // record (whose fast path split the block after its first instructions).
   for (const ExitRecordedLoop &E : AtExit)
-    recordAtExits(E, SiteLocal, LoopLocal[E.Loop], SiteBase, LoopBase, Frame);
+    recordAtExits(E, SiteLocal, LoopLocal[E.Loop], SiteBase, LoopBase, Frame,
+                  Irr);
 }
 
 // The loop E's frame (commhint-rt.h) filled and linked where the loop is
-// entered, the iterations done stored by each, and at each exit one call
-// of __commhint_loop_affine(frame, trips).  desc is a constant array of
-// u64: the loop's local id | sites << 32, per site its local id |
-// addresses << 32, then the steps.
+// entered, the iterations done stored by each (after its irregular
+// addresses, with a call to __commhint_loop_flush when the buffer is
+// full), and at each exit one call of __commhint_loop_affine(frame,
+// trips).  desc is a constant array of u64: the loop's local id | sites
+// << 32, per site its local id | addresses << 32, then the steps.
 void Instrumenter::recordAtExits(const ExitRecordedLoop &E,
                                  ArrayRef<uint32_t> SiteLocal,
                                  uint32_t LoopLocal, Value *SiteBase,
-                                 Value *LoopBase, AllocaInst *Frame) {
+                                 Value *LoopBase, AllocaInst *Frame,
+                                 AllocaInst *Irr) {
   SmallVector<Constant *, 16> Desc;
   auto Word = [&](uint64_t W) { Desc.push_back(ConstantInt::get(I64, W)); };
   Word(uint64_t(LoopLocal) | uint64_t(E.Sites.size()) << 32);
@@ -571,10 +581,16 @@ void Instrumenter::recordAtExits(const ExitRecordedLoop &E,
                 Field(B, offsetof(commhint_rt_loop_frame, site_base)));
   B.CreateStore(Zero64, Field(B, offsetof(commhint_rt_loop_frame, done)));
   B.CreateStore(Zero64, Field(B, offsetof(commhint_rt_loop_frame, made)));
+  Value *NoIrr = ConstantPointerNull::get(cast<PointerType>(Ptr));
+  B.CreateStore(E.Irregular.empty() ? NoIrr : static_cast<Value *>(Irr),
+                Field(B, offsetof(commhint_rt_loop_frame, irr)));
   for (size_t K = 0; K < E.Starts.size(); ++K) {
     Value *V = E.Starts[K];
-    V = V->getType()->isPointerTy() ? B.CreatePtrToInt(V, I64)
-                                    : B.CreateZExtOrTrunc(V, I64);
+    if (!V)
+      V = Zero64;
+    else
+      V = V->getType()->isPointerTy() ? B.CreatePtrToInt(V, I64)
+                                      : B.CreateZExtOrTrunc(V, I64);
     B.CreateStore(V, Field(B, offsetof(commhint_rt_loop_frame, starts) + 8 * K));
   }
   Value *F = B.CreateThreadLocalAddress(fastGlobal());
@@ -583,10 +599,35 @@ void Instrumenter::recordAtExits(const ExitRecordedLoop &E,
                 Field(B, offsetof(commhint_rt_loop_frame, prev)));
   B.CreateFence(AtomicOrdering::Release, SyncScope::SingleThread);
   B.CreateStore(Frame, Link);
-  // Each iteration: the iterations done, for a signal handler.
+  // Each iteration: its irregular addresses, then the iterations done, for
+  // a signal handler; a full buffer emptied.
   IRBuilder<> HB(H->getTerminator());
+  Value *Slot = nullptr;
+  if (!E.Irregular.empty()) {
+    uint64_t N = E.Irregular.size();
+    Slot = HB.CreateAnd(E.Iter, ConstantInt::get(I64, COMMHINT_RT_LOOP_BUF - 1),
+                        "commhint.irr_slot");
+    Value *Row = N == 1 ? Slot : HB.CreateMul(Slot, ConstantInt::get(I64, N));
+    for (uint64_t K = 0; K < N; ++K) {
+      Value *At = HB.CreateInBoundsGEP(
+          I64, Irr, K ? HB.CreateAdd(Row, ConstantInt::get(I64, K)) : Row);
+      HB.CreateStore(HB.CreatePtrToInt(E.Irregular[K], I64), At,
+                     /*isVolatile=*/true);
+    }
+  }
   HB.CreateStore(E.Trips, Field(HB, offsetof(commhint_rt_loop_frame, done)),
                  /*isVolatile=*/true);
+  if (Slot) {
+    Value *Full = HB.CreateICmpEQ(
+        Slot, ConstantInt::get(I64, COMMHINT_RT_LOOP_BUF - 1));
+    MDBuilder MDB(Ctx);
+    Instruction *Then = SplitBlockAndInsertIfThen(
+        Full, H->getTerminator(), /*Unreachable=*/false,
+        MDB.createBranchWeights(1, COMMHINT_RT_LOOP_BUF - 1));
+    IRBuilder<> FB(Then);
+    FB.SetCurrentDebugLocation(DebugLoc());
+    FB.CreateCall(runtime("__commhint_loop_flush", Void, {Ptr}), {Frame});
+  }
   FunctionCallee Fn = runtime("__commhint_loop_affine", Void, {Ptr, I64});
   for (BasicBlock *X : E.Exits) {
     IRBuilder<> XB(&*X->getFirstInsertionPt());

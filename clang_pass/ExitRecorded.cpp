@@ -5,9 +5,11 @@
 // iteration runs every site, in block order, after the iter record), no
 // call but intrinsics without side effects (nothing else records, nothing
 // leaves the loop but its exit edges), every address affine in the loop
-// with a constant step, at most CHT_REPEAT_PERIOD_MAX - 1 sites of at most
-// COMMHINT_RT_FAST_ADDRS addresses (a period the runtime's runs hold), and
-// not known to stop after a few iterations.
+// with a constant step but at most COMMHINT_RT_LOOP_IRR computed in the
+// loop (irregular: each iteration stores them), at most
+// CHT_REPEAT_PERIOD_MAX - 1 sites of at most COMMHINT_RT_FAST_ADDRS
+// addresses (a period the runtime's runs hold), and not known to stop
+// after a few iterations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,10 +130,19 @@ std::vector<ExitRecordedLoop> findExitRecordedLoops(Function &F,
     for (int S : E.Sites) {
       E.Addrs.push_back(uint32_t(Plan.Sites[S].Accesses.size()));
       for (const Access &A : Plan.Sites[S].Accesses) {
-        const SCEV *Start;
-        int64_t Step;
-        Ok = Ok && affineAddress(SE, L, A.Ptr, Start, Step) &&
-             Exp.isSafeToExpandAt(Start, At);
+        const SCEV *Start = nullptr;
+        int64_t Step = 0;
+        if (!affineAddress(SE, L, A.Ptr, Start, Step) ||
+            !Exp.isSafeToExpandAt(Start, At)) {
+          // computed in the loop: each iteration stores it (at the
+          // header's end, where it is available)
+          auto *I = dyn_cast<Instruction>(A.Ptr);
+          Ok = Ok && I && I->getParent() == H && I->getType()->isPointerTy() &&
+               E.Irregular.size() < COMMHINT_RT_LOOP_IRR;
+          E.Irregular.push_back(A.Ptr);
+          Start = nullptr;
+          Step = COMMHINT_RT_IRREGULAR;
+        }
         Starts.push_back(Start);
         E.Steps.push_back(Step);
       }
@@ -139,7 +150,7 @@ std::vector<ExitRecordedLoop> findExitRecordedLoops(Function &F,
     if (!Ok)
       continue;
     for (const SCEV *S : Starts)
-      E.Starts.push_back(Exp.expandCodeFor(S, S->getType(), At));
+      E.Starts.push_back(S ? Exp.expandCodeFor(S, S->getType(), At) : nullptr);
     Exp.clear();
     // The counter: iterations done when the header's branch runs.
     Type *I64 = Type::getInt64Ty(F.getContext());
@@ -150,6 +161,7 @@ std::vector<ExitRecordedLoop> findExitRecordedLoops(Function &F,
                               /*HasNUW=*/true);
     Count->addIncoming(ConstantInt::get(I64, 0), D.Preheader);
     Count->addIncoming(Done, H);
+    E.Iter = Count;
     E.Trips = Done;
     Out.push_back(std::move(E));
   }

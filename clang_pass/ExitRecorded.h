@@ -1,13 +1,16 @@
 //===- ExitRecorded.h - loops recorded at their exits -----------*- C++ -*-===//
 //
-// An innermost loop whose body is one basic block, calls nothing and
-// accesses memory only at addresses affine in the loop (start + i * step,
-// the start invariant, the step a constant) records nothing per
-// iteration: at each exit, one call (__commhint_loop_affine, commhint-rt.h)
-// hands the runtime the starts, the steps and the iteration count, and the
-// runtime makes the records the loop's iter calls and event calls would
-// have made, in the same order.  A vectorised loop's body and its scalar
-// remainder are such loops; so is a regular stencil's sweep.
+// An innermost loop whose body is one basic block and calls nothing
+// records nothing per iteration for its addresses affine in the loop
+// (start + i * step, the start invariant, the step a constant): at each
+// exit, one call (__commhint_loop_affine, commhint-rt.h) hands the runtime
+// the starts, the steps and the iteration count, and the runtime makes the
+// records the loop's iter calls and event calls would have made, in the
+// same order.  A vectorised loop's body and its scalar remainder are such
+// loops; so is a regular stencil's sweep.  Up to COMMHINT_RT_LOOP_IRR
+// other addresses (irregular: x[col[j]] in a sparse product) are stored by
+// each iteration into a buffer the runtime empties every
+// COMMHINT_RT_LOOP_BUF iterations and at the exit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +34,10 @@ struct ExitRecordedLoop {
   std::vector<int> Sites;               // its sites (FunctionPlan::Sites), in order
   std::vector<uint32_t> Addrs;          // per site: its addresses
   std::vector<llvm::Value *> Starts;    // per access of the sites: its first address
-  std::vector<int64_t> Steps;           // per access: bytes per iteration
+  std::vector<int64_t> Steps;           // per access: bytes per iteration, or
+                                        // COMMHINT_RT_IRREGULAR (its start null)
+  std::vector<llvm::Value *> Irregular; // the irregular addresses, in access order
+  llvm::Value *Iter = nullptr;          // iterations done before this one (header)
   llvm::Value *Trips = nullptr;         // iterations done, valid in every exit block
   std::vector<llvm::BasicBlock *> Exits; // its exit blocks (the header their one predecessor)
 };

@@ -20,7 +20,9 @@
 extern "C" {
 #endif
 
-#define COMMHINT_RT_ABI_VERSION 5 /* 3: __commhint_mpi_after, 4: the queue, 5: __commhint_loop_affine */
+/* 3: __commhint_mpi_after, 4: the queue, 5: __commhint_loop_affine, 6: the
+ * irregular addresses of loops recorded at their exits */
+#define COMMHINT_RT_ABI_VERSION 6
 
 /* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
  * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
@@ -89,18 +91,34 @@ void __commhint_loop_exit(uint32_t loop);
  * desc (constant, u64 words): word 0 the loop's local id | number of sites
  * << 32; then per site its local id | number of addresses (1 to
  * COMMHINT_RT_FAST_ADDRS) << 32; then per address of the sites, in order,
- * its step in bytes (i64).  Ids are local: the loop's is loop_base + its
- * local id, a site's site_base + its own.  starts holds each address's
- * value in iteration 0. */
+ * its step in bytes (i64), or COMMHINT_RT_IRREGULAR for an address that
+ * is not affine in the loop (x[col[j]]: ABI version 6).  Ids are local:
+ * the loop's is loop_base + its local id, a site's site_base + its own.
+ * starts holds each affine address's value in iteration 0 (0 for an
+ * irregular one).
+ *
+ * Irregular addresses: each iteration i stores them, in address order
+ * (nirr of them), at irr[(i % COMMHINT_RT_LOOP_BUF) * nirr + k] (volatile
+ * stores, before its store of done); when i % COMMHINT_RT_LOOP_BUF is
+ * COMMHINT_RT_LOOP_BUF - 1 it then calls __commhint_loop_flush(frame),
+ * which makes the records of iterations made..done-1 and sets made to
+ * done (frame linked throughout), so that the buffer never holds more
+ * than COMMHINT_RT_LOOP_BUF iterations whose records are not made.  irr
+ * is 0 in a loop without irregular addresses. */
+#define COMMHINT_RT_IRREGULAR INT64_MIN /* the step of an irregular address */
+#define COMMHINT_RT_LOOP_BUF 128        /* iterations the irregular buffer holds */
+#define COMMHINT_RT_LOOP_IRR 4          /* irregular addresses a loop may have */
 struct commhint_rt_loop_frame {
     const uint64_t *desc;
     uint32_t loop_base, site_base;
     uint64_t done; /* iterations done, stored by each */
     uint64_t made; /* iterations whose records are made */
     struct commhint_rt_loop_frame *prev;
+    uint64_t *irr;     /* the irregular addresses of the last iterations, or 0 */
     uint64_t starts[]; /* one per address */
 };
 void __commhint_loop_affine(struct commhint_rt_loop_frame *frame, uint64_t trips);
+void __commhint_loop_flush(struct commhint_rt_loop_frame *frame);
 
 /* Emitted right before a call to an MPI function: the next MPI event of this
  * thread records `site` as its call site. */

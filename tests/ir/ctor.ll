@@ -23,7 +23,7 @@
 ; CHECK: call void @__commhint_ev1(i32 %commhint.site_base, ptr %p)
 ; CHECK: call void @__commhint_evn(i32 [[ID:%[0-9]+]], i32 5, ptr %commhint.addrs)
 ; CHECK-LABEL: define internal void @commhint.module_ctor()
-; CHECK-NEXT: call void @__commhint_register_tu(i32 5, ptr @__commhint_site_table, i32 {{[0-9]+}}, ptr @__commhint_site_base, ptr @__commhint_loop_base)
+; CHECK-NEXT: call void @__commhint_register_tu(i32 6, ptr @__commhint_site_table, i32 {{[0-9]+}}, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 ; CHECK-NEXT: ret void
 ; CHECK-NEXT: }
 

@@ -23,7 +23,7 @@
 // O0-DAG: call void @__commhint_ev{{[1-4n]}}(
 // CHECK-DAG: call void @__commhint_loop_exit(
 // CHECK-LABEL: define internal void @commhint.module_ctor()
-// CHECK-NEXT: call void @__commhint_register_tu(i32 5, ptr @__commhint_site_table, i32 {{[0-9]+}}, ptr @__commhint_site_base, ptr @__commhint_loop_base)
+// CHECK-NEXT: call void @__commhint_register_tu(i32 6, ptr @__commhint_site_table, i32 {{[0-9]+}}, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 // CHECK-NEXT: ret void
 
 void scale(double *restrict y, const double *restrict x, int n) {

@@ -1290,15 +1290,46 @@ static void make_runs_blob(struct blob *b)
 }
 
 /* OP_AFFINE: a loop recorded at its exit (commhint-rt.h), its frame linked
- * and __commhint_loop_affine called as the pass's code does it; OP_OPEN:
- * the same loop interrupted (by a fault) after `done` iterations. */
+ * and __commhint_loop_affine called as the pass's code does it (with
+ * irregular addresses: each iteration stores them into the buffer, and
+ * calls __commhint_loop_flush when it filled the buffer); OP_OPEN: the
+ * same loop interrupted (by a fault) after `done` iterations. */
 enum run_op_kind { OP_COMP, OP_LOOP, OP_MEMSET, OP_CLOCK, OP_FLUSH, OP_AFFINE, OP_OPEN };
 
 struct run_affine {
     uint64_t desc[1 + 4 + 16]; /* loop | sites << 32, site | n << 32 each, the steps */
     uint64_t starts[16];
     uint64_t trips, done;
+    int irr_kind; /* of the irregular addresses (steps COMMHINT_RT_IRREGULAR): IRR_* */
 };
+
+/* Irregular addresses: random over 800 KB (a sparse product's x[col[j]]),
+ * strided after all (x[idx[i]] with idx[i] = 3 i), or jumping by 2^40 (no
+ * 32-bit difference). */
+enum { IRR_RANDOM, IRR_STRIDED, IRR_FAR };
+
+/* Irregular address k (its index over all the sites) of iteration it. */
+static uint64_t affine_irr_addr(const struct run_affine *f, uint32_t k, uint64_t it)
+{
+    uint64_t h = (it + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)k << 50;
+    uint64_t base = (1ull << 44) + ((uint64_t)k << 30);
+    switch (f->irr_kind) {
+    case IRR_STRIDED: return base + 24 * it;
+    case IRR_FAR: return base + (it % 2) * (1ull << 40) + 8 * it;
+    default: return base + 8 * ((h >> 20) % 100000);
+    }
+}
+
+/* Address k (over all the sites) of iteration it of a loop recorded at its
+ * exit. */
+static uint64_t affine_addr(const struct run_affine *f, uint32_t k, uint64_t it)
+{
+    uint32_t nsites = (uint32_t)(f->desc[0] >> 32);
+    int64_t step = (int64_t)f->desc[1 + nsites + k];
+    if (step == COMMHINT_RT_IRREGULAR)
+        return affine_irr_addr(f, k, it);
+    return f->starts[k] + it * (uint64_t)step;
+}
 
 struct run_op {
     int kind;
@@ -1363,7 +1394,17 @@ static void run_pattern(const struct run_pos *pat, uint32_t period, uint32_t rep
 
 static int runs_segv; /* the child ends in a fault (RUNS_TEST_SEGV) */
 
-enum run_case { RC_MIXED, RC_LONG, RC_P17, RC_PERIODS, RC_THREADS, RC_OPEN, RC_IRREGULAR, RC_AFFINE };
+enum run_case {
+    RC_MIXED,
+    RC_LONG,
+    RC_P17,
+    RC_PERIODS,
+    RC_THREADS,
+    RC_OPEN,
+    RC_IRREGULAR,
+    RC_AFFINE,
+    RC_AFFINE_OPEN_IRR
+};
 
 /* Sets *f to loop `loop` with sites (id, n) taken from ids/ns, every
  * address from base + 4096 * k moving by stride * (k + 1) (k: its index
@@ -1382,6 +1423,20 @@ static void affine_make(struct run_affine *f, uint32_t loop, uint32_t nsites, co
     for (uint32_t i = 0; i < k; i++)
         f->desc[1 + nsites + i] = (uint64_t)(stride * (int64_t)(i + 1));
     f->trips = f->done = trips;
+}
+
+/* The same loop with address k of every mask bit irregular, of kind kind. */
+static void affine_make_irr(struct run_affine *f, uint32_t loop, uint32_t nsites, const uint32_t *ids,
+                            const uint32_t *ns, uint64_t base, int64_t stride, uint64_t trips, uint32_t mask,
+                            int kind)
+{
+    affine_make(f, loop, nsites, ids, ns, base, stride, trips);
+    for (uint32_t k = 0; k < 16; k++)
+        if (mask >> k & 1) {
+            f->desc[1 + nsites + k] = (uint64_t)COMMHINT_RT_IRREGULAR;
+            f->starts[k] = 0;
+        }
+    f->irr_kind = kind;
 }
 
 /* The op sequence of one case (seed: per thread). */
@@ -1512,12 +1567,51 @@ static void run_gen(int which, uint64_t seed, run_op_fn fn, void *ctx)
         affine_make(&f[3], 3, 1, ids + 1, ns + 1, 1ull << 40, 8, 3 * (uint64_t)CHT_REPEAT_COUNT_MAX / 2);
         o.aff = &f[3];
         fn(&o, ctx);
+        /* irregular addresses: rows of a sparse product (every length
+         * around a buffer's 128), one site of two irregular addresses
+         * among four, strided after all, too far apart for a column; and
+         * between them records that the outer loop makes */
+        {
+            static const uint64_t rows[] = {1, 2, 3, 5, 8, 9, 127, 128, 129, 256, 300, 1000, 8, 8, 8};
+            static const uint32_t ids2[] = {0, 2}, ns2[] = {1, 3};
+            for (int kind = IRR_RANDOM; kind <= IRR_FAR; kind++)
+                for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+                    affine_make_irr(&f[1], 5, 2, ids2, ns2, 1ull << 38, 8, rows[i], i % 3 ? 0x2 : 0xa, kind);
+                    memset(&o, 0, sizeof(o));
+                    o.kind = OP_COMP, o.id = 1, o.n = 2;
+                    o.a[0] = (1ull << 33) + 8 * i, o.a[1] = (1ull << 34) + 8 * i;
+                    fn(&o, ctx);
+                    o.kind = OP_AFFINE, o.aff = &f[1];
+                    fn(&o, ctx);
+                    memset(&o, 0, sizeof(o));
+                    o.kind = OP_LOOP, o.id = 5, o.lk = CHT_LOOP_EXIT;
+                    fn(&o, ctx);
+                }
+            /* long rows, past a column's room */
+            affine_make_irr(&f[1], 5, 2, ids2, ns2, 1ull << 38, 8, 30000, 0x2, IRR_RANDOM);
+            o.kind = OP_AFFINE, o.aff = &f[1];
+            fn(&o, ctx);
+        }
         if (runs_segv) { /* the fault comes in a loop 1.5 runs' count long */
             affine_make(&f[3], 4, 1, ids + 1, ns + 1, 1ull << 41, -8, 2 * (uint64_t)CHT_REPEAT_COUNT_MAX);
             f[3].done = 3 * (uint64_t)CHT_REPEAT_COUNT_MAX / 4;
-            o.kind = OP_OPEN;
+            o.kind = OP_OPEN, o.aff = &f[3];
             fn(&o, ctx);
         }
+        break;
+    }
+    case RC_AFFINE_OPEN_IRR: { /* a fault in a loop with an irregular address, 200 iterations done */
+        static struct run_affine f;
+        static const uint32_t ids2[] = {0, 2}, ns2[] = {1, 3};
+        affine_make_irr(&f, 5, 2, ids2, ns2, 1ull << 38, 8, 1000, 0x2, IRR_RANDOM);
+        f.done = 200;
+        memset(&o, 0, sizeof(o));
+        for (uint32_t k = 0; k < 20; k++) { /* before it, records the queue takes */
+            o.kind = OP_COMP, o.id = 0, o.n = 1, o.a[0] = 8 * (rnd_next(&x) % 100000);
+            fn(&o, ctx);
+        }
+        o.kind = OP_OPEN, o.aff = &f;
+        fn(&o, ctx);
         break;
     }
     case RC_PERIODS: /* every period, each followed by a record that ends it */
@@ -1604,15 +1698,34 @@ static void run_emit(const struct run_op *o, void *ctx)
     case OP_AFFINE:
     case OP_OPEN: {
         static __thread uint64_t fm[sizeof(struct commhint_rt_loop_frame) / 8 + 16];
+        static __thread uint64_t buf[COMMHINT_RT_LOOP_BUF * COMMHINT_RT_LOOP_IRR];
         struct commhint_rt_loop_frame *fr = (struct commhint_rt_loop_frame *)fm;
+        uint32_t nsites = (uint32_t)(o->aff->desc[0] >> 32), na = 0, irr[COMMHINT_RT_LOOP_IRR], nirr = 0;
+        for (uint32_t j = 0; j < nsites; j++)
+            na += (uint32_t)(o->aff->desc[1 + j] >> 32);
+        for (uint32_t k = 0; k < na; k++)
+            if ((int64_t)o->aff->desc[1 + nsites + k] == COMMHINT_RT_IRREGULAR)
+                irr[nirr++] = k;
         fr->desc = o->aff->desc;
         fr->loop_base = fr->site_base = 0;
         fr->done = fr->made = 0;
+        fr->irr = nirr ? buf : NULL;
         memcpy(fr->starts, o->aff->starts, sizeof(o->aff->starts));
         fr->prev = __commhint_fast.loop;
         __atomic_signal_fence(__ATOMIC_RELEASE);
         __commhint_fast.loop = fr;
-        fr->done = o->aff->done;
+        if (!nirr) {
+            fr->done = o->aff->done;
+        } else { /* as the pass's code: the addresses, the count, the flush */
+            for (uint64_t it = 0; it < o->aff->done; it++) {
+                for (uint32_t q = 0; q < nirr; q++)
+                    ((volatile uint64_t *)buf)[(it % COMMHINT_RT_LOOP_BUF) * nirr + q] =
+                        affine_irr_addr(o->aff, irr[q], it);
+                ((volatile struct commhint_rt_loop_frame *)fr)->done = it + 1;
+                if (it % COMMHINT_RT_LOOP_BUF == COMMHINT_RT_LOOP_BUF - 1)
+                    __commhint_loop_flush(fr);
+            }
+        }
         if (o->kind == OP_AFFINE)
             __commhint_loop_affine(fr, o->aff->trips);
         break;
@@ -1714,7 +1827,7 @@ static void run_check_affine(const struct run_affine *f, struct run_cmp *c)
         for (uint32_t j = 0; j < nsites; j++) {
             o.kind = OP_COMP, o.id = (uint32_t)f->desc[1 + j], o.n = (uint32_t)(f->desc[1 + j] >> 32);
             for (uint32_t i = 0; i < o.n; i++, k++)
-                o.a[i] = f->starts[k] + it * f->desc[1 + nsites + k];
+                o.a[i] = affine_addr(f, k, it);
             run_check(&o, c);
         }
     }
@@ -2052,7 +2165,10 @@ static void test_runs_affine(void **state)
         if (i < 2) {
             assert_true(count_recs(&ps, CHT_REC_REPEAT) > 3);
             assert_true(count_recs(&ps, CHT_REC_REPEAT) < 2000);
-            assert_true(count_packed(&ps) < 20000);
+            assert_true(count_packed(&ps) < 30000);
+            /* the random rows of 8 iterations and more: runs with a
+             * column, opened from the loop's structure */
+            assert_true(count_recs(&ps, CHT_REC_REPEAT_COL) >= 10);
         }
         parsed_free(&ps);
     }
@@ -2061,6 +2177,11 @@ static void test_runs_affine(void **state)
     runs_segv = 1;
     runs_round_trip_env(RC_AFFINE, "RUNS_TEST_INLINE=1", &ps);
     assert_true(count_recs(&ps, CHT_REC_REPEAT) > 3);
+    parsed_free(&ps);
+    /* in a loop with an irregular address, after a flush of the buffer:
+     * the iterations since, each as it is */
+    runs_round_trip_env(RC_AFFINE_OPEN_IRR, "RUNS_TEST_INLINE=1", &ps);
+    assert_true(count_recs(&ps, CHT_REC_COMP) >= 2 * (200 - COMMHINT_RT_LOOP_BUF));
     parsed_free(&ps);
     runs_segv = 0;
 }

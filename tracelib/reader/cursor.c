@@ -57,7 +57,6 @@ struct trace_cursor {
     size_t rep_thread;        /* index in threads */
     uint32_t rep_off[CHT_REPEAT_PERIOD_MAX];
     int64_t rep_stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS];
-    struct rd_hent rep_rec;   /* the record last produced */
     int32_t *rep_col;         /* REPEAT_COL: its column (CHT_REPEAT_COL_MAX entries), */
     uint32_t rep_ncol, rep_icol; /* its length and the next entry to take */
     bool rep_is_col;          /* the REPEAT being expanded is a REPEAT_COL */
@@ -79,6 +78,7 @@ struct trace_cursor {
     struct trace_iter *run_sim;   /* [RD_MAX_LOOP_DEPTH]: a loop stack to simulate on */
     uint64_t *run_dend;           /* [RD_MAX_LOOP_DEPTH]: the stack's change per repetition */
     bool finished;
+    bool ev_comp_only;        /* ev's fields other than a COMP event's are 0 */
     bool cut_short;
     int status;
     char msg[512];
@@ -302,7 +302,11 @@ static void begin_event(struct trace_cursor *c, int kind, struct rd_thread *th, 
 {
     struct trace_event *ev = &c->ev;
 
-    memset(ev, 0, sizeof(*ev));
+    /* after a COMP event, a COMP event sets the only fields set: no memset */
+    if (kind != TRACE_EV_COMP || !c->ev_comp_only) {
+        memset(ev, 0, sizeof(*ev));
+        c->ev_comp_only = kind == TRACE_EV_COMP;
+    }
     ev->kind = kind;
     ev->rank = c->rank;
     ev->thread = th->thread;
@@ -447,47 +451,9 @@ static int decode_mpi(struct trace_cursor *c, struct rd_thread *th, const struct
     return 1;
 }
 
-/* Applies a loop record to the thread's stack. */
-/* Applies a LOOP record to a loop stack: 0, -1 if it would nest deeper than
- * RD_MAX_LOOP_DEPTH, -2 for an unknown kind. */
-static int loop_op(struct trace_iter *stack, uint32_t *depth, const struct cht_rec *rec)
-{
-    const struct cht_rec_loop *l = (const void *)rec;
-    uint32_t i;
-
-    switch (rec->aux) {
-    case CHT_LOOP_ENTER:
-        if (*depth >= RD_MAX_LOOP_DEPTH)
-            return -1;
-        stack[*depth] = (struct trace_iter){l->loop, 0, 0};
-        ++*depth;
-        return 0;
-    case CHT_LOOP_ITER:
-        for (i = *depth; i-- > 0;)
-            if (stack[i].loop == l->loop) {
-                stack[i].iter++;
-                return 0;
-            }
-        /* not entered (the stream started inside it): tolerate */
-        if (*depth >= RD_MAX_LOOP_DEPTH)
-            return -1;
-        stack[*depth] = (struct trace_iter){l->loop, 0, 1};
-        ++*depth;
-        return 0;
-    case CHT_LOOP_EXIT:
-        for (i = *depth; i-- > 0;)
-            if (stack[i].loop == l->loop) {
-                *depth = i;
-                break;
-            }
-        return 0;
-    }
-    return -2;
-}
-
 static int apply_loop(struct trace_cursor *c, struct rd_thread *th, const struct cht_rec *rec)
 {
-    int ret = loop_op(th->stack, &th->depth, rec);
+    int ret = rd_loop_op(th->stack, &th->depth, rec);
 
     if (ret == -1)
         return rec_error(c, "loop nesting deeper than %d in thread=%u", RD_MAX_LOOP_DEPTH,
@@ -612,21 +578,26 @@ static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_threa
 {
     const struct rd_hent *from = hist_ent(th, c->rep_period);
     const int64_t *d = c->rep_stride + c->rep_off[c->rep_phase];
+    /* made in its history slot (`from` itself for a period of 16), which
+     * holds it until the caller is done; only the words it has */
+    struct rd_hent *to = &th->hist[th->head];
     uint32_t n = hent_naddr(from), k;
 
-    c->rep_rec = *from;
+    to->w[0] = from->w[0];
+    to->w[1] = from->w[1];
     for (k = 0; k < n; k++) {
+        uint64_t a = from->w[2 + k];
         if (!c->rep_is_col || d[k] != CHT_REPEAT_IRREGULAR)
-            c->rep_rec.w[2 + k] += (uint64_t)d[k];
+            a += (uint64_t)d[k];
         else if (c->rep_icol < c->rep_ncol) /* repeat_start counted them */
-            c->rep_rec.w[2 + k] += (uint64_t)(int64_t)c->rep_col[c->rep_icol++];
+            a += (uint64_t)(int64_t)c->rep_col[c->rep_icol++];
+        to->w[2 + k] = a;
     }
-    th->hist[th->head] = c->rep_rec;
     hist_advance(th);
     if (++c->rep_phase == c->rep_period)
         c->rep_phase = 0;
     c->rep_left--;
-    return (const void *)c->rep_rec.w;
+    return (const void *)to->w;
 }
 
 /* A REPEAT as a run: after its first repetition has been expanded (so the
@@ -679,7 +650,7 @@ static __attribute__((noinline)) int run_start(struct trace_cursor *c, struct rd
         for (pos = 0, e = 0; pos < P; pos++) {
             const struct cht_rec *h = (const void *)base[pos].w;
             if (h->type == CHT_REC_LOOP) {
-                if (loop_op(c->run_sim, &depth, h) < 0)
+                if (rd_loop_op(c->run_sim, &depth, h) < 0)
                     return 0; /* expanding reports it */
                 continue;
             }

@@ -220,4 +220,43 @@ void rd_modules_free(struct rd_modules *ms);
 int rd_modules_symbolize(struct rd_modules *ms, struct trace *t, const char *file, uint64_t ret_addr,
                          struct trace_srcloc *out, struct trace_err *err);
 
+/* Applies a LOOP record to a loop stack (a thread's, or one the cursor
+ * simulates a run on): 0, -1 if it would nest deeper than
+ * RD_MAX_LOOP_DEPTH, -2 for an unknown kind.  Inline: the cursor applies
+ * one per LOOP record. */
+static inline int rd_loop_op(struct trace_iter *stack, uint32_t *depth, const struct cht_rec *rec)
+{
+    const struct cht_rec_loop *l = (const void *)rec;
+    uint32_t i;
+
+    switch (rec->aux) {
+    case CHT_LOOP_ENTER:
+        if (*depth >= RD_MAX_LOOP_DEPTH)
+            return -1;
+        stack[*depth] = (struct trace_iter){l->loop, 0, 0};
+        ++*depth;
+        return 0;
+    case CHT_LOOP_ITER:
+        for (i = *depth; i-- > 0;)
+            if (stack[i].loop == l->loop) {
+                stack[i].iter++;
+                return 0;
+            }
+        /* not entered (the stream started inside it): tolerate */
+        if (*depth >= RD_MAX_LOOP_DEPTH)
+            return -1;
+        stack[*depth] = (struct trace_iter){l->loop, 0, 1};
+        ++*depth;
+        return 0;
+    case CHT_LOOP_EXIT:
+        for (i = *depth; i-- > 0;)
+            if (stack[i].loop == l->loop) {
+                *depth = i;
+                break;
+            }
+        return 0;
+    }
+    return -2;
+}
+
 #endif /* COMMHINT_READER_PRIVATE_H */

@@ -143,6 +143,7 @@ struct rt_run_ent {
 /* Column entries a run keeps before it is written (CHT_REC_REPEAT_COL): its
  * record must fit rt_reserve's limit. */
 #define RT_RUN_COL_MAX 12288u
+#define RT_IN_SIGNAL_LOCKED 2 /* run_write, pack_close: in a handler that holds the thread's lock */
 _Static_assert(sizeof(struct cht_rec_repeat_col) + 8 * CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS +
                        4 * RT_RUN_COL_MAX <= RT_RESERVE_MAX,
                "a REPEAT_COL record fits a buffer");
@@ -154,6 +155,7 @@ struct rt_run {
     uint32_t packing; /* COMMHINT_PACK: records no run takes are packed */
     uint32_t min;     /* records a run must take to count as a success (packing) */
     uint32_t cols;    /* COMMHINT_COLUMNS: runs may take irregular addresses from a column */
+    uint32_t lcols;   /* COMMHINT_COLUMNS not 0: so may loops recorded at their exits */
     uint32_t stamp;   /* COMMHINT_STMT_CLOCK: no runs; COMP records carry a time stamp */
     uint32_t busy;    /* set while run_write ends the run (a signal then leaves it) */
     uint32_t nhist;   /* valid ring entries, at most RT_RUN_HIST */
@@ -163,6 +165,8 @@ struct rt_run {
     uint32_t nstrides;
     uint32_t fails;   /* run_start calls in a row that found no period */
     uint32_t skip;    /* records to let pass before the next run_start */
+    uint32_t loop;    /* the open run is a loop's (loop_run_open): neither a
+                       * success nor a failure of the search */
     uint32_t off[CHT_REPEAT_PERIOD_MAX];                        /* first stride of each position */
     uint32_t n[CHT_REPEAT_PERIOD_MAX];                          /* addresses of each position */
     uint64_t key[CHT_REPEAT_PERIOD_MAX];                        /* RT_RUN_KEY of each position */
@@ -279,6 +283,7 @@ struct rt_global {
     int zstd_level;
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
     int cols;      /* COMMHINT_COLUMNS (default: without packs): their runs may have columns */
+    int loop_cols; /* COMMHINT_COLUMNS not 0 (default): so may loops recorded at their exits */
     int pack;      /* COMMHINT_PACK (default: as runs): records no run takes are packed */
     int queue;     /* COMMHINT_QUEUE (default: as packs): the inlined code queues them */
     long run_min;  /* RT_RUN_MIN_PACK (COMMHINT_RUN_MIN for measurements) */

@@ -343,6 +343,9 @@ static void rt_init_once(void)
      * irregular address costs its difference in a pack too, and such runs
      * are short (docs/performance.md, "Irregular codes") */
     rt_g.cols = env_long("COMMHINT_COLUMNS", !rt_g.pack) != 0;
+    /* a loop's run (affine_irregular) needs no search: columns unless
+     * turned off */
+    rt_g.loop_cols = env_long("COMMHINT_COLUMNS", 1) != 0;
     rt_g.queue = env_long("COMMHINT_QUEUE", 1) != 0;
     rt_g.run_min = env_setting("COMMHINT_RUN_MIN", RT_RUN_MIN_PACK, 1, 1 << 20);
     rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
@@ -497,6 +500,7 @@ static struct rt_thread *rt_thread_register(void)
      * its records one by one: the fast path stays as it is */
     t->run.search = (uint32_t)__atomic_load_n(&rt_g.runs, __ATOMIC_RELAXED) && !t->run.stamp;
     t->run.cols = (uint32_t)__atomic_load_n(&rt_g.cols, __ATOMIC_RELAXED);
+    t->run.lcols = (uint32_t)__atomic_load_n(&rt_g.loop_cols, __ATOMIC_RELAXED);
     t->pack.on = (uint32_t)__atomic_load_n(&rt_g.pack, __ATOMIC_RELAXED) && !t->run.stamp;
     t->pack.len = t->pack.count = t->pack.busy = 0;
     t->pack.fresh = 1; /* a reused node's table is another thread's */
@@ -776,7 +780,9 @@ static void run_replay(struct rt_run *r, uint32_t period, uint32_t count)
 
     /* irregular addresses, newest first: record k's are the latest values
      * of its position, which its own entries then take back */
-    memcpy(cur, r->last, sizeof cur);
+    for (uint32_t j = 0; j < period; j++) /* the positions in use only (once per run) */
+        for (uint32_t i = 0; i < r->n[j]; i++)
+            cur[j][i] = r->last[j][i];
     for (uint32_t k = 1; k <= m; k++) {
         uint32_t pos = (phase + period * RT_RUN_HIST - k) % period, e;
         if (!r->irr[pos])
@@ -812,12 +818,22 @@ static inline void run_failed(struct rt_run *r)
     r->skip = r->fails / 64 < most ? r->fails / 64 : most;
 }
 
-/* Room for a record that ends a run: in a signal handler only what is left
- * in the buffer (a flush there must not allocate). */
+/* What is left in the calling thread's buffer for size bytes, or NULL. */
+static unsigned char *buffer_room(struct rt_thread *t, size_t size)
+{
+    return RT_POS_BYTES(t->pos) + size <= t->cap ? t->data + RT_POS_BYTES(t->pos) : NULL;
+}
+
+static unsigned char *spill_space(struct rt_thread *t, size_t size, int locked);
+
+/* Room for a record that ends a run or a pack: in a signal handler
+ * (in_signal 1, or RT_IN_SIGNAL_LOCKED with the thread's lock held) what is
+ * left in the buffer, else the buffer written out first (spill_space: a
+ * flush there must not allocate; a run's column is up to 48 KB). */
 static unsigned char *run_space(struct rt_thread *t, size_t size, int in_signal)
 {
     if (in_signal)
-        return RT_POS_BYTES(t->pos) + size <= t->cap ? t->data + RT_POS_BYTES(t->pos) : NULL;
+        return spill_space(t, size, in_signal == RT_IN_SIGNAL_LOCKED);
     return space(size);
 }
 
@@ -993,7 +1009,9 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
         pack_close(t, in_signal);
     if (!period || !count)
         goto out;
-    if (count >= (r->packing ? r->min : period))
+    if (r->loop)
+        ; /* the search did not find it: its pace stays */
+    else if (count >= (r->packing ? r->min : period))
         r->fails = 0;
     else
         run_failed(r);
@@ -1001,8 +1019,8 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
      * and empty the history instead of rebuilding it.  If the program goes
      * on, the next run needs 2P new records first, and those the writer and
      * a reader push alike (the reader's history holds more, never less). */
-    if (in_signal)
-        r->nhist = 0;
+    if (in_signal || (r->loop && !in_pack))
+        r->nhist = 0; /* a loop's run: its next needs one iteration in the history, which it pushes */
     else
         run_replay(r, period, count);
     if (in_pack) {
@@ -1063,6 +1081,7 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
     }
 out:
     f->phase = 0;
+    r->loop = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     r->busy = was;
 }
@@ -1125,6 +1144,7 @@ static void run_begin(struct rt_run *r, uint32_t per, int cols, const uint64_t *
     f->period = per;
     f->phase = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->loop = 0;
     r->period = per;
 }
 
@@ -1503,7 +1523,7 @@ static inline __attribute__((always_inline)) void queue_after(struct rt_thread *
  * if it is too full (under its lock, unless the caller holds it). */
 static unsigned char *spill_space(struct rt_thread *t, size_t size, int locked)
 {
-    unsigned char *p = run_space(t, size, 1);
+    unsigned char *p = buffer_room(t, size);
     if (p || (!locked && rt_lock_bounded(&t->lock) < 0))
         return p;
     (void)flush_locked(t, t->pos, 1, 0);
@@ -1511,7 +1531,7 @@ static unsigned char *spill_space(struct rt_thread *t, size_t size, int locked)
     __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
     if (!locked)
         rt_unlock(&t->lock);
-    return run_space(t, size, 1);
+    return buffer_room(t, size);
 }
 
 /* In a signal handler, after the run or pack it ended: writes the queued
@@ -1560,12 +1580,14 @@ static void queue_spill(struct rt_thread *t, int locked)
 
 /* A loop's records as the arrays __commhint_loop_affine and loops_spill
  * work on: per position of an iteration its key and address count, and the
- * addresses of iteration `it` with their steps.  0 if the frame is not one
- * the pass makes. */
+ * addresses of iteration `it` with their steps (0 for an irregular
+ * address, which affine_irr sets from the frame's buffer: irr[k] is the
+ * index of the k-th).  0 if the frame is not one the pass makes. */
 struct rt_affine {
-    uint32_t per, na;
+    uint32_t per, na, nirr;
     uint64_t key[CHT_REPEAT_PERIOD_MAX];
     uint32_t n[CHT_REPEAT_PERIOD_MAX], off[CHT_REPEAT_PERIOD_MAX];
+    uint32_t irr[COMMHINT_RT_LOOP_IRR];
     uint64_t a[RT_AFFINE_ADDRS];
     int64_t step[RT_AFFINE_ADDRS];
 };
@@ -1578,7 +1600,7 @@ static int affine_load(const struct commhint_rt_loop_frame *fr, uint64_t it, str
     if (nsites >= CHT_REPEAT_PERIOD_MAX)
         return 0;
     x->per = nsites + 1;
-    x->na = 0;
+    x->na = x->nirr = 0;
     x->key[0] = RT_RUN_KEY(CHT_REC_LOOP, CHT_LOOP_ITER, fr->loop_base + (uint32_t)desc[0]);
     x->n[0] = x->off[0] = 0;
     for (j = 1; j < x->per; j++) {
@@ -1591,9 +1613,23 @@ static int affine_load(const struct commhint_rt_loop_frame *fr, uint64_t it, str
     }
     for (i = 0; i < x->na; i++) {
         x->step[i] = (int64_t)desc[x->per + i];
+        if (x->step[i] == COMMHINT_RT_IRREGULAR) {
+            if (x->nirr == COMMHINT_RT_LOOP_IRR || !fr->irr)
+                return 0;
+            x->irr[x->nirr++] = i;
+            x->step[i] = 0;
+        }
         x->a[i] = fr->starts[i] + it * (uint64_t)x->step[i];
     }
     return 1;
+}
+
+/* The irregular addresses of iteration it (in the frame's buffer). */
+static inline void affine_irr(const struct commhint_rt_loop_frame *fr, struct rt_affine *x, uint64_t it)
+{
+    const volatile uint64_t *b = fr->irr + (it % COMMHINT_RT_LOOP_BUF) * x->nirr;
+    for (uint32_t k = 0; k < x->nirr; k++)
+        x->a[x->irr[k]] = b[k];
 }
 
 /* In a signal handler, after the queued records: the records of the
@@ -1611,7 +1647,7 @@ static void loops_spill(struct rt_thread *t, int locked)
     for (fr = __commhint_fast.loop; fr && depth < 16; fr = fr->prev)
         chain[depth++] = fr;
     while (depth--) {
-        uint64_t done, left;
+        uint64_t done, left, it;
         unsigned char *o;
         size_t size;
         fr = chain[depth];
@@ -1622,20 +1658,30 @@ static void loops_spill(struct rt_thread *t, int locked)
             ;
         if (j < x.per)
             continue;
-        for (j = 0; j < x.per; j++) {
-            size = j ? sizeof(struct cht_rec_comp) + 8 * (size_t)x.n[j] : sizeof(struct cht_rec_loop);
-            if (!(o = spill_space(t, size, locked)))
-                return;
-            if (j) {
-                const uint64_t *a = x.a + x.off[j];
-                comp_fill(o, (uint32_t)(x.key[j] >> 32), x.n[j], a[0], x.n[j] > 1 ? a[1] : 0,
-                          x.n[j] > 2 ? a[2] : 0, x.n[j] > 3 ? a[3] : 0);
-            } else {
-                loop_fill(o, (uint32_t)(x.key[0] >> 32), CHT_LOOP_ITER);
+        if (x.nirr && done - fr->made > COMMHINT_RT_LOOP_BUF)
+            continue; /* not a frame the pass fills */
+        /* with irregular addresses every iteration as it is (at most a
+         * buffer's worth), else the first */
+        for (it = fr->made; it < (x.nirr ? done : fr->made + 1); it++) {
+            if (x.nirr)
+                affine_irr(fr, &x, it);
+            for (j = 0; j < x.per; j++) {
+                size = j ? sizeof(struct cht_rec_comp) + 8 * (size_t)x.n[j] : sizeof(struct cht_rec_loop);
+                if (!(o = spill_space(t, size, locked)))
+                    return;
+                if (j) {
+                    const uint64_t *a = x.a + x.off[j];
+                    comp_fill(o, (uint32_t)(x.key[j] >> 32), x.n[j], a[0], x.n[j] > 1 ? a[1] : 0,
+                              x.n[j] > 2 ? a[2] : 0, x.n[j] > 3 ? a[3] : 0);
+                } else {
+                    loop_fill(o, (uint32_t)(x.key[0] >> 32), CHT_LOOP_ITER);
+                }
+                advance(size);
             }
-            advance(size);
+            for (i = 0; i < x.na; i++)
+                x.a[i] += (uint64_t)x.step[i];
         }
-        for (left = (done - fr->made - 1) * x.per; left;) {
+        for (left = x.nirr ? 0 : (done - fr->made - 1) * x.per; left;) {
             uint32_t count = left > CHT_REPEAT_COUNT_MAX ? CHT_REPEAT_COUNT_MAX : (uint32_t)left;
             struct cht_rec_repeat *r;
             size = sizeof(*r) + 8 * (size_t)x.na;
@@ -2002,6 +2048,224 @@ static uint64_t affine_bulk(uint32_t per, const uint64_t *key, const uint32_t *n
     return k;
 }
 
+/* Whether address idx of a loop's iteration is irregular. */
+static inline int affine_is_irr(const struct rt_affine *x, uint32_t idx)
+{
+    for (uint32_t k = 0; k < x->nirr; k++)
+        if (x->irr[k] == idx)
+            return 1;
+    return 0;
+}
+
+/* Whether the calling thread's open run is one of the loop's period at
+ * its first position, expecting iteration `it` (x->a: its affine
+ * addresses), its irregular addresses in the column: a run loop_run_take
+ * opened that the loop goes on with. */
+static int loop_run_goes_on(const struct rt_run *r, const struct rt_affine *x)
+{
+    const struct commhint_rt_fast *f = &__commhint_fast;
+    if (r->period != x->per || f->phase != 0 || f->left < x->per)
+        return 0;
+    for (uint32_t j = 0; j < x->per; j++) {
+        if (r->key[j] != x->key[j] || r->n[j] != x->n[j])
+            return 0;
+        for (uint32_t i = 0; i < x->n[j]; i++) {
+            uint32_t idx = x->off[j] + i;
+            int irr = affine_is_irr(x, idx);
+            if (irr != (int)(r->irr[j] >> i & 1) ||
+                (!irr && *run_next((struct rt_run *)r, j, i) != x->a[idx]))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* Opens a run of the loop's period from its structure, no search needed:
+ * the history's last period must be the records of the iteration before
+ * `it` (x->a: iteration it's affine addresses); its irregular addresses
+ * come from the column.  0 if the history is not that. */
+static int loop_run_open(struct rt_run *r, const struct rt_affine *x)
+{
+    struct commhint_rt_fast *f = &__commhint_fast;
+    uint32_t j, i, s;
+
+    if (r->period || f->left || r->nhist < x->per)
+        return 0;
+    for (j = 0; j < x->per; j++) {
+        const struct rt_run_ent *e = run_ent(r, x->per - j);
+        if (e->key != x->key[j] || e->n != x->n[j])
+            return 0;
+        for (i = 0; i < x->n[j]; i++) {
+            uint32_t idx = x->off[j] + i;
+            if (!affine_is_irr(x, idx) && e->a[i] + (uint64_t)x->step[idx] != x->a[idx])
+                return 0;
+        }
+    }
+    /* as run_begin: count 0 before the run is visible to a signal handler */
+    f->left = CHT_REPEAT_COUNT_MAX;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    for (s = 0, j = 0; j < x->per; j++) {
+        const struct rt_run_ent *e = run_ent(r, x->per - j);
+        struct commhint_rt_slot *sl = &f->slot[j];
+        r->off[j] = s;
+        r->n[j] = x->n[j];
+        r->key[j] = x->key[j];
+        r->irr[j] = r->nirr[j] = r->same[j] = 0;
+        for (i = 0; i < x->n[j]; i++) {
+            uint32_t idx = x->off[j] + i;
+            int64_t d = x->step[idx];
+            if (affine_is_irr(x, idx)) {
+                r->irr[j] |= 1u << i;
+                r->nirr[j]++;
+                r->last[j][i] = e->a[i];
+                r->prevd[j][i] = 0;
+                d = CHT_REPEAT_IRREGULAR;
+            } else {
+                *run_next(r, j, i) = x->a[idx];
+            }
+            r->stride[s++] = d;
+            if (i < COMMHINT_RT_FAST_ADDRS)
+                sl->stride[i] = d;
+        }
+        sl->key = r->irr[j] ? 0 : x->key[j];
+    }
+    r->nstrides = s;
+    r->ncol = 0;
+    r->loop = 1;
+    f->period = x->per;
+    f->phase = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    r->period = x->per;
+    return 1;
+}
+
+/* Iterations it.. (before end) that the open run of the loop takes at once:
+ * their irregular addresses go into the column as differences (each
+ * iteration whole, while they fit 32 bits and the column has room), the
+ * affine expectations move, the count last (a signal handler writes the
+ * run with the iterations counted).  The number taken.  *strided is set
+ * when it stopped at the third iteration in a row whose irregular
+ * addresses all moved as in the one before (x[idx[i]] with idx strided
+ * after all: a strided REPEAT or the pack holds them in less). */
+static uint64_t loop_run_take(struct rt_run *r, const struct commhint_rt_loop_frame *fr, struct rt_affine *x,
+                              uint64_t it, uint64_t end, int *strided)
+{
+    struct commhint_rt_fast *f = &__commhint_fast;
+    uint32_t at = run_col_used(r, x->per, run_count(r)), pos[COMMHINT_RT_LOOP_IRR], ai[COMMHINT_RT_LOOP_IRR];
+    uint64_t k, most = f->left / x->per;
+    uint32_t j, i, q, nsame = 0;
+
+    for (q = 0; q < x->nirr; q++) {
+        for (j = 1; j + 1 < x->per && x->off[j + 1] <= x->irr[q]; j++)
+            ;
+        pos[q] = j;
+        ai[q] = x->irr[q] - x->off[j];
+    }
+    for (k = 0; it + k < end && k < most && at + x->nirr <= RT_RUN_COL_MAX; k++) {
+        int64_t d[COMMHINT_RT_LOOP_IRR];
+        uint32_t same = 1;
+        affine_irr(fr, x, it + k);
+        for (q = 0; q < x->nirr; q++) {
+            d[q] = (int64_t)(x->a[x->irr[q]] - r->last[pos[q]][ai[q]]);
+            if (d[q] < INT32_MIN || d[q] > INT32_MAX)
+                break;
+            same &= d[q] == r->prevd[pos[q]][ai[q]];
+        }
+        if (q < x->nirr)
+            break;
+        if (same && nsame >= 1 && (*strided = 1))
+            break;
+        nsame = same ? nsame + 1 : 0;
+        for (q = 0; q < x->nirr; q++) {
+            r->col[at++] = (int32_t)d[q];
+            r->prevd[pos[q]][ai[q]] = d[q];
+            r->last[pos[q]][ai[q]] = x->a[x->irr[q]];
+        }
+    }
+    if (!k)
+        return 0;
+    for (j = 0; j < x->per; j++)
+        for (i = 0; i < x->n[j]; i++)
+            if (!(r->irr[j] >> i & 1))
+                *run_next(r, j, i) += k * (uint64_t)x->step[x->off[j] + i];
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    f->left -= (uint32_t)(k * x->per);
+    return k;
+}
+
+/* The records of iterations it..end-1 of a loop with irregular addresses
+ * (the buffer holds them).  A thread whose records go through the queue
+ * (the inlined code queues or calls, and a call codes the queued records
+ * first) has them coded here directly, in order, as the queue's would be:
+ * no append, no call per record.  With runs on (and no stamps), from the
+ * second iteration on a run of the loop's period takes them, its
+ * irregular addresses in a column (CHT_REC_REPEAT_COL): opened from the
+ * loop's structure, with no search, and taken whole iterations at a time;
+ * what it cannot take (a difference past 32 bits, a full column) is coded
+ * as the queue's would be, which ends it. */
+static void affine_irregular(const struct commhint_rt_loop_frame *fr, struct rt_affine *x, uint64_t it,
+                             uint64_t end)
+{
+    struct rt_thread *t = tls_thr;
+    int direct = t && t->run.on, runs = direct && t->run.search && t->run.lcols && !t->run.stamp;
+    uint32_t j, i;
+
+    if (direct)
+        queue_flush(t);
+    while (it < end) {
+        /* a run opened only if it takes enough records to count (else its
+         * records would be coded into the pack after all) */
+        if (runs && (loop_run_goes_on(&t->run, x) ||
+                     ((end - it) * x->per >= (t->run.packing ? t->run.min : 2 * x->per) &&
+                      loop_run_open(&t->run, x)))) {
+            int strided = 0;
+            uint64_t k = loop_run_take(&t->run, fr, x, it, end, &strided);
+            /* closed if opened for nothing, or strided after all: then
+             * the rest go as the queue's records (the search finds the
+             * strided run) */
+            if (strided || (!k && !run_count(&t->run)))
+                run_write(t, 0, 1);
+            runs = !strided;
+            for (i = 0; i < x->na; i++)
+                x->a[i] += k * (uint64_t)x->step[i];
+            if ((it += k) == end)
+                break;
+        }
+        affine_irr(fr, x, it);
+        for (j = 0; j < x->per; j++) {
+            if (!direct)
+                affine_one(x->key[j], x->n[j], x->a + x->off[j]);
+            else if (RT_LIKELY(queue_id_ok(x->key[j])))
+                queue_code(t, x->key[j], x->n[j], j ? x->a + x->off[j] : rt_no_addrs);
+        }
+        for (i = 0; i < x->na; i++)
+            x->a[i] += (uint64_t)x->step[i];
+        it++;
+    }
+    if (direct)
+        queue_arm(t);
+}
+
+COMMHINT_EXPORT void __commhint_loop_flush(struct commhint_rt_loop_frame *fr)
+{
+    struct rt_affine x;
+    uint64_t done = *(volatile uint64_t *)&fr->done;
+
+    /* unlinked meanwhile: a fatal signal loses the rest of the buffer
+     * (not records twice) */
+    __commhint_fast.loop = fr->prev;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (done > fr->made && affine_load(fr, fr->made, &x) && x.nirr) {
+        tls_unstamped = 1;
+        affine_irregular(fr, &x, fr->made, done);
+        tls_unstamped = 0;
+    }
+    fr->made = done;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __commhint_fast.loop = fr;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 COMMHINT_EXPORT void __commhint_loop_affine(struct commhint_rt_loop_frame *fr, uint64_t trips)
 {
     struct rt_thread *t = tls_thr;
@@ -2014,6 +2278,12 @@ COMMHINT_EXPORT void __commhint_loop_affine(struct commhint_rt_loop_frame *fr, u
     if (!affine_load(fr, it, &x))
         return;
     tls_unstamped = 1;
+    if (x.nirr) {
+        if (trips > it && trips - it <= COMMHINT_RT_LOOP_BUF)
+            affine_irregular(fr, &x, it, trips);
+        tls_unstamped = 0;
+        return;
+    }
     while (it < trips) {
         /* From the third iteration on, the queued records coded (a run of
          * the loop's period opens at the first record of the third
@@ -2320,9 +2590,9 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         t->flushed = 0;
         __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
         if (run_count(&t->run) && !t->run.busy)
-            run_write(t, 1, 0);
+            run_write(t, RT_IN_SIGNAL_LOCKED, 0);
         else
-            pack_close(t, 1);
+            pack_close(t, RT_IN_SIGNAL_LOCKED);
         queue_spill(t, 1);
         loops_spill(t, 1);
         (void)flush_locked(t, t->pos, 1, 0);
