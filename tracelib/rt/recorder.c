@@ -343,7 +343,7 @@ static void rt_init_once(void)
      * irregular address costs its difference in a pack too, and such runs
      * are short (docs/performance.md, "Irregular codes") */
     rt_g.cols = env_long("COMMHINT_COLUMNS", !rt_g.pack) != 0;
-    /* a loop's run (affine_irregular) needs no search: columns unless
+    /* a loop's run (affine_make) needs no search: columns unless
      * turned off */
     rt_g.loop_cols = env_long("COMMHINT_COLUMNS", 1) != 0;
     rt_g.queue = env_long("COMMHINT_QUEUE", 1) != 0;
@@ -2008,46 +2008,6 @@ static inline __attribute__((always_inline)) void affine_one(uint64_t key, uint3
     }
 }
 
-/* Whole periods of the loop's records that the calling thread's open run
- * takes at once: the run's period is the loop's, each position expects the
- * record the loop makes there next (key and addresses, `a` from the
- * phase on) and moves it by the loop's steps.  At most m periods, as many
- * as the run's count allows; the expected addresses move first, the count
- * last (as the inlined code does it, so that a signal handler writes the
- * run with the records counted).  The number of periods taken. */
-static uint64_t affine_bulk(uint32_t per, const uint64_t *key, const uint32_t *n, const uint32_t *off,
-                            const uint64_t *a, const int64_t *step, uint64_t m)
-{
-    struct rt_thread *t = tls_thr;
-    struct commhint_rt_fast *f = &__commhint_fast;
-    struct rt_run *r;
-    uint64_t k;
-    uint32_t j, i, pos;
-
-    if (!t || t->run.period != per || f->period != per || f->left < per)
-        return 0;
-    r = &t->run;
-    for (j = 0; j < per; j++) {
-        pos = (f->phase + j) % per;
-        if (f->slot[pos].key != key[j] || r->irr[pos] || r->n[pos] != n[j])
-            return 0;
-        for (i = 0; i < n[j]; i++)
-            if (f->slot[pos].next[i] != a[off[j] + i] || f->slot[pos].stride[i] != step[off[j] + i])
-                return 0;
-    }
-    k = f->left / per;
-    if (k > m)
-        k = m;
-    for (j = 0; j < per; j++) {
-        pos = (f->phase + j) % per;
-        for (i = 0; i < n[j]; i++)
-            f->slot[pos].next[i] += k * (uint64_t)step[off[j] + i];
-    }
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    f->left -= (uint32_t)(k * per);
-    return k;
-}
-
 /* Whether address idx of a loop's iteration is irregular. */
 static inline int affine_is_irr(const struct rt_affine *x, uint32_t idx)
 {
@@ -2089,7 +2049,7 @@ static int loop_run_open(struct rt_run *r, const struct rt_affine *x)
     struct commhint_rt_fast *f = &__commhint_fast;
     uint32_t j, i, s;
 
-    if (r->period || f->left || r->nhist < x->per)
+    if (r->period || r->nhist < x->per)
         return 0;
     for (j = 0; j < x->per; j++) {
         const struct rt_run_ent *e = run_ent(r, x->per - j);
@@ -2161,7 +2121,11 @@ static uint64_t loop_run_take(struct rt_run *r, const struct commhint_rt_loop_fr
         pos[q] = j;
         ai[q] = x->irr[q] - x->off[j];
     }
-    for (k = 0; it + k < end && k < most && at + x->nirr <= RT_RUN_COL_MAX; k++) {
+    if (!x->nirr) /* affine only: every iteration left, as many as the count allows */
+        k = end - it < most ? end - it : most;
+    else
+        k = 0;
+    for (; x->nirr && it + k < end && k < most && at + x->nirr <= RT_RUN_COL_MAX; k++) {
         int64_t d[COMMHINT_RT_LOOP_IRR];
         uint32_t same = 1;
         affine_irr(fr, x, it + k);
@@ -2193,21 +2157,21 @@ static uint64_t loop_run_take(struct rt_run *r, const struct commhint_rt_loop_fr
     return k;
 }
 
-/* The records of iterations it..end-1 of a loop with irregular addresses
- * (the buffer holds them).  A thread whose records go through the queue
- * (the inlined code queues or calls, and a call codes the queued records
- * first) has them coded here directly, in order, as the queue's would be:
- * no append, no call per record.  With runs on (and no stamps), from the
- * second iteration on a run of the loop's period takes them, its
- * irregular addresses in a column (CHT_REC_REPEAT_COL): opened from the
- * loop's structure, with no search, and taken whole iterations at a time;
- * what it cannot take (a difference past 32 bits, a full column) is coded
+/* The records of iterations it..end-1 of a loop recorded at its exit (the
+ * buffer holds their irregular addresses).  A thread whose records go
+ * through the queue (the inlined code queues or calls, and a call codes
+ * the queued records first) has them coded here directly, in order, as
+ * the queue's would be: no append, no call per record.  With runs on (and
+ * no stamps), from the second iteration on a run of the loop's period
+ * takes them (its irregular addresses in a column, CHT_REC_REPEAT_COL,
+ * unless COMMHINT_COLUMNS=0): opened from the loop's structure, with no
+ * search, and taken whole iterations at a time; what it cannot take (the
+ * run's count reached, a difference past 32 bits, a full column) is coded
  * as the queue's would be, which ends it. */
-static void affine_irregular(const struct commhint_rt_loop_frame *fr, struct rt_affine *x, uint64_t it,
-                             uint64_t end)
+static void affine_make(const struct commhint_rt_loop_frame *fr, struct rt_affine *x, uint64_t it, uint64_t end)
 {
     struct rt_thread *t = tls_thr;
-    int direct = t && t->run.on, runs = direct && t->run.search && t->run.lcols && !t->run.stamp;
+    int direct = t && t->run.on, runs = direct && t->run.search && !t->run.stamp && (t->run.lcols || !x->nirr);
     uint32_t j, i;
 
     if (direct)
@@ -2257,7 +2221,7 @@ COMMHINT_EXPORT void __commhint_loop_flush(struct commhint_rt_loop_frame *fr)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (done > fr->made && affine_load(fr, fr->made, &x) && x.nirr) {
         tls_unstamped = 1;
-        affine_irregular(fr, &x, fr->made, done);
+        affine_make(fr, &x, fr->made, done);
         tls_unstamped = 0;
     }
     fr->made = done;
@@ -2268,44 +2232,16 @@ COMMHINT_EXPORT void __commhint_loop_flush(struct commhint_rt_loop_frame *fr)
 
 COMMHINT_EXPORT void __commhint_loop_affine(struct commhint_rt_loop_frame *fr, uint64_t trips)
 {
-    struct rt_thread *t = tls_thr;
     struct rt_affine x;
     uint64_t it = fr->made;
-    uint32_t j, i;
 
     __commhint_fast.loop = fr->prev;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     if (!affine_load(fr, it, &x))
         return;
     tls_unstamped = 1;
-    if (x.nirr) {
-        if (trips > it && trips - it <= COMMHINT_RT_LOOP_BUF)
-            affine_irregular(fr, &x, it, trips);
-        tls_unstamped = 0;
-        return;
-    }
-    while (it < trips) {
-        /* From the third iteration on, the queued records coded (a run of
-         * the loop's period opens at the first record of the third
-         * iteration: the search looks at it even if it rests), an open run
-         * of the loop's period takes what is left in bulk. */
-        if (it >= fr->made + 2 && t && t->run.search && !t->run.stamp) {
-            uint64_t k;
-            queue_flush(t);
-            k = affine_bulk(x.per, x.key, x.n, x.off, x.a, x.step, trips - it);
-            for (i = 0; i < x.na; i++)
-                x.a[i] += k * (uint64_t)x.step[i];
-            if ((it += k) == trips)
-                break;
-            if (it == fr->made + 2 && !t->run.period)
-                t->run.skip = 0;
-        }
-        for (j = 0; j < x.per; j++)
-            affine_one(x.key[j], x.n[j], x.a + x.off[j]);
-        for (i = 0; i < x.na; i++)
-            x.a[i] += (uint64_t)x.step[i];
-        it++;
-    }
+    if (trips > it && (!x.nirr || trips - it <= COMMHINT_RT_LOOP_BUF))
+        affine_make(fr, &x, it, trips);
     tls_unstamped = 0;
 }
 
