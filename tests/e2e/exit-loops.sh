@@ -3,7 +3,9 @@
 # with them decodes to the same events, loop records included, as the same
 # program built with every iteration recorded (COMMHINT_EXIT_LOOPS=0), and
 # gives the same hints.  Checked on programs/exit-loops.c (affine loops of
-# every shape beside indirect ones and loops with calls) at -O1, -O2 and
+# every shape, loops with irregular addresses (a sparse product's rows of
+# random columns, an indirect access strided after all) and loops with
+# calls) at -O1, -O2 and
 # -O3, with each encoding of the runtime and with more than a run's 2^20
 # records in one loop, and on every bundled example at -O2.  The program's
 # output is the uninstrumented build's.
@@ -37,6 +39,8 @@ for O in O1 O2 O3; do
     COMMHINT_EXIT_LOOPS=0 build_prog "$prog" "$WORK/el0-$O" "-$O"
     n=$(objdump -d "$WORK/el-$O" | grep -c 'call.*<__commhint_loop_affine@plt>')
     check "$O: at least 6 loops recorded at their exits ($n calls)" [ "$n" -ge 6 ]
+    n=$(objdump -d "$WORK/el-$O" | grep -c 'call.*<__commhint_loop_flush@plt>')
+    check "$O: at least 2 of them with irregular addresses ($n flush calls)" [ "$n" -ge 2 ]
     n=$(objdump -d "$WORK/el0-$O" | grep -c 'call.*<__commhint_loop_affine@plt>')
     expect_eq "$O: none with COMMHINT_EXIT_LOOPS=0" "$n" 0
     for v in el el0; do
@@ -49,7 +53,7 @@ done
 
 # every encoding of the runtime, and a stamping run, make the same records
 "$CH" dump "$WORK/t-el0-O2" --stable --loops >"$WORK/ref.dump"
-for env in COMMHINT_RUNS=0 COMMHINT_PACK=0 COMMHINT_QUEUE=0 COMMHINT_COLUMNS=1 COMMHINT_STMT_CLOCK=1 COMMHINT_BUFFER_KB=64; do
+for env in COMMHINT_RUNS=0 COMMHINT_PACK=0 COMMHINT_QUEUE=0 COMMHINT_COLUMNS=1 COMMHINT_COLUMNS=0 COMMHINT_STMT_CLOCK=1 COMMHINT_BUFFER_KB=64; do
     env "$env" "$CH" run -n 2 -o "$WORK/t-$env" -- "${norand[@]}" "$WORK/el-O2" >"$WORK/t-$env.out" 2>&1
     expect_eq "O2 with $env: traced run exits 0" "$?" 0
     "$CH" dump "$WORK/t-$env" --stable --loops >"$WORK/t-$env.dump" 2>/dev/null

@@ -51,13 +51,34 @@ static long find_negative(const double *a, long n)
     return -1;
 }
 
-/* indirect: not affine, recorded per iteration */
+/* indirect but strided after all (idx[i] = 31 i + 5 modulo n): each
+ * iteration stores its address; the loop's run with a column ends after
+ * three equal differences and the search finds the strided run */
 static double gather(const double *x, const int *idx, long n)
 {
     double s = 0;
     for (long i = 0; i < n; i++)
         s += x[idx[i]];
     return s;
+}
+
+/* rows of a sparse product: random columns, two irregular addresses per
+ * iteration (stored into the loop's buffer: runs with a column), rows of
+ * 1 to 300 nonzeros (past the 128 iterations the buffer holds) */
+static void sparse_rows(double *y, double *z, const double *x, const int *col, long n)
+{
+    long j = 0;
+    for (long r = 0; j < n; r++) {
+        long end = j + 1 + (r * 37) % 300;
+        double s = 0;
+        if (end > n)
+            end = n;
+        for (; j < end; j++) {
+            s += x[col[j]];
+            z[col[j]] += 1.0;
+        }
+        y[r % n] += s;
+    }
 }
 
 /* a call in the body: recorded per iteration */
@@ -83,15 +104,19 @@ int main(int argc, char **argv)
     if (n < 10 || steps < 1)
         MPI_Abort(MPI_COMM_WORLD, 2);
     double *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
-    int *idx = malloc((size_t)n * sizeof *idx);
+    int *idx = malloc((size_t)n * sizeof *idx), *col = malloc((size_t)n * sizeof *col);
     struct pt *p = malloc((size_t)n * sizeof *p);
+    double *z = calloc((size_t)n, sizeof *z);
     double scale = 0.5, sum = 0, all = 0;
-    if (!a || !b || !idx || !p)
+    unsigned long rng = 88172645463325252ul + (unsigned long)rank;
+    if (!a || !b || !idx || !col || !p || !z)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (long i = 0; i < n; i++) {
         a[i] = (double)((i * 7 + rank) % 13);
         b[i] = 1;
         idx[i] = (int)((i * 31 + 5) % n);
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        col[i] = (int)(rng % (unsigned long)n);
         p[i].x = (double)i;
         p[i].id = (int)(i % 5);
     }
@@ -102,6 +127,7 @@ int main(int argc, char **argv)
         sum += invariant(a, &scale, n);
         sum += (double)find_negative(a, n);
         sum += gather(b, idx, n);
+        sparse_rows(a, z, b, col, n);
         /* short loops, 1 to 5 iterations, inside a long outer loop */
         for (long r = 0; r + 5 <= n; r += 5)
             axpy(b + r, a + r, 0.5, 1 + r % 5);
@@ -114,13 +140,15 @@ int main(int argc, char **argv)
         MPI_Allreduce(MPI_IN_PLACE, b, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     for (long i = 0; i < n; i++)
-        sum += a[i] + b[i] + p[i].y;
+        sum += a[i] + b[i] + p[i].y + z[i];
     MPI_Reduce(&sum, &all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf("exit-loops: n=%ld sum=%.6e\n", n, all);
     free(a);
     free(b);
     free(idx);
+    free(col);
+    free(z);
     free(p);
     MPI_Finalize();
     return 0;
