@@ -1627,7 +1627,10 @@ static int affine_load(const struct commhint_rt_loop_frame *fr, uint64_t it, str
 /* The irregular addresses of iteration it (in the frame's buffer). */
 static inline void affine_irr(const struct commhint_rt_loop_frame *fr, struct rt_affine *x, uint64_t it)
 {
-    const volatile uint64_t *b = fr->irr + (it % COMMHINT_RT_LOOP_BUF) * x->nirr;
+    const volatile uint64_t *b;
+    if (!x->nirr) /* then the frame has no buffer */
+        return;
+    b = fr->irr + (it % COMMHINT_RT_LOOP_BUF) * x->nirr;
     for (uint32_t k = 0; k < x->nirr; k++)
         x->a[x->irr[k]] = b[k];
 }
