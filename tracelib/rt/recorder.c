@@ -1009,12 +1009,12 @@ static __attribute__((noinline, cold)) void run_write(struct rt_thread *t, int i
         pack_close(t, in_signal);
     if (!period || !count)
         goto out;
-    if (r->loop)
-        ; /* the search did not find it: its pace stays */
-    else if (count >= (r->packing ? r->min : period))
-        r->fails = 0;
-    else
-        run_failed(r);
+    if (!r->loop) { /* a loop's run (loop_run_open) leaves the search's pace alone */
+        if (count >= (r->packing ? r->min : period))
+            r->fails = 0;
+        else
+            run_failed(r);
+    }
     /* In a signal handler the history may be half updated: always REPEAT,
      * and empty the history instead of rebuilding it.  If the program goes
      * on, the next run needs 2P new records first, and those the writer and
@@ -1958,37 +1958,11 @@ COMMHINT_EXPORT void __commhint_loop_exit(uint32_t loop)
     loop_record(loop, CHT_LOOP_EXIT);
 }
 
-/* One record of a loop recorded at its exit, taken as the code the pass
- * inlines would have taken it (commhint-rt.h): by the open run, else into
- * the queue, else by the call. */
-static inline __attribute__((always_inline)) void affine_one(uint64_t key, uint32_t n, const uint64_t *a)
+/* One record of a loop recorded at its exit, for a thread whose records
+ * take no run and no queue (not registered yet, or runs and packs off):
+ * the call the pass's code would have made. */
+static void affine_call(uint64_t key, uint32_t n, const uint64_t *a)
 {
-    struct commhint_rt_fast *f = &__commhint_fast;
-    struct commhint_rt_slot *sl = &f->slot[f->phase];
-    uint64_t *q;
-    uint32_t i;
-
-    if (f->left && sl->key == key) {
-        for (i = 0; i < n && sl->next[i] == a[i]; i++)
-            ;
-        if (i == n) {
-            for (i = 0; i < n; i++)
-                sl->next[i] = a[i] + (uint64_t)sl->stride[i];
-            f->phase = f->phase + 1 == f->period ? 0 : f->phase + 1;
-            __atomic_signal_fence(__ATOMIC_SEQ_CST);
-            f->left--;
-            return;
-        }
-    }
-    q = f->qpos;
-    if (f->qend && (uintptr_t)(q + 1 + n) <= (uintptr_t)f->qend) {
-        for (i = 0; i < n; i++)
-            q[1 + i] = a[i];
-        q[0] = key;
-        __atomic_signal_fence(__ATOMIC_RELEASE);
-        f->qpos = q + 1 + n;
-        return;
-    }
     if ((key & 0xffff) == CHT_REC_LOOP) {
         loop_record((uint32_t)(key >> 32), CHT_LOOP_ITER);
         return;
@@ -2201,7 +2175,7 @@ static void affine_make(const struct commhint_rt_loop_frame *fr, struct rt_affin
         affine_irr(fr, x, it);
         for (j = 0; j < x->per; j++) {
             if (!direct)
-                affine_one(x->key[j], x->n[j], x->a + x->off[j]);
+                affine_call(x->key[j], x->n[j], x->a + x->off[j]);
             else if (RT_LIKELY(queue_id_ok(x->key[j])))
                 queue_code(t, x->key[j], x->n[j], j ? x->a + x->off[j] : rt_no_addrs);
         }
