@@ -7,6 +7,7 @@
 
 #include "AccessAnalysis.h"
 #include "SiteCost.h"
+#include "SystemCode.h"
 
 #include "trace-format.h"
 
@@ -196,13 +197,15 @@ static std::string sourceFunction(const Function &F, const DILocation *Loc) {
 
 void AccessAnalysis::setLocation(Site &S, const DILocation *Loc,
                                  const BasicBlock *BB) {
+  // Code inlined from a system header is the program's line that called it.
+  if (Loc && Loc->getInlinedAt())
+    S.Flags |= CHT_SITEF_INLINED;
+  Loc = programLocationIn(F, Loc);
   S.Func = sourceFunction(F, Loc);
   if (Loc) {
     S.File = fileOf(Loc);
     S.Line = Loc->getLine();
     S.Col = static_cast<uint16_t>(std::min<unsigned>(Loc->getColumn(), 0xffff));
-    if (Loc->getInlinedAt())
-      S.Flags |= CHT_SITEF_INLINED;
   }
   if (S.File.empty())
     S.File = DefaultFile;
@@ -589,7 +592,7 @@ void AccessAnalysis::computeLoops(FunctionPlan &Plan) {
       for (const Instruction &I : *L->getHeader())
         if ((Loc = I.getDebugLoc()))
           break;
-    if (const DILocation *DIL = Loc.get()) {
+    if (const DILocation *DIL = programLocationIn(F, Loc.get())) {
       D.Func = sourceFunction(F, DIL);
       D.File = fileOf(DIL);
       D.Line = DIL->getLine();
@@ -1035,8 +1038,8 @@ FunctionPlan AccessAnalysis::run() {
   computeConditionalBlocks();
 
   using Key = std::tuple<unsigned, const Metadata *, const Metadata *>;
-  auto KeyOf = [](const Instruction &I) -> Key {
-    const DILocation *Loc = I.getDebugLoc().get();
+  auto KeyOf = [this](const Instruction &I) -> Key {
+    const DILocation *Loc = programLocationIn(F, I.getDebugLoc().get());
     if (!Loc)
       return Key(0, nullptr, nullptr);
     return Key(Loc->getLine(), Loc->getScope(), Loc->getInlinedAt());

@@ -13,6 +13,7 @@
 #include "ExitRecorded.h"
 #include "Filter.h"
 #include "SiteTable.h"
+#include "SystemCode.h"
 
 #include "commhint-rt.h"
 #include "mpi-local.h"
@@ -737,8 +738,11 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
     return PreservedAnalyses::all();
   }
 
+  // The library's code the program calls becomes the program's lines.
+  bool Changed = inlineSystemCalls(M, Flt) != 0;
+  Changed |= cloneSystemCallees(M, Flt) != 0;
+  const SmallPtrSet<const Function *, 16> Unreached = unreachedSystemCopies(M);
   Instrumenter Ins(M, printSitesOption(), inlineFastPathOption());
-  bool Changed = false;
   for (Function &F : M) {
     // Every function keeps a frame pointer: the runtime reads the call
     // path of an MPI call from the frame-pointer chain (tracelib/rt/
@@ -751,6 +755,11 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
     if (F.isDeclaration() || isGenerated(F) ||
         F.hasFnAttribute(Attribute::Naked) ||
         F.hasAvailableExternallyLinkage() || !Flt.shouldInstrument(F, M))
+      continue;
+    // Library code that every call of the program now has inlined or
+    // cloned for its line: this copy runs only where code the pass did
+    // not see calls it, if the linker keeps it.
+    if (Unreached.count(&F))
       continue;
     DominatorTree DT(F);
     LoopInfo LI(DT);

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SiteCost.h"
+#include "SystemCode.h"
 
 #include "trace-format.h"
 
@@ -173,7 +174,7 @@ void computeSiteCosts(Function &F, FunctionPlan &Plan) {
       if (It != Own.end()) {
         To = It->second;
       } else {
-        const DILocation *Loc = I.getDebugLoc().get();
+        const DILocation *Loc = programLocationIn(F, I.getDebugLoc().get());
         unsigned Line = Loc ? Loc->getLine() : 0;
         const At *After = nullptr, *Before = nullptr, *LAfter = nullptr,
                  *LBefore = nullptr;

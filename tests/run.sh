@@ -141,7 +141,7 @@ if want "format-cxx"; then
 fi
 
 echo "== pass tests (IR level)${SAN:+: skipped, the pass is the same with SAN=1}"
-for t in tests/ir/*.ll tests/ir/*.c; do
+for t in tests/ir/*.ll tests/ir/*.c tests/ir/*.cpp; do
     [ -z "$SAN" ] || break
     [ -f "$t" ] || continue
     name=ir/$(basename "$t")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # run-one.sh - run the RUN lines of one IR test of the commhint pass.
 #
-#   tests/ir/run-one.sh TEST.{ll,c}
+#   tests/ir/run-one.sh TEST.{ll,c,cpp}
 #
-# A test holds lines starting with `; RUN:` (.ll) or `// RUN:` (.c); each is
+# A test holds lines starting with `; RUN:` (.ll) or `// RUN:` (.c, .cpp); each is
 # a bash command, a line ending in `\` continues on the next RUN line.
 # Substitutions, lit style:
 #   %s         the test file            %t        a temporary path prefix
@@ -20,7 +20,7 @@
 set -u
 
 if [ $# -ne 1 ] || [ ! -f "$1" ]; then
-    echo "usage: run-one.sh TEST.{ll,c}: test=${1:-} reason=missing or not a file" >&2
+    echo "usage: run-one.sh TEST.{ll,c,cpp}: test=${1:-} reason=missing or not a file" >&2
     exit 1
 fi
 
@@ -45,7 +45,7 @@ trap 'rm -rf "$tmpdir"' EXIT
 tmp=$tmpdir/$(basename "$test_file").tmp
 
 case $test_file in
-    *.c | *.h) prefix='//' ;;
+    *.c | *.cpp | *.h) prefix='//' ;;
     *) prefix=';' ;;
 esac
 
