@@ -4,7 +4,7 @@
 #   make deps       install the Debian packages the project needs (apt-get)
 #   make demo       trace the Jacobi example on 4 ranks and print its hints
 #   make check      build, then run the whole test suite
-#   make examples   build the examples, instrumented, at -O0 and -O2
+#   make examples   build the examples (C and C++), instrumented, at -O0 and -O2
 #   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling,
 #                   the error of the static costs (bench/results/)
 #   make fuzz       fuzz the trace reader and the hints pipeline (FUZZ_TIME=300 s; docs/reliability.md)
@@ -35,7 +35,7 @@ OBJ := $(B)/obj
 DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
 	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
 	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
-	pkg-config make gawk bc python3 time gnuplot-nox libomp-$(LLVM_VERSION)-dev valgrind strace
+	pkg-config make gawk bc python3 time gnuplot-nox libomp-$(LLVM_VERSION)-dev valgrind strace cmake
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
@@ -105,6 +105,10 @@ $(PAR_OBJ): ALL_CFLAGS += $(MPI_CFLAGS)
 CLI_SRC := $(wildcard cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(OBJ)/%.o)
 CLI_BIN := $(B)/bin/commhint
+# build-system glue (cli/build-systems/, rules below)
+CC_WRAPPER_NAMES := commhint-mpicc commhint-mpicxx commhint-clang commhint-clang++
+CC_WRAPPERS := $(CC_WRAPPER_NAMES:%=$(B)/bin/%)
+CMAKE_TOOLCHAIN := $(B)/share/commhint/commhint.cmake
 CLI_CFLAGS := -DCOMMHINT_LLVM_MAJOR=$(LLVM_VERSION) -DCOMMHINT_DEFAULT_CLANG='"$(CLANG)"' \
 	-DCOMMHINT_DEFAULT_LIBDIR='"$(PREFIX)/lib"'
 
@@ -132,7 +136,7 @@ UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 PC_FILE := $(B)/lib/pkgconfig/commhint.pc
 
 .PHONY: all deps demo check examples install clean llvm-check tests bench fuzz fuzz-build fuzz-seeds
-all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE)
+all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE) $(CC_WRAPPERS) $(CMAKE_TOOLCHAIN)
 
 # The plugin is loaded into the clang that compiles user code; both must be
 # the same LLVM major version.
@@ -254,6 +258,17 @@ $(UNIT_BIN): $(B)/tests/unit/%: $(OBJ)/tests/unit/%.o $(UNIT_HELPER_OBJ) $(GUIMO
 	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $< $(UNIT_HELPER_OBJ) \
 	  $(GUIMODEL_A) $(PAR_A) $(ANA_A) $(UNIT_RT_A) $(ANA_LIBS) $(RT_LIBS) -lcmocka
 
+# Build-system glue (cli/build-systems/): `commhint cc <compiler>` as one
+# command per compiler, and a CMake toolchain file that uses them.
+
+$(CC_WRAPPERS): cli/build-systems/commhint-wrapper.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
+
+$(CMAKE_TOOLCHAIN): cli/build-systems/commhint.cmake
+	@mkdir -p $(dir $@)
+	$(Q)install -m 644 $< $@
+
 # pkg-config file for the build tree; `make install` writes one for PREFIX.
 pc_lines = 'prefix=$(1)' 'libdir=$${prefix}/lib' 'plugin=$${libdir}/commhint-pass.so' '' \
 	'Name: commhint' 'Description: commhint trace runtime and Clang pass for MPI programs' \
@@ -265,7 +280,7 @@ $(PC_FILE): Makefile
 	$(Q)printf '%s\n' $(call pc_lines,$(B)) >$@
 
 # ---- examples ---------------------------------------------------------------
-EXAMPLES := $(basename $(notdir $(wildcard examples/*.c)))
+EXAMPLES := $(basename $(notdir $(wildcard examples/*.c) $(wildcard examples/*.cpp)))
 EX_BINS := $(foreach o,O0 O2,$(EXAMPLES:%=$(B)/examples/$(o)/%))
 
 examples: all $(EX_BINS)
@@ -277,6 +292,15 @@ $(B)/examples/O0/%: examples/%.c $(PASS_SO) $(RT_SO) $(CLI_BIN)
 $(B)/examples/O2/%: examples/%.c $(PASS_SO) $(RT_SO) $(CLI_BIN)
 	@mkdir -p $(dir $@)
 	$(call msg,CC-O2,$<)CLANG=$(CLANG) $(CLI_BIN) cc mpicc -g -O2 -o $@ $< -lm
+
+# C++ examples: through the MPI C++ wrapper, which commhint cc points at clang++
+$(B)/examples/O0/%: examples/%.cpp $(PASS_SO) $(RT_SO) $(CLI_BIN)
+	@mkdir -p $(dir $@)
+	$(call msg,CXX-O0,$<)CLANG=$(CLANG) $(CLI_BIN) cc mpicxx -std=c++17 -g -O0 -o $@ $<
+
+$(B)/examples/O2/%: examples/%.cpp $(PASS_SO) $(RT_SO) $(CLI_BIN)
+	@mkdir -p $(dir $@)
+	$(call msg,CXX-O2,$<)CLANG=$(CLANG) $(CLI_BIN) cc mpicxx -std=c++17 -g -O2 -o $@ $<
 
 # ---- demo, tests ------------------------------------------------------------
 DEMO_DIR := $(B)/demo-trace
@@ -336,6 +360,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/commhint
 	install -m 755 $(CLI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint
 	install -m 755 $(GUI_BIN) $(DESTDIR)$(PREFIX)/bin/commhint-gui
+	for w in $(CC_WRAPPER_NAMES); do install -m 755 cli/build-systems/commhint-wrapper.sh $(DESTDIR)$(PREFIX)/bin/$$w; done
+	install -d $(DESTDIR)$(PREFIX)/share/commhint
+	install -m 644 cli/build-systems/commhint.cmake $(DESTDIR)$(PREFIX)/share/commhint/
 	install -m 755 $(PASS_SO) $(RT_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(RT_A) $(ANA_A) $(PAR_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 tracelib/trace-format.h tracelib/trace-reader.h $(DESTDIR)$(PREFIX)/include/commhint/

@@ -2,10 +2,12 @@
 # `make install PREFIX= DESTDIR=` installs the command, the viewer, the plugin, the
 # libraries and commhint.pc; a program built with plain clang-16 and
 # pkg-config (installed and build-tree .pc) traces; the installed
-# `commhint cc` compiles with the installed plugin and its program traces.
+# `commhint cc` compiles with the installed plugin and its program traces;
+# so does the installed wrapper commhint-mpicc (the CMake toolchain file's).
 source "$(dirname "$0")/lib.sh"
 check "make install with DESTDIR" make -s --no-print-directory install O="$B" PREFIX=/opt/commhint DESTDIR="$WORK/stage"
-for f in bin/commhint bin/commhint-gui lib/commhint-pass.so lib/libcommhint.so lib/libcommhint.a lib/pkgconfig/commhint.pc; do
+for f in bin/commhint bin/commhint-gui bin/commhint-mpicc bin/commhint-mpicxx bin/commhint-clang bin/commhint-clang++ \
+    share/commhint/commhint.cmake lib/commhint-pass.so lib/libcommhint.so lib/libcommhint.a lib/pkgconfig/commhint.pc; do
     [ -e "$WORK/stage/opt/commhint/$f" ] && ok "installs $f" || not_ok "installs $f"
 done
 expect_match "installed commhint.pc points at PREFIX" "$(cat "$WORK/stage/opt/commhint/lib/pkgconfig/commhint.pc")" '^prefix=/opt/commhint$'
@@ -37,3 +39,7 @@ expect_eq "a program built by installed commhint cc loads the installed runtime"
 expect_eq "installed commhint run of the commhint cc build exits 0" "$?" 0
 d=$("$WORK/inst/bin/commhint" dump "$WORK/t-cc" --rank 0 --stable 2>&1)
 expect_eq "installed commhint cc build traces the loop statement" "$(grep -c "facts.c:$L_LOOP:[0-9]*: comp " <<<"$d")" 10
+v=$(COMMHINT_VERBOSE=1 "$WORK/inst/bin/commhint-mpicc" -O2 -o "$WORK/app3" $SRC 2>&1)
+expect_eq "installed commhint-mpicc exits 0" "$?" 0
+plugins=$(printf '%s\n' "$v" | grep -m1 '^mpicc ' | tr ' ' '\n' | sed -n 's/^-fpass-plugin=//p')
+expect_eq "installed commhint-mpicc passes the installed plugin" "$plugins" "$WORK/inst/lib/commhint-pass.so"
