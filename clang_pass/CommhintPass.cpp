@@ -754,7 +754,9 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
     }
     if (F.isDeclaration() || isGenerated(F) ||
         F.hasFnAttribute(Attribute::Naked) ||
-        F.hasAvailableExternallyLinkage() || !Flt.shouldInstrument(F, M))
+        F.hasAvailableExternallyLinkage() ||
+        // a clone of library code for a line goes with the line's function
+        (!programLocation(F) && !Flt.shouldInstrument(F, M)))
       continue;
     // Library code that every call of the program now has inlined or
     // cloned for its line: this copy runs only where code the pass did

@@ -30,3 +30,10 @@ double f(std::vector<double> &v, std::vector<long> &k, int n)
 // SITES-DAG: loop {{[0-9]+}} loc={{.*}}system-code.cpp:[[#@LINE-8]]:{{[0-9]+}} func=f
 // NOSYS-NOT: loc=/usr/
 // IR: define internal {{.*}}@{{.*}}introsort_loop{{.*}}.commhint.line[[#@LINE-9]]{{"?}}(
+// A filter that takes a function takes the clones for its lines too (they
+// are the calling line's code, whatever their name and file):
+// RUN: COMMHINT_FILTER='func:_Z1f*' %clang -std=c++17 -g -O2 -S -emit-llvm %s -o %t.F.ll
+// RUN: %FileCheck %s --check-prefix=FIR < %t.F.ll
+// FIR-LABEL: define internal {{.*}}@{{.*}}introsort_loop{{.*}}.commhint.line23{{"?}}(
+// FIR-NOT: {{^}}}
+// FIR: call void @__commhint_
