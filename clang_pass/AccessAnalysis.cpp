@@ -28,7 +28,6 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/Path.h"
 
 #include <tuple>
 
@@ -39,26 +38,13 @@ namespace commhint {
 AccessAnalysis::AccessAnalysis(Function &F, LoopInfo &LI,
                                PostDominatorTree &PDT)
     : F(F), LI(LI), PDT(PDT), DL(F.getParent()->getDataLayout()) {
-  if (const DISubprogram *SP = F.getSubprogram()) {
-    StringRef Name = SP->getFilename();
-    if (!Name.empty() && !sys::path::is_absolute(Name) &&
-        !SP->getDirectory().empty())
-      DefaultFile = (SP->getDirectory() + "/" + Name).str();
-    else
-      DefaultFile = Name.str();
-  }
+  DefaultFile = sourcePath(F.getSubprogram());
   if (DefaultFile.empty())
     DefaultFile = F.getParent()->getSourceFileName();
 }
 
 std::string AccessAnalysis::fileOf(const DILocation *Loc) {
-  if (!Loc)
-    return "";
-  StringRef Name = Loc->getFilename();
-  StringRef Dir = Loc->getDirectory();
-  if (Name.empty() || Dir.empty() || sys::path::is_absolute(Name))
-    return Name.str();
-  return (Dir + "/" + Name).str();
+  return Loc ? sourcePath(Loc->getScope()) : "";
 }
 
 static const Function *directCallee(const CallBase &CB) {
@@ -197,9 +183,9 @@ static std::string sourceFunction(const Function &F, const DILocation *Loc) {
 
 void AccessAnalysis::setLocation(Site &S, const DILocation *Loc,
                                  const BasicBlock *BB) {
-  // Code inlined from a system header is the program's line that called it.
   if (Loc && Loc->getInlinedAt())
     S.Flags |= CHT_SITEF_INLINED;
+  // code from a system header is the program's line that called it
   Loc = programLocationIn(F, Loc);
   S.Func = sourceFunction(F, Loc);
   if (Loc) {

@@ -39,17 +39,8 @@ constexpr size_t MaxInlinedPerFunction = 4096;
 // Marks a clone of library code for one line of the program.
 constexpr const char *ProgramLocKind = "commhint.program_loc";
 
-std::string fileOfScope(const DIScope *S) {
-  if (!S)
-    return "";
-  StringRef Name = S->getFilename(), Dir = S->getDirectory();
-  if (Name.empty() || Dir.empty() || sys::path::is_absolute(Name))
-    return Name.str();
-  return (Dir + "/" + Name).str();
-}
-
 std::string fileOfLoc(const DILocation *L) {
-  return L ? fileOfScope(L->getScope()) : "";
+  return L ? sourcePath(L->getScope()) : "";
 }
 
 struct Pending {
@@ -74,6 +65,15 @@ bool inlinable(const CallBase &CB, const Function *Caller,
 
 } // namespace
 
+std::string sourcePath(const DIScope *S) {
+  if (!S)
+    return "";
+  StringRef Name = S->getFilename(), Dir = S->getDirectory();
+  if (Name.empty() || Dir.empty() || sys::path::is_absolute(Name))
+    return Name.str();
+  return (Dir + "/" + Name).str();
+}
+
 bool isSystemFile(StringRef Path) {
   if (!sys::path::is_absolute(Path))
     return false;
@@ -86,7 +86,7 @@ bool isSystemFile(StringRef Path) {
 
 bool isSystemFunction(const Function &F) {
   const DISubprogram *SP = F.getSubprogram();
-  return SP && isSystemFile(fileOfScope(SP));
+  return SP && isSystemFile(sourcePath(SP));
 }
 
 const DILocation *userLocation(const DILocation *Loc) {

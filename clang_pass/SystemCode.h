@@ -27,9 +27,11 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
+#include <string>
 
 namespace llvm {
 class DILocation;
+class DIScope;
 class Function;
 class Module;
 } // namespace llvm
@@ -37,6 +39,10 @@ class Module;
 namespace commhint {
 
 class Filter;
+
+/// The path of \p S's file as its debug info gives it: directory + '/' +
+/// name when the name is relative, else the name ("" without a scope).
+std::string sourcePath(const llvm::DIScope *S);
 
 /// True if the path (absolute, or relative with a directory) names a file
 /// of the system's headers or libraries.
