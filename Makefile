@@ -2,7 +2,7 @@
 #
 #   make            build everything into build/ (O=dir to build elsewhere)
 #   make deps       install the Debian packages the project needs (apt-get)
-#   make demo       trace the Jacobi example on 4 ranks and print its hints
+#   make demo       trace the Jacobi example on 4 ranks, print its hints, compare with them applied
 #   make check      build, then run the whole test suite
 #   make examples   build the examples (C and C++), instrumented, at -O0 and -O2
 #   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling,
@@ -304,6 +304,7 @@ $(B)/examples/O2/%: examples/%.cpp $(PASS_SO) $(RT_SO) $(CLI_BIN)
 
 # ---- demo, tests ------------------------------------------------------------
 DEMO_DIR := $(B)/demo-trace
+DEMO_AFTER_DIR := $(B)/demo-trace-after
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all examples
@@ -313,6 +314,10 @@ demo: deps
 	$(Q)$(CLI_BIN) info $(DEMO_DIR)
 	@echo "== the top hints (commhint hints $(DEMO_DIR) --top=3)"
 	$(Q)$(CLI_BIN) hints $(DEMO_DIR) --top=3
+	@echo "== the hints applied: examples/jacobi_after.c, the halo exchange made nonblocking; traced on $(NPROCS) ranks"
+	$(Q)$(CLI_BIN) run -n $(NPROCS) -o $(DEMO_AFTER_DIR) -- $(B)/examples/O2/jacobi_after
+	@echo "== did it work? (commhint compare $(DEMO_DIR) $(DEMO_AFTER_DIR))"
+	$(Q)$(CLI_BIN) compare $(DEMO_DIR) $(DEMO_AFTER_DIR)
 
 tests: all examples $(UNIT_BIN)
 

@@ -9,6 +9,7 @@
 #define COMMHINT_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum cli_exit { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
@@ -25,6 +26,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_hints(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 
 /* "commhint: error: <message>" on stderr; returns CLI_ERROR. */
@@ -53,6 +55,11 @@ const char *cli_libdir(void);
 /* Parses a --format value against a NULL-terminated list of allowed names;
  * returns its index or -1 after printing a usage error listing them. */
 int cli_parse_format(const char *cmd, const char *value, const char *const *allowed);
+
+/* Parses a --min-saving value (COMMHINT_MIN_SAVING): a time such as 500us
+ * into *ns (and *frac 0), or a share of the run such as 0.5% into *frac
+ * (and *ns 0); false if s is neither. */
+bool cli_parse_min_saving(const char *s, double *frac, uint64_t *ns);
 
 /* Parses a non-negative decimal integer; false if s is not one. */
 bool cli_parse_uint(const char *s, unsigned long *out);

@@ -101,22 +101,6 @@ static void hints_help(void)
 /* ---- option values -------------------------------------------------------------- */
 
 /* "1.5ms" or "0.5%" into the report options' threshold. */
-static bool parse_min_saving(const char *s, struct search_report_opts *r)
-{
-    size_t n = strlen(s);
-    if (n && s[n - 1] == '%') {
-        char *end;
-        double v = strtod(s, &end);
-        if (end != s + n - 1 || !(v >= 0) || v > 100)
-            return false;
-        r->min_saving_frac = v / 100;
-        r->min_saving_ns = 0;
-        return true;
-    }
-    r->min_saving_frac = 0;
-    return search_parse_duration(s, &r->min_saving_ns);
-}
-
 /* "L=2us,G=0.1,eager=65536" into the report options' model parameters. */
 static bool parse_model(const char *s, struct search_report_opts *r)
 {
@@ -359,7 +343,7 @@ int cmd_hints(int argc, char **argv)
             o.report.top = (unsigned)v;
             break;
         case 'm':
-            if (!parse_min_saving(optarg, &o.report))
+            if (!cli_parse_min_saving(optarg, &o.report.min_saving_frac, &o.report.min_saving_ns))
                 return cli_usage_error("hints",
                                        "--min-saving needs a time such as 500us, 1.5ms, 2s or 100ns, or a share "
                                        "of the run such as 0.5%%, not '%s'",
@@ -428,7 +412,7 @@ int cmd_hints(int argc, char **argv)
     if (!min_set) { /* the default threshold: $COMMHINT_MIN_SAVING, else 1% of the run */
         const char *env = getenv("COMMHINT_MIN_SAVING");
         if (env && *env) {
-            if (!parse_min_saving(env, &o.report))
+            if (!cli_parse_min_saving(env, &o.report.min_saving_frac, &o.report.min_saving_ns))
                 return cli_usage_error("hints",
                                        "COMMHINT_MIN_SAVING needs a time such as 500us or a share of the run "
                                        "such as 0.5%%, not '%s'",

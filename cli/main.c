@@ -18,6 +18,7 @@ static const struct cli_command commands[] = {
     {"dump", "print every event of a trace", cmd_dump},
     {"info", "summarise a trace: ranks, events, bytes, cut-short ranks", cmd_info},
     {"hints", "what to change: overlap, message aggregation, collectives; ranked by saving", cmd_hints},
+    {"compare", "two runs side by side: hints gone, remaining and new; time in MPI per call site", cmd_compare},
     {"export", "the MPI timeline for Perfetto or chrome://tracing (--format=chrome)", cmd_export},
     {"view", "the viewer: hints on the source, event detail, timeline (GTK)", cmd_view},
 };
@@ -187,3 +188,19 @@ bool cli_parse_uint(const char *s, unsigned long *out)
     return true;
 }
 
+
+bool cli_parse_min_saving(const char *s, double *frac, uint64_t *ns)
+{
+    size_t n = strlen(s);
+    if (n && s[n - 1] == '%') {
+        char *end;
+        double v = strtod(s, &end);
+        if (end != s + n - 1 || !(v >= 0) || v > 100)
+            return false;
+        *frac = v / 100;
+        *ns = 0;
+        return true;
+    }
+    *frac = 0;
+    return search_parse_duration(s, ns);
+}

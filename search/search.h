@@ -845,6 +845,111 @@ const struct search_rank_result *search_analysis_rank(const struct search_analys
 /* Whether a world rank has no stream file. */
 bool search_analysis_rank_missing(const struct search_analysis *a, int rank);
 
+/* The report again, with other report options (an apply list for the
+ * replay model, another threshold), from the ranks' results an analysis
+ * kept (keep_ranks); the per-rank engines do not run again.  0 with *out
+ * (search_report_free), or a negative status: TRACE_ERR_ARG without kept
+ * results, out of memory. */
+int search_analysis_report_again(const struct search_analysis *a, const struct search_report_opts *o,
+                                 struct search_report **out);
+
+/* ---- comparing two runs (search/compare/, docs/compare.md) ---------------------------- */
+
+/* Two reports of one program, before and after a change (or at two sizes),
+ * set side by side.  Places (MPI call sites and hint locations, where
+ * `commhint hints` shows them) are paired across the two runs without the
+ * sources: files by the same path, else the same name, else the one file
+ * left on each side (or as search_compare_opts.map says); places within a
+ * file pair by function and call family (sends, receives, each collective,
+ * completions: a nonblocking call is its blocking call's family), in
+ * source order, as the longest common subsequence of places whose
+ * messages' tags match (any, where the tags are not known).  Where a
+ * function has another number of calls of a family after than before and
+ * the tags do not single a pair out, its pairing is by order and flagged
+ * (by_order). */
+struct search_compare_opts {
+    /* FILE=FILE pairs, comma-separated (the ends of the paths): the file of
+     * the first run that the second's replaces; NULL: none */
+    const char *map;
+    double min_saving_frac;  /* hints shown: saving at least this share of their run */
+    uint64_t min_saving_ns;  /* and at least this */
+};
+
+enum search_cmp_status { SEARCH_CMP_GONE = 0, SEARCH_CMP_REMAINS = 1, SEARCH_CMP_NEW = 2 };
+
+struct search_cmp_hint {
+    int status;                     /* enum search_cmp_status */
+    const struct search_hint *before, *after; /* NULL on the side it is not on */
+    bool place_gone;                /* gone: its call (or helper call) is not in the second run */
+    bool by_order;                  /* its place was paired by order */
+    /* its place in the other run (gone: where the call is now; new: where
+     * it was), other_file NULL if not paired */
+    const char *other_file;
+    uint32_t other_line, other_col;
+    uint16_t other_call;
+};
+
+struct search_cmp_site {
+    const struct search_waitsite *before, *after; /* NULL: no such call site in that run */
+    bool by_order;
+};
+
+struct search_cmp_file {
+    const char *before, *after;     /* a pair, or one NULL: only in that run */
+    bool by_map, by_name, by_rest;  /* how they were paired (none: the same path) */
+};
+
+/* Totals of one run (wait states summed over ranks and call sites). */
+struct search_cmp_run {
+    uint64_t run_ns;                /* the replay's measured run, else the longest rank span */
+    uint64_t mpi_ns, late_sender_ns, late_receiver_ns, wait_collective_ns;
+    uint64_t calls;
+    int world_size;
+    uint32_t shown;                 /* hints at or above the threshold */
+};
+
+struct search_comparison {
+    const struct search_report *before, *after; /* borrowed */
+    struct search_cmp_run run[2];
+    uint32_t nfiles;
+    struct search_cmp_file *files;
+    uint32_t nhints;
+    struct search_cmp_hint *hints;  /* gone, then remaining, then new; each by saving */
+    uint32_t ngone, nremain, nnew;
+    uint32_t nsites;
+    struct search_cmp_site *sites;  /* by the largest change of time in MPI first */
+    double min_saving_frac;         /* the options' threshold */
+    uint64_t min_saving_ns;
+    /* the replay of the first run with its gone hints applied together
+     * (search_comparison_apply_list; filled by the caller) */
+    bool predicted;
+    uint32_t applied;
+    uint64_t predicted_ns;
+};
+
+/* Builds the comparison of two analyses' reports (with keep_ranks, the
+ * tags of each call site's messages tell its calls apart too); 0 with
+ * *out, or a negative status (out of memory, TRACE_ERR_ARG for a bad map:
+ * err says which). */
+int search_compare(const struct search_analysis *before, const struct search_analysis *after,
+                   const struct search_compare_opts *o, struct search_comparison **out, struct trace_err *err);
+void search_comparison_free(struct search_comparison *c);
+/* Whether a hint of a side is shown (at or above the threshold of the options). */
+bool search_compare_shown(const struct search_comparison *c, int side, const struct search_hint *h);
+/* The apply list of the gone hints that were shown ("overlap:FILE:LINE,..."
+ * for search_report_opts.apply; malloc'ed; "" if none; NULL on out of memory). */
+char *search_comparison_apply_list(const struct search_comparison *c);
+
+struct search_compare_format_opts {
+    bool stable;                    /* no times, relative paths (tests) */
+    bool all;                       /* every site and hint, not only shown or changed ones */
+    const char *before_dir, *after_dir;
+};
+/* Writes the comparison as text (SEARCH_FORMAT_TEXT) or JSON
+ * (SEARCH_FORMAT_JSON, docs/compare.md). 0, or -1 on out of memory. */
+int search_comparison_write(FILE *f, const struct search_comparison *c, int format,
+                            const struct search_compare_format_opts *o);
+
 /* ---- calls, messages and clocks of an analysis kept with keep_ranks ------------------- */
 
 /* The class of an MPI call, as timelines colour it. */

@@ -199,17 +199,39 @@ static struct search_analysis *analysis_new(int world)
 
 /* The cross-rank stage and the report over a->res; with keep_ranks the
  * calls of every rank. */
-static int finish(struct search_analysis *a, const struct search_analysis_opts *o, struct trace_err *err)
+/* The report over a->res (in rank order) with options o. */
+static int build_report(const struct search_analysis *a, const struct search_report_opts *o,
+                        struct search_report **out)
 {
     struct search_rank_result **dense = calloc(a->nres ? (size_t)a->nres : 1, sizeof *dense);
     if (!dense)
-        goto nomem;
+        return TRACE_ERR_NOMEM;
     int n = 0;
     for (int r = 0; r < a->world; r++)
         if (a->res[r])
             dense[n++] = a->res[r];
-    int rc = search_report_build(dense, n, a->world, &o->report, &a->report);
+    int rc = search_report_build(dense, n, a->world, o, out);
     free(dense);
+    return rc;
+}
+
+int search_analysis_report_again(const struct search_analysis *a, const struct search_report_opts *o,
+                                 struct search_report **out)
+{
+    if (!a || !out || !a->leader || !a->nres || !a->report)
+        return TRACE_ERR_ARG;
+    *out = NULL;
+    bool kept = false; /* without keep_ranks the results are freed */
+    for (int r = 0; r < a->world && !kept; r++)
+        kept = a->res[r] != NULL;
+    return kept ? build_report(a, o, out) : TRACE_ERR_ARG;
+}
+
+static int finish(struct search_analysis *a, const struct search_analysis_opts *o, struct trace_err *err)
+{
+    int rc = build_report(a, &o->report, &a->report);
+    if (rc == TRACE_ERR_NOMEM)
+        goto nomem;
     if (rc < 0) {
         snprintf(err->msg, sizeof err->msg, "cannot merge the ranks' results into hints: reason=%s",
                  trace_status_str(rc));

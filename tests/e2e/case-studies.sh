@@ -330,3 +330,82 @@ no_hint "ring_allgather_after: no aggregation hint" ring_allgather_after "^aggre
 calls=$(calls_of "$WORK/ring_allgather_after")
 expect_match "ring_allgather_after: the trace has one MPI_Allgather per exchange" "$calls" "\"MPI_Allgather\":$((11 * NP))[,}]"
 expect_no_match "ring_allgather_after: and no MPI_Sendrecv" "$calls" '"MPI_Sendrecv"'
+
+# ---- commhint compare on every pair (docs/compare.md) --------------------------------------
+# compared NAME SPEC...: `commhint compare --all` of NAME and NAME_after
+# (JSON and text) exits 0 with its summary; every SPEC "KIND CALL LINES"
+# (CALL "*": any; LINES an ERE of lines of examples/NAME.c) names a hint of
+# NAME that is gone and none that remains; the run's change is the one
+# measured on the two traces, and the first run's replay predicts a
+# saving for the gone hints.
+compared() {
+    local n=$1; shift
+    local out err rc
+    out=$("$CH" compare --all --format=json "$WORK/$n" "$WORK/${n}_after" 2>"$WORK/$n.compare-err")
+    rc=$?
+    expect_eq "$n: compare exits 0" "$rc" 0
+    expect_match "$n: compare prints its summary" "$(cat "$WORK/$n.compare-err")" \
+        '^[0-9]+ hints? gone, [0-9]+ remains?, [0-9]+ new; run [-+][0-9.]+% \(traced runs\)'
+    printf '%s\n' "$out" >"$WORK/$n.compare.json"
+    python3 - "$WORK/$n.compare.json" "$n" "$@" <<'PY'
+import json, re, sys
+path, name, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+def check(what, cond, detail=""):
+    print(("ok - " if cond else "not ok - ") + name + ": compare: " + what)
+    if not cond and detail:
+        for line in str(detail).splitlines()[:12]:
+            print("# " + line)
+try:
+    c = json.load(open(path))
+except Exception as e:
+    check("one valid JSON document", False, e)
+    sys.exit(0)
+hs = c["hints"]
+def show(h):
+    b = h["before"] or h["after"]
+    return "%s %s %s %s:%d" % (h["status"], h["kind"], b["call"], b["file"], b["line"])
+for spec in specs:
+    kind, call, lines = spec.split(" ", 2)
+    def named(h):
+        b = h["before"]
+        return (b and h["kind"] == kind and (call == "*" or b["call"] == call)
+                and b["file"].endswith("/%s.c" % name) and re.fullmatch(lines, str(b["line"])))
+    gone = [h for h in hs if named(h) and h["status"] == "gone"]
+    kept = [h for h in hs if named(h) and h["status"] == "remains"]
+    check("the applied %s hint of %s at line %s is gone" % (kind, call, lines), gone,
+          "\n".join(map(show, hs)))
+    check("no %s hint of %s at line %s remains" % (kind, call, lines), not kept, "\n".join(map(show, kept)))
+b, a = c["before"], c["after"]
+check("both runs' times are measured", b["run_ns"] > 0 and a["run_ns"] > 0, (b, a))
+want = (a["run_ns"] - b["run_ns"]) / b["run_ns"]
+check("the run's change is the measured one", abs(c["run_change"] - want) < 1e-5, (c["run_change"], want))
+p = c["prediction"]
+check("the first run's replay applies the gone hints", p and p["hints_applied"] >= 1 and p["saving_ns"] >= 0, p)
+check("the counts are the listed hints'", [c["gone"], c["remain"], c["new"]] ==
+      [sum(h["status"] == s for h in hs) for s in ("gone", "remains", "new")])
+PY
+    local text
+    text=$("$CH" compare --all "$WORK/$n" "$WORK/${n}_after" 2>/dev/null)
+    expect_match "$n: compare's text has the same counts" "$text" \
+        "^hints: +$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print("%d gone, %d remains?, %d new" % (c["gone"], c["remain"], c["new"]))' "$WORK/$n.compare.json")\$"
+}
+compared jacobi "overlap MPI_Recv $(lines "$J" 'MPI_Recv\(')" "overlap MPI_Send $(lines "$J" 'MPI_Send\(')"
+compared gauss "overlap MPI_Recv $(lines "$G" 'MPI_Recv\(&pivot\[k\]')" "overlap MPI_Send $(lines "$G" 'MPI_Send\(&prow\[k\]')"
+compared master_worker "collective * [0-9]+" "aggregate MPI_Send $(lines "$M" 'MPI_Send\(params')"
+compared halo_staging "aggregate MPI_Send $(lines "$H" 'MPI_Send\(')"
+compared small_sends "aggregate MPI_Send $(lines "$S" 'MPI_Send\(')" "overlap MPI_Recv $(lines "$S" 'MPI_Recv\(')" \
+    "collective MPI_Gatherv $(lines "$S" 'MPI_Gatherv\(')"
+compared pipeline "overlap MPI_Recv $(lines "$P" 'MPI_Recv\(')" "overlap MPI_Send $(lines "$P" 'MPI_Send\(')"
+compared ring_allgather "collective MPI_Sendrecv $(lines "$R" 'MPI_Sendrecv\(')" \
+    "aggregate MPI_Sendrecv $(lines "$R" 'MPI_Sendrecv\(')"
+# gauss's pivot row (tag TAG_PIVOT) left main for start_pivot, its solution
+# value (TAG_X) stayed: compare pairs main's sends by their tags, not by
+# their order
+gp=$(python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    b, a = s["before"], s["after"]
+    if b and b["call"] == "MPI_Send":
+        print(b["line"], a["line"] if a else "-", s["by_order"])' "$WORK/gauss.compare.json" | sort)
+expect_eq "gauss: compare pairs the solution value's send with its new line, and leaves the pivot row's unpaired" "$gp" \
+    "$(printf '%s - False\n%s %s False' "$(lines "$G" 'MPI_Send\(&prow\[k\]')" "$(lines "$G" 'MPI_Send\(&x\[i\]')" "$(lines "$GA" 'MPI_Send\(&x\[i\]')" | sort)"
