@@ -63,10 +63,9 @@ struct ostr {
     OTF2_StringRef ref;
 };
 
-/* A region: an MPI function at a call site (site CHT_NONE: the root). */
+/* A region: an MPI function at a call site, or the root. */
 struct oregion {
     uint16_t call;
-    uint32_t site;
     OTF2_StringRef name, file, descr;
     uint32_t line;
     int role;
@@ -105,8 +104,7 @@ struct otf2 {
     int rank;
     uint64_t last; /* its latest time */
     bool oom;
-    uint64_t offset; /* the clock's global offset */
-    bool offset_known;
+    uint64_t offset; /* the clock's global offset, added to every time */
 };
 
 static struct otf2 *o2(const struct xport *x)
@@ -325,17 +323,11 @@ static int coll_op(uint16_t call)
     }
 }
 
-/* The region of an MPI call at its site (made once per (function, site)). */
+/* The region of an MPI call at its site: one per (function, file, line,
+ * column, enclosing function), whatever the site ids of the ranks. */
 static OTF2_RegionRef region_of(const struct xport *x, const struct search_call *c)
 {
     struct otf2 *o = o2(x);
-    for (uint32_t i = o->nregions; i-- > 0;)
-        if (!o->regions[i].root && o->regions[i].call == c->call && o->regions[i].site == c->site)
-            return i;
-    if (!grow(&o->regions, &o->capregions, o->nregions, sizeof *o->regions)) {
-        o->oom = true;
-        return 0;
-    }
     const struct trace_site_info *si = c->info;
     const char *name = trace_mpi_call_name(c->call);
     bool known = si && si->file && *si->file;
@@ -346,11 +338,18 @@ static OTF2_RegionRef region_of(const struct xport *x, const struct search_call 
                  si->func && *si->func ? " in " : "", si->func ? si->func : "");
     else
         snprintf(descr, sizeof descr, "%s at an unknown location", name);
+    OTF2_StringRef dref = str_ref(o, descr);
+    for (uint32_t i = o->nregions; i-- > 0;)
+        if (!o->regions[i].root && o->regions[i].call == c->call && o->regions[i].descr == dref)
+            return i;
+    if (!grow(&o->regions, &o->capregions, o->nregions, sizeof *o->regions)) {
+        o->oom = true;
+        return 0;
+    }
     o->regions[o->nregions] = (struct oregion){.call = c->call,
-                                               .site = c->site,
                                                .name = str_ref(o, name),
                                                .file = str_ref(o, file),
-                                               .descr = str_ref(o, descr),
+                                               .descr = dref,
                                                .line = known ? si->line : 0,
                                                .role = region_role(c->call)};
     return o->nregions++;
@@ -409,6 +408,7 @@ static uint32_t comm_rank(const struct otf2 *o, uint32_t k, int world_rank)
 /* The time of an event: never before the location's previous one. */
 static OTF2_TimeStamp at(struct otf2 *o, uint64_t t)
 {
+    t += o->offset;
     if (t < o->last)
         t = o->last;
     o->last = t;
@@ -571,7 +571,6 @@ static OTF2_RegionRef root_region(const struct xport *x)
     const char *prog = trace_program(x->t), *base = prog ? strrchr(prog, '/') : NULL;
     o->regions[o->nregions] = (struct oregion){
         .call = CHT_MPI_UNKNOWN,
-        .site = CHT_NONE,
         .name = str_ref(o, base            ? base + 1
                            : prog && *prog ? prog
                                            : "program"),
@@ -607,16 +606,32 @@ static const struct trace_event *advance(struct otf2 *o, struct trace_cursor *cu
 }
 
 /* The clock's global offset: the recorded CLOCK_MONOTONIC of the earliest
- * call, when the common clock is that clock (else 0). */
-static void note_offset(const struct xport *x, int rank, uint32_t i, const struct trace_event *ev)
+ * call, when the common clock is that clock (the analysis' times are from
+ * the earliest call, so a rank's first timed call gives it); else 0. */
+static void find_offset(struct xport *x)
 {
     struct otf2 *o = o2(x);
-    const struct search_call *c = search_analysis_call(x->a, rank, i);
-    if (o->offset_known || x->o->stable || !ev || !c->timed ||
-        search_analysis_clock(x->a) != SEARCH_CLOCK_MONOTONIC || ev->mpi->t_enter < c->t_enter)
+    if (x->o->stable || search_analysis_clock(x->a) != SEARCH_CLOCK_MONOTONIC)
         return;
-    o->offset = ev->mpi->t_enter - c->t_enter;
-    o->offset_known = true;
+    for (int r = 0; r < x->world; r++) {
+        uint32_t n = search_analysis_ncalls(x->a, r), i = 0;
+        while (i < n && !search_analysis_call(x->a, r, i)->timed)
+            i++;
+        struct trace_cursor *cur;
+        struct trace_err err;
+        if (i == n || trace_cursor_open(x->t, r, TRACE_CURSOR_RUNS, &cur, &err) < 0)
+            continue;
+        const struct search_call *c = search_analysis_call(x->a, r, i);
+        const struct trace_event *held = NULL, *ev;
+        int rc;
+        ev = advance(o, cur, &held, c->index, &rc);
+        bool found = ev && ev->mpi->t_enter >= c->t_enter;
+        if (found)
+            o->offset = ev->mpi->t_enter - c->t_enter;
+        trace_cursor_close(cur);
+        if (found)
+            return;
+    }
 }
 
 static int write_rank(struct xport *x, int rank)
@@ -644,7 +659,6 @@ static int write_rank(struct xport *x, int rank)
     for (uint32_t i = 0; i < n && !o->oom; i++) {
         const struct search_call *c = search_analysis_call(x->a, rank, i);
         const struct trace_event *ev = rc > 0 ? advance(o, cur, &held, c->index, &rc) : NULL;
-        note_offset(x, rank, i, ev);
         if (write_call(x, rank, i, ev) < 0)
             o->oom = true;
     }
@@ -728,7 +742,7 @@ static int write_markers(struct xport *x)
             } else {
                 x->unlocated++;
             }
-            OTF2_MarkerWriter_WriteMarker(mw, t, d, marker_def(x, h), OTF2_MARKER_SCOPE_LOCATION,
+            OTF2_MarkerWriter_WriteMarker(mw, o->offset + t, d, marker_def(x, h), OTF2_MARKER_SCOPE_LOCATION,
                                           (uint64_t)rank, text);
             x->instants++;
         }
@@ -833,7 +847,7 @@ static void write_definitions(struct xport *x, OTF2_GlobalDefWriter *g)
             end = e > end ? e : end;
         }
     }
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, o->offset, end + 1, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, o->offset, end, OTF2_UNDEFINED_TIMESTAMP);
     OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, mpi, OTF2_PARADIGM_CLASS_PROCESS);
     OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, node, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     for (int r = 0; r < x->world; r++) {
@@ -923,6 +937,7 @@ static int otf2_write(struct xport *x)
     OTF2_Archive_SetSerialCollectiveCallbacks(o->ar);
     OTF2_Archive_SetCreator(o->ar, CREATOR);
     OTF2_Archive_SetDescription(o->ar, "the MPI timeline and hints of a commhint trace");
+    find_offset(x);
     if (OTF2_Archive_OpenEvtFiles(o->ar) != OTF2_SUCCESS)
         return cli_error("cannot write the OTF2 archive: dir=%s reason=%s", dir, o->errmsg);
     for (int r = 0; r < x->world; r++) {
