@@ -172,39 +172,36 @@ static int prepare_dir(const char *dir)
     if (!d)
         return cli_error("cannot read the OTF2 archive's directory: dir=%s reason=%s", dir, strerror(errno));
     struct dirent *e;
-    bool other = false, anchor = false;
+    bool any = false, other = false;
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (!strcmp(e->d_name, ARCHIVE_NAME ".otf2"))
-            anchor = true;
-        else if (strcmp(e->d_name, ARCHIVE_NAME ".def") && strcmp(e->d_name, ARCHIVE_NAME ".marker") &&
-                 strcmp(e->d_name, ARCHIVE_NAME))
+        any = true;
+        if (strcmp(e->d_name, ARCHIVE_NAME ".otf2") && strcmp(e->d_name, ARCHIVE_NAME ".def") &&
+            strcmp(e->d_name, ARCHIVE_NAME ".marker") && strcmp(e->d_name, ARCHIVE_NAME))
             other = true;
     }
     closedir(d);
+    if (!any)
+        return CLI_OK;
     char path[4096];
     snprintf(path, sizeof path, "%s/" ARCHIVE_NAME ".otf2", dir);
-    if (!anchor && !other)
-        return remove_locations(dir)
-                   ? CLI_OK
-                   : cli_error("refusing to write into a directory that is not empty and not an "
-                               "OTF2 archive of commhint export: dir=%s",
-                               dir);
     if (other || !ours(path))
         return cli_error("refusing to write into a directory that is not empty and not an OTF2 archive of "
                          "commhint export: dir=%s",
                          dir);
-    /* an earlier export: replaced */
+    /* an earlier export: replaced (its locations first, which may hold
+     * what is not ours) */
+    errno = 0;
+    if (!remove_locations(dir))
+        return cli_error("cannot replace the OTF2 archive: dir=%s/" ARCHIVE_NAME " reason=%s", dir,
+                         errno ? strerror(errno) : "it holds other files");
     static const char *const files[] = {ARCHIVE_NAME ".otf2", ARCHIVE_NAME ".def", ARCHIVE_NAME ".marker"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         if (unlink(path) < 0 && errno != ENOENT)
             return cli_error("cannot replace the OTF2 archive: file=%s reason=%s", path, strerror(errno));
     }
-    if (!remove_locations(dir))
-        return cli_error("cannot replace the OTF2 archive: dir=%s/" ARCHIVE_NAME " reason=%s", dir,
-                         errno ? strerror(errno) : "it holds other files");
     return CLI_OK;
 }
 
@@ -875,9 +872,6 @@ static OTF2_ErrorCode otf2_error_cb(void *ctx, const char *file, uint64_t line, 
                                     OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     struct otf2 *o = ctx;
-    (void)file;
-    (void)line;
-    (void)func;
     int n = snprintf(o->errmsg, sizeof o->errmsg, "%s", OTF2_Error_GetDescription(code));
     if (fmt && *fmt && n > 0 && (size_t)n < sizeof o->errmsg - 3) {
         snprintf(o->errmsg + n, sizeof o->errmsg - n, " (");
@@ -891,19 +885,11 @@ static OTF2_ErrorCode otf2_error_cb(void *ctx, const char *file, uint64_t line, 
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
                                 bool final)
 {
-    (void)user;
-    (void)type;
-    (void)loc;
-    (void)caller;
-    (void) final;
     return OTF2_FLUSH;
 }
 
 static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
 {
-    (void)user;
-    (void)type;
-    (void)loc;
     return 0;
 }
 
@@ -980,6 +966,7 @@ static int otf2_close(struct xport *x, int ret)
         return ret;
     if (o->ar)
         OTF2_Archive_Close(o->ar);
+    OTF2_Error_RegisterCallback(NULL, NULL); /* libotf2's own again */
     for (uint32_t i = 0; i < o->nstrs; i++)
         free(o->strs[i].s);
     for (uint32_t i = 0; i < o->ncomms; i++)
