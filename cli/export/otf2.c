@@ -444,7 +444,7 @@ static void write_starts(struct xport *x, int rank, const struct search_call *c,
             continue;
         uint32_t peer = comm_rank(o, k, s->peer);
         uint32_t tag = (uint32_t)s->tag;
-        if (req && c->cls == SEARCH_CALL_SEND) {
+        if (req) { /* Isend, Issend, ..., Start of a persistent send */
             struct oreq *r = req_slot(o, req);
             if (r)
                 *r = (struct oreq){k, 1};
