@@ -8,7 +8,9 @@
 # and collective events as the calls have message ends, collectives and
 # requests (from the calls of the chrome export), every send matched to a
 # receive with the same tag and size, and one marker per (hint, rank it
-# holds on) of `commhint hints`.  Then an existing archive is replaced,
+# holds on) of `commhint hints`.  A program that splits MPI_COMM_WORLD
+# gets its communicators with their members, and peers and roots as ranks
+# in them.  Then an existing archive is replaced,
 # --stable is reproducible, --rank keeps one rank, and bad input fails as
 # documented.
 #
@@ -91,7 +93,9 @@ COLLS = {"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather"
 # as peer, tag and bytes: the ends of Sendrecv calls are counted together)
 want_ends = sum(ends(e, "peer") + ends(e, "source") for e in calls if e["name"] not in COLLS)
 want_isend = sum(ends(e, "peer") for e in calls if e["name"] in ISENDS)
-want_irecv = info["mpi_calls"].get("MPI_Irecv", 0)
+# (an Irecv from MPI_PROC_NULL has no request: the receive ends of
+# Wait/Test calls are those of the Irecvs that moved a message)
+want_irecv = sum(ends(e, "peer") for e in calls if e["name"].startswith(("MPI_Wait", "MPI_Test")))
 want_coll = sum(v for k, v in info["mpi_calls"].items() if k in COLLS)
 got = (n(E.MpiSend) + n(E.MpiIsend) + n(E.MpiRecv) + n(E.MpiIrecv), n(E.MpiIsend), n(E.MpiIsendComplete),
        n(E.MpiIrecvRequest), n(E.MpiIrecv), n(E.MpiCollectiveBegin), n(E.MpiCollectiveEnd))
@@ -203,6 +207,69 @@ for src in examples/*.c examples/*.cpp; do
         sed 's/^Traceback/not ok - '"$ex"': check.py ran to its end\n# Traceback/'
     [ "$ex" = jacobi ] || rm -rf "$out" "$dir"
 done
+
+# ---- communicators: a split in two halves ordered backwards, MPI_COMM_SELF,
+# an Irecv from MPI_PROC_NULL (no message, no request)
+cat >"$WORK/split.c" <<'EOF2'
+#include <mpi.h>
+int main(int argc, char **argv)
+{
+    int rank, size, x = 0, y = 0, hr;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
+    MPI_Comm_rank(half, &hr);
+    if (hr == 0)
+        MPI_Send(&rank, 1, MPI_INT, 1, 7, half);
+    else if (hr == 1)
+        MPI_Recv(&x, 1, MPI_INT, 0, 7, half, MPI_STATUS_IGNORE);
+    MPI_Bcast(&x, 1, MPI_INT, 1, half);
+    MPI_Request r;
+    MPI_Irecv(&y, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    MPI_Comm_free(&half);
+    MPI_Finalize();
+    return 0;
+}
+EOF2
+if build_prog "$WORK/split.c" "$WORK/split" -O2 >"$WORK/split.build" 2>&1 && trace_run "$WORK/split.trace" 4 "$WORK/split"; then
+    dir=$WORK/split.trace
+    "$CH" info "$dir" --format=json >"$WORK/info.json" 2>/dev/null
+    "$CH" hints "$dir" --format=json >"$WORK/hints.json" 2>/dev/null
+    "$CH" export "$dir" -o "$WORK/chrome.json" 2>/dev/null
+    "$CH" export "$dir" --format=otf2 -o "$WORK/split.otf2" 2>/dev/null
+    expect_eq "split: export --format=otf2 exits 0" "$?" 0
+    $PY "$WORK/check.py" "$WORK/split.otf2" "$WORK/info.json" "$WORK/hints.json" "$WORK/chrome.json" split 2>&1 |
+        grep -v "a region per MPI function" | sed 's/^Traceback/not ok - split: check.py ran to its end\n# Traceback/'
+    got=$($PY - "$WORK/split.otf2/traces.otf2" <<'EOF2'
+import sys, otf2
+with otf2.reader.open(sys.argv[1]) as t:
+    for c in sorted(t.definitions.comms, key=lambda c: c.name):
+        m = [getattr(x, "name", x) for x in c.group.members]
+        print(c.name.split()[0] if c.name.startswith("0x") else c.name, str(c.group.group_type).split(".")[-1],
+              c.parent.name if c.parent else "-", m if c.name.startswith("0x") else len(m))
+EOF2
+)
+    expect_eq "split: communicators with their members in communicator rank order" "$(sed 's/0x[0-9a-f]*/ID/' <<<"$got")" \
+"ID COMM_GROUP MPI_COMM_WORLD ['rank 2', 'rank 0']
+ID COMM_GROUP MPI_COMM_WORLD ['rank 3', 'rank 1']
+MPI_COMM_SELF COMM_SELF - 0
+MPI_COMM_WORLD COMM_GROUP - 4"
+    printed=$(otf2-print "$WORK/split.otf2/traces.otf2")
+    # world rank 2 is rank 0 of its half, world rank 0 its rank 1
+    expect_match "split: a send's receiver is its rank in the communicator" "$printed" \
+        '^MPI_SEND +2 +[0-9]+ +Receiver: 1 \("rank 0"'
+    expect_match "split: a receive's sender is its rank in the communicator" "$printed" \
+        '^MPI_RECV +0 +[0-9]+ +Sender: 0 \("rank 2"'
+    expect_match "split: a collective's root is its rank in the communicator" "$printed" \
+        '^MPI_COLLECTIVE_END +2 +[0-9]+ +Operation: BCAST, .*Root: 1 \("rank 0"'
+    expect_no_match "split: no request for an Irecv from MPI_PROC_NULL" "$printed" "MPI_IRECV"
+else
+    not_ok "split: built and traced" "$(tail -5 "$WORK/split.build" "$WORK/split.trace.err" 2>/dev/null)"
+fi
 
 # ---- the output directory and the options (on jacobi) --------------------------------
 dir=$WORK/jacobi.trace
