@@ -88,7 +88,7 @@ struct oreq {
 
 struct otf2 {
     OTF2_Archive *ar;
-    char errmsg[512]; /* libotf2's last error */
+    char errmsg[512]; /* libotf2's first error */
     struct ostr *strs;
     uint32_t nstrs, capstrs;
     uint32_t *strhash; /* open addressing: index + 1 into strs */
@@ -105,6 +105,7 @@ struct otf2 {
     uint64_t last; /* its latest time */
     bool oom;
     uint64_t offset; /* the clock's global offset, added to every time */
+    bool failed;     /* libotf2 reported an error (errmsg): its calls' results need no check each */
 };
 
 static struct otf2 *o2(const struct xport *x)
@@ -872,6 +873,9 @@ static OTF2_ErrorCode otf2_error_cb(void *ctx, const char *file, uint64_t line, 
                                     OTF2_ErrorCode code, const char *fmt, va_list va)
 {
     struct otf2 *o = ctx;
+    if (o->failed)
+        return code; /* the first error says why */
+    o->failed = true;
     int n = snprintf(o->errmsg, sizeof o->errmsg, "%s", OTF2_Error_GetDescription(code));
     if (fmt && *fmt && n > 0 && (size_t)n < sizeof o->errmsg - 3) {
         snprintf(o->errmsg + n, sizeof o->errmsg - n, " (");
@@ -954,7 +958,7 @@ static int otf2_write(struct xport *x)
         return rc;
     OTF2_ErrorCode e = OTF2_Archive_Close(o->ar);
     o->ar = NULL;
-    if (e != OTF2_SUCCESS)
+    if (e != OTF2_SUCCESS || o->failed)
         return cli_error("cannot write the OTF2 archive: dir=%s reason=%s", dir, o->errmsg);
     return CLI_OK;
 }

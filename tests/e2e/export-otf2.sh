@@ -319,4 +319,9 @@ expect_eq "a missing trace exits 1" "$?" 1
 expect_eq "-o in a missing directory exits 1" "$?" 1
 expect_match "-o in a missing directory says so" "$(cat "$WORK/err")" \
     "^commhint: error: cannot create the OTF2 archive's directory: dir=.*reason="
+# a write error: files limited to 2 KiB (SIGXFSZ ignored, so write fails)
+(ulimit -f 4; trap '' XFSZ; "$CH" export "$dir" --format=otf2 -o "$WORK/big" 2>"$WORK/err")
+expect_eq "a write error exits 1" "$?" 1
+expect_match "a write error says so" "$(cat "$WORK/err")" \
+    "^commhint: error: cannot write the OTF2 archive: dir=.*/big reason=File is too large"
 expect_match "--help describes otf2" "$("$CH" export --help)" "otf2: an OTF2 archive"
