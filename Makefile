@@ -35,7 +35,8 @@ OBJ := $(B)/obj
 DEB_PACKAGES := clang-$(LLVM_VERSION) llvm-$(LLVM_VERSION)-dev llvm-$(LLVM_VERSION)-tools \
 	libclang-rt-$(LLVM_VERSION)-dev mpich libmpich-dev libdwarf-dev libelf-dev \
 	libgtk-3-dev libgtksourceview-4-dev libcmocka-dev libzstd-dev liblz4-dev xvfb xauth \
-	pkg-config make gawk bc python3 time gnuplot-nox libomp-$(LLVM_VERSION)-dev valgrind strace cmake
+	pkg-config make gawk bc python3 time gnuplot-nox libomp-$(LLVM_VERSION)-dev valgrind strace cmake \
+	libotf2-trace-dev otf2-tools python3-otf2
 
 MPI_CFLAGS := $(shell pkg-config --cflags mpich 2>/dev/null)
 MPI_LIBS   := $(shell pkg-config --libs mpich 2>/dev/null)
@@ -102,14 +103,19 @@ $(OBJ)/search/%.o: INC := $(INC_SEARCH)
 $(PAR_OBJ): ALL_CFLAGS += $(MPI_CFLAGS)
 
 # ---- the command line ------------------------------------------------------
-CLI_SRC := $(wildcard cli/*.c)
+# a command per cli/cmd-*.c, an export format per cli/export/*.c
+CLI_SRC := $(wildcard cli/*.c cli/export/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(OBJ)/%.o)
 CLI_BIN := $(B)/bin/commhint
 # build-system glue (cli/build-systems/, rules below)
 CC_WRAPPER_NAMES := commhint-mpicc commhint-mpicxx commhint-clang commhint-clang++
 CC_WRAPPERS := $(CC_WRAPPER_NAMES:%=$(B)/bin/%)
 CMAKE_TOOLCHAIN := $(B)/share/commhint/commhint.cmake
-CLI_CFLAGS := -DCOMMHINT_LLVM_MAJOR=$(LLVM_VERSION) -DCOMMHINT_DEFAULT_CLANG='"$(CLANG)"' \
+# `commhint export --format=otf2` writes with libotf2 (Debian's
+# libotf2-trace-dev ships otf2.pc)
+OTF2_CFLAGS := $(shell pkg-config --cflags otf2 2>/dev/null)
+OTF2_LIBS   := $(shell pkg-config --libs otf2 2>/dev/null)
+CLI_CFLAGS := $(OTF2_CFLAGS) -DCOMMHINT_LLVM_MAJOR=$(LLVM_VERSION) -DCOMMHINT_DEFAULT_CLANG='"$(CLANG)"' \
 	-DCOMMHINT_DEFAULT_LIBDIR='"$(PREFIX)/lib"'
 
 # ---- the viewer: GTK 3 + GtkSourceView 4 -------------------------------------
@@ -213,7 +219,7 @@ $(PAR_A): $(PAR_OBJ)
 
 $(CLI_BIN): $(CLI_OBJ) $(PAR_A) $(ANA_A)
 	@mkdir -p $(dir $@)
-	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(PAR_A) $(ANA_A) $(ANA_LIBS) $(MPI_LIBS)
+	$(call msg,LD,$@)$(CC) $(SANFLAGS) -o $@ $(CLI_OBJ) $(PAR_A) $(ANA_A) $(ANA_LIBS) $(MPI_LIBS) $(OTF2_LIBS)
 
 # ---- the viewer ---------------------------------------------------------------
 # The widget templates (gui/ui/*.ui) are compiled into the program.
