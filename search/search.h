@@ -404,12 +404,15 @@ struct search_fix_loc {
     uint8_t differs;
     /* wait: the place is in a function the call's path does not go
      * through (heat's diffuse, called for two fields): that function runs
-     * for other callers too, so the wait goes right before its next call */
+     * for other callers too, so the wait goes right before its next call,
+     * or, with split, into it (it gets the request, MPI_REQUEST_NULL from
+     * its other callers) */
     bool off_path;
     /* the place is after (start) or before (wait) a whole loop that holds
-     * every related line of its side, only some of whose executions can
-     * move: the loop must be split for the edit to overlap anything
-     * (jacobi's update loop, whose rows next to the halos read the data) */
+     * every related line of its side (with off_path: some), only some of
+     * whose executions can move: the loop must be split for the edit to
+     * overlap them (jacobi's update loop, whose rows next to the halos
+     * read the data) */
     bool split;
     /* outside the loop around the call in the call's function (hint's
      * call_loop): the edit serves every call the loop makes, one request

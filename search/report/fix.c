@@ -188,6 +188,17 @@ static bool related_inside_lifted(const struct search_hint *h, const struct trac
     return any;
 }
 
+static bool related_in_loop(const struct search_related *r, uint32_t id);
+
+/* Whether some related line of the role is inside the loop at place f. */
+static bool related_some_in_loop(const struct search_hint *h, const struct search_fix_loc *f, int role)
+{
+    for (uint32_t k = 0; f->loop && k < h->nrelated; k++)
+        if (h->related[k].role == role && related_in_loop(&h->related[k], f->loop_id))
+            return true;
+    return false;
+}
+
 /* Whether every related line of a role lies inside the loop a place was
  * lifted to (f->loop: after or before that whole loop): the edit then
  * leaves them all on the call's side of it, and overlaps nothing unless
@@ -432,6 +443,14 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
     if (h->fix.wait.loop && h->fix.wait.where == SEARCH_FIX_BEFORE && !h->fix.wait.other_iteration &&
         related_inside_loop(h, &h->fix.wait, SEARCH_REL_AFTER))
         h->fix.wait.split = true;
+    /* a wait in a function that runs for other callers too, before a loop
+     * of it that holds some of the lines credited (heat_helpers' halo_swap,
+     * waited for before diffuse's loop, whose inner rows can run before the
+     * wait): waiting before the call of that function would overlap none
+     * of the loop; the wait goes into it, and the loop is split */
+    if (h->fix.wait.off_path && h->fix.wait.loop && h->fix.wait.where == SEARCH_FIX_BEFORE &&
+        !h->fix.wait.other_iteration && related_some_in_loop(h, &h->fix.wait, SEARCH_REL_AFTER))
+        h->fix.wait.split = true;
     /* a place outside the loop that makes the call (dft's sends in the
      * loop over q, started after the loop that fills their buffer) serves
      * every call of that loop */
@@ -584,7 +603,14 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
         search_text_printf(b, ")");
         return;
     }
-    if (l->off_path) {
+    if (l->off_path && l->split) {
+        /* inside a function that runs for other callers too, before a
+         * loop to split: the function gets the request */
+        search_text_printf(b, "in %s, right before its loop at ", l->func);
+        at_line(b, h, l->file, l->line, relative);
+        search_text_printf(b, " (%s runs for other callers too: pass it the request, MPI_REQUEST_NULL from them)",
+                           l->func);
+    } else if (l->off_path) {
         /* a wait inside a function that runs for other callers too: before
          * the call of it that needs the data, not inside it */
         search_text_printf(b, "right before the next call of %s, whose %s", l->func, l->loop ? "loop at " : "");
@@ -774,12 +800,18 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
         if (!l->split)
             continue;
         uint64_t ev = 0, tot = 0;
-        for (uint32_t r = 0; r < h->nrelated; r++)
-            if (h->related[r].role == (k ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE)) {
-                ev += h->related[r].events;
-                tot += h->related[r].total;
+        bool all = true;
+        for (uint32_t r = 0; r < h->nrelated; r++) { /* its lines in the loop */
+            if (h->related[r].role != (k ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE))
+                continue;
+            if (!related_in_loop(&h->related[r], l->loop_id)) {
+                all = false;
+                continue;
             }
-        search_text_printf(b, "; the computation that can %s is inside the loop at ",
+            ev += h->related[r].events;
+            tot += h->related[r].total;
+        }
+        search_text_printf(b, "; %sthe computation that can %s is inside the loop at ", all ? "" : "some of ",
                            k ? "run before the wait" : "move after the start");
         at_line(b, h, l->file, l->line, relative);
         search_text_printf(b, ": split it, running %s the part %s (%" PRIu64 " of %" PRIu64 " executions)",

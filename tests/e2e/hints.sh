@@ -337,6 +337,17 @@ hw=$("$CH" hints "$WORK/heat" --all --format=json 2>/dev/null |
 expect_match "heat_helpers: a wait needed in diffuse is found" "$hw" "^true "
 expect_eq "heat_helpers: and goes right before diffuse's next call, the request staying in main" \
     "$(grep -cv ' and MPI_Wait for it right before the next call of diffuse, whose loop at line [0-9]* must wait for it$' <<<"$hw")" 0
+# on 4 ranks the inner rows of diffuse's loop can run before the wait too:
+# waiting before the call of diffuse would overlap none of them, so the
+# wait goes into diffuse (which gets the request) and its loop is split
+"$CH" run -n 4 -o "$WORK/heat4" -- "$B/examples/O2/heat_helpers" >/dev/null 2>&1
+DL=$(grep -n 'for (int i = 1; i <= nloc; i++)' examples/heat_helpers.c | head -1 | cut -d: -f1)
+h4=$("$CH" hints "$WORK/heat4" --all --format=json 2>/dev/null |
+    jq -r '.hints[] | select(.kind == "overlap" and .fix.wait.function == "diffuse") |
+        "\(.fix.wait.split_loop) \([.related[] | select(.role == "after" and .line > '"$DL"' and .line < '"$DL"' + 12)] | length) \(.fix.text)"')
+expect_match "heat_helpers (4 ranks): diffuse's inner rows can run before a wait" "$h4" "^true [1-9]"
+expect_eq "heat_helpers (4 ranks): each such wait goes into diffuse, before its loop, which is split" \
+    "$(grep -E '^[a-z]+ [1-9]' <<<"$h4" | grep -cv "^true [0-9]* .* and MPI_Wait for it in diffuse, right before its loop at line $DL (diffuse runs for other callers too: pass it the request, MPI_REQUEST_NULL from them); some of the computation that can run before the wait is inside the loop at line $DL: split it, running before the wait the part that does not need the data ([0-9]* of [0-9]* executions)\$")" 0
 # on 2 ranks every message goes to the other rank: heat_helpers' Sendrecv
 # to up and to down merge here, and the hint says why it may not hold on more
 expect_eq "heat_helpers: the 2-rank aggregation carries the two-ranks flag" \

@@ -697,6 +697,16 @@ static void test_fix_through_helpers(void **state)
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv where it is (line 129), and MPI_Wait for it right "
                            "before the next call of diffuse, whose loop at /src/b.c:70 must wait for it");
     free(m);
+    /* the same, with lines of that loop credited: the wait goes into
+     * diffuse, which gets the request, and the loop is split */
+    h.fix.wait.split = true;
+    m = search_fix_text(&h, false);
+    assert_string_equal(m, "start the MPI_Recv as MPI_Irecv where it is (line 129), and MPI_Wait for it in diffuse, "
+                           "right before its loop at /src/b.c:70 (diffuse runs for other callers too: pass it the "
+                           "request, MPI_REQUEST_NULL from them); the computation that can run before the wait is "
+                           "inside the loop at /src/b.c:70: split it, running before the wait the part that does "
+                           "not need the data (0 of 0 executions)");
+    free(m);
     h.fix.wait = (struct search_fix_loc){h.file, h.func, 129, 4, SEARCH_FIX_AFTER, false, false, NULL, 0, 0, false, false, false, false, CHT_NONE, CHT_NONE, NULL, false, NULL};
     h.ctx = &cc;
     h.call = CHT_MPI_ALLREDUCE;
