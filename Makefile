@@ -141,8 +141,12 @@ UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
 PC_FILE := $(B)/lib/pkgconfig/commhint.pc
 
+# synthetic traces of thousands of ranks without MPI (bench/synth-trace.c):
+# in `all`, since tests/e2e/synth-trace.sh checks it against real runs
+SYNTH_BIN := $(B)/bench/synth-trace
+
 .PHONY: all deps demo check examples install clean llvm-check tests bench fuzz fuzz-build fuzz-seeds
-all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE) $(CC_WRAPPERS) $(CMAKE_TOOLCHAIN)
+all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE) $(CC_WRAPPERS) $(CMAKE_TOOLCHAIN) $(SYNTH_BIN)
 
 # The plugin is loaded into the clang that compiles user code; both must be
 # the same LLVM major version.
@@ -353,10 +357,16 @@ bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check
 	$(Q)B=$(B) bash bench/cost-check.sh
 	$(Q)B=$(B) bash bench/callpath.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/irregular.sh
+	$(Q)B=$(B) bash bench/synth-scaling.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
+
+# sanitized with SAN=1 like the other C tools; only the format header and zstd
+$(SYNTH_BIN): bench/synth-trace.c tracelib/trace-format.h $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(INC_TRACELIB) -o $@ $< -lzstd
 
 # the static cost weights against a validation run (bench/cost-check.sh)
 $(B)/bench/cost-check: bench/cost-check.c $(ANA_A)
