@@ -364,9 +364,10 @@ $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
 
 # sanitized with SAN=1 like the other C tools; only the format header and zstd
-$(SYNTH_BIN): bench/synth-trace.c tracelib/trace-format.h $(FLAGS_STAMP)
+SYNTH_SRC := bench/synth-trace.c bench/synth-write.c
+$(SYNTH_BIN): $(SYNTH_SRC) bench/synth-trace.h tracelib/trace-format.h $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(SANFLAGS) $(INC_TRACELIB) -o $@ $< -lzstd
+	$(call msg,CC,$@)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(SANFLAGS) $(INC_TRACELIB) -o $@ $(SYNTH_SRC) -lzstd
 
 # the static cost weights against a validation run (bench/cost-check.sh)
 $(B)/bench/cost-check: bench/cost-check.c $(ANA_A)

@@ -39,10 +39,8 @@
  * site per MPI call, at the lines of the real program), and per rank a
  * stream of zstd chunks (level 1, with content size and checksum, as
  * tracelib/rt/writer.c makes them) holding a TU record, the CLOCK samples,
- * the MPI records with their COMPLETE followers, and END.  The runtime's
- * writer cannot be reused as it is (it writes the one stream of the
- * process it runs in, from global state), so the encoding is redone here
- * on tracelib/trace-format.h's structs.  Each rank's records go to a
+ * the MPI records with their COMPLETE followers, and END; synth-write.c
+ * writes them.  Each rank's records go to a
  * buffer of its own, compressed and appended to its file when full:
  * memory is P buffers (at most 64 MiB in all) plus O(P) state, whatever
  * N.  Exit status: 0, 1 on an I/O error, 2 on bad usage.
@@ -64,39 +62,10 @@
 #include <zstd.h>
 
 #include "trace-format.h"
+#include "synth-trace.h"
 
 #define MAX_RANKS (1 << 20) /* readers refuse larger worlds */
 #define BUF_BUDGET (64u << 20)
-#define INIT_NS 1000000u /* MPI_Init: 1 ms */
-
-enum pattern { PAT_HALO, PAT_MASTER, PAT_PIPELINE };
-
-struct opts {
-    int ranks;
-    long iters;
-    int every;
-    int dims;
-    uint64_t bytes;      /* per message */
-    uint64_t compute_ns; /* per step, item or task */
-    double jitter;
-    uint64_t latency_ns;
-    double bandwidth; /* bytes per ns (= GB/s) */
-    uint64_t call_ns;
-    uint64_t seed;
-    enum pattern pat;
-    const char *dir;
-};
-
-/* One MPI call site of a pattern's fictitious source (the line of the
- * same call in the real program). */
-struct site_def {
-    uint16_t call; /* enum cht_mpi_call */
-    uint32_t line;
-    uint16_t col;
-};
-
-/* Local site ids, in table order. */
-enum { S_INIT, S_FINALIZE, S_A, S_B, S_C, S_D };
 
 static const struct site_def halo_sites[] = {
     {CHT_MPI_INIT, 46, 5},   {CHT_MPI_FINALIZE, 93, 5}, {CHT_MPI_IRECV, 76, 17},
@@ -114,170 +83,6 @@ static const struct site_def pipe_sites[] = {
     {CHT_MPI_FINALIZE, 41, 5},
     {CHT_MPI_RECV, 32, 13},
     {CHT_MPI_SEND, 36, 13},
-};
-
-/* A rank's stream: records pending for its next chunk, and where it is. */
-struct rank_out {
-    unsigned char *buf;
-    size_t len;
-    uint64_t seq; /* next chunk number */
-    uint64_t end; /* file size */
-    uint64_t file_id;
-    uint64_t nrec;     /* records written */
-    uint64_t next_req; /* next request id, from 1 */
-    uint64_t t;        /* the rank's clock, ns */
-};
-
-struct gen {
-    struct opts o;
-    struct rank_out *r;
-    size_t cap; /* raw bytes per chunk */
-    ZSTD_CCtx *cctx;
-    unsigned char *zbuf;
-    size_t zcap;
-    uint64_t run_id, t0, real0;
-    uint64_t tu_key;
-    uint32_t nsites;
-    const char *file;
-    int failed;
-};
-
-static uint64_t splitmix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* Computation time of rank r at step s: compute_ns scaled by [1-F, 1+F]. */
-static uint64_t compute_time(const struct gen *g, int r, long s)
-{
-    uint64_t h = splitmix(g->o.seed ^ splitmix((uint64_t)r << 32 ^ (uint64_t)s));
-    double u = (double)(h >> 11) / 9007199254740992.0; /* [0, 1) */
-    double f = 1.0 + g->o.jitter * (2.0 * u - 1.0);
-    return (uint64_t)((double)g->o.compute_ns * f);
-}
-
-/* Time a message of `bytes` takes from send to arrival. */
-static uint64_t msg_time(const struct gen *g, uint64_t bytes)
-{
-    return g->o.latency_ns + (uint64_t)((double)bytes / g->o.bandwidth);
-}
-
-static uint64_t now_ns(clockid_t c)
-{
-    struct timespec ts;
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void fail_io(struct gen *g, const char *path, int err)
-{
-    if (!g->failed)
-        fprintf(stderr, "synth-trace: cannot write the trace: file=%s reason=%s\n", path, strerror(err));
-    g->failed = 1;
-}
-
-static void rank_path(const struct gen *g, int r, char *path, size_t n)
-{
-    int k = snprintf(path, n, "%s/", g->o.dir);
-    snprintf(path + k, n - (size_t)k, CHT_RANK_FILE_FMT, r);
-}
-
-static int write_at(struct gen *g, const char *path, const void *p, size_t n, uint64_t off)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    ssize_t w = fd < 0 ? -1 : pwrite(fd, p, n, (off_t)off);
-    int err = w < 0 ? errno : w != (ssize_t)n ? EIO : 0;
-    if (fd >= 0 && close(fd) < 0 && !err)
-        err = errno;
-    if (err) {
-        fail_io(g, path, err);
-        return -1;
-    }
-    return 0;
-}
-
-/* Compresses raw[len] into one chunk (as rt_emit_chunk does) and appends
- * it to the file at path whose size is *end. */
-static int put_chunk(struct gen *g, const char *path, const void *raw, size_t len, uint64_t *seq,
-                     uint64_t *end, uint64_t file_id)
-{
-    struct cht_chunk_header h;
-    size_t stored;
-
-    if (len == 0)
-        return 0;
-    stored = ZSTD_compress2(g->cctx, g->zbuf + sizeof h, g->zcap - sizeof h, raw, len);
-    if (ZSTD_isError(stored)) {
-        fprintf(stderr, "synth-trace: cannot compress a chunk: reason=%s\n", ZSTD_getErrorName(stored));
-        g->failed = 1;
-        return -1;
-    }
-    memset(&h, 0, sizeof h);
-    h.magic = CHT_CHUNK_MAGIC;
-    h.header_size = sizeof h;
-    h.stored_size = (uint32_t)stored;
-    h.raw_size = (uint32_t)len;
-    h.file_tag = (uint32_t)file_id;
-    h.seq = (*seq)++;
-    memcpy(g->zbuf, &h, sizeof h);
-    if (write_at(g, path, g->zbuf, sizeof h + stored, *end) < 0)
-        return -1;
-    *end += sizeof h + stored;
-    return 0;
-}
-
-static int flush_rank(struct gen *g, int r)
-{
-    struct rank_out *o = &g->r[r];
-    char path[PATH_MAX];
-
-    if (o->len == 0 || g->failed)
-        return g->failed ? -1 : 0;
-    rank_path(g, r, path, sizeof path);
-    int e = put_chunk(g, path, o->buf, o->len, &o->seq, &o->end, o->file_id);
-    o->len = 0;
-    return e;
-}
-
-/* Appends n bytes of whole records to rank r's chunk: an MPI record and
- * its followers always go together, as in the runtime's chunks. */
-static void put(struct gen *g, int r, const void *p, size_t n, unsigned nrec)
-{
-    struct rank_out *o = &g->r[r];
-
-    if (o->len + n > g->cap)
-        flush_rank(g, r);
-    memcpy(o->buf + o->len, p, n);
-    o->len += n;
-    o->nrec += nrec;
-}
-
-static void file_header(const struct gen *g, struct cht_file_header *h, const char *magic, int32_t rank,
-                        uint64_t file_id)
-{
-    memset(h, 0, sizeof *h);
-    memcpy(h->magic, magic, sizeof h->magic);
-    h->version = CHT_FORMAT_VERSION;
-    h->oldest_version = CHT_FORMAT_OLDEST;
-    h->header_size = sizeof *h;
-    h->byte_order = CHT_BYTE_ORDER_MARK;
-    h->features = CHT_FEAT_ZSTD | CHT_FEAT_SITES;
-    h->run_id = g->run_id;
-    h->rank = rank;
-    h->world_size = g->o.ranks;
-    h->compression = CHT_COMPRESSION_ZSTD;
-    h->created_ns = g->real0;
-    h->file_id = file_id;
-}
-
-/* ---- the site table and the meta file ----------------------------------- */
-
-struct table {
-    const struct site_def *s[2];
-    size_t n[2];
 };
 
 static struct table table_of(enum pattern p)
@@ -299,288 +104,7 @@ static struct table table_of(enum pattern p)
 }
 
 static const char *const file_names[] = {"synth/halo.c", "synth/master.c", "synth/pipeline.c"};
-
-/* A site-table blob as the pass lays it out (header, sites, an empty
- * dependence section, costs, strings) with its tu_key; malloc'd. */
-static unsigned char *site_table(struct gen *g, uint32_t *size_out)
-{
-    struct table t = table_of(g->o.pat);
-    uint32_t ns = (uint32_t)(t.n[0] + t.n[1]);
-    const char *file = file_names[g->o.pat];
-    /* strings: "", the file, "main" */
-    uint32_t s_file = 1, s_main = s_file + (uint32_t)strlen(file) + 1;
-    uint32_t strings_size = s_main + 5;
-    struct cht_tu_header h;
-    uint32_t off = sizeof h;
-
-    memset(&h, 0, sizeof h);
-    h.magic = CHT_TU_MAGIC;
-    h.version = CHT_TU_VERSION;
-    h.header_size = sizeof h;
-    h.nsites = ns;
-    h.sites_off = h.loops_off = h.access_off = off;
-    off += ns * (uint32_t)sizeof(struct cht_site);
-    h.loops_off = h.access_off = off;
-    h.deps_off = off;
-    uint32_t rows_off = off + (uint32_t)sizeof(struct cht_tu_deps);
-    off = rows_off + ns * (uint32_t)sizeof(struct cht_dep_row);
-    h.costs_off = off;
-    off += ns * 4u;
-    h.strings_off = off;
-    h.strings_size = strings_size;
-    h.module_name = s_file;
-    off += strings_size;
-    h.total_size = (off + 7) & ~7u;
-
-    unsigned char *b = calloc(1, h.total_size);
-    if (!b)
-        return NULL;
-    for (uint32_t i = 0, k = 0; k < 2; k++) {
-        for (size_t j = 0; j < t.n[k]; j++, i++) {
-            struct cht_site s = {.file = s_file,
-                                 .func = s_main,
-                                 .line = t.s[k][j].line,
-                                 .col = t.s[k][j].col,
-                                 .kind = CHT_SITE_CALL,
-                                 .loop = CHT_NONE};
-            struct cht_dep_row row = {0, 0, 0, CHT_DEP_ARG_SITE};
-            memcpy(b + h.sites_off + i * sizeof s, &s, sizeof s);
-            memcpy(b + rows_off + i * sizeof row, &row, sizeof row);
-        }
-    }
-    struct cht_tu_deps deps = {ns, 0, rows_off, rows_off + ns * (uint32_t)sizeof(struct cht_dep_row)};
-    memcpy(b + h.deps_off, &deps, sizeof deps); /* MPI call sites cost 0: costs stay zero */
-    memcpy(b + h.strings_off + s_file, file, strlen(file) + 1);
-    memcpy(b + h.strings_off + s_main, "main", 5);
-    memcpy(b, &h, sizeof h);
-    uint64_t key = CHT_FNV64_OFFSET;
-    for (uint32_t i = 0; i < h.total_size; i++)
-        key = (key ^ b[i]) * CHT_FNV64_PRIME;
-    memcpy(b + offsetof(struct cht_tu_header, tu_key), &key, sizeof key);
-    g->tu_key = key;
-    g->nsites = ns;
-    *size_out = h.total_size;
-    return b;
-}
-
 static const char *const pattern_names[] = {"halo-allreduce", "master-worker", "pipeline"};
-
-/* The meta file: PROGRAM (argv: the pattern and its parameters) and the
- * site table, written under a temporary name and renamed into place. */
-static int write_meta(struct gen *g)
-{
-    char args[6][64], path[PATH_MAX], tmp[PATH_MAX];
-    uint32_t blob_size;
-    unsigned char *blob = site_table(g, &blob_size);
-    int e = -1;
-
-    if (!blob) {
-        fprintf(stderr, "synth-trace: out of memory\n");
-        return -1;
-    }
-    snprintf(args[0], sizeof args[0], "/synthetic/%s", pattern_names[g->o.pat]);
-    snprintf(args[1], sizeof args[1], "--ranks=%d", g->o.ranks);
-    snprintf(args[2], sizeof args[2], "--iterations=%ld", g->o.iters);
-    snprintf(args[3], sizeof args[3], "--every=%d", g->o.every);
-    snprintf(args[4], sizeof args[4], "--dims=%d", g->o.dims);
-    snprintf(args[5], sizeof args[5], "--bytes=%" PRIu64, g->o.bytes);
-    size_t slen = 0;
-    for (int i = 0; i < 6; i++)
-        slen += strlen(args[i]) + 1;
-    size_t prog = (sizeof(struct cht_rec_program) + slen + 7) & ~(size_t)7;
-    size_t tab = sizeof(struct cht_rec_site_table) + ((blob_size + 7) & ~(size_t)7);
-    unsigned char *raw = calloc(1, prog + tab);
-    if (!raw) {
-        fprintf(stderr, "synth-trace: out of memory\n");
-        free(blob);
-        return -1;
-    }
-    struct cht_rec_program p = {.h = {CHT_REC_PROGRAM, 0, (uint32_t)prog},
-                                .argc = 6,
-                                .strings_len = (uint32_t)slen,
-                                .world_size = g->o.ranks};
-    memcpy(raw, &p, sizeof p);
-    for (size_t i = 0, at = sizeof p; i < 6; i++) {
-        memcpy(raw + at, args[i], strlen(args[i]) + 1);
-        at += strlen(args[i]) + 1;
-    }
-    struct cht_rec_site_table st = {.h = {CHT_REC_SITE_TABLE, 0, (uint32_t)tab}, .blob_size = blob_size};
-    memcpy(raw + prog, &st, sizeof st);
-    memcpy(raw + prog + sizeof st, blob, blob_size);
-
-    snprintf(path, sizeof path, "%s/%s", g->o.dir, CHT_META_FILE);
-    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", g->o.dir, CHT_META_FILE);
-    int fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0666);
-    if (fd < 0 || close(fd) < 0) {
-        fail_io(g, tmp, errno);
-        goto out;
-    }
-    struct cht_file_header h;
-    uint64_t seq = 0, end = sizeof h, id = splitmix(g->run_id ^ 0x6d657461u) | 1;
-    file_header(g, &h, CHT_MAGIC_META, -1, id);
-    if (write_at(g, tmp, &h, sizeof h, 0) < 0 || put_chunk(g, tmp, raw, prog + tab, &seq, &end, id) < 0)
-        goto out;
-    if (rename(tmp, path) < 0) {
-        fail_io(g, path, errno);
-        goto out;
-    }
-    e = 0;
-out:
-    if (e < 0)
-        unlink(tmp);
-    free(raw);
-    free(blob);
-    return e;
-}
-
-/* ---- records ------------------------------------------------------------- */
-
-/* An MPI record with every field "unused" (0, -1 for ranks and tags). */
-static struct cht_rec_mpi mpi_rec(const struct gen *g, uint16_t call, uint32_t site, uint64_t t_enter,
-                                  uint64_t t_exit)
-{
-    struct cht_rec_mpi m;
-    memset(&m, 0, sizeof m);
-    m.h.type = CHT_REC_MPI;
-    m.h.aux = call;
-    m.h.size = sizeof m;
-    m.site = site;
-    m.t_enter = t_enter;
-    m.t_exit = t_exit;
-    m.comm = CHT_COMM_WORLD;
-    m.comm_size = (uint32_t)g->o.ranks;
-    m.peer = m.rpeer = m.st_source = CHT_RANK_NONE;
-    m.tag = m.rtag = m.st_tag = CHT_TAG_NONE;
-    return m;
-}
-
-/* Fictitious buffer addresses, distinct per rank and per use: 0 and 1 the
- * Allreduce's, 2 + d the halo sent in direction d (and the one buffer of
- * the pipeline and master-worker, as in their real programs), 8 + d the
- * halo received. */
-static uint64_t buf_addr(int r, unsigned k)
-{
-    return 0x7f0000000000ull + ((uint64_t)r << 24) + ((uint64_t)k << 20);
-}
-
-static void put_mpi(struct gen *g, int r, const struct cht_rec_mpi *m)
-{
-    put(g, r, m, sizeof *m, 1);
-}
-
-/* A point-to-point send (MPI_Send, or MPI_Isend with a request). */
-static void rec_send(struct gen *g, int r, uint16_t call, uint32_t site, uint64_t t, int dest, int tag,
-                     uint64_t bytes, uint64_t seq, unsigned buf)
-{
-    struct cht_rec_mpi m = mpi_rec(g, call, site, t, t + g->o.call_ns);
-    m.sbuf = bytes ? buf_addr(r, buf) : 0;
-    m.sbytes = bytes;
-    m.peer = dest;
-    m.tag = tag;
-    m.seq = seq;
-    m.count = (int32_t)(bytes / 8);
-    m.datatype = 8;
-    if (call == CHT_MPI_ISEND)
-        m.request = g->r[r].next_req++;
-    put_mpi(g, r, &m);
-}
-
-/* Site ids are global: the TU record maps local id i to site_base + i. */
-#define SITE_BASE 0u
-#define GSITE(i) (SITE_BASE + (uint32_t)(i))
-
-static void rec_clock(struct gen *g, int r, int which, uint64_t t)
-{
-    struct cht_rec_clock c;
-    memset(&c, 0, sizeof c);
-    c.h.type = CHT_REC_CLOCK;
-    c.h.aux = (uint16_t)which;
-    c.h.size = sizeof c;
-    c.mono_ns = t;
-    c.real_ns = t - g->t0 + g->real0;
-    c.wtime = (double)(t - g->t0) * 1e-9;
-    if (which == 0) { /* one host with a CPU per rank: no oversubscription */
-        c.cpus = (uint32_t)g->o.ranks;
-        c.node_ranks = (uint32_t)g->o.ranks;
-        c.host_id = 0x53594e54u;
-    }
-    put(g, r, &c, sizeof c, 1);
-}
-
-/* Creates every rank's file (header, then a first chunk with the TU record
- * as the runtime's metadata chunk), and records MPI_Init at t0 on all. */
-static int open_ranks(struct gen *g)
-{
-    char path[PATH_MAX];
-    for (int r = 0; r < g->o.ranks; r++) {
-        struct rank_out *o = &g->r[r];
-        struct cht_file_header h;
-        rank_path(g, r, path, sizeof path);
-        int fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
-        if (fd < 0 || close(fd) < 0) {
-            fail_io(g, path, errno);
-            return -1;
-        }
-        o->file_id = splitmix(g->run_id ^ (uint64_t)r) | 1;
-        o->end = sizeof h;
-        o->next_req = 1;
-        file_header(g, &h, CHT_MAGIC_RANK, r, o->file_id);
-        if (write_at(g, path, &h, sizeof h, 0) < 0)
-            return -1;
-        struct cht_rec_tu tu = {.h = {CHT_REC_TU, 0, sizeof tu},
-                                .tu_key = g->tu_key,
-                                .site_base = SITE_BASE,
-                                .nsites = g->nsites,
-                                .loop_base = 0,
-                                .nloops = 0};
-        put(g, r, &tu, sizeof tu, 1);
-        if (flush_rank(g, r) < 0)
-            return -1;
-        rec_clock(g, r, 0, g->t0 + INIT_NS);
-        struct cht_rec_mpi m = mpi_rec(g, CHT_MPI_INIT, GSITE(S_INIT), g->t0, g->t0 + INIT_NS);
-        put_mpi(g, r, &m);
-        o->t = g->t0 + INIT_NS;
-    }
-    return 0;
-}
-
-/* MPI_Finalize (records written before the call: t_enter = t_exit), the
- * clean end in a chunk of its own, for every rank. */
-static int close_ranks(struct gen *g)
-{
-    char path[PATH_MAX];
-    for (int r = 0; r < g->o.ranks && !g->failed; r++) {
-        struct rank_out *o = &g->r[r];
-        rec_clock(g, r, 1, o->t);
-        struct cht_rec_mpi m = mpi_rec(g, CHT_MPI_FINALIZE, GSITE(S_FINALIZE), o->t, o->t);
-        put_mpi(g, r, &m);
-        if (flush_rank(g, r) < 0)
-            return -1;
-        struct cht_rec_end end = {.h = {CHT_REC_END, 0, sizeof end},
-                                  .records = o->nrec + 1,
-                                  .t_end = o->t + g->o.call_ns,
-                                  .threads = 1,
-                                  .exit_status = 0};
-        rank_path(g, r, path, sizeof path);
-        if (put_chunk(g, path, &end, sizeof end, &o->seq, &o->end, o->file_id) < 0)
-            return -1;
-    }
-    return g->failed ? -1 : 0;
-}
-
-/* A receive's COMPLETE follower (for MPI_Waitall). */
-static size_t complete_rec(unsigned char *p, int recv, uint64_t req, int src, int tag, uint64_t bytes,
-                           uint64_t rseq)
-{
-    struct cht_rec_complete c = {.h = {CHT_REC_COMPLETE, (uint16_t)(recv ? CHT_COMPLETE_RECV : 0), sizeof c},
-                                 .request = req,
-                                 .st_source = recv ? src : CHT_RANK_NONE,
-                                 .st_tag = recv ? tag : CHT_TAG_NONE,
-                                 .st_bytes = recv ? bytes : 0,
-                                 .rseq = recv ? rseq : 0};
-    memcpy(p, &c, sizeof c);
-    return sizeof c;
-}
 
 /* ---- halo-allreduce -------------------------------------------------------- */
 
@@ -629,8 +153,8 @@ static void halo_post(struct gen *g, long s, int nd, const int *dims, uint64_t *
         for (int d = 0; d < 2 * nd; d++) {
             if (nb[d ^ 1] < 0)
                 continue;
-            struct cht_rec_mpi m = mpi_rec(g, CHT_MPI_IRECV, GSITE(S_A), o->t, o->t + g->o.call_ns);
-            m.rbuf = buf_addr(r, 8 + (unsigned)d);
+            struct cht_rec_mpi m = synth_mpi_rec(g, CHT_MPI_IRECV, GSITE(S_A), o->t, o->t + g->o.call_ns);
+            m.rbuf = synth_buf_addr(r, 8 + (unsigned)d);
             m.rbytes = g->o.bytes;
             m.rpeer = nb[d ^ 1];
             m.rtag = d;
@@ -638,14 +162,14 @@ static void halo_post(struct gen *g, long s, int nd, const int *dims, uint64_t *
             m.count = (int32_t)(g->o.bytes / 8);
             m.datatype = 8;
             m.request = o->next_req++;
-            put_mpi(g, r, &m);
+            synth_put_mpi(g, r, &m);
             o->t += g->o.call_ns;
         }
         for (int d = 0; d < 2 * nd; d++) {
             if (nb[d] < 0)
                 continue;
-            rec_send(g, r, CHT_MPI_ISEND, GSITE(S_B), o->t, nb[d], d, g->o.bytes, (uint64_t)s + 1,
-                     2 + (unsigned)d);
+            synth_send(g, r, CHT_MPI_ISEND, GSITE(S_B), o->t, nb[d], d, g->o.bytes, (uint64_t)s + 1,
+                       2 + (unsigned)d);
             o->t += g->o.call_ns;
             sent[(size_t)r * 2 * nd + (size_t)d] = o->t;
         }
@@ -664,7 +188,8 @@ static void halo_wait(struct gen *g, long s, int nd, const int *dims, const uint
         neighbours(r, nd, dims, nb);
         for (int d = 0; d < 2 * nd; d++) {
             if (nb[d ^ 1] >= 0) {
-                uint64_t arrive = sent[(size_t)nb[d ^ 1] * 2 * nd + (size_t)d] + msg_time(g, g->o.bytes);
+                uint64_t arrive =
+                    sent[(size_t)nb[d ^ 1] * 2 * nd + (size_t)d] + synth_msg_time(g, g->o.bytes);
                 done = arrive > done ? arrive : done;
                 nrecv++;
             }
@@ -675,15 +200,15 @@ static void halo_wait(struct gen *g, long s, int nd, const int *dims, const uint
         size_t n = sizeof(struct cht_rec_mpi);
         for (int d = 0; d < 2 * nd; d++)
             if (nb[d ^ 1] >= 0)
-                n += complete_rec(buf + n, 1, req++, nb[d ^ 1], d, g->o.bytes, (uint64_t)s + 1);
+                n += synth_complete(buf + n, 1, req++, nb[d ^ 1], d, g->o.bytes, (uint64_t)s + 1);
         for (int d = 0; d < 2 * nd; d++)
             if (nb[d] >= 0)
-                n += complete_rec(buf + n, 0, req++, 0, 0, 0, 0);
-        struct cht_rec_mpi m = mpi_rec(g, CHT_MPI_WAITALL, GSITE(S_C), o->t, done + g->o.call_ns);
+                n += synth_complete(buf + n, 0, req++, 0, 0, 0, 0);
+        struct cht_rec_mpi m = synth_mpi_rec(g, CHT_MPI_WAITALL, GSITE(S_C), o->t, done + g->o.call_ns);
         m.count = (int32_t)(nrecv + nsend);
         memcpy(buf, &m, sizeof m);
-        put(g, r, buf, n, 1 + (unsigned)(nrecv + nsend));
-        o->t = m.t_exit + compute_time(g, r, s);
+        synth_put(g, r, buf, n, 1 + (unsigned)(nrecv + nsend));
+        o->t = m.t_exit + synth_compute_time(g, r, s);
     }
 }
 
@@ -697,19 +222,19 @@ static void allreduce(struct gen *g, uint32_t site, uint64_t seq)
         rounds++;
     for (int r = 0; r < g->o.ranks; r++)
         last = g->r[r].t > last ? g->r[r].t : last;
-    uint64_t done = last + rounds * msg_time(g, 8) + g->o.call_ns;
+    uint64_t done = last + rounds * synth_msg_time(g, 8) + g->o.call_ns;
     for (int r = 0; r < g->o.ranks; r++) {
-        struct cht_rec_mpi m = mpi_rec(g, CHT_MPI_ALLREDUCE, site, g->r[r].t, done);
-        m.sbuf = buf_addr(r, 0);
+        struct cht_rec_mpi m = synth_mpi_rec(g, CHT_MPI_ALLREDUCE, site, g->r[r].t, done);
+        m.sbuf = synth_buf_addr(r, 0);
         m.sbytes = 8;
-        m.rbuf = buf_addr(r, 1);
+        m.rbuf = synth_buf_addr(r, 1);
         m.rbytes = 8;
         m.tag = CHT_DT_DOUBLE;
         m.op = CHT_OP_SUM;
         m.count = 1;
         m.datatype = 8;
         m.seq = seq;
-        put_mpi(g, r, &m);
+        synth_put_mpi(g, r, &m);
         g->r[r].t = done;
     }
 }
@@ -737,28 +262,6 @@ static int gen_halo(struct gen *g)
 
 /* ---- pipeline ------------------------------------------------------------- */
 
-/* A blocking receive of a message from src that arrives at `arrive`. */
-static void rec_recv(struct gen *g, int r, uint32_t site, int src, int rtag, int tag, uint64_t bytes,
-                     uint64_t rseq, uint64_t arrive, unsigned flags)
-{
-    struct rank_out *o = &g->r[r];
-    uint64_t from = arrive > o->t ? arrive : o->t;
-    struct cht_rec_mpi m = mpi_rec(g, CHT_MPI_RECV, site, o->t, from + g->o.call_ns);
-    m.flags = flags | CHT_MPIF_HAS_STATUS;
-    m.rbuf = buf_addr(r, 2);
-    m.rbytes = g->o.bytes;
-    m.rpeer = (flags & CHT_MPIF_ANY_SOURCE) ? CHT_RANK_ANY : src;
-    m.rtag = (flags & CHT_MPIF_ANY_TAG) ? CHT_TAG_ANY : rtag;
-    m.st_source = src;
-    m.st_tag = tag;
-    m.st_bytes = bytes;
-    m.rseq = rseq;
-    m.count = (int32_t)(g->o.bytes / 8);
-    m.datatype = 8;
-    put_mpi(g, r, &m);
-    o->t = m.t_exit;
-}
-
 static int gen_pipeline(struct gen *g)
 {
     uint64_t prev_sent = 0;
@@ -766,11 +269,11 @@ static int gen_pipeline(struct gen *g)
         for (int r = 0; r < g->o.ranks; r++) {
             struct rank_out *o = &g->r[r];
             if (r > 0)
-                rec_recv(g, r, GSITE(S_A), r - 1, 0, 0, g->o.bytes, (uint64_t)i + 1,
-                         prev_sent + msg_time(g, g->o.bytes), 0);
-            o->t += compute_time(g, r, i);
+                synth_recv(g, r, GSITE(S_A), r - 1, 0, 0, g->o.bytes, (uint64_t)i + 1,
+                           prev_sent + synth_msg_time(g, g->o.bytes), 0);
+            o->t += synth_compute_time(g, r, i);
             if (r < g->o.ranks - 1) {
-                rec_send(g, r, CHT_MPI_SEND, GSITE(S_B), o->t, r + 1, 0, g->o.bytes, (uint64_t)i + 1, 2);
+                synth_send(g, r, CHT_MPI_SEND, GSITE(S_B), o->t, r + 1, 0, g->o.bytes, (uint64_t)i + 1, 2);
                 o->t += g->o.call_ns;
                 prev_sent = o->t; /* read by rank r + 1 next */
             }
@@ -837,15 +340,15 @@ struct mw {
 static void worker_gets(struct gen *g, struct mw *s, int w, int tag, uint64_t arrive)
 {
     int task = tag == TAG_TASK;
-    rec_recv(g, w, GSITE(S_WRECV), 0, CHT_TAG_ANY, tag, task ? g->o.bytes : 0, task ? s->tasks[w] : 1, arrive,
-             CHT_MPIF_ANY_TAG);
+    synth_recv(g, w, GSITE(S_WRECV), 0, CHT_TAG_ANY, tag, task ? g->o.bytes : 0, task ? s->tasks[w] : 1,
+               arrive, CHT_MPIF_ANY_TAG);
     if (!task)
         return;
     struct rank_out *o = &g->r[w];
-    o->t += compute_time(g, w, (long)s->results[w]);
-    rec_send(g, w, CHT_MPI_SEND, GSITE(S_WSEND), o->t, 0, TAG_RESULT, g->o.bytes, ++s->results[w], 2);
+    o->t += synth_compute_time(g, w, (long)s->results[w]);
+    synth_send(g, w, CHT_MPI_SEND, GSITE(S_WSEND), o->t, 0, TAG_RESULT, g->o.bytes, ++s->results[w], 2);
     o->t += g->o.call_ns;
-    heap_push(&s->h, o->t + msg_time(g, g->o.bytes), w);
+    heap_push(&s->h, o->t + synth_msg_time(g, g->o.bytes), w);
 }
 
 /* Rank 0 sends w a task (site S_C, or S_A for the first ones) or the stop
@@ -855,9 +358,9 @@ static void master_sends(struct gen *g, struct mw *s, uint32_t site, int w, int 
     struct rank_out *m = &g->r[0];
     uint64_t bytes = tag == TAG_TASK ? g->o.bytes : 0;
     uint64_t seq = tag == TAG_TASK ? ++s->tasks[w] : 1;
-    rec_send(g, 0, CHT_MPI_SEND, site, m->t, w, tag, bytes, seq, 2);
+    synth_send(g, 0, CHT_MPI_SEND, site, m->t, w, tag, bytes, seq, 2);
     m->t += g->o.call_ns;
-    worker_gets(g, s, w, tag, m->t + msg_time(g, bytes));
+    worker_gets(g, s, w, tag, m->t + synth_msg_time(g, bytes));
 }
 
 static int gen_master(struct gen *g)
@@ -879,8 +382,8 @@ static int gen_master(struct gen *g)
         uint64_t at;
         int w;
         heap_pop(&s.h, &at, &w);
-        rec_recv(g, 0, GSITE(S_B), w, TAG_RESULT, TAG_RESULT, g->o.bytes, s.results[w], at,
-                 CHT_MPIF_ANY_SOURCE);
+        synth_recv(g, 0, GSITE(S_B), w, TAG_RESULT, TAG_RESULT, g->o.bytes, s.results[w], at,
+                   CHT_MPIF_ANY_SOURCE);
         if (sent < total) {
             master_sends(g, &s, GSITE(S_C), w, TAG_TASK);
             sent++;
@@ -1123,10 +626,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "synth-trace: cannot set up zstd\n");
         goto out;
     }
-    g.run_id = splitmix(g.o.seed ^ now_ns(CLOCK_REALTIME)) | 1;
-    g.t0 = now_ns(CLOCK_MONOTONIC);
-    g.real0 = now_ns(CLOCK_REALTIME);
-    if (write_meta(&g) < 0 || open_ranks(&g) < 0)
+    g.run_id = synth_mix(g.o.seed ^ synth_now_ns(CLOCK_REALTIME)) | 1;
+    g.t0 = synth_now_ns(CLOCK_MONOTONIC);
+    g.real0 = synth_now_ns(CLOCK_REALTIME);
+    g.tab = table_of(g.o.pat);
+    g.file = file_names[g.o.pat];
+    g.pattern = pattern_names[g.o.pat];
+    if (synth_write_meta(&g) < 0 || synth_open_ranks(&g) < 0)
         goto out;
     if (g.o.pat == PAT_HALO)
         e = gen_halo(&g);
@@ -1134,7 +640,7 @@ int main(int argc, char **argv)
         e = gen_master(&g);
     else
         e = gen_pipeline(&g);
-    e = e < 0 || close_ranks(&g) < 0 ? 1 : 0;
+    e = e < 0 || synth_close_ranks(&g) < 0 ? 1 : 0;
 out:
     if (g.r)
         for (int r = 0; r < g.o.ranks; r++)
