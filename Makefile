@@ -5,7 +5,8 @@
 #   make demo       trace the Jacobi example on 4 ranks, print its hints, compare with them applied
 #   make check      build, then run the whole test suite
 #   make examples   build the examples (C and C++), instrumented, at -O0 and -O2
-#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling,
+#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling
+#                   (also on synthetic traces of 64-4096 ranks, bench/synth-trace),
 #                   the error of the static costs (bench/results/)
 #   make fuzz       fuzz the trace reader and the hints pipeline (FUZZ_TIME=300 s; docs/reliability.md)
 #   make install PREFIX=/usr/local DESTDIR=
