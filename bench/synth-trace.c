@@ -51,6 +51,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -597,15 +598,17 @@ int main(int argc, char **argv)
     int e;
 
     memset(&g, 0, sizeof g);
+    /* past a file size limit, a write error (EFBIG) rather than death */
+    signal(SIGXFSZ, SIG_IGN);
     if ((e = parse_args(argc, argv, &g.o)) != 0)
         return e;
     if (make_dir(g.o.dir) < 0)
         return 1;
     /* chunks of up to 1 MiB as the runtime's, smaller when many ranks
-     * share the budget (at least 16 KiB: an MPI record with its followers
-     * always fits) */
+     * share the budget (at least 4 KiB: an MPI record with its followers,
+     * 632 bytes at most, always fits) */
     g.cap = BUF_BUDGET / (size_t)g.o.ranks;
-    g.cap = g.cap > (1u << 20) ? (1u << 20) : g.cap < (16u << 10) ? (16u << 10) : g.cap;
+    g.cap = g.cap > (1u << 20) ? (1u << 20) : g.cap < (4u << 10) ? (4u << 10) : g.cap;
     g.zcap = sizeof(struct cht_chunk_header) + ZSTD_compressBound(g.cap > 65536 ? g.cap : 65536);
     g.r = calloc((size_t)g.o.ranks, sizeof *g.r);
     g.zbuf = malloc(g.zcap);

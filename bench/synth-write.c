@@ -64,9 +64,22 @@ static void rank_path(const struct gen *g, int r, char *path, size_t n)
 
 static int write_at(struct gen *g, const char *path, const void *p, size_t n, uint64_t off)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    ssize_t w = fd < 0 ? -1 : pwrite(fd, p, n, (off_t)off);
-    int err = w < 0 ? errno : w != (ssize_t)n ? EIO : 0;
+    const unsigned char *b = p;
+    int fd = open(path, O_WRONLY | O_CLOEXEC), err = fd < 0 ? errno : 0;
+
+    /* a short write is retried: the next one says why (EFBIG, ENOSPC) */
+    while (!err && n > 0) {
+        ssize_t w = pwrite(fd, b, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = w < 0 ? errno : EIO;
+            break;
+        }
+        b += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
+    }
     if (fd >= 0 && close(fd) < 0 && !err)
         err = errno;
     if (err) {
@@ -403,7 +416,7 @@ int synth_close_ranks(struct gen *g)
         if (flush_rank(g, r) < 0)
             return -1;
         struct cht_rec_end end = {.h = {CHT_REC_END, 0, sizeof end},
-                                  .records = o->nrec + 1,
+                                  .records = o->nrec, /* as the runtime: END itself not counted */
                                   .t_end = o->t + g->o.call_ns,
                                   .threads = 1,
                                   .exit_status = 0};

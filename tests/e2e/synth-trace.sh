@@ -9,9 +9,9 @@
 # and collective matched (`hints --format=json`: no unmatched sends,
 # receives or collectives), and the same calls and ranks per call site in
 # the wait states; `hints` exits 0 on it, and gives the same output serial
-# and under `mpiexec -n 2 ... --parallel`.  Then bad usage, and a
-# 1,024-rank trace of 100 steps written and analysed (its times are
-# printed as a comment).
+# and under `mpiexec -n 2 ... --parallel`.  Then bad usage, a write error
+# (a file size limit), and a 1,024-rank trace of 100 steps written and
+# analysed (its times are printed as a comment).
 source "$(dirname "$0")/lib.sh"
 
 SYNTH=$B/bench/synth-trace
@@ -50,6 +50,13 @@ err=$("$SYNTH" --ranks 2 --iterations 1 --pattern pipeline -o "$WORK/full" 2>&1)
 rc=$?
 expect_eq "a non-empty output directory: exit 1 (${err:-no message})" "$rc" 1
 expect_match "a non-empty output directory: the message says so" "$err" "not empty"
+
+err=$(ulimit -f 20; "$SYNTH" --ranks 4 --iterations 20000 --pattern halo-allreduce -o "$WORK/big-files" 2>&1)
+rc=$?
+expect_eq "past a file size limit: exit 1 (${err:-no message})" "$rc" 1
+expect_match "past a file size limit: the message names the file and the reason" "$err" \
+    "cannot write the trace: file=.*rank-0000[0-3].chtr reason=File too large"
+rm -rf "$WORK/big-files"
 
 # ---- the real programs -------------------------------------------------------
 for p in halo master pipeline; do
