@@ -40,10 +40,11 @@
  * stream of zstd chunks (level 1, with content size and checksum, as
  * tracelib/rt/writer.c makes them) holding a TU record, the CLOCK samples,
  * the MPI records with their COMPLETE followers, and END; synth-write.c
- * writes them.  Each rank's records go to a
- * buffer of its own, compressed and appended to its file when full:
- * memory is P buffers (at most 64 MiB in all) plus O(P) state, whatever
- * N.  Exit status: 0, 1 on an I/O error, 2 on bad usage.
+ * writes them.  Each rank's records go to a buffer of its own, compressed
+ * and appended to its file when full: memory is P buffers (64 MiB in all,
+ * at least 4 KiB each) plus O(P) state, whatever N.  A write error leaves
+ * the ranks' streams cut short, as a crashed run would.
+ * Exit status: 0, 1 on an I/O error, 2 on bad usage.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -68,6 +69,9 @@
 #define MAX_RANKS (1 << 20) /* readers refuse larger worlds */
 #define BUF_BUDGET (64u << 20)
 
+/* The call sites of each pattern: MPI_Init and MPI_Finalize first, then
+ * S_A, S_B... in the order of this table (the line and column of the call
+ * in tests/e2e/programs/synth-PATTERN.c). */
 static const struct site_def halo_sites[] = {
     {CHT_MPI_INIT, 46, 5},   {CHT_MPI_FINALIZE, 93, 5}, {CHT_MPI_IRECV, 76, 17},
     {CHT_MPI_ISEND, 79, 17}, {CHT_MPI_WAITALL, 80, 9},  {CHT_MPI_ALLREDUCE, 86, 13},

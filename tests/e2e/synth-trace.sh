@@ -2,8 +2,8 @@
 # bench/synth-trace (docs/performance.md, "Synthetic traces at scale")
 # against real runs of the same patterns: tests/e2e/programs/synth-halo.c
 # (2-D and 3-D), synth-master.c and synth-pipeline.c, traced on 4 and 8
-# ranks.  For each pattern and size the synthetic trace of the same
-# parameters must read like the real one: the same MPI calls per function
+# ranks (SYNTH_NPS).  For each pattern and size the synthetic trace of the
+# same parameters must read like the real one: the same MPI calls per function
 # (`info --format=json`) and per call site (line, column and call of
 # `dump`: the fictitious file has the real program's lines), every message
 # and collective matched (`hints --format=json`: no unmatched sends,
@@ -17,6 +17,7 @@ source "$(dirname "$0")/lib.sh"
 SYNTH=$B/bench/synth-trace
 MPIEXEC=${MPIEXEC:-mpiexec}
 DOUBLES=256 # per message: 2 KiB
+NPS=${SYNTH_NPS:-4 8} # SYNTH_NPS="16 32": larger real runs (slower)
 if [ ! -x "$SYNTH" ]; then
     not_ok "synth-trace is built ($SYNTH; run make)"
     exit 0
@@ -114,7 +115,7 @@ compare() {
     rm -rf "$real" "$real".out "$real".err
 }
 
-for np in 4 8; do
+for np in $NPS; do
     compare halo-2d $np halo "2 12 4 $DOUBLES" \
         "--iterations 12 --pattern halo-allreduce --dims 2 --every 4 --bytes $((DOUBLES * 8))"
     compare master-worker $np master "3 $DOUBLES" "--iterations 3 --pattern master-worker --bytes $((DOUBLES * 8))"
