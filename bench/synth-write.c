@@ -124,8 +124,12 @@ static int flush_rank(struct gen *g, int r)
     struct rank_out *o = &g->r[r];
     char path[PATH_MAX];
 
-    if (o->len == 0 || g->failed)
-        return g->failed ? -1 : 0;
+    if (g->failed) {
+        o->len = 0;
+        return -1;
+    }
+    if (o->len == 0)
+        return 0;
     rank_path(g, r, path, sizeof path);
     int e = put_chunk(g, path, o->buf, o->len, &o->seq, &o->end, o->file_id);
     o->len = 0;
@@ -138,8 +142,10 @@ void synth_put(struct gen *g, int r, const void *p, size_t n, unsigned nrec)
 {
     struct rank_out *o = &g->r[r];
 
-    if (o->len + n > g->cap)
-        flush_rank(g, r);
+    /* after a write error nothing more is written (the generation stops
+     * at the end of the step) */
+    if (o->len + n > g->cap && flush_rank(g, r) < 0)
+        return;
     memcpy(o->buf + o->len, p, n);
     o->len += n;
     o->nrec += nrec;

@@ -55,6 +55,7 @@ expect_match "a non-empty output directory: the message says so" "$err" "not emp
 err=$(ulimit -f 20; "$SYNTH" --ranks 4 --iterations 20000 --pattern halo-allreduce -o "$WORK/big-files" 2>&1)
 rc=$?
 expect_eq "past a file size limit: exit 1 (${err:-no message})" "$rc" 1
+expect_eq "past a file size limit: one line on stderr" "$(printf '%s\n' "$err" | wc -l)" 1
 expect_match "past a file size limit: the message names the file and the reason" "$err" \
     "cannot write the trace: file=.*rank-0000[0-3].chtr reason=File too large"
 rm -rf "$WORK/big-files"
