@@ -121,6 +121,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "Traces: \`bench/synth-trace --pattern halo-allreduce --iterations $ITERS\` (2-D halo,"
     echo "MPI_Allreduce every 10 steps, 8 KiB messages); MPI events only.  One run per cell;"
     echo "limits: ${MEM_LIMIT_MB} MB of virtual memory and ${TIMEOUT} s per command."
+    echo "Run as: SIZES=\"$SIZES\" ITERS=$ITERS PROCS=\"$PROCS\" bash bench/synth-scaling.sh"
     echo
     echo "Columns: ranks; events in the trace; MB on disk; writing it (wall s, peak MB);"
     echo "the analysis (serial, or \`mpiexec -n K commhint hints --parallel\`); its wall s,"
