@@ -189,9 +189,9 @@ static unsigned char *site_table(struct gen *g, uint32_t *size_out)
     h.version = CHT_TU_VERSION;
     h.header_size = sizeof h;
     h.nsites = ns;
-    h.sites_off = h.loops_off = h.access_off = off;
+    h.sites_off = off;
     off += ns * (uint32_t)sizeof(struct cht_site);
-    h.loops_off = h.access_off = off;
+    h.loops_off = h.access_off = off; /* no loops, no accesses */
     h.deps_off = off;
     uint32_t rows_off = off + (uint32_t)sizeof(struct cht_tu_deps);
     off = rows_off + ns * (uint32_t)sizeof(struct cht_dep_row);
