@@ -5,7 +5,8 @@
 #   make demo       trace the Jacobi example on 4 ranks, print its hints, compare with them applied
 #   make check      build, then run the whole test suite
 #   make examples   build the examples (C and C++), instrumented, at -O0 and -O2
-#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling,
+#   make bench      measure compression, tracing overhead, analysis speed serial and parallel, scaling
+#                   (also on synthetic traces of 64-4096 ranks, bench/synth-trace),
 #                   the error of the static costs (bench/results/)
 #   make fuzz       fuzz the trace reader and the hints pipeline (FUZZ_TIME=300 s; docs/reliability.md)
 #   make install PREFIX=/usr/local DESTDIR=
@@ -141,8 +142,12 @@ UNIT_HELPERS := $(wildcard tests/unit/helpers/*.c)
 
 PC_FILE := $(B)/lib/pkgconfig/commhint.pc
 
+# synthetic traces of thousands of ranks without MPI (bench/synth-trace.c):
+# in `all`, since tests/e2e/synth-trace.sh checks it against real runs
+SYNTH_BIN := $(B)/bench/synth-trace
+
 .PHONY: all deps demo check examples install clean llvm-check tests bench fuzz fuzz-build fuzz-seeds
-all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE) $(CC_WRAPPERS) $(CMAKE_TOOLCHAIN)
+all: llvm-check $(PASS_SO) $(RT_SO) $(RT_A) $(ANA_A) $(CLI_BIN) $(GUIMODEL_A) $(GUI_BIN) $(PC_FILE) $(CC_WRAPPERS) $(CMAKE_TOOLCHAIN) $(SYNTH_BIN)
 
 # The plugin is loaded into the clang that compiles user code; both must be
 # the same LLVM major version.
@@ -353,10 +358,17 @@ bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check
 	$(Q)B=$(B) bash bench/cost-check.sh
 	$(Q)B=$(B) bash bench/callpath.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/irregular.sh
+	$(Q)B=$(B) bash bench/synth-scaling.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_TRACELIB) -o $@ $< $(ANA_A) $(ANA_LIBS) -llz4
+
+# sanitized with SAN=1 like the other C tools; only the format header and zstd
+SYNTH_SRC := bench/synth-trace.c bench/synth-write.c
+$(SYNTH_BIN): $(SYNTH_SRC) bench/synth-trace.h tracelib/trace-format.h $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) $(SANFLAGS) $(INC_TRACELIB) -o $@ $(SYNTH_SRC) -lzstd
 
 # the static cost weights against a validation run (bench/cost-check.sh)
 $(B)/bench/cost-check: bench/cost-check.c $(ANA_A)
