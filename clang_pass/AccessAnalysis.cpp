@@ -956,16 +956,24 @@ static const BranchInst *loopGuard(const Loop &L, const DominatorTree &DT,
   return nullptr;
 }
 
+// The distinct successors of a branch (br, switch, indirectbr) that
+// decides between two or more of them; false for any other block.
+static bool decisionSuccessors(BasicBlock &A,
+                               SmallPtrSetImpl<BasicBlock *> &Succs) {
+  const Instruction *T = A.getTerminator();
+  if (!T ||
+      !(isa<BranchInst>(T) || isa<SwitchInst>(T) || isa<IndirectBrInst>(T)))
+    return false;
+  Succs.insert(succ_begin(&A), succ_end(&A));
+  return Succs.size() >= 2;
+}
+
 void AccessAnalysis::forEachControlDependence(
     Function &F, PostDominatorTree &PDT,
     function_ref<void(const BasicBlock *, const BasicBlock *)> Fn) {
   for (BasicBlock &A : F) {
-    const Instruction *T = A.getTerminator();
-    if (!T ||
-        !(isa<BranchInst>(T) || isa<SwitchInst>(T) || isa<IndirectBrInst>(T)))
-      continue;
-    SmallPtrSet<BasicBlock *, 4> Succs(succ_begin(&A), succ_end(&A));
-    if (Succs.size() < 2)
+    SmallPtrSet<BasicBlock *, 4> Succs;
+    if (!decisionSuccessors(A, Succs))
       continue;
     DomTreeNode *AN = PDT.getNode(&A);
     if (!AN)
@@ -975,6 +983,149 @@ void AccessAnalysis::forEachControlDependence(
       for (DomTreeNode *N = PDT.getNode(S); N && N != Stop && N->getBlock();
            N = N->getIDom())
         Fn(&A, N->getBlock());
+  }
+}
+
+namespace {
+// Post-dominators over the blocks that can reach a `ret`.  A branch whose
+// other side only leaves the function abnormally (exit() or abort(): a
+// noreturn call and `unreachable`; a throw out of the function: `resume`)
+// decides nothing for the code that goes on to return: after
+// `if (n <= 0) { fprintf(...); exit(1); }` every statement runs on every
+// path that finishes, and is not "conditional".  LLVM's post-dominator
+// tree counts those ends as exits, so nothing after such a check
+// post-dominates it; this one is built on the returning blocks alone
+// (Cooper, Harvey and Kennedy's iterative algorithm on the reverse CFG,
+// with a virtual exit, index 0, before every `ret`).
+class ReturningPostDom {
+public:
+  explicit ReturningPostDom(Function &F) {
+    SmallVector<const BasicBlock *, 16> Work;
+    for (BasicBlock &B : F)
+      if (isa<ReturnInst>(B.getTerminator()) && Returning.insert(&B).second)
+        Work.push_back(&B);
+    while (!Work.empty())
+      for (const BasicBlock *P : predecessors(Work.pop_back_val()))
+        if (Returning.insert(P).second)
+          Work.push_back(P);
+    if (Returning.empty())
+      return;
+    number(F);
+    solve();
+  }
+  bool empty() const { return Returning.empty(); }
+  bool returns(const BasicBlock *B) const { return Returning.count(B); }
+  // The immediate post-dominator among the returning blocks (nullptr: the
+  // virtual exit).
+  const BasicBlock *ipdom(const BasicBlock *B) const {
+    auto It = Index.find(B);
+    return It == Index.end() ? nullptr : Blocks[IDom[It->second]];
+  }
+
+private:
+  // Post-order of the reverse CFG from the virtual exit (Blocks[0]).
+  void number(Function &F) {
+    Blocks.push_back(nullptr);
+    SmallVector<std::pair<const BasicBlock *, const_pred_iterator>, 32> Stack;
+    SmallPtrSet<const BasicBlock *, 32> Seen;
+    SmallVector<const BasicBlock *, 32> Order;
+    for (BasicBlock &R : F) {
+      const BasicBlock *RB = &R;
+      if (!isa<ReturnInst>(RB->getTerminator()) || !Seen.insert(RB).second)
+        continue;
+      Stack.push_back({RB, pred_begin(RB)});
+      while (!Stack.empty()) {
+        auto &[B, It] = Stack.back();
+        if (It == pred_end(B)) {
+          Order.push_back(B);
+          Stack.pop_back();
+          continue;
+        }
+        const BasicBlock *P = *It++;
+        if (Seen.insert(P).second)
+          Stack.push_back({P, pred_begin(P)});
+      }
+    }
+    for (const BasicBlock *B : Order) { // post-order numbers 1..n
+      Index[B] = Blocks.size();
+      Blocks.push_back(B);
+    }
+  }
+  unsigned intersect(unsigned A, unsigned B) const {
+    // the virtual exit, 0, is the root: it is numbered last in post-order
+    auto PO = [](unsigned X) { return X == 0 ? ~0u : X; };
+    while (A != B) {
+      while (PO(A) < PO(B))
+        A = IDom[A];
+      while (PO(B) < PO(A))
+        B = IDom[B];
+    }
+    return A;
+  }
+  void solve() {
+    const unsigned Undef = ~0u;
+    IDom.assign(Blocks.size(), Undef);
+    IDom[0] = 0;
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      // reverse post-order: the highest post-order numbers first
+      for (unsigned I = Blocks.size() - 1; I >= 1; --I) {
+        const BasicBlock *B = Blocks[I];
+        unsigned New = isa<ReturnInst>(B->getTerminator()) ? 0 : Undef;
+        for (const BasicBlock *S : successors(B)) {
+          auto It = Index.find(S);
+          if (It == Index.end() || IDom[It->second] == Undef)
+            continue;
+          New = New == Undef ? It->second : intersect(It->second, New);
+        }
+        if (New != Undef && IDom[I] != New) {
+          IDom[I] = New;
+          Changed = true;
+        }
+      }
+    }
+  }
+
+  SmallPtrSet<const BasicBlock *, 32> Returning;
+  DenseMap<const BasicBlock *, unsigned> Index;
+  SmallVector<const BasicBlock *, 32> Blocks;
+  SmallVector<unsigned, 32> IDom;
+};
+} // namespace
+
+void AccessAnalysis::forEachReturningControlDependence(
+    Function &F, PostDominatorTree &PDT,
+    function_ref<void(const BasicBlock *, const BasicBlock *)> Fn) {
+  ReturningPostDom RPD(F);
+  if (RPD.empty()) { // the function never returns: every end counts
+    forEachControlDependence(F, PDT, Fn);
+    return;
+  }
+  for (BasicBlock &A : F) {
+    SmallPtrSet<BasicBlock *, 4> Succs;
+    if (!decisionSuccessors(A, Succs))
+      continue;
+    // the blocks that cannot return, reached from A's other sides: they
+    // run only where A went that way (an error exit's message)
+    SmallVector<const BasicBlock *, 8> Work;
+    SmallPtrSet<const BasicBlock *, 8> Seen;
+    for (BasicBlock *S : Succs)
+      if (!RPD.returns(S) && Seen.insert(S).second)
+        Work.push_back(S);
+    while (!Work.empty()) {
+      const BasicBlock *N = Work.pop_back_val();
+      Fn(&A, N);
+      for (const BasicBlock *X : successors(N))
+        if (!RPD.returns(X) && Seen.insert(X).second)
+          Work.push_back(X);
+    }
+    if (!RPD.returns(&A))
+      continue;
+    const BasicBlock *Stop = RPD.ipdom(&A);
+    for (BasicBlock *S : Succs)
+      if (RPD.returns(S))
+        for (const BasicBlock *N = S; N && N != Stop; N = RPD.ipdom(N))
+          Fn(&A, N);
   }
 }
 
@@ -998,7 +1149,7 @@ void AccessAnalysis::computeConditionalBlocks() {
 
   DenseMap<const BasicBlock *, SmallVector<const BasicBlock *, 8>> Inherits;
   SmallVector<const BasicBlock *, 16> Work;
-  forEachControlDependence(
+  forEachReturningControlDependence(
       F, PDT, [&](const BasicBlock *A, const BasicBlock *B) {
         const Loop *L = LI.getLoopFor(A);
         if ((L && L->isLoopExiting(A)) || Guards.count(A))

@@ -128,6 +128,16 @@ public:
       llvm::function_ref<void(const llvm::BasicBlock *, const llvm::BasicBlock *)>
           Fn);
 
+  /// The same on the paths that return: a branch's side that can only
+  /// leave the function abnormally (exit(), abort(), a throw out of it)
+  /// decides nothing for the code that returns (its own blocks still
+  /// depend on the branch).  Falls back to forEachControlDependence in a
+  /// function that never returns.
+  static void forEachReturningControlDependence(
+      llvm::Function &F, llvm::PostDominatorTree &PDT,
+      llvm::function_ref<void(const llvm::BasicBlock *, const llvm::BasicBlock *)>
+          Fn);
+
   /// Directory + '/' + file name (when relative) of a debug location.
   static std::string fileOf(const llvm::DILocation *DL);
 

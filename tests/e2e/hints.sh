@@ -457,6 +457,17 @@ for O in -O0 -O2; do
             "$WORK/al$O.json")" "[true]"
 done
 
+# checks that end the program (exit) decide nothing for the code after
+# them: the Allreduce after them is not conditional, nor are the loops
+# that can overlap it, and the fix keeps no condition
+build_prog tests/e2e/programs/exit-checks.c "$WORK/exit-checks" -O2
+"$CH" run -n 2 -o "$WORK/exit-checks.trace" -- "$WORK/exit-checks" >/dev/null 2>&1
+ec=$("$CH" hints "$WORK/exit-checks.trace" --format=json 2>/dev/null |
+    jq -c '[.hints[] | select(.kind == "overlap" and .call == "MPI_Allreduce") |
+        {flags, fix: .fix.conditional, related: ([.related[] | select(.conditional)] | length)}]')
+expect_eq "exit-checks: the Allreduce after the checks is not conditional, nor what overlaps it" "$ec" \
+    '[{"flags":[],"fix":false,"related":0}]'
+
 "$CH" hints "$WORK/nonexistent" >/dev/null 2>"$WORK/err"
 rc=$?
 expect_eq "a missing directory exits 1" "$rc" 1

@@ -130,3 +130,39 @@ void down(int n) {
     // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=down {{.*}}flags=none
     v[j] = 1.0;
 }
+
+// A check that ends the program on its other side decides nothing for the
+// code that goes on: after `if (n <= 0) { ...; exit(1); }` every statement
+// runs on every path that returns (real codes check their arguments and
+// allocations this way).  The error path itself is conditional.
+void exit(int) __attribute__((noreturn));
+void abort(void) __attribute__((noreturn));
+int report(const char *);
+void checked(int n, double *p) {
+  if (n <= 0) {
+    // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=checked {{.*}}flags=conditional
+    w[2] = 1.0;
+    report("bad n");
+    exit(1);
+  }
+  // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=checked {{.*}}loop=none flags=none
+  w[0] = n;
+  if (!p)
+    abort();
+  for (int j = 0; j < n; j++)
+    // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=checked {{.*}}flags=none
+    u[j] = p[j];
+  // an `if` with a check inside one side: still a decision, its side is
+  // conditional and what follows it is not
+  if (n > 100) {
+    // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=checked {{.*}}loop=none flags=conditional
+    w[3] = 3.0;
+    if (p[0] < 0)
+      exit(2);
+    // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=checked {{.*}}loop=none flags=conditional
+    w[4] = 4.0;
+  }
+  // SITES-DAG: conditional.c:[[@LINE+1]]:{{[0-9]+}} func=checked {{.*}}loop=none flags=none
+  w[1] = 2.0;
+}
+
