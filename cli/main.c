@@ -13,13 +13,13 @@
 #include "trace-reader.h"
 
 static const struct cli_command commands[] = {
-    {"cc", "compile and link a C program with the commhint pass and trace library", cmd_cc},
+    {"cc", "compile and link a C or C++ program with the commhint pass and trace library", cmd_cc},
     {"run", "run a program under mpiexec with tracing on", cmd_run},
     {"dump", "print every event of a trace", cmd_dump},
     {"info", "summarise a trace: ranks, events, bytes, cut-short ranks", cmd_info},
     {"hints", "what to change: overlap, message aggregation, collectives; ranked by saving", cmd_hints},
     {"compare", "two runs side by side: hints gone, remaining and new; time in MPI per call site", cmd_compare},
-    {"export", "the MPI timeline for Perfetto or chrome://tracing (--format=chrome)", cmd_export},
+    {"export", "the MPI timeline for Perfetto (--format=chrome) or Vampir and Scalasca (--format=otf2)", cmd_export},
     {"view", "the viewer: hints on the source, event detail, timeline (GTK)", cmd_view},
 };
 
@@ -27,7 +27,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: commhint <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nA program is traced only if it was built with 'commhint cc' (or runs with\n"
                "'commhint run --preload': MPI calls only).  Then: commhint run, commhint hints.\n"
                "'commhint <command> --help' describes a command's options.\n");
