@@ -665,6 +665,33 @@ static void where_text(struct search_text *b, const struct search_hint *h, const
     search_text_printf(b, ")");
 }
 
+/* "; the computation that can run before the wait is inside the loop at
+ * line N: split it, ..." for the end l (the wait if wait, else the start)
+ * whose loop must be split: the executions of its side's lines in the
+ * loop ("some of" when others are outside it). */
+static void split_text(struct search_text *b, const struct search_hint *h, const struct search_fix_loc *l,
+                       bool wait, bool relative)
+{
+    uint64_t ev = 0, tot = 0;
+    bool all = true;
+    for (uint32_t r = 0; r < h->nrelated; r++) {
+        if (h->related[r].role != (wait ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE))
+            continue;
+        if (!related_in_loop(&h->related[r], l->loop_id)) {
+            all = false;
+            continue;
+        }
+        ev += h->related[r].events;
+        tot += h->related[r].total;
+    }
+    search_text_printf(b, "; %sthe computation that can %s is inside the loop at ", all ? "" : "some of ",
+                       wait ? "run before the wait" : "move after the start");
+    at_line(b, h, l->file, l->line, relative);
+    search_text_printf(b, ": split it, running %s the part %s (%" PRIu64 " of %" PRIu64 " executions)",
+                       wait ? "before the wait" : "after the start",
+                       wait ? "that does not need the data" : "the call does not need", ev, tot);
+}
+
 static void overlap_text(struct search_text *b, const struct search_hint *h, bool relative)
 {
     char nb[64];
@@ -795,29 +822,9 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
         at_line(b, h, h->over_file, h->over_line, relative);
         search_text_printf(b, " overwrites the buffer before the wait");
     }
-    for (int k = 0; k < 2; k++) {
-        const struct search_fix_loc *l = ends[k];
-        if (!l->split)
-            continue;
-        uint64_t ev = 0, tot = 0;
-        bool all = true;
-        for (uint32_t r = 0; r < h->nrelated; r++) { /* its lines in the loop */
-            if (h->related[r].role != (k ? SEARCH_REL_AFTER : SEARCH_REL_BEFORE))
-                continue;
-            if (!related_in_loop(&h->related[r], l->loop_id)) {
-                all = false;
-                continue;
-            }
-            ev += h->related[r].events;
-            tot += h->related[r].total;
-        }
-        search_text_printf(b, "; %sthe computation that can %s is inside the loop at ", all ? "" : "some of ",
-                           k ? "run before the wait" : "move after the start");
-        at_line(b, h, l->file, l->line, relative);
-        search_text_printf(b, ": split it, running %s the part %s (%" PRIu64 " of %" PRIu64 " executions)",
-                           k ? "before the wait" : "after the start",
-                           k ? "that does not need the data" : "the call does not need", ev, tot);
-    }
+    for (int k = 0; k < 2; k++)
+        if (ends[k]->split)
+            split_text(b, h, ends[k], k == 1, relative);
 }
 
 struct fline {
