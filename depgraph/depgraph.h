@@ -414,11 +414,13 @@ struct dg_msgrec {
     int32_t peer;        /* SEND: destination; RECV: source (from the status); COLL: root
                             (world rank) or -1; else -1 */
     int32_t tag;         /* SEND: tag; RECV: tag from the status; else -1 */
+    uint32_t comm_size;
     uint64_t comm;       /* communicator id */
     uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
-    uint32_t comm_size;
     uint32_t use_site;   /* with DG_MSGF_ARG: call site of the MPI call that uses the value
                             (RECV: the first; SEND: the last of the next few); else 0 */
+    uint32_t consumer_flags;   /* with DG_MSGF_CONSUMED (below): enum cht_site_flag of the
+                                  consumer's site (ACCUMULATE...) */
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
     uint64_t cpu_enter, cpu_exit; /* ns, the thread's CPU time then (both 0 = not recorded:
                                      recorded on oversubscribed hosts only) */
@@ -439,7 +441,6 @@ struct dg_msgrec {
     uint8_t consumer_kind;     /* DG_COMP or DG_MPI */
     uint8_t mpi_op;            /* COLL: enum cht_mpi_op of a reduction, else 0 */
     uint8_t dtype;             /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
-    uint32_t consumer_flags;   /* enum cht_site_flag of its site (ACCUMULATE...) */
     uint64_t consumer_addr, consumer_len; /* its first written range (the accumulator) */
 };
 
@@ -550,23 +551,37 @@ uint64_t dg_match_incomplete_colls(const struct dg_match *m);
 
 /* ---- happens-before ---------------------------------------------------------- */
 
-/* Vector clocks of every log record, by a replay of the run: a receive
+/* Happens-before between log records, by a replay of the run: a receive
  * follows its matched send, a collective follows what its semantics say
  * (a rooted one from the root to the others or from the others to the
- * root; the others all-to-all).  Memory: ranks x records x 4 bytes. */
+ * root; the others all-to-all).  Only the pairs asked are answered, all in
+ * one replay that carries a token from each a to the b's that ask about it
+ * (hb.c): memory grows with the records and the queries, not with ranks x
+ * records as vector clocks did. */
 struct dg_hb;
 
+/* Does a happen before b? */
+struct dg_hb_query {
+    struct dg_pos a, b;
+};
+
+/* Answers queries q[0..nq) (any order, repeats allowed; pairs on one rank
+ * or outside the logs need no replay) and keeps the logs and m, which
+ * must outlive it. */
 int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                struct dg_hb **out);
+                const struct dg_hb_query *q, size_t nq, struct dg_hb **out);
 void dg_hb_destroy(struct dg_hb *h);
 
-/* Whether record a happens before record b (a != b). */
-bool dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b);
+/* Whether record a happens before record b (a != b): 1 or 0, or a
+ * negative TRACE_ERR_* if the pair was not asked at dg_hb_build and the
+ * replay it then takes fails. */
+int dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b);
 
 /* A chain of messages that makes a happen before b: up to max positions
  * (pairs: the SEND or COLL record, then its receiving record) from a's rank
- * to b's rank; returns the number written (0 if a and b are on one rank or
- * a does not happen before b). */
+ * to b's rank; returns the number written (0 if a and b are on one rank,
+ * a does not happen before b, or memory ran out).  Each call replays the
+ * run once: meant for the few pairs that are explained. */
 size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
                    size_t max);
 

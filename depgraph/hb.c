@@ -1,19 +1,28 @@
-/* hb.c - the happens-before order of a run, as vector clocks of every log
- * record, computed by replaying the matched logs: each rank advances through
- * its records in order; a receive waits until its matched send has been
- * replayed and takes its clock; a collective waits until every member has
- * reached it, then takes the clocks its semantics pass (root to members for
- * Bcast and Scatter, members to root for Reduce and Gather, everyone to
- * everyone for the others).  A record's own component is its log position
- * + 1, so a -> b iff vc(b)[rank(a)] > pos(a).  A nonblocking collective's
+/* hb.c - the happens-before order of a run, answered for the pairs of
+ * records asked (the queries), by one replay of the matched logs: each rank
+ * advances through its records in order; a receive waits until its matched
+ * send has been replayed and takes what the send knew; a collective waits
+ * until every member has reached it, then passes what its semantics pass
+ * (root to members for Bcast and Scatter, members to root for Reduce and
+ * Gather, everyone to everyone for the others).  A nonblocking collective's
  * COLL record sits at the Wait/Test that completed it (its data is
  * delivered there) and remembers its start: it waits only until every
- * member has replayed its start, and takes the clocks the members had at
- * their starts (what a member does between its start and its completion
- * does not happen before the others' completions).  Unmatched receives and
- * incomplete collectives (a rank cut short) pass no clock; if the replay
- * ever stalls (inconsistent logs), the blocked rank with the lowest
- * position goes on without the edge, so the replay always ends.
+ * member has replayed its start, and takes what the members knew at their
+ * starts.  Unmatched receives and incomplete collectives (a rank cut short)
+ * pass nothing; if the replay ever stalls (inconsistent logs), the blocked
+ * rank with the lowest position goes on without the edge, so the replay
+ * always ends.
+ *
+ * What travels is not a vector clock of every rank but a token per record
+ * some query starts from (a of "a before b?"): a rank's set of tokens is
+ * what it knows of those records.  A token is made when its record is
+ * replayed and dropped once every query that asks about it is answered (at
+ * its b), so the sets hold only the tokens between their a and their b:
+ * memory grows with the records and the queries in flight, not with the
+ * ranks times the records (vector clocks took ranks x records x 4 bytes:
+ * 40 GB for 1,024 ranks of 10,000 calls).  A rank blocked on another waits
+ * in that rank's list and is woken when it moves; the last member to reach
+ * a collective resolves it for all, so no step scans every rank.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,41 +31,306 @@
 
 struct dg_hb {
     int nranks;
-    uint32_t *nrec;
-    uint32_t **vc;      /* [rank][pos * nranks + r] */
     const struct dg_mpilog *const *logs;
     const struct dg_match *m;
+    struct dg_hb_query *q; /* sorted, distinct */
+    uint8_t *ans;
+    size_t nq;
 };
 
-void dg_hb_destroy(struct dg_hb *h)
+/* A set of tokens, sorted. */
+struct tokset {
+    uint32_t *v;
+    uint32_t n, cap;
+};
+
+/* Positions of a rank with something to do there, sorted by position. */
+struct ev {
+    uint32_t pos, id;
+};
+struct evlist {
+    struct ev *e;
+    uint32_t n, cap, at;
+};
+
+struct wnode {
+    int32_t rank;
+    uint32_t next; /* + 1, 0 none */
+};
+
+struct run {
+    int P;
+    const struct dg_mpilog *const *logs;
+    const struct dg_match *m;
+    uint32_t *pos, *nrec, *counted;
+    struct tokset *cur; /* [P]: what each rank knows now */
+    struct evlist *src, *tgt, *contrib; /* [P]: tokens made, queries answered, contributions */
+    uint32_t *pending;                  /* [tokens]: queries left; 0: dropped */
+    uint32_t *gfirst;                   /* [tokens]: first of its world instances + 1, 0 none */
+    struct gnode {                      /* the collectives over every rank that passed it on */
+        uint32_t ci, next;              /* next + 1, 0 none */
+    } *gn;
+    uint32_t ngn, capgn;
+    struct tokset *iu;                  /* [ncoll]: a nonblocking instance's givers' union */
+    uint8_t *iu_done;                   /* [ncoll] */
+    struct dg_pos *iu_from;             /* [ncoll], chain mode: a giver that knew token 0 */
+    const uint32_t *qtok;               /* [queries]: the token asked about */
+    uint8_t *ans;
+    uint32_t **snap;                    /* [P][pos]: pool slot + 1 of a kept set */
+    struct tokset *pool;
+    uint32_t npool, cappool, *freed, nfreed, capfreed;
+    uint32_t ncoll, *arrived, *passed, *contributed, *iwait; /* [ncoll] */
+    struct wnode *wn;
+    uint32_t nwn, capwn, freewn, *rwait; /* [P] */
+    uint32_t *queue, qhead, qlen;
+    uint8_t *queued;
+    struct dg_pos *arr_at, *arr_from; /* [P], chain mode: where token 0 arrived, from where */
+    struct tokset tmp;
+    int err;
+};
+
+/* Room for one more of n elements of size `size` in *p (*cap of them):
+ * false if memory ran out (*p unchanged). */
+static bool room(void **p, uint32_t n, uint32_t *cap, size_t size)
 {
-    if (!h)
+    if (n < *cap)
+        return true;
+    uint32_t nc = *cap ? *cap * 2 : 64;
+    void *q = realloc(*p, (size_t)nc * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
+
+/* ---- token sets ------------------------------------------------------------- */
+
+static bool ts_has(const struct tokset *s, uint32_t t)
+{
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->v[mid] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->v[lo] == t;
+}
+
+static bool ts_reserve(struct tokset *s, uint32_t n)
+{
+    if (n <= s->cap)
+        return true;
+    uint32_t nc = s->cap ? s->cap : 4;
+    while (nc < n)
+        nc *= 2;
+    uint32_t *p = realloc(s->v, nc * sizeof *p);
+    if (!p)
+        return false;
+    s->v = p;
+    s->cap = nc;
+    return true;
+}
+
+/* dst |= src, dropping the tokens no query needs any more. */
+static void ts_union(struct run *R, struct tokset *dst, const struct tokset *src)
+{
+    if (!src || !src->n)
         return;
-    for (int r = 0; r < h->nranks; r++)
-        free(h->vc ? h->vc[r] : NULL);
-    free(h->vc);
-    free(h->nrec);
-    free(h);
+    if (!ts_reserve(&R->tmp, dst->n + src->n)) {
+        R->err = TRACE_ERR_NOMEM;
+        return;
+    }
+    uint32_t i = 0, j = 0, n = 0, *o = R->tmp.v;
+    while (i < dst->n || j < src->n) {
+        uint32_t t;
+        if (j >= src->n || (i < dst->n && dst->v[i] < src->v[j]))
+            t = dst->v[i++];
+        else if (i >= dst->n || src->v[j] < dst->v[i])
+            t = src->v[j++];
+        else
+            t = dst->v[i++], j++;
+        if (R->pending[t])
+            o[n++] = t;
+    }
+    struct tokset sw = *dst;
+    *dst = R->tmp;
+    dst->n = n;
+    R->tmp = sw;
 }
 
-static uint32_t *vc_of(const struct dg_hb *h, struct dg_pos p)
+static void ts_add(struct run *R, struct tokset *s, uint32_t t)
 {
-    return &h->vc[p.rank][(size_t)p.pos * (size_t)h->nranks];
+    if (ts_has(s, t))
+        return;
+    if (!ts_reserve(s, s->n + 1)) {
+        R->err = TRACE_ERR_NOMEM;
+        return;
+    }
+    uint32_t k = s->n;
+    while (k > 0 && s->v[k - 1] > t) {
+        s->v[k] = s->v[k - 1];
+        k--;
+    }
+    s->v[k] = t;
+    s->n++;
 }
 
-static void vc_max(uint32_t *dst, const uint32_t *src, int n)
+/* ---- what every rank knows ----------------------------------------------------
+ * A collective over every rank that passes all to all (or from a root)
+ * tells every rank, at its record of it, all that its givers knew: rather
+ * than copying those tokens into every rank's set (P times the set), each
+ * token remembers the instances that made it known everywhere, and a rank
+ * knows it from its own record of one of them on. */
+
+/* Whether instance ci has every rank once (members are in rank order). */
+static bool every_rank(const struct run *R, const struct dg_pos *mem, uint32_t n)
 {
-    for (int i = 0; i < n; i++)
-        if (src[i] > dst[i])
-            dst[i] = src[i];
+    if (n != (uint32_t)R->P)
+        return false;
+    for (uint32_t k = 0; k < n; k++)
+        if (mem[k].rank != (int32_t)k)
+            return false;
+    return true;
 }
 
-/* Which way a collective passes clocks: 1 root -> others, 2 others -> root,
- * 0 all to all (every form of the call: Ibcast and Bcast_init as Bcast).
- * Neighbourhood collectives pass all to all: more edges than the
- * neighbours alone give, which is the safe side for the deadlock check,
- * the one user of this order (it refuses a delay when a receive happens
- * before what a call waits for: an extra edge can only refuse more). */
+/* Does rank r, at its record p, know token t? */
+static bool knows(const struct run *R, int r, uint32_t p, uint32_t t)
+{
+    if (ts_has(&R->cur[r], t))
+        return true;
+    for (uint32_t g = R->gfirst[t]; g; g = R->gn[g - 1].next) {
+        uint32_t n = 0;
+        const struct dg_pos *mem = dg_match_coll(R->m, R->gn[g - 1].ci, &n);
+        if (mem[r].pos <= p)
+            return true;
+    }
+    return false;
+}
+
+/* The tokens of s are known by every rank from its record of instance ci
+ * (every_rank) on; in chain mode token 0 arrives there from `from`. */
+static void known_everywhere(struct run *R, const struct tokset *s, uint32_t ci, struct dg_pos from)
+{
+    uint32_t n = 0;
+    const struct dg_pos *mem = dg_match_coll(R->m, ci, &n);
+    for (uint32_t i = 0; i < s->n; i++) {
+        uint32_t t = s->v[i];
+        if (R->arr_at && t == 0)
+            for (int q = 0; q < R->P; q++)
+                if (R->arr_at[q].rank < 0 || R->arr_at[q].pos > mem[q].pos) {
+                    R->arr_at[q] = (struct dg_pos){q, mem[q].pos};
+                    R->arr_from[q] = from;
+                }
+        if (!room((void **)&R->gn, R->ngn, &R->capgn, sizeof *R->gn)) {
+            R->err = TRACE_ERR_NOMEM;
+            return;
+        }
+        R->gn[R->ngn] = (struct gnode){ci, R->gfirst[t]};
+        R->gfirst[t] = ++R->ngn;
+    }
+}
+
+/* ---- kept sets: what a send or a contribution knew ---------------------------- */
+
+static void snap_keep(struct run *R, int r, uint32_t p)
+{
+    struct tokset *c = &R->cur[r];
+    if (!c->n || (R->snap[r] && R->snap[r][p]))
+        return;
+    if (!R->snap[r] && !(R->snap[r] = calloc(R->nrec[r], sizeof **R->snap))) {
+        R->err = TRACE_ERR_NOMEM;
+        return;
+    }
+    uint32_t slot;
+    if (R->nfreed) {
+        slot = R->freed[--R->nfreed];
+    } else {
+        /* freed: room for every slot, so that a drop cannot fail */
+        if (!room((void **)&R->pool, R->npool, &R->cappool, sizeof *R->pool) ||
+            !room((void **)&R->freed, R->npool, &R->capfreed, sizeof *R->freed)) {
+            R->err = TRACE_ERR_NOMEM;
+            return;
+        }
+        slot = R->npool++;
+        R->pool[slot] = (struct tokset){0};
+    }
+    struct tokset *s = &R->pool[slot];
+    if (!ts_reserve(s, c->n)) {
+        R->freed[R->nfreed++] = slot;
+        R->err = TRACE_ERR_NOMEM;
+        return;
+    }
+    memcpy(s->v, c->v, c->n * sizeof *s->v);
+    s->n = c->n;
+    R->snap[r][p] = slot + 1;
+}
+
+static const struct tokset *snap_of(const struct run *R, struct dg_pos p)
+{
+    uint32_t s = R->snap[p.rank] ? R->snap[p.rank][p.pos] : 0;
+    return s ? &R->pool[s - 1] : NULL;
+}
+
+static void snap_drop(struct run *R, struct dg_pos p)
+{
+    uint32_t s = R->snap[p.rank] ? R->snap[p.rank][p.pos] : 0;
+    if (!s)
+        return;
+    R->pool[s - 1].n = 0;
+    R->freed[R->nfreed++] = s - 1;
+    R->snap[p.rank][p.pos] = 0;
+}
+
+/* ---- waking ranks ------------------------------------------------------------- */
+
+static void enqueue(struct run *R, int r)
+{
+    if (R->queued[r] || R->pos[r] >= R->nrec[r])
+        return;
+    R->queued[r] = 1;
+    R->queue[(R->qhead + R->qlen++) % (uint32_t)R->P] = (uint32_t)r;
+}
+
+static void wait_on(struct run *R, uint32_t *head, int r)
+{
+    uint32_t k;
+    if (R->freewn) {
+        k = R->freewn - 1;
+        R->freewn = R->wn[k].next;
+    } else {
+        if (!room((void **)&R->wn, R->nwn, &R->capwn, sizeof *R->wn)) {
+            R->err = TRACE_ERR_NOMEM;
+            return;
+        }
+        k = R->nwn++;
+    }
+    R->wn[k] = (struct wnode){r, *head};
+    *head = k + 1;
+}
+
+static void wake(struct run *R, uint32_t *head)
+{
+    while (*head) {
+        uint32_t k = *head - 1;
+        *head = R->wn[k].next;
+        enqueue(R, R->wn[k].rank);
+        R->wn[k].next = R->freewn;
+        R->freewn = k + 1;
+    }
+}
+
+/* ---- the replay ---------------------------------------------------------------- */
+
+/* Which way a collective passes what its members know: 1 root -> others,
+ * 2 others -> root, 0 all to all (every form of the call: Ibcast and
+ * Bcast_init as Bcast).  Neighbourhood collectives pass all to all: more
+ * edges than the neighbours alone give, which is the safe side for the
+ * deadlock check, the one user of this order (it refuses a delay when a
+ * receive happens before what a call waits for: an extra edge can only
+ * refuse more). */
 static int coll_dir(int call)
 {
     switch (trace_mpi_call_base(call)) {
@@ -69,7 +343,17 @@ static int coll_dir(int call)
     }
 }
 
-/* Where member record y of a collective at position p gave its clock:
+static bool gives(int dir, bool root)
+{
+    return dir == 0 || (dir == 1 && root) || (dir == 2 && !root);
+}
+
+static bool takes(int dir, bool root)
+{
+    return dir == 0 || (dir == 1 && !root) || (dir == 2 && root);
+}
+
+/* Where member record y of a collective at position p gave what it knew:
  * its start for a nonblocking collective, else the record itself. */
 static struct dg_pos contribution(const struct dg_msgrec *y, struct dg_pos p)
 {
@@ -78,203 +362,480 @@ static struct dg_pos contribution(const struct dg_msgrec *y, struct dg_pos p)
     return p;
 }
 
-/* Rank p.rank reaches the COLL record of a nonblocking collective: false if
- * a member has not replayed its contribution yet; else merges into its
- * clock cr the clocks of the members it takes data from, at their starts. */
-static bool nonblocking_coll(const struct dg_hb *h, const struct dg_match *m, const uint32_t *pos,
-                             uint32_t *cr, struct dg_pos p, uint32_t *tmp)
+static const struct dg_msgrec *rec_at(const struct run *R, struct dg_pos p)
 {
-    const struct dg_msgrec *x = &h->logs[p.rank]->rec[p.pos];
+    return &R->logs[p.rank]->rec[p.pos];
+}
+
+/* Rank q takes set s, received at its record `at` from record `from`. */
+static void take(struct run *R, int q, const struct tokset *s, uint32_t at, struct dg_pos from)
+{
+    ts_union(R, &R->cur[q], s);
+    if (R->arr_at && R->arr_at[q].rank < 0 && ts_has(&R->cur[q], 0)) {
+        R->arr_at[q] = (struct dg_pos){q, at};
+        R->arr_from[q] = from;
+    }
+}
+
+/* Rank r passes its record at pos[r]: the queries asked there are
+ * answered, the tokens made there join its set, what a send or a
+ * contribution knew is kept. */
+static void pass(struct run *R, int r)
+{
+    uint32_t p = R->pos[r];
+    struct tokset *c = &R->cur[r];
+    struct evlist *L = &R->tgt[r];
+    for (; L->at < L->n && L->e[L->at].pos == p; L->at++) {
+        uint32_t qi = L->e[L->at].id, t = R->qtok[qi];
+        R->ans[qi] = knows(R, r, p, t);
+        if (R->pending[t])
+            R->pending[t]--;
+    }
+    for (L = &R->src[r]; L->at < L->n && L->e[L->at].pos == p; L->at++) {
+        uint32_t t = L->e[L->at].id;
+        if (R->pending[t]) {
+            ts_add(R, c, t);
+            if (R->arr_at)
+                R->arr_at[r] = R->arr_from[r] = (struct dg_pos){r, p};
+        }
+    }
+    const struct dg_msgrec *x = &R->logs[r]->rec[p];
+    if (x->kind == DG_MSG_SEND)
+        snap_keep(R, r, p);
+    for (L = &R->contrib[r]; L->at < L->n && L->e[L->at].pos == p; L->at++) {
+        snap_keep(R, r, p);
+        R->contributed[L->e[L->at].id]++;
+        wake(R, &R->iwait[L->e[L->at].id]);
+    }
+    if (x->kind == DG_MSG_COLL) {
+        uint32_t ci = dg_match_coll_of(R->m, (struct dg_pos){r, p}), n = 0;
+        if (ci < R->ncoll) {
+            const struct dg_pos *mem = dg_match_coll(R->m, ci, &n);
+            if (++R->passed[ci] == n) { /* nobody takes its contributions any more */
+                for (uint32_t k = 0; k < n; k++)
+                    snap_drop(R, contribution(rec_at(R, mem[k]), mem[k]));
+                free(R->iu[ci].v);
+                R->iu[ci] = (struct tokset){0};
+            }
+            wake(R, &R->iwait[ci]);
+        }
+    }
+    R->pos[r]++;
+}
+
+/* A nonblocking collective at p: false (waiting) until every other member
+ * has replayed its contribution; then rank p.rank takes theirs. */
+static bool coll_nonblocking(struct run *R, struct dg_pos p, uint32_t ci)
+{
+    const struct dg_msgrec *x = rec_at(R, p);
     uint32_t n = 0;
-    const struct dg_pos *mem = dg_match_coll(m, dg_match_coll_of(m, p), &n);
-    int P = h->nranks, dir = coll_dir(x->call);
-    for (uint32_t k = 0; k < n; k++) {
-        if (mem[k].rank == p.rank)
-            continue;
-        struct dg_pos c = contribution(&h->logs[mem[k].rank]->rec[mem[k].pos], mem[k]);
-        /* a blocking member (a mismatch) must have passed its record */
-        if (pos[c.rank] <= c.pos)
-            return false;
+    const struct dg_pos *mem = dg_match_coll(R->m, ci, &n);
+    uint32_t others = R->contributed[ci] - (contribution(x, p).pos < p.pos ? 1 : 0);
+    if (others + 1 < n) {
+        wait_on(R, &R->iwait[ci], p.rank);
+        return false;
     }
-    bool root = x->flags & DG_MSGF_ROOT;
-    if ((dir == 1 && root) || (dir == 2 && !root))
-        return true; /* it takes nothing */
-    memset(tmp, 0, P * sizeof *tmp);
-    for (uint32_t k = 0; k < n; k++) {
-        if (mem[k].rank == p.rank)
-            continue;
-        const struct dg_msgrec *y = &h->logs[mem[k].rank]->rec[mem[k].pos];
-        bool yroot = y->flags & DG_MSGF_ROOT;
-        if (dir == 0 || (dir == 1 && yroot) || (dir == 2 && !yroot))
-            vc_max(tmp, vc_of(h, contribution(y, mem[k])), P);
+    int dir = coll_dir(x->call);
+    if (!takes(dir, x->flags & DG_MSGF_ROOT))
+        return true;
+    if (!R->iu_done[ci]) { /* what the givers knew at their starts, once */
+        R->iu_done[ci] = 1;
+        R->iu_from[ci] = DG_POS_NONE;
+        for (uint32_t k = 0; k < n; k++) {
+            const struct dg_msgrec *y = rec_at(R, mem[k]);
+            const struct tokset *c = gives(dir, y->flags & DG_MSGF_ROOT) ? snap_of(R, contribution(y, mem[k])) : NULL;
+            if (R->arr_at && c && R->iu_from[ci].rank < 0 && ts_has(c, 0))
+                R->iu_from[ci] = mem[k];
+            ts_union(R, &R->iu[ci], c);
+        }
     }
-    vc_max(cr, tmp, P);
+    take(R, p.rank, &R->iu[ci], p.pos, R->iu_from[ci]);
     return true;
 }
 
-int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                struct dg_hb **out)
+/* A blocking collective at p: false (waiting) until every member has
+ * reached it; the last one passes what the semantics pass and moves the
+ * others past it. */
+static bool coll_blocking(struct run *R, struct dg_pos p, uint32_t ci)
 {
-    int P = nranks, rc = TRACE_ERR_NOMEM;
-    uint32_t *pos = NULL, *cur = NULL, *tmp = NULL;
-    struct dg_hb *h = calloc(1, sizeof *h);
-    if (!h)
-        return rc;
-    h->nranks = P;
-    h->logs = logs;
-    h->m = m;
-    h->nrec = calloc(P ? P : 1, sizeof *h->nrec);
-    h->vc = calloc(P ? P : 1, sizeof *h->vc);
-    pos = calloc(P ? P : 1, sizeof *pos);
-    cur = calloc((size_t)(P ? P : 1) * (P ? P : 1), sizeof *cur); /* current clock per rank */
-    tmp = calloc(P ? P : 1, sizeof *tmp);
-    if (!h->nrec || !h->vc || !pos || !cur || !tmp)
-        goto out;
-    for (int r = 0; r < P; r++) {
-        h->nrec[r] = logs[r] ? logs[r]->n : 0;
-        h->vc[r] = malloc(((size_t)h->nrec[r] * P ? (size_t)h->nrec[r] * P : 1) * sizeof(uint32_t));
-        if (!h->vc[r])
-            goto out;
+    uint32_t n = 0;
+    const struct dg_pos *mem = dg_match_coll(R->m, ci, &n);
+    if (R->arrived[ci] < n) {
+        wait_on(R, &R->iwait[ci], p.rank);
+        return false;
     }
+    if (R->passed[ci])
+        return true; /* a member went past it without (a stall): it passes nothing */
+    int dir = coll_dir(rec_at(R, p)->call);
+    struct tokset all = {0};
+    struct dg_pos from = DG_POS_NONE;
+    for (uint32_t k = 0; k < n; k++) {
+        int q = mem[k].rank;
+        if (!gives(dir, rec_at(R, mem[k])->flags & DG_MSGF_ROOT) || !R->cur[q].n)
+            continue;
+        if (R->arr_at && from.rank < 0 && ts_has(&R->cur[q], 0))
+            from = mem[k];
+        ts_union(R, &all, &R->cur[q]);
+    }
+    /* over every rank, to every rank: known everywhere from there on (all
+     * pass it now), and nobody's set needs those tokens any more */
+    bool world = dir != 2 && all.n && every_rank(R, mem, n);
+    if (world) {
+        known_everywhere(R, &all, ci, from);
+        for (uint32_t k = 0; k < n; k++)
+            if (gives(dir, rec_at(R, mem[k])->flags & DG_MSGF_ROOT))
+                R->cur[mem[k].rank].n = 0;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        int q = mem[k].rank;
+        if (!world && takes(dir, rec_at(R, mem[k])->flags & DG_MSGF_ROOT))
+            take(R, q, &all, mem[k].pos, from);
+        if (q != p.rank) { /* the others pass it now too */
+            pass(R, q);
+            enqueue(R, q);
+        }
+    }
+    free(all.v);
+    return true;
+}
 
-    for (;;) {
-        bool progress = false, left = false;
-        for (int r = 0; r < P; r++) {
-            uint32_t *cr = &cur[(size_t)r * P];
-            while (pos[r] < h->nrec[r]) {
-                struct dg_pos p = {r, pos[r]};
-                const struct dg_msgrec *x = &logs[r]->rec[pos[r]];
-                if (x->kind == DG_MSG_RECV) {
-                    struct dg_pos s = dg_match_peer(m, p);
-                    if (s.rank >= 0) {
-                        if (pos[s.rank] <= s.pos)
-                            break; /* its send has not been replayed yet */
-                        vc_max(cr, vc_of(h, s), P);
-                    }
-                } else if (x->kind == DG_MSG_COLL && (x->flags & DG_MSGF_NONBLOCKING)) {
-                    if (!nonblocking_coll(h, m, pos, cr, p, tmp))
-                        break; /* a member has not started it yet */
-                } else if (x->kind == DG_MSG_COLL) {
-                    uint32_t ci = dg_match_coll_of(m, p), n = 0;
-                    const struct dg_pos *mem = dg_match_coll(m, ci, &n);
-                    bool all = true;
-                    for (uint32_t k = 0; k < n && all; k++)
-                        all = pos[mem[k].rank] >= mem[k].pos;
-                    if (!all)
-                        break;
-                    /* every member waits at it (or has passed: then the
-                     * instance was resolved when it passed) */
-                    bool resolved = false;
-                    for (uint32_t k = 0; k < n; k++)
-                        resolved |= pos[mem[k].rank] > mem[k].pos;
-                    if (!resolved) {
-                        int dir = coll_dir(x->call);
-                        memset(tmp, 0, P * sizeof *tmp);
-                        for (uint32_t k = 0; k < n; k++) {
-                            const struct dg_msgrec *y = &logs[mem[k].rank]->rec[mem[k].pos];
-                            bool root = y->flags & DG_MSGF_ROOT;
-                            if (dir == 0 || (dir == 1 && root) || (dir == 2 && !root))
-                                vc_max(tmp, &cur[(size_t)mem[k].rank * P], P);
-                        }
-                        for (uint32_t k = 0; k < n; k++) {
-                            int q = mem[k].rank;
-                            const struct dg_msgrec *y = &logs[q]->rec[mem[k].pos];
-                            bool root = y->flags & DG_MSGF_ROOT;
-                            if (dir == 0 || (dir == 1 && !root) || (dir == 2 && root))
-                                vc_max(&cur[(size_t)q * P], tmp, P);
-                            if (q != r) { /* the others pass it now too */
-                                uint32_t *cq = &cur[(size_t)q * P];
-                                cq[q] = mem[k].pos + 1;
-                                memcpy(vc_of(h, mem[k]), cq, P * sizeof *cq);
-                                pos[q] = mem[k].pos + 1;
-                            }
-                        }
-                    }
+/* Runs rank r as far as it goes; true if it moved. */
+static bool advance(struct run *R, int r)
+{
+    uint32_t start = R->pos[r];
+    while (R->pos[r] < R->nrec[r] && !R->err) {
+        struct dg_pos p = {r, R->pos[r]};
+        const struct dg_msgrec *x = rec_at(R, p);
+        if (x->kind == DG_MSG_RECV) {
+            struct dg_pos s = dg_match_peer(R->m, p);
+            if (s.rank >= 0) {
+                if (R->pos[s.rank] <= s.pos) { /* its send has not been replayed yet */
+                    wait_on(R, &R->rwait[s.rank], r);
+                    break;
                 }
-                cr[r] = pos[r] + 1;
-                memcpy(vc_of(h, p), cr, P * sizeof *cr);
-                pos[r]++;
-                progress = true;
+                take(R, r, snap_of(R, s), p.pos, s);
+                snap_drop(R, s);
             }
-            left |= pos[r] < h->nrec[r];
+        } else if (x->kind == DG_MSG_COLL) {
+            uint32_t ci = dg_match_coll_of(R->m, p), n = 0;
+            if (ci < R->ncoll && R->counted[r] != p.pos) { /* it reaches it */
+                R->counted[r] = p.pos;
+                dg_match_coll(R->m, ci, &n);
+                if (++R->arrived[ci] == n)
+                    wake(R, &R->iwait[ci]);
+            }
+            if (ci < R->ncoll && !((x->flags & DG_MSGF_NONBLOCKING) ? coll_nonblocking(R, p, ci)
+                                                                   : coll_blocking(R, p, ci)))
+                break;
         }
-        if (!left)
-            break;
-        if (!progress) {
-            /* stalled: let the blocked rank with the lowest position pass */
-            int best = -1;
-            for (int r = 0; r < P; r++)
-                if (pos[r] < h->nrec[r] && (best < 0 || pos[r] < pos[best]))
-                    best = r;
-            uint32_t *cb = &cur[(size_t)best * P];
-            struct dg_pos p = {best, pos[best]};
-            cb[best] = pos[best] + 1;
-            memcpy(vc_of(h, p), cb, P * sizeof *cb);
-            pos[best]++;
+        pass(R, r);
+    }
+    if (R->pos[r] == start)
+        return false;
+    wake(R, &R->rwait[r]);
+    return true;
+}
+
+static void run_all(struct run *R)
+{
+    for (int r = 0; r < R->P; r++)
+        enqueue(R, r);
+    for (;;) {
+        while (R->qlen && !R->err) {
+            int r = (int)R->queue[R->qhead];
+            R->qhead = (R->qhead + 1) % (uint32_t)R->P;
+            R->qlen--;
+            R->queued[r] = 0;
+            advance(R, r);
+        }
+        if (R->err)
+            return;
+        /* stalled (or done): the blocked rank with the lowest position
+         * goes on without its edge */
+        int best = -1;
+        for (int r = 0; r < R->P; r++)
+            if (R->pos[r] < R->nrec[r] && (best < 0 || R->pos[r] < R->pos[best]))
+                best = r;
+        if (best < 0)
+            return;
+        pass(R, best);
+        wake(R, &R->rwait[best]);
+        enqueue(R, best);
+    }
+}
+
+/* ---- setting up a replay -------------------------------------------------------- */
+
+static int ev_push(struct evlist *L, uint32_t pos, uint32_t id)
+{
+    if (!room((void **)&L->e, L->n, &L->cap, sizeof *L->e))
+        return TRACE_ERR_NOMEM;
+    L->e[L->n++] = (struct ev){pos, id};
+    return 0;
+}
+
+static int ev_cmp(const void *pa, const void *pb)
+{
+    const struct ev *a = pa, *b = pb;
+    return a->pos != b->pos ? (a->pos < b->pos ? -1 : 1) : (a->id < b->id ? -1 : a->id > b->id);
+}
+
+static void ev_sort(struct evlist *L)
+{
+    if (L->n > 1)
+        qsort(L->e, L->n, sizeof *L->e, ev_cmp);
+}
+
+static void run_free(struct run *R)
+{
+    for (int r = 0; R->cur && r < R->P; r++) {
+        free(R->cur[r].v);
+        free(R->src[r].e);
+        free(R->tgt[r].e);
+        free(R->contrib[r].e);
+        free(R->snap[r]);
+    }
+    for (uint32_t k = 0; k < R->npool; k++)
+        free(R->pool[k].v);
+    free(R->pool);
+    free(R->freed);
+    free(R->cur);
+    free(R->src);
+    free(R->tgt);
+    free(R->contrib);
+    free(R->snap);
+    free(R->pos);
+    free(R->nrec);
+    free(R->counted);
+    free(R->arrived);
+    free(R->passed);
+    free(R->contributed);
+    free(R->iwait);
+    for (uint32_t ci = 0; R->iu && ci < R->ncoll; ci++)
+        free(R->iu[ci].v);
+    free(R->iu);
+    free(R->iu_done);
+    free(R->iu_from);
+    free(R->gn);
+    free(R->wn);
+    free(R->rwait);
+    free(R->queue);
+    free(R->queued);
+    free(R->tmp.v);
+}
+
+static int run_init(struct run *R, const struct dg_mpilog *const *logs, int P, const struct dg_match *m)
+{
+    size_t np = P > 0 ? (size_t)P : 1;
+    R->P = P;
+    R->logs = logs;
+    R->m = m;
+    R->ncoll = dg_match_ncoll(m);
+    size_t nc = R->ncoll ? R->ncoll : 1;
+    R->pos = calloc(np, sizeof *R->pos);
+    R->nrec = calloc(np, sizeof *R->nrec);
+    R->counted = malloc(np * sizeof *R->counted);
+    R->cur = calloc(np, sizeof *R->cur);
+    R->src = calloc(np, sizeof *R->src);
+    R->tgt = calloc(np, sizeof *R->tgt);
+    R->contrib = calloc(np, sizeof *R->contrib);
+    R->snap = calloc(np, sizeof *R->snap);
+    R->rwait = calloc(np, sizeof *R->rwait);
+    R->queue = calloc(np, sizeof *R->queue);
+    R->queued = calloc(np, 1);
+    R->arrived = calloc(nc, sizeof *R->arrived);
+    R->passed = calloc(nc, sizeof *R->passed);
+    R->contributed = calloc(nc, sizeof *R->contributed);
+    R->iwait = calloc(nc, sizeof *R->iwait);
+    R->iu = calloc(nc, sizeof *R->iu);
+    R->iu_done = calloc(nc, 1);
+    R->iu_from = calloc(nc, sizeof *R->iu_from);
+    if (!R->pos || !R->nrec || !R->counted || !R->cur || !R->src || !R->tgt || !R->contrib ||
+        !R->snap || !R->rwait || !R->queue || !R->queued || !R->arrived || !R->passed ||
+        !R->contributed || !R->iwait || !R->iu || !R->iu_done || !R->iu_from)
+        return TRACE_ERR_NOMEM;
+    for (int r = 0; r < P; r++) {
+        R->nrec[r] = logs[r] ? logs[r]->n : 0;
+        R->counted[r] = UINT32_MAX;
+    }
+    /* the contributions of the nonblocking collectives */
+    for (uint32_t ci = 0; ci < R->ncoll; ci++) {
+        uint32_t n = 0;
+        const struct dg_pos *mem = dg_match_coll(m, ci, &n);
+        bool nb = false;
+        for (uint32_t k = 0; k < n && !nb; k++)
+            nb = rec_at(R, mem[k])->flags & DG_MSGF_NONBLOCKING;
+        for (uint32_t k = 0; nb && k < n; k++) {
+            struct dg_pos c = contribution(rec_at(R, mem[k]), mem[k]);
+            if (ev_push(&R->contrib[c.rank], c.pos, ci) < 0)
+                return TRACE_ERR_NOMEM;
         }
     }
-    *out = h;
-    h = NULL;
-    rc = 0;
-out:
-    free(pos);
-    free(cur);
-    free(tmp);
-    dg_hb_destroy(h);
+    for (int r = 0; r < P; r++)
+        ev_sort(&R->contrib[r]);
+    return 0;
+}
+
+/* ---- queries -------------------------------------------------------------------- */
+
+static int pos_cmp(struct dg_pos a, struct dg_pos b)
+{
+    if (a.rank != b.rank)
+        return a.rank < b.rank ? -1 : 1;
+    return a.pos < b.pos ? -1 : a.pos > b.pos;
+}
+
+static int query_cmp(const void *pa, const void *pb)
+{
+    const struct dg_hb_query *a = pa, *b = pb;
+    int c = pos_cmp(a->a, b->a);
+    return c ? c : pos_cmp(a->b, b->b);
+}
+
+static bool valid(const struct dg_mpilog *const *logs, int P, struct dg_pos p)
+{
+    return p.rank >= 0 && p.rank < P && logs[p.rank] && p.pos < logs[p.rank]->n;
+}
+
+/* Answers queries q[0..nq) (sorted, distinct, a and b valid and on
+ * different ranks) into ans by one replay; with arr_at and arr_from
+ * (chain mode: one token, q[0].a) also says where it arrived on each rank. */
+static int replay(const struct dg_mpilog *const *logs, int P, const struct dg_match *m,
+                  const struct dg_hb_query *q, size_t nq, uint8_t *ans, struct dg_pos *arr_at,
+                  struct dg_pos *arr_from)
+{
+    struct run R = {0};
+    uint32_t *qtok = malloc((nq ? nq : 1) * sizeof *qtok);
+    uint32_t *pending = calloc(nq ? nq : 1, sizeof *pending);
+    uint32_t *gfirst = calloc(nq ? nq : 1, sizeof *gfirst);
+    int rc = qtok && pending && gfirst ? run_init(&R, logs, P, m) : TRACE_ERR_NOMEM;
+    R.gfirst = gfirst;
+    R.qtok = qtok;
+    R.pending = pending;
+    R.ans = ans;
+    R.arr_at = arr_at;
+    R.arr_from = arr_from;
+    uint32_t ntok = 0;
+    for (size_t i = 0; rc == 0 && i < nq; i++) {
+        if (i == 0 || pos_cmp(q[i].a, q[i - 1].a)) {
+            rc = ev_push(&R.src[q[i].a.rank], q[i].a.pos, ntok);
+            ntok++;
+        }
+        qtok[i] = ntok - 1;
+        pending[ntok - 1]++;
+        ans[i] = 0;
+        if (rc == 0 && !arr_at)
+            rc = ev_push(&R.tgt[q[i].b.rank], q[i].b.pos, (uint32_t)i);
+    }
+    if (arr_at && nq)
+        pending[0] = 1; /* never answered: it goes as far as it can */
+    for (int r = 0; rc == 0 && r < P; r++) {
+        ev_sort(&R.src[r]);
+        ev_sort(&R.tgt[r]);
+    }
+    if (rc == 0) {
+        run_all(&R);
+        rc = R.err;
+    }
+    run_free(&R);
+    free(qtok);
+    free(pending);
+    free(gfirst);
     return rc;
 }
 
-bool dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b)
+int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                const struct dg_hb_query *q, size_t nq, struct dg_hb **out)
 {
-    if (a.rank < 0 || b.rank < 0 || a.rank >= h->nranks || b.rank >= h->nranks ||
-        a.pos >= h->nrec[a.rank] || b.pos >= h->nrec[b.rank])
-        return false;
+    struct dg_hb *h = calloc(1, sizeof *h);
+    if (!h)
+        return TRACE_ERR_NOMEM;
+    h->nranks = nranks;
+    h->logs = logs;
+    h->m = m;
+    h->q = malloc((nq ? nq : 1) * sizeof *h->q);
+    int rc = h->q ? 0 : TRACE_ERR_NOMEM;
+    for (size_t i = 0; rc == 0 && i < nq; i++)
+        if (valid(logs, nranks, q[i].a) && valid(logs, nranks, q[i].b) && q[i].a.rank != q[i].b.rank)
+            h->q[h->nq++] = q[i];
+    if (rc == 0) {
+        if (h->nq > 1)
+            qsort(h->q, h->nq, sizeof *h->q, query_cmp);
+        size_t k = 0;
+        for (size_t i = 0; i < h->nq; i++)
+            if (k == 0 || query_cmp(&h->q[k - 1], &h->q[i]))
+                h->q[k++] = h->q[i];
+        h->nq = k;
+        h->ans = malloc(h->nq ? h->nq : 1);
+        rc = !h->ans ? TRACE_ERR_NOMEM : h->nq ? replay(logs, nranks, m, h->q, h->nq, h->ans, NULL, NULL) : 0;
+    }
+    if (rc < 0) {
+        dg_hb_destroy(h);
+        return rc;
+    }
+    *out = h;
+    return 0;
+}
+
+void dg_hb_destroy(struct dg_hb *h)
+{
+    if (!h)
+        return;
+    free(h->q);
+    free(h->ans);
+    free(h);
+}
+
+int dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b)
+{
+    if (!valid(h->logs, h->nranks, a) || !valid(h->logs, h->nranks, b))
+        return 0;
     if (a.rank == b.rank)
         return a.pos < b.pos;
-    return vc_of(h, b)[a.rank] > a.pos;
+    struct dg_hb_query key = {a, b};
+    const struct dg_hb_query *f = bsearch(&key, h->q, h->nq, sizeof key, query_cmp);
+    if (f)
+        return h->ans[f - h->q];
+    uint8_t ans = 0; /* not asked: a replay of its own */
+    int rc = replay(h->logs, h->nranks, h->m, &key, 1, &ans, NULL, NULL);
+    return rc < 0 ? rc : ans;
 }
 
 size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
                    size_t max)
 {
     size_t n = 0;
-    struct dg_pos rev[256];
-    size_t nrev = 0;
-    if (a.rank == b.rank || !dg_hb_before(h, a, b))
+    if (a.rank == b.rank || dg_hb_before(h, a, b) != 1)
         return 0;
+    int P = h->nranks;
+    struct dg_pos *at = malloc((size_t)P * sizeof *at), *from = malloc((size_t)P * sizeof *from);
+    struct dg_hb_query key = {a, b};
+    uint8_t ans;
+    for (int r = 0; at && from && r < P; r++)
+        at[r] = from[r] = DG_POS_NONE;
+    if (!at || !from || replay(h->logs, P, h->m, &key, 1, &ans, at, from) < 0) {
+        free(at);
+        free(from);
+        return 0;
+    }
     /* walk back from b: on b's rank, the first record that knew of a is
      * where the knowledge arrived; its source is one step closer to a */
+    struct dg_pos rev[256];
+    size_t nrev = 0;
     while (b.rank != a.rank && nrev + 2 <= sizeof rev / sizeof rev[0]) {
-        uint32_t first = b.pos;
-        while (first > 0 && vc_of(h, (struct dg_pos){b.rank, first - 1})[a.rank] > a.pos)
-            first--;
-        struct dg_pos arrive = {b.rank, first};
-        const struct dg_msgrec *x = &h->logs[b.rank]->rec[first];
-        struct dg_pos from = DG_POS_NONE;
-        if (x->kind == DG_MSG_RECV) {
-            from = dg_match_peer(h->m, arrive);
-        } else if (x->kind == DG_MSG_COLL) {
-            uint32_t k, nm = 0;
-            const struct dg_pos *mem = dg_match_coll(h->m, dg_match_coll_of(h->m, arrive), &nm);
-            for (k = 0; k < nm; k++) { /* a member that knew of a (at its start, if nonblocking) */
-                struct dg_pos c = contribution(&h->logs[mem[k].rank]->rec[mem[k].pos], mem[k]);
-                if (mem[k].rank != b.rank && (c.rank == a.rank ? c.pos > a.pos
-                                                               : vc_of(h, c)[a.rank] > a.pos))
-                    break;
-            }
-            if (k < nm)
-                from = mem[k];
-        }
-        if (from.rank < 0)
+        struct dg_pos arrive = at[b.rank], src = from[b.rank];
+        if (arrive.rank < 0 || arrive.pos > b.pos || src.rank < 0 || src.rank == b.rank)
             break;
         rev[nrev++] = arrive;
-        rev[nrev++] = from;
-        b = from;
+        rev[nrev++] = src;
+        b = src;
     }
     /* pairs in order from a to b: (send, receive) */
     for (size_t i = nrev; i >= 2 && n + 2 <= max; i -= 2) {
         out[n++] = rev[i - 1];
         out[n++] = rev[i - 2];
     }
+    free(at);
+    free(from);
     return n;
 }

@@ -650,6 +650,15 @@ int dg_logger_feed_run(struct dg_logger *l, const struct dg_run *r)
 
 int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out)
 {
+    /* the log is kept until the report is built, for every rank: without
+     * the room it grew into (up to half of it) */
+    if (l->log.n && l->log.n < l->log.cap) {
+        struct dg_msgrec *p = realloc(l->log.rec, l->log.n * sizeof *p);
+        if (p) {
+            l->log.rec = p;
+            l->log.cap = l->log.n;
+        }
+    }
     *out = l->log;
     memset(&l->log, 0, sizeof l->log);
     l->log.rank = l->rank;

@@ -75,6 +75,14 @@ struct rank {
     bool *lead;       /* per log position: the rank's first member of its instance */
 };
 
+/* A recorded collective instance, computed once for all its members. */
+struct coll_cache {
+    uint32_t scan[2];   /* members scanned, blocking [0] and nonblocking [1] */
+    double ready[2];    /* the latest post among them */
+    double least;       /* the least time a member spent in it */
+    bool least_known;
+};
+
 struct rstate {
     const struct dg_mpilog *const *logs;
     const struct dg_match *m;
@@ -87,6 +95,7 @@ struct rstate {
     uint32_t *inst_ranks;
     double *inst_ready;   /* max of the members' posts so far */
     uint32_t *inst_posted; /* members posted so far */
+    struct coll_cache *cc; /* [dg_match_ncoll] */
 };
 
 static uint32_t call_end(const struct dg_mpilog *log, const struct rank *c, uint32_t k)
@@ -173,34 +182,84 @@ static double inst_done(struct rstate *S, uint32_t i)
     return S->inst_ready[i] + (double)S->inst_steps[i] * xfer(S->pp, S->inst_bytes[i]);
 }
 
+/* The latest post of the members of instance ci (a nonblocking call's
+ * members at their starts, variant nb), scanned once per instance: where
+ * a scan stopped at a member not posted yet, the next one goes on. */
+static double members_ready(struct rstate *S, uint32_t ci, const struct dg_pos *mem, uint32_t n, bool nb)
+{
+    struct coll_cache *c = &S->cc[ci];
+    for (; c->scan[nb] < n; c->scan[nb]++) {
+        struct dg_pos at = mem[c->scan[nb]];
+        const struct dg_msgrec *y = rec(S, at);
+        if (nb && (y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < at.pos)
+            at.pos = (uint32_t)y->fwd_pos;
+        double a = S->rk[at.rank].at[at.pos];
+        if (isnan(a))
+            return NAN;
+        c->ready[nb] = c->scan[nb] ? fmax(c->ready[nb], a) : a;
+    }
+    return c->ready[nb];
+}
+
+/* The index of the first member of rank r or above (members are in rank
+ * order: dg_match). */
+static uint32_t member_place(const struct dg_pos *mem, uint32_t n, int r)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (mem[mid].rank < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* A small rooted collective (at most eager_max bytes), as MPICH runs it: a
  * binomial tree over the members' places relative to the root.  A gather
  * or reduce waits for the members of its subtree (the root: for all), a
- * broadcast or scatter for its ancestors up to the root; *steps is the
- * tree's depth below or above it.  Returns whether member `me` (place v of
- * n) waits for place u. */
-static bool tree_waits(bool up, uint32_t v, uint32_t u, uint32_t n, double *steps)
+ * broadcast or scatter for its ancestors up to the root.  Returns when
+ * those of member v (its place) have posted (NAN: not yet); *steps is the
+ * tree's depth below or above it. */
+static double tree_ready(struct rstate *S, const struct dg_pos *mem, uint32_t n, uint32_t v, uint32_t root,
+                         bool up, double *steps)
 {
-    if (up) { /* gather, reduce: the subtree [v, v + lowbit(v)) */
-        uint32_t span = v ? (v & -v) : n;
-        uint32_t end = v + span < n ? v + span : n;
+    double ready = -INFINITY;
+    uint32_t span = up ? (v ? (v & -v) : n) : 0, end = v + span < n ? v + span : n;
+    double d = 0;
+    if (up)
         *steps = end - v > 1 ? ceil(log2((double)(end - v))) : 0;
-        return u >= v && u < end;
+    else
+        for (uint32_t w = v; w; w -= w & -w)
+            d++;
+    /* gather, reduce: the subtree [v, end); broadcast, scatter: v and its
+     * ancestors */
+    for (uint32_t u = v, w = v, i = 0;; i++) {
+        if (up ? u >= end : i > d)
+            break;
+        double a = S->rk[mem[(u + root) % n].rank].at[mem[(u + root) % n].pos];
+        if (isnan(a))
+            return NAN;
+        ready = fmax(ready, a);
+        if (up) {
+            u++;
+        } else if (w) {
+            u = w - (w & -w);
+            w -= w & -w;
+        }
     }
-    double d = 0; /* broadcast, scatter: v's ancestors */
-    bool anc = u == v;
-    for (uint32_t w = v; w; w -= w & -w, d++)
-        anc |= (w - (w & -w)) == u;
-    *steps = d;
-    return anc;
+    if (!up)
+        *steps = d;
+    return ready;
 }
 
 /* When the recorded collective of record p completes (NAN: not yet). */
 static double coll_done(struct rstate *S, struct dg_pos me)
 {
     const struct dg_msgrec *x = rec(S, me);
-    uint32_t n = 0;
-    const struct dg_pos *mem = dg_match_coll(S->m, dg_match_coll_of(S->m, me), &n);
+    uint32_t n = 0, ci = dg_match_coll_of(S->m, me);
+    const struct dg_pos *mem = dg_match_coll(S->m, ci, &n);
     bool nb = x->flags & DG_MSGF_NONBLOCKING;
     double ready = S->rk[me.rank].at[me.pos];
     uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
@@ -213,45 +272,40 @@ static double coll_done(struct rstate *S, struct dg_pos me)
         else if (base == CHT_MPI_BCAST || base == CHT_MPI_SCATTER || base == CHT_MPI_SCATTERV)
             tree = 2;
     }
-    /* members' places: their order by world rank (the communicator's, as a
-     * split keeps it) */
-    uint32_t v = 0, root = 0;
-    for (uint32_t i = 0; tree && i < n; i++) {
-        v += mem[i].rank < me.rank;
-        root += mem[i].rank < x->peer;
-    }
     double steps = coll_steps(x->call, members);
-    for (uint32_t i = 0; i < n; i++) {
-        struct dg_pos at = mem[i];
-        if (tree) {
-            uint32_t u = 0;
-            for (uint32_t j = 0; j < n; j++)
-                u += mem[j].rank < at.rank;
-            if (!tree_waits(tree == 1, (v + n - root) % n, (u + n - root) % n, n, &steps))
-                continue;
-        }
-        const struct dg_msgrec *y = rec(S, at);
-        if (nb && (y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < at.pos)
-            at.pos = (uint32_t)y->fwd_pos;
-        double a = S->rk[at.rank].at[at.pos];
+    if (!n)
+        return ready + steps * xfer(S->pp, bytes);
+    if (tree) {
+        /* members' places: their order by world rank (the communicator's,
+         * as a split keeps it), from the root */
+        uint32_t v = member_place(mem, n, me.rank), root = member_place(mem, n, x->peer);
+        double a = tree_ready(S, mem, n, (v + n - root) % n, root, tree == 1, &steps);
         if (isnan(a))
             return NAN;
         ready = fmax(ready, a);
-    }
-    double cost = steps * xfer(S->pp, bytes);
-    if (tree)
+        double cost = steps * xfer(S->pp, bytes);
         return ready + fmax(cost, S->pp->ideal ? 0 : S->pp->o_ns);
+    }
+    double a = members_ready(S, ci, mem, n, nb);
+    if (isnan(a))
+        return NAN;
+    ready = fmax(ready, a);
+    double cost = steps * xfer(S->pp, bytes);
     /* the member that arrived last waited least: its time in the call is
      * the collective's own cost, if larger (a first call that sets up the
      * communicator's collectives costs ms) */
-    double least = INFINITY;
-    for (uint32_t i = 0; !nb && i < n; i++) {
-        const struct dg_msgrec *y = rec(S, mem[i]);
-        if (y->t_exit >= y->t_enter && y->t_exit)
-            least = fmin(least, (double)(y->t_exit - y->t_enter));
+    struct coll_cache *c = &S->cc[ci];
+    if (!nb && !c->least_known) {
+        c->least = INFINITY;
+        for (uint32_t i = 0; i < n; i++) {
+            const struct dg_msgrec *y = rec(S, mem[i]);
+            if (y->t_exit >= y->t_enter && y->t_exit)
+                c->least = fmin(c->least, (double)(y->t_exit - y->t_enter));
+        }
+        c->least_known = true;
     }
-    if (isfinite(least) && !S->pp->ideal)
-        cost = fmax(cost, least);
+    if (!nb && isfinite(c->least) && !S->pp->ideal)
+        cost = fmax(cost, c->least);
     return ready + cost;
 }
 
@@ -475,13 +529,15 @@ static void state_free(struct rstate *S)
     free(S->inst_bytes);
     free(S->inst_ranks);
     free(S->inst_ready);
+    free(S->cc);
     free(S->inst_posted);
 }
 
 static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
 {
     int P = S->P;
-    if (!(S->rk = calloc(P ? P : 1, sizeof *S->rk)))
+    uint32_t ncoll = dg_match_ncoll(S->m);
+    if (!(S->rk = calloc(P ? P : 1, sizeof *S->rk)) || !(S->cc = calloc(ncoll ? ncoll : 1, sizeof *S->cc)))
         return TRACE_ERR_NOMEM;
     for (int r = 0; r < P; r++) {
         struct rank *k = &S->rk[r];

@@ -163,7 +163,7 @@ struct search_xrank {
     struct search_rank_result **by_rank;     /* [world_size], NULL for ranks not given */
     const struct dg_mpilog **logs;           /* [world_size], NULL likewise */
     struct dg_match *match;
-    struct dg_hb *hb;                        /* NULL if it could not be built */
+    struct dg_hb *hb;                        /* the pairs search_deadlock_queries asks */
     bool stalls;                             /* the recorded run's replay stalls (deadlock.c):
                                                 inconsistent logs, no change can be judged */
     struct search_clocks clocks;             /* the ranks on one clock (clocks.c) */
@@ -215,6 +215,10 @@ char *search_collective_message(const struct search_hint *h, bool with_times);
  * something that happens after the delayed message is received); if so,
  * *why (malloc'ed) tells the chain of messages. */
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why);
+/* The happens-before pairs those checks ask about, for every rank's
+ * checks (*q malloc'ed, *nq entries): what search_xrank_build gives dg_hb. */
+struct dg_hb_query;
+int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);
 /* The same for a hint made of groups[k] of ranks[k], k < n, applied on all
  * of them at once (the change is to the source, so every rank that runs
  * those lines makes it): 1 with *why set if the changed run deadlocks. */

@@ -43,7 +43,7 @@ _Static_assert(sizeof(struct search_box) == 200, "search_box changed: update sea
 _Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_mpilog) == 88, "dg_mpilog changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_msgrec) == 176, "dg_msgrec changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_msgrec) == 168, "dg_msgrec changed: update search/parallel/pack.c");
 #endif
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */

@@ -121,6 +121,10 @@ static int resolve_log(struct trace_cursor *c, struct search_rank_result *r)
         if (!k || r->siteinfo[k - 1].site != r->siteinfo[i].site)
             r->siteinfo[k++] = r->siteinfo[i];
     r->nsiteinfo = k;
+    /* kept for every rank until the report: a few sites, not one a record */
+    struct search_siteinfo *p = k ? realloc(r->siteinfo, k * sizeof *p) : NULL;
+    if (p)
+        r->siteinfo = p;
     return 0;
 }
 

@@ -8,8 +8,9 @@
  * also delays their receives: rank p's send of a delayed receive may
  * wait until the receive is posted (a synchronous or large send), so the
  * delay deadlocks if that send happens before X.  The happens-before
- * order of the recorded run (vector clocks over the matched messages)
- * decides.
+ * order of the recorded run decides: the pairs the checks ask about are
+ * collected first (search_deadlock_queries) and answered by one replay of
+ * the matched messages (dg_hb).
  *
  * That judges a change on one rank with the others running as recorded.
  * But a hint changes source lines, and every rank that runs them changes
@@ -124,7 +125,10 @@ static int delay_unsafe(const struct search_xrank *x, struct dg_pos own, struct 
     if (other.rank < 0)
         return 0; /* never received, or never sent: nothing can wait on it */
     for (size_t i = 0; i < nw; i++) {
-        if (dg_hb_before(x->hb, other, what[i]) || (other.rank == what[i].rank && other.pos < what[i].pos)) {
+        int before = x->hb ? dg_hb_before(x->hb, other, what[i]) : 0;
+        if (before < 0)
+            return before;
+        if (before || (other.rank == what[i].rank && other.pos < what[i].pos)) {
             *why = explain(x, own, other, w, what[i]);
             return *why ? 1 : TRACE_ERR_NOMEM;
         }
@@ -138,13 +142,51 @@ static bool truncated(const struct search_group_check *chk)
     return chk->nmembers >= SEARCH_CHECK_MAX || chk->ncross >= SEARCH_CHECK_MAX;
 }
 
+/* Calls fn for each delay check chk of rank r makes: a member record
+ * `own` (a send, or an exchange's receive) delayed past a blocking record
+ * w that waits for what[0..nw); stops at the first non-zero return. */
+typedef int (*delay_fn)(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
+                        const struct dg_pos *what, size_t nw, void *ctx);
+
+static int each_delay(const struct search_xrank *x, int r, const struct search_group_check *chk,
+                      delay_fn fn, void *ctx)
+{
+    const struct dg_mpilog *log = x->logs[r];
+    for (uint32_t k = 0; k < chk->ncross; k++) {
+        /* the blocking records of the crossed call: the call itself and
+         * the receives a Wait completed */
+        for (uint32_t wp = dg_mpilog_find(log, chk->cross[k]);
+             wp < log->n && log->rec[wp].index == chk->cross[k]; wp++) {
+            struct dg_pos w = {r, wp}, what[64];
+            size_t nw = waits_for(x, w, what, 64);
+            for (uint32_t m = 0; m < chk->nmembers; m++) {
+                if (chk->members[m] >= chk->cross[k])
+                    continue; /* not delayed past it */
+                /* the member's records: its send, and an exchange's receive */
+                for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
+                     sp < log->n && log->rec[sp].index == chk->members[m]; sp++) {
+                    int rc = fn(x, (struct dg_pos){r, sp}, w, what, nw, ctx);
+                    if (rc)
+                        return rc;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int judge(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
+                 const struct dg_pos *what, size_t nw, void *ctx)
+{
+    return delay_unsafe(x, own, w, what, nw, ctx);
+}
+
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why)
 {
     *why = NULL;
     const struct search_rank_result *res = r >= 0 && r < x->world_size ? x->by_rank[r] : NULL;
     if (!res)
         return 0;
-    const struct dg_mpilog *log = &res->log;
     for (uint32_t c = 0; c < res->nchecks; c++) {
         const struct search_group_check *chk = &res->checks[c];
         if (chk->group != g)
@@ -156,27 +198,61 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
         }
         if (!x->hb)
             continue; /* the replay of the changed run (search_hint_unsafe) judges it */
-        for (uint32_t k = 0; k < chk->ncross; k++) {
-            /* the blocking records of the crossed call: the call itself and
-             * the receives a Wait completed */
-            for (uint32_t wp = dg_mpilog_find(log, chk->cross[k]);
-                 wp < log->n && log->rec[wp].index == chk->cross[k]; wp++) {
-                struct dg_pos w = {r, wp}, what[64];
-                size_t nw = waits_for(x, w, what, 64);
-                for (uint32_t m = 0; m < chk->nmembers; m++) {
-                    if (chk->members[m] >= chk->cross[k])
-                        continue; /* not delayed past it */
-                    /* the member's records: its send, and an exchange's receive */
-                    for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
-                         sp < log->n && log->rec[sp].index == chk->members[m]; sp++) {
-                        int rc = delay_unsafe(x, (struct dg_pos){r, sp}, w, what, nw, why);
-                        if (rc)
-                            return rc;
-                    }
-                }
+        int rc = each_delay(x, r, chk, judge, why);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- the pairs the checks ask about ----------------------------------------- */
+
+struct queries {
+    struct dg_hb_query *q;
+    size_t n, cap;
+};
+
+static int collect(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
+                   const struct dg_pos *what, size_t nw, void *ctx)
+{
+    (void)w;
+    struct queries *Q = ctx;
+    int kind = x->logs[own.rank]->rec[own.pos].kind;
+    struct dg_pos other = kind == DG_MSG_SEND || kind == DG_MSG_RECV ? dg_match_peer(x->match, own)
+                                                                    : DG_POS_NONE;
+    for (size_t i = 0; other.rank >= 0 && i < nw; i++) {
+        if (what[i].rank == other.rank)
+            continue; /* on one rank: no replay needed */
+        if (Q->n == Q->cap) {
+            size_t nc = Q->cap ? Q->cap * 2 : 256;
+            struct dg_hb_query *p = realloc(Q->q, nc * sizeof *p);
+            if (!p)
+                return TRACE_ERR_NOMEM;
+            Q->q = p;
+            Q->cap = nc;
+        }
+        Q->q[Q->n++] = (struct dg_hb_query){other, what[i]};
+    }
+    return 0;
+}
+
+int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq)
+{
+    struct queries Q = {0};
+    for (int r = 0; r < x->world_size; r++) {
+        const struct search_rank_result *res = x->by_rank[r];
+        for (uint32_t c = 0; res && c < res->nchecks; c++) {
+            if (truncated(&res->checks[c]))
+                continue;
+            int rc = each_delay(x, r, &res->checks[c], collect, &Q);
+            if (rc < 0) {
+                free(Q.q);
+                return rc;
             }
         }
     }
+    *q = Q.q;
+    *nq = Q.n;
     return 0;
 }
 

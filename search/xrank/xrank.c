@@ -1,16 +1,11 @@
 /* xrank.c - the cross-rank context of search_report_build: the ranks'
- * results by world rank, their MPI logs matched, the happens-before order
- * (depgraph's dg_match and dg_hb), whether the recorded run replays
- * without a stall (dg_stall_check: the base of the deadlock checks of
+ * results by world rank, their MPI logs matched (dg_match), the
+ * happens-before order of the pairs deadlock.c asks about (dg_hb), whether
+ * the recorded run replays without a stall (dg_stall_check: the base of the deadlock checks of
  * deadlock.c) and the ranks on one clock (clocks.c). */
 #include <stdlib.h>
 
 #include "search-private.h"
-
-/* Vector clocks cost ranks x (records + ranks) x 4 bytes (a clock per
- * record, and one per rank while replaying): above this many entries the
- * happens-before order is not built and the checks that need it say so. */
-#define HB_MAX_ENTRIES (1ull << 28)
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
                        struct search_xrank **out)
@@ -29,13 +24,11 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
     x->logs = calloc(P ? P : 1, sizeof *x->logs);
     if (!x->by_rank || !x->logs)
         goto nomem;
-    uint64_t records = 0;
     for (int i = 0; i < n; i++) {
         if (!ranks[i] || ranks[i]->rank < 0)
             continue;
         x->by_rank[ranks[i]->rank] = ranks[i];
         x->logs[ranks[i]->rank] = &ranks[i]->log;
-        records += ranks[i]->log.n;
     }
     int rc = dg_match_build(x->logs, P, &x->match);
     if (rc == 0)
@@ -44,8 +37,13 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
         search_xrank_destroy(x);
         return rc;
     }
-    if ((records + (uint64_t)P) * (uint64_t)P <= HB_MAX_ENTRIES &&
-        (rc = dg_hb_build(x->logs, P, x->match, &x->hb)) < 0) {
+    /* happens-before, for the pairs the deadlock checks ask about */
+    struct dg_hb_query *q = NULL;
+    size_t nq = 0;
+    if ((rc = search_deadlock_queries(x, &q, &nq)) == 0)
+        rc = dg_hb_build(x->logs, P, x->match, q, nq, &x->hb);
+    free(q);
+    if (rc < 0) {
         search_xrank_destroy(x);
         return rc;
     }

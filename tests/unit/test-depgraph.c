@@ -2346,13 +2346,13 @@ static void test_match_hb(void **state)
     assert_int_equal(dg_match_unmatched_recvs(m), 0);
 
     struct dg_hb *h;
-    assert_int_equal(dg_hb_build(logs, 3, m, &h), 0);
+    assert_int_equal(dg_hb_build(logs, 3, m, NULL, 0, &h), 0);
     /* rank 1 receives t1 before it sends t2, which rank 0 receives */
-    assert_true(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 1}));
-    assert_true(dg_hb_before(h, (struct dg_pos){0, 0}, (struct dg_pos){2, 0}));
-    assert_false(dg_hb_before(h, (struct dg_pos){0, 2}, (struct dg_pos){2, 0}));
-    assert_false(dg_hb_before(h, (struct dg_pos){2, 0}, (struct dg_pos){0, 2}));
-    assert_false(dg_hb_before(h, (struct dg_pos){0, 1}, (struct dg_pos){1, 0}));
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 1}), 1);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){0, 0}, (struct dg_pos){2, 0}), 1);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){0, 2}, (struct dg_pos){2, 0}), 0);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){2, 0}, (struct dg_pos){0, 2}), 0);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){0, 1}, (struct dg_pos){1, 0}), 0);
     struct dg_pos chain[8];
     size_t n = dg_hb_chain(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 1}, chain, 8);
     assert_int_equal(n, 2);
@@ -2399,16 +2399,223 @@ static void test_hb_collectives(void **state)
     dg_match_coll(m, 0, &n);
     assert_int_equal(n, 3);
     assert_int_equal(dg_match_incomplete_colls(m), 0);
-    assert_int_equal(dg_hb_build(logs, 3, m, &h), 0);
-    assert_true(dg_hb_before(h, (struct dg_pos){0, 0}, (struct dg_pos){1, 2}));
-    assert_false(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 2}));
-    assert_false(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){2, 2}));
-    assert_true(dg_hb_before(h, (struct dg_pos){1, 2}, (struct dg_pos){0, 4}));
-    assert_true(dg_hb_before(h, (struct dg_pos){2, 0}, (struct dg_pos){1, 4}));
+    assert_int_equal(dg_hb_build(logs, 3, m, NULL, 0, &h), 0);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){0, 0}, (struct dg_pos){1, 2}), 1);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){0, 2}), 0);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){1, 0}, (struct dg_pos){2, 2}), 0);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){1, 2}, (struct dg_pos){0, 4}), 1);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){2, 0}, (struct dg_pos){1, 4}), 1);
     dg_hb_destroy(h);
     dg_match_destroy(m);
     for (int r = 0; r < 3; r++)
         dg_mpilog_free(&l[r]);
+}
+
+/* Random runs of sends, receives and collectives on 3-6 ranks: every pair
+ * of records on two ranks, asked all at once and one by one, gets the
+ * answer of a plain search of the graph of edges (program order, message,
+ * and a collective's from each giving member's record before it to each
+ * taking member's), and each chain is a path of matched messages. */
+#define RH_MAXREC 40
+static bool rh_reach(int P, const struct dg_mpilog *l, uint8_t (*edge)[RH_MAXREC][RH_MAXREC][6], struct dg_pos a,
+                     struct dg_pos b)
+{
+    /* breadth-first from a's successors: edges go to later records only */
+    static uint8_t seen[6][RH_MAXREC];
+    struct dg_pos st[6 * RH_MAXREC];
+    size_t n = 0;
+    memset(seen, 0, sizeof seen);
+    st[n++] = a;
+    seen[a.rank][a.pos] = 1;
+    while (n) {
+        struct dg_pos p = st[--n];
+        if (p.rank == b.rank && p.pos <= b.pos && !(p.rank == a.rank && p.pos == a.pos))
+            return true;
+        if (p.pos + 1 < l[p.rank].n && !seen[p.rank][p.pos + 1]) {
+            seen[p.rank][p.pos + 1] = 1;
+            st[n++] = (struct dg_pos){p.rank, p.pos + 1};
+        }
+        for (int q = 0; q < P; q++)
+            for (uint32_t k = 0; k < l[q].n; k++)
+                if (edge[p.rank][p.pos][k][q] && !seen[q][k]) {
+                    seen[q][k] = 1;
+                    st[n++] = (struct dg_pos){q, k};
+                }
+    }
+    return false;
+}
+
+static void rh_nb_complete(struct dg_mpilog *l, int P, int r, bool *done, uint32_t *at, uint32_t start,
+                           uint16_t call, int root, int dir, uint64_t seq)
+{
+    struct dg_msgrec *x = log_add(&l[r], DG_MSG_COLL, call, dir ? root : -1, -1, seq);
+    x->comm_size = (uint32_t)P;
+    x->flags |= DG_MSGF_NONBLOCKING;
+    x->fwd_pos = start;
+    if (dir && r == root)
+        x->flags |= DG_MSGF_ROOT;
+    *at = l[r].n - 1;
+    *done = true;
+}
+
+/* a nonblocking collective passes what each giver knew at its start to
+ * each taker's completion */
+static void rh_nb_edges(uint8_t (*edge)[RH_MAXREC][RH_MAXREC][6], int P, const uint32_t *start,
+                        const uint32_t *at, int root, int dir)
+{
+    for (int g = 0; g < P; g++)
+        for (int t = 0; t < P; t++) {
+            bool gives = dir == 0 || (dir == 1 && g == root) || (dir == 2 && g != root);
+            bool takes = dir == 0 || (dir == 1 && t != root) || (dir == 2 && t == root);
+            if (g != t && gives && takes)
+                edge[g][start[g]][at[t]][t] = 1;
+        }
+}
+
+static void test_hb_random(void **state)
+{
+    (void)state;
+    static uint8_t edge[6][RH_MAXREC][RH_MAXREC][6]; /* [r][p][p'][r']: (r,p) -> (r',p') */
+    srand(20261129);
+    for (int round = 0; round < 60; round++) {
+        int P = 3 + rand() % 4;
+        struct dg_mpilog l[6];
+        uint64_t chseq[6][6] = {{0}}, cseq = 0;
+        /* messages in flight: (src, dst, seq, send pos) */
+        struct rh_msg { int s, d; uint64_t seq; uint32_t pos; } fly[256];
+        int nfly = 0;
+        /* a nonblocking collective: started on every rank at once, completed
+         * on each later */
+        struct { bool on; uint16_t call; int root, dir, left; uint64_t seq; uint32_t start[6], at[6]; bool done[6]; } nb = {0};
+        memset(l, 0, sizeof l);
+        memset(edge, 0, sizeof edge);
+        for (int r = 0; r < P; r++)
+            l[r].rank = r;
+        for (int step = 0; step < 60; step++) {
+            int what = rand() % 12, r = rand() % P;
+            bool room = true;
+            for (int q = 0; q < P; q++)
+                room &= l[q].n + 1 < RH_MAXREC;
+            if (!room)
+                break;
+            if (what < 4) { /* a send */
+                int d = (r + 1 + rand() % (P - 1)) % P;
+                uint64_t sq = ++chseq[r][d];
+                log_add(&l[r], DG_MSG_SEND, CHT_MPI_SEND, d, 7, sq)->comm_size = (uint32_t)P;
+                fly[nfly++] = (struct rh_msg){r, d, sq, l[r].n - 1};
+            } else if (what < 8 && nfly) { /* a receive of the oldest on a channel */
+                int i = rand() % nfly;
+                for (int j = 0; j < i; j++) /* channels keep their order */
+                    if (fly[j].s == fly[i].s && fly[j].d == fly[i].d) {
+                        i = j;
+                        break;
+                    }
+                int d = fly[i].d;
+                log_add(&l[d], DG_MSG_RECV, CHT_MPI_RECV, fly[i].s, 7, fly[i].seq)->comm_size = (uint32_t)P;
+                edge[fly[i].s][fly[i].pos][l[d].n - 1][d] = 1;
+                memmove(&fly[i], &fly[i + 1], (size_t)(nfly - i - 1) * sizeof fly[0]);
+                nfly--;
+            } else if (what == 8) { /* a collective on every rank */
+                static const uint16_t calls[] = {CHT_MPI_BARRIER, CHT_MPI_BCAST, CHT_MPI_REDUCE, CHT_MPI_ALLREDUCE};
+                uint16_t call = calls[rand() % 4];
+                int root = rand() % P, dir = call == CHT_MPI_BCAST ? 1 : call == CHT_MPI_REDUCE ? 2 : 0;
+                cseq++;
+                uint32_t at[6];
+                for (int q = 0; q < P; q++) {
+                    struct dg_msgrec *x = log_add(&l[q], DG_MSG_COLL, call, dir ? root : -1, -1, cseq);
+                    x->comm_size = (uint32_t)P;
+                    if (dir && q == root)
+                        x->flags |= DG_MSGF_ROOT;
+                    at[q] = l[q].n - 1;
+                }
+                for (int g = 0; g < P; g++)
+                    for (int t = 0; t < P; t++) {
+                        bool gives = dir == 0 || (dir == 1 && g == root) || (dir == 2 && g != root);
+                        bool takes = dir == 0 || (dir == 1 && t != root) || (dir == 2 && t == root);
+                        if (g != t && gives && takes && at[g] > 0)
+                            edge[g][at[g] - 1][at[t]][t] = 1;
+                    }
+            } else if (what == 9 && !nb.on) {
+                static const uint16_t calls[] = {CHT_MPI_IBARRIER, CHT_MPI_IBCAST, CHT_MPI_IREDUCE, CHT_MPI_IALLREDUCE};
+                nb.on = true;
+                nb.call = calls[rand() % 4];
+                nb.root = rand() % P;
+                nb.dir = nb.call == CHT_MPI_IBCAST ? 1 : nb.call == CHT_MPI_IREDUCE ? 2 : 0;
+                nb.seq = ++cseq;
+                nb.left = P;
+                for (int q = 0; q < P; q++) {
+                    log_add(&l[q], DG_MSG_OTHER, nb.call, -1, -1, 0)->comm_size = (uint32_t)P;
+                    nb.start[q] = l[q].n - 1;
+                    nb.done[q] = false;
+                }
+            } else if (what == 10 && nb.on && !nb.done[r]) {
+                rh_nb_complete(l, P, r, &nb.done[r], &nb.at[r], nb.start[r], nb.call, nb.root, nb.dir, nb.seq);
+                if (--nb.left == 0) {
+                    rh_nb_edges(edge, P, nb.start, nb.at, nb.root, nb.dir);
+                    nb.on = false;
+                }
+            } else {
+                log_add(&l[r], DG_MSG_OTHER, CHT_MPI_TEST, -1, -1, 0)->comm_size = (uint32_t)P;
+            }
+        }
+        for (int q = 0; nb.on && q < P; q++)
+            if (!nb.done[q])
+                rh_nb_complete(l, P, q, &nb.done[q], &nb.at[q], nb.start[q], nb.call, nb.root, nb.dir, nb.seq);
+        if (nb.on)
+            rh_nb_edges(edge, P, nb.start, nb.at, nb.root, nb.dir);
+        const struct dg_mpilog *logs[6];
+        for (int q = 0; q < P; q++)
+            logs[q] = &l[q];
+        struct dg_match *m;
+        assert_int_equal(dg_match_build(logs, P, &m), 0);
+        /* every pair on two ranks, asked at once */
+        struct dg_hb_query *qs = NULL;
+        size_t nq = 0;
+        for (int ra = 0; ra < P; ra++)
+            for (uint32_t pa = 0; pa < l[ra].n; pa++)
+                for (int rb = 0; rb < P; rb++)
+                    for (uint32_t pb = 0; rb != ra && pb < l[rb].n; pb++) {
+                        qs = realloc(qs, (nq + 1) * sizeof *qs);
+                        qs[nq++] = (struct dg_hb_query){{ra, pa}, {rb, pb}};
+                    }
+        struct dg_hb *all, *none;
+        assert_int_equal(dg_hb_build(logs, P, m, qs, nq, &all), 0);
+        assert_int_equal(dg_hb_build(logs, P, m, NULL, 0, &none), 0);
+        for (size_t i = 0; i < nq; i++) {
+            int want = rh_reach(P, l, edge, qs[i].a, qs[i].b);
+            assert_int_equal(dg_hb_before(all, qs[i].a, qs[i].b), want);
+            if (i % 7 == 0)
+                assert_int_equal(dg_hb_before(none, qs[i].a, qs[i].b), want);
+            if (!want || i % 5)
+                continue;
+            struct dg_pos ch[64];
+            size_t n = dg_hb_chain(all, qs[i].a, qs[i].b, ch, 64);
+            assert_true(n >= 2 && n % 2 == 0);
+            assert_int_equal(ch[0].rank, qs[i].a.rank);
+            assert_true(ch[0].pos >= qs[i].a.pos);
+            assert_int_equal(ch[n - 1].rank, qs[i].b.rank);
+            assert_true(ch[n - 1].pos <= qs[i].b.pos);
+            for (size_t k = 0; k + 1 < n; k += 2) {
+                if (l[ch[k].rank].rec[ch[k].pos].kind == DG_MSG_SEND) {
+                    struct dg_pos pr = dg_match_peer(m, ch[k + 1]);
+                    assert_int_equal(pr.rank, ch[k].rank);
+                    assert_int_equal(pr.pos, ch[k].pos);
+                } else { /* a collective: both members of one instance */
+                    assert_int_equal(dg_match_coll_of(m, ch[k]), dg_match_coll_of(m, ch[k + 1]));
+                }
+                if (k + 2 < n) {
+                    assert_int_equal(ch[k + 2].rank, ch[k + 1].rank);
+                    assert_true(ch[k + 2].pos >= ch[k + 1].pos);
+                }
+            }
+        }
+        free(qs);
+        dg_hb_destroy(all);
+        dg_hb_destroy(none);
+        dg_match_destroy(m);
+        for (int q = 0; q < P; q++)
+            dg_mpilog_free(&l[q]);
+    }
 }
 
 /* A stalled replay (a receive matched to a send that comes after a receive
@@ -2424,8 +2631,8 @@ static void test_hb_stall(void **state)
     struct dg_match *m;
     struct dg_hb *h;
     assert_int_equal(dg_match_build(logs, 2, &m), 0);
-    assert_int_equal(dg_hb_build(logs, 2, m, &h), 0);
-    assert_false(dg_hb_before(h, (struct dg_pos){1, 1}, (struct dg_pos){1, 0}));
+    assert_int_equal(dg_hb_build(logs, 2, m, NULL, 0, &h), 0);
+    assert_int_equal(dg_hb_before(h, (struct dg_pos){1, 1}, (struct dg_pos){1, 0}), 0);
     dg_hb_destroy(h);
     dg_match_destroy(m);
     dg_mpilog_free(&l0);
@@ -2827,6 +3034,7 @@ int main(void)
         cmocka_unit_test(test_match_hb),
         cmocka_unit_test(test_hb_collectives),
         cmocka_unit_test(test_hb_stall),
+        cmocka_unit_test(test_hb_random),
         cmocka_unit_test(test_stall_check),
         cmocka_unit_test(test_replay_timed),
         cmocka_unit_test(test_replay_merge),

@@ -366,10 +366,10 @@ static void test_log_and_match(void **state)
     assert_int_equal(mem[0].pos, 2);
     assert_int_equal(mem[1].pos, 2);
     struct dg_hb *hb = NULL;
-    assert_int_equal(dg_hb_build(lp, 2, mt, &hb), 0);
+    assert_int_equal(dg_hb_build(lp, 2, mt, NULL, 0, &hb), 0);
     /* the fence passes clocks all to all; a Put passes none */
-    assert_true(dg_hb_before(hb, (struct dg_pos){0, 0}, (struct dg_pos){1, 2}));
-    assert_false(dg_hb_before(hb, (struct dg_pos){0, 3}, (struct dg_pos){1, 3}));
+    assert_int_equal(dg_hb_before(hb, (struct dg_pos){0, 0}, (struct dg_pos){1, 2}), 1);
+    assert_int_equal(dg_hb_before(hb, (struct dg_pos){0, 3}, (struct dg_pos){1, 3}), 0);
     dg_hb_destroy(hb);
     dg_match_destroy(mt);
     dg_mpilog_free(&logs[0]);
