@@ -182,6 +182,8 @@ int coll_rounds_build(struct cx *c, bool by_site, struct rounds *rs)
             goto out;
         free(t.e);
         memset(&t, 0, sizeof t);
+        /* the rank's rounds are its own: the peers seen in them too */
+        dg_map_free(&peers);
         if ((rc = rank_rounds(c, by_site, r, rs, &t, &peers)) < 0)
             goto out;
     }
