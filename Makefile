@@ -347,7 +347,7 @@ check: deps
 	  bash tests/run.sh
 
 # ---- benchmarks (numbers for docs/, not part of the timed tests) ------------
-bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check
+bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check $(B)/bench/hb-queries
 	$(Q)B=$(B) bash bench/compression.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/overhead.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/fastpath.sh
@@ -359,6 +359,7 @@ bench: all examples $(B)/bench/compress-chunks $(B)/bench/cost-check
 	$(Q)B=$(B) bash bench/callpath.sh
 	$(Q)B=$(B) CLANG=$(CLANG) bash bench/irregular.sh
 	$(Q)B=$(B) bash bench/synth-scaling.sh
+	$(Q)B=$(B) bash bench/hb-queries.sh
 
 $(B)/bench/compress-chunks: bench/compress-chunks.c $(ANA_A)
 	@mkdir -p $(dir $@)
@@ -372,6 +373,11 @@ $(SYNTH_BIN): $(SYNTH_SRC) bench/synth-trace.h tracelib/trace-format.h $(FLAGS_S
 
 # the static cost weights against a validation run (bench/cost-check.sh)
 $(B)/bench/cost-check: bench/cost-check.c $(ANA_A)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_DEPGRAPH) -o $@ $< $(ANA_A) $(ANA_LIBS)
+
+# the happens-before replay at scale, on logs made in memory (bench/hb-queries.sh)
+$(B)/bench/hb-queries: bench/hb-queries.c $(ANA_A)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) $(ALL_CFLAGS) $(INC_DEPGRAPH) -o $@ $< $(ANA_A) $(ANA_LIBS)
 

@@ -13,7 +13,9 @@
 # runs: read them as orders of magnitude).  A command that fails, passes
 # MEM_LIMIT_MB of virtual memory (default 12288) or TIMEOUT seconds
 # (default 600) is reported as such, and the larger sizes of that
-# configuration are skipped.  Writes bench/results/synth-scaling.md.
+# configuration are skipped.  Writes bench/results/synth-scaling.md and,
+# with gnuplot, bench/results/synth-scaling.png (time and peak memory per
+# process against ranks); PLOT_ONLY=1 redraws the plot from the .md.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}
@@ -29,6 +31,44 @@ out=bench/results
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# plot: synth-scaling.png from the table of synth-scaling.md: wall time and
+# peak MB of the largest process against ranks, serial and per K.
+plot() {
+    command -v gnuplot >/dev/null || return 0
+    local term='pngcairo size 1100,480 font "sans,10"' k plot1 plot2 c=2
+    gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo || term='png size 1100,480'
+    # rows: ranks mode wall MB (the ranks cell is carried to the -n rows)
+    awk -F'|' '$2 ~ /[0-9]/ { r = $2; gsub(/ /, "", r) }
+        $6 ~ /serial|-n/ { m = $6; gsub(/ |-n/, "", m); split($7, v, " ")
+            if (v[1] ~ /^[0-9.]+$/) print r, m, v[1], v[2] }' "$out/synth-scaling.md" >"$tmp/plot.dat"
+    [ -s "$tmp/plot.dat" ] || return 0
+    awk '$2 == "serial"' "$tmp/plot.dat" >"$tmp/plot-serial"
+    plot1="plot '$tmp/plot-serial' using 1:3 with linespoints lc 1 pt 7 title 'serial'"
+    plot2="plot '$tmp/plot-serial' using 1:4 with linespoints lc 1 pt 7 title 'serial'"
+    for k in $(awk '$2 != "serial" { print $2 }' "$tmp/plot.dat" | sort -un); do
+        awk -v k="$k" '$2 == k' "$tmp/plot.dat" >"$tmp/plot-$k"
+        plot1="$plot1, '$tmp/plot-$k' using 1:3 with linespoints lc $c pt 6 title '--parallel, $k processes'"
+        plot2="$plot2, '$tmp/plot-$k' using 1:4 with linespoints lc $c pt 6 title '--parallel, $k processes'"
+        c=$((c + 1))
+    done
+    {
+        echo "set terminal $term; set output '$out/synth-scaling.png'"
+        echo "set multiplot layout 1,2 title 'commhint hints on bench/synth-trace halo-allreduce traces ($(sed -n 's/.*--iterations \([0-9]*\).*/\1/p' "$out/synth-scaling.md" | head -1) steps), $(nproc) cores'"
+        echo "set logscale xy 2; set grid; set key top left; set xlabel 'ranks'"
+        echo "set ylabel 'wall seconds'; set title 'Time'"
+        echo "$plot1"
+        echo "set ylabel 'MB'; set title 'Peak memory of the largest process'"
+        echo "$plot2"
+        echo "unset multiplot"
+    } >"$tmp/plot.gp"
+    gnuplot "$tmp/plot.gp"
+}
+if [ "${PLOT_ONLY:-0}" = 1 ]; then
+    plot
+    exit 0
+fi
+
 for x in "$CH" "$SYNTH"; do
     [ -x "$x" ] || { echo "bench/synth-scaling.sh: $x is not built (make)" >&2; exit 1; }
 done
@@ -133,3 +173,4 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
     printf '%s\n' "${rows[@]}"
 } >"$out/synth-scaling.md"
 cat "$out/synth-scaling.md"
+plot
