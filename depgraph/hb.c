@@ -20,7 +20,11 @@
  * its b), so the sets hold only the tokens between their a and their b:
  * memory grows with the records and the queries in flight, not with the
  * ranks times the records (vector clocks took ranks x records x 4 bytes:
- * 40 GB for 1,024 ranks of 10,000 calls).  A rank blocked on another waits
+ * 40 GB for 1,024 ranks of 10,000 calls).  A blocking collective over
+ * every rank marks what it passes as known everywhere from each rank's
+ * record of it on, and a nonblocking one keeps what it passes once, as a
+ * group that a member's set holds by one token, so that neither copies a
+ * set into every rank's.  A rank blocked on another waits
  * in that rank's list and is woken when it moves; the last member to reach
  * a collective resolves it for all, so no step scans every rank.
  */
@@ -65,13 +69,19 @@ struct run {
     uint32_t *pos, *nrec, *counted;
     struct tokset *cur; /* [P]: what each rank knows now */
     struct evlist *src, *tgt, *contrib; /* [P]: tokens made, queries answered, contributions */
-    uint32_t *pending;                  /* [tokens]: queries left; 0: dropped */
+    uint32_t ntok;                      /* tokens of records; ntok + ci: instance ci's group */
+    uint32_t *pending;                  /* [ntok + ncoll]: a record's queries left, a group's
+                                           live tokens; 0: dropped */
+    uint32_t *rghead;                   /* [ntok]: the groups holding the token (gnode + 1) */
+    struct gnode *rgn;
+    uint32_t nrgn, caprgn;
     uint32_t *gfirst;                   /* [tokens]: first of its world instances + 1, 0 none */
     struct gnode {                      /* the collectives over every rank that passed it on */
         uint32_t ci, next;              /* next + 1, 0 none */
     } *gn;
     uint32_t ngn, capgn;
-    struct tokset *iu;                  /* [ncoll]: a nonblocking instance's givers' union */
+    struct tokset *iu;                  /* [ncoll]: a nonblocking instance's group: what its
+                                           givers knew at their starts, record tokens only */
     uint8_t *iu_done;                   /* [ncoll] */
     struct dg_pos *iu_from;             /* [ncoll], chain mode: a giver that knew token 0 */
     const uint32_t *qtok;               /* [queries]: the token asked about */
@@ -106,7 +116,8 @@ static bool room(void **p, uint32_t n, uint32_t *cap, size_t size)
 
 /* ---- token sets ------------------------------------------------------------- */
 
-static bool ts_has(const struct tokset *s, uint32_t t)
+/* The index of the first token of s at or above t. */
+static uint32_t ts_lower(const struct tokset *s, uint32_t t)
 {
     uint32_t lo = 0, hi = s->n;
     while (lo < hi) {
@@ -116,7 +127,13 @@ static bool ts_has(const struct tokset *s, uint32_t t)
         else
             hi = mid;
     }
-    return lo < s->n && s->v[lo] == t;
+    return lo;
+}
+
+static bool ts_has(const struct tokset *s, uint32_t t)
+{
+    uint32_t i = ts_lower(s, t);
+    return i < s->n && s->v[i] == t;
 }
 
 static bool ts_reserve(struct tokset *s, uint32_t n)
@@ -178,6 +195,51 @@ static void ts_add(struct run *R, struct tokset *s, uint32_t t)
     s->n++;
 }
 
+/* ---- groups ------------------------------------------------------------------
+ * A nonblocking collective gives each taker, at its completion, what the
+ * givers knew at their starts.  That set is kept once, as the instance's
+ * group (record tokens only), and a taker's set gets the group's token:
+ * one entry, not the whole set per member.  A group is dropped once every
+ * token in it is. */
+
+/* Whether set s holds record token t, itself or in one of its groups. */
+static bool set_knows(const struct run *R, const struct tokset *s, uint32_t t)
+{
+    if (!s)
+        return false;
+    if (ts_has(s, t))
+        return true;
+    for (uint32_t i = ts_lower(s, R->ntok); i < s->n; i++)
+        if (R->pending[s->v[i]] && ts_has(&R->iu[s->v[i] - R->ntok], t))
+            return true;
+    return false;
+}
+
+/* dst |= the record tokens of src, its groups opened. */
+static void ts_union_flat(struct run *R, struct tokset *dst, const struct tokset *src)
+{
+    if (!src)
+        return;
+    uint32_t k = ts_lower(src, R->ntok);
+    struct tokset own = {src->v, k, k};
+    ts_union(R, dst, &own);
+    for (uint32_t i = k; i < src->n; i++)
+        if (R->pending[src->v[i]])
+            ts_union(R, dst, &R->iu[src->v[i] - R->ntok]);
+}
+
+/* Record token t has no query left: the groups holding it lose one. */
+static void retire(struct run *R, uint32_t t)
+{
+    for (uint32_t k = R->rghead[t]; k; k = R->rgn[k - 1].next) {
+        uint32_t ci = R->rgn[k - 1].ci;
+        if (R->pending[R->ntok + ci] && --R->pending[R->ntok + ci] == 0) {
+            free(R->iu[ci].v);
+            R->iu[ci] = (struct tokset){0};
+        }
+    }
+}
+
 /* ---- what every rank knows ----------------------------------------------------
  * A collective over every rank that passes all to all (or from a root)
  * tells every rank, at its record of it, all that its givers knew: rather
@@ -199,7 +261,7 @@ static bool every_rank(const struct run *R, const struct dg_pos *mem, uint32_t n
 /* Does rank r, at its record p, know token t? */
 static bool knows(const struct run *R, int r, uint32_t p, uint32_t t)
 {
-    if (ts_has(&R->cur[r], t))
+    if (set_knows(R, &R->cur[r], t))
         return true;
     for (uint32_t g = R->gfirst[t]; g; g = R->gn[g - 1].next) {
         uint32_t n = 0;
@@ -371,7 +433,7 @@ static const struct dg_msgrec *rec_at(const struct run *R, struct dg_pos p)
 static void take(struct run *R, int q, const struct tokset *s, uint32_t at, struct dg_pos from)
 {
     ts_union(R, &R->cur[q], s);
-    if (R->arr_at && R->arr_at[q].rank < 0 && ts_has(&R->cur[q], 0)) {
+    if (R->arr_at && R->arr_at[q].rank < 0 && set_knows(R, &R->cur[q], 0)) {
         R->arr_at[q] = (struct dg_pos){q, at};
         R->arr_from[q] = from;
     }
@@ -388,8 +450,8 @@ static void pass(struct run *R, int r)
     for (; L->at < L->n && L->e[L->at].pos == p; L->at++) {
         uint32_t qi = L->e[L->at].id, t = R->qtok[qi];
         R->ans[qi] = knows(R, r, p, t);
-        if (R->pending[t])
-            R->pending[t]--;
+        if (R->pending[t] && --R->pending[t] == 0)
+            retire(R, t);
     }
     for (L = &R->src[r]; L->at < L->n && L->e[L->at].pos == p; L->at++) {
         uint32_t t = L->e[L->at].id;
@@ -414,13 +476,38 @@ static void pass(struct run *R, int r)
             if (++R->passed[ci] == n) { /* nobody takes its contributions any more */
                 for (uint32_t k = 0; k < n; k++)
                     snap_drop(R, contribution(rec_at(R, mem[k]), mem[k]));
-                free(R->iu[ci].v);
-                R->iu[ci] = (struct tokset){0};
             }
             wake(R, &R->iwait[ci]);
         }
     }
     R->pos[r]++;
+}
+
+/* Instance ci's group, once: what its givers knew at their starts. */
+static bool group_build(struct run *R, uint32_t ci, const struct dg_pos *mem, uint32_t n, int dir)
+{
+    R->iu_done[ci] = 1;
+    R->iu_from[ci] = DG_POS_NONE;
+    for (uint32_t k = 0; k < n; k++) {
+        const struct dg_msgrec *y = rec_at(R, mem[k]);
+        const struct tokset *c = gives(dir, y->flags & DG_MSGF_ROOT) ? snap_of(R, contribution(y, mem[k])) : NULL;
+        if (R->arr_at && c && R->iu_from[ci].rank < 0 && set_knows(R, c, 0))
+            R->iu_from[ci] = mem[k];
+        ts_union_flat(R, &R->iu[ci], c);
+    }
+    /* the group lives while a token in it does */
+    const struct tokset *u = &R->iu[ci];
+    for (uint32_t i = 0; i < u->n && !R->err; i++) {
+        uint32_t t = u->v[i];
+        if (!room((void **)&R->rgn, R->nrgn, &R->caprgn, sizeof *R->rgn)) {
+            R->err = TRACE_ERR_NOMEM;
+            break;
+        }
+        R->rgn[R->nrgn] = (struct gnode){ci, R->rghead[t]};
+        R->rghead[t] = ++R->nrgn;
+    }
+    R->pending[R->ntok + ci] = u->n;
+    return !R->err;
 }
 
 /* A nonblocking collective at p: false (waiting) until every other member
@@ -438,18 +525,16 @@ static bool coll_nonblocking(struct run *R, struct dg_pos p, uint32_t ci)
     int dir = coll_dir(x->call);
     if (!takes(dir, x->flags & DG_MSGF_ROOT))
         return true;
-    if (!R->iu_done[ci]) { /* what the givers knew at their starts, once */
-        R->iu_done[ci] = 1;
-        R->iu_from[ci] = DG_POS_NONE;
-        for (uint32_t k = 0; k < n; k++) {
-            const struct dg_msgrec *y = rec_at(R, mem[k]);
-            const struct tokset *c = gives(dir, y->flags & DG_MSGF_ROOT) ? snap_of(R, contribution(y, mem[k])) : NULL;
-            if (R->arr_at && c && R->iu_from[ci].rank < 0 && ts_has(c, 0))
-                R->iu_from[ci] = mem[k];
-            ts_union(R, &R->iu[ci], c);
-        }
+    if (!R->iu_done[ci] && !group_build(R, ci, mem, n, dir))
+        return true; /* out of memory: R->err says so */
+    uint32_t g = R->ntok + ci;
+    if (!R->pending[g])
+        return true; /* nothing it knew is asked about (any more) */
+    ts_add(R, &R->cur[p.rank], g);
+    if (R->arr_at && R->arr_at[p.rank].rank < 0 && ts_has(&R->iu[ci], 0)) {
+        R->arr_at[p.rank] = p;
+        R->arr_from[p.rank] = R->iu_from[ci];
     }
-    take(R, p.rank, &R->iu[ci], p.pos, R->iu_from[ci]);
     return true;
 }
 
@@ -473,7 +558,7 @@ static bool coll_blocking(struct run *R, struct dg_pos p, uint32_t ci)
         int q = mem[k].rank;
         if (!gives(dir, rec_at(R, mem[k])->flags & DG_MSGF_ROOT) || !R->cur[q].n)
             continue;
-        if (R->arr_at && from.rank < 0 && ts_has(&R->cur[q], 0))
+        if (R->arr_at && from.rank < 0 && set_knows(R, &R->cur[q], 0))
             from = mem[k];
         ts_union(R, &all, &R->cur[q]);
     }
@@ -481,7 +566,10 @@ static bool coll_blocking(struct run *R, struct dg_pos p, uint32_t ci)
      * pass it now), and nobody's set needs those tokens any more */
     bool world = dir != 2 && all.n && every_rank(R, mem, n);
     if (world) {
-        known_everywhere(R, &all, ci, from);
+        struct tokset flat = {0};
+        ts_union_flat(R, &flat, &all);
+        known_everywhere(R, &flat, ci, from);
+        free(flat.v);
         for (uint32_t k = 0; k < n; k++)
             if (gives(dir, rec_at(R, mem[k])->flags & DG_MSGF_ROOT))
                 R->cur[mem[k].rank].n = 0;
@@ -617,6 +705,7 @@ static void run_free(struct run *R)
     free(R->iu_done);
     free(R->iu_from);
     free(R->gn);
+    free(R->rgn);
     free(R->wn);
     free(R->rwait);
     free(R->queue);
@@ -706,10 +795,11 @@ static int replay(const struct dg_mpilog *const *logs, int P, const struct dg_ma
 {
     struct run R = {0};
     uint32_t *qtok = malloc((nq ? nq : 1) * sizeof *qtok);
-    uint32_t *pending = calloc(nq ? nq : 1, sizeof *pending);
-    uint32_t *gfirst = calloc(nq ? nq : 1, sizeof *gfirst);
-    int rc = qtok && pending && gfirst ? run_init(&R, logs, P, m) : TRACE_ERR_NOMEM;
+    uint32_t *pending = calloc(nq + dg_match_ncoll(m) + 1, sizeof *pending);
+    uint32_t *gfirst = calloc(nq ? nq : 1, sizeof *gfirst), *rghead = calloc(nq ? nq : 1, sizeof *rghead);
+    int rc = qtok && pending && gfirst && rghead ? run_init(&R, logs, P, m) : TRACE_ERR_NOMEM;
     R.gfirst = gfirst;
+    R.rghead = rghead;
     R.qtok = qtok;
     R.pending = pending;
     R.ans = ans;
@@ -727,6 +817,7 @@ static int replay(const struct dg_mpilog *const *logs, int P, const struct dg_ma
         if (rc == 0 && !arr_at)
             rc = ev_push(&R.tgt[q[i].b.rank], q[i].b.pos, (uint32_t)i);
     }
+    R.ntok = ntok;
     if (arr_at && nq)
         pending[0] = 1; /* never answered: it goes as far as it can */
     for (int r = 0; rc == 0 && r < P; r++) {
@@ -741,6 +832,7 @@ static int replay(const struct dg_mpilog *const *logs, int P, const struct dg_ma
     free(qtok);
     free(pending);
     free(gfirst);
+    free(rghead);
     return rc;
 }
 
