@@ -50,15 +50,31 @@ same_as_serial "text, with times" "$dir"
 same_as_serial "sarif" "$dir" --format=sarif
 same_as_serial "json, with times and one rank" "$dir" --format=json --rank=5
 
-# The other examples (collectives, nonblocking calls, wildcard receives,
-# many small sends) on 4 ranks, 2 processes: the MPI logs travel whole.
-for ex in dft gauss master_worker small_sends; do
-    d=$WORK/$ex
-    trace_run "$d" 4 "$B/examples/O0/$ex"
-    want=$("$CH" hints "$d" --format=json 2>&1)
-    got=$("$MPIEXEC" -n 2 "$CH" hints --parallel "$d" --format=json 2>&1)
-    if [ "$got" = "$want" ]; then ok "$ex, 2 processes: same JSON and messages as serial"
-    else not_ok "$ex, 2 processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+# Every example (collectives, nonblocking calls, wildcard receives, many
+# small sends...) on 4 ranks, analysed by 1, 2, 4 and 8 processes in turn
+# (8: more processes than ranks), and a synthetic 64-rank halo trace by
+# each: the MPI logs travel whole, the output is the serial one.
+ks=(2 4 8 1)
+i=0
+for exe in "$B"/examples/O0/*; do
+    ex=$(basename "$exe")
+    d=$WORK/ex-$ex
+    k=${ks[$((i % 4))]}
+    i=$((i + 1))
+    trace_run "$d" 4 "$exe"
+    expect_eq "$ex: traced on 4 ranks" "$?" 0
+    want=$("$CH" hints "$d" --format=json --all --waits 2>&1)
+    got=$("$MPIEXEC" -n "$k" "$CH" hints --parallel "$d" --format=json --all --waits 2>&1)
+    if [ "$got" = "$want" ]; then ok "$ex, $k processes: same JSON and messages as serial"
+    else not_ok "$ex, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+done
+expect_eq "every example was analysed in parallel" "$([ "$i" -ge 17 ] && echo yes)" yes
+"$B/bench/synth-trace" --ranks 64 --iterations 20 --pattern halo-allreduce -o "$WORK/synth64" >/dev/null
+want=$("$CH" hints "$WORK/synth64" --format=json --all --waits 2>&1)
+for k in 1 2 4 8; do
+    got=$("$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/synth64" --format=json --all --waits 2>&1)
+    if [ "$got" = "$want" ]; then ok "synthetic 64 ranks, $k processes: same JSON and messages as serial"
+    else not_ok "synthetic 64 ranks, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
 done
 
 # A missing rank file, a truncated one (cut short) and a damaged one (left out).
