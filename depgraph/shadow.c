@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "depgraph.h"
@@ -26,6 +27,9 @@
 #define NGRAN (PAGE_SIZE / GRAN)
 #define CACHE 1024 /* direct-mapped cache of pages (4 MiB of consecutive memory): programs
                     * alternate arrays, and gather from vectors of megabytes */
+#define CHUNK ((size_t)32 << 20) /* bytes: shadow pages are cut from mappings of this size */
+#define HUGE ((size_t)2 << 20)   /* bytes: a huge page, the mappings' alignment */
+#define PAGE_BYTES ((sizeof(struct shadow_page) + 63) & ~(size_t)63) /* a page in a chunk */
 #define BIG_PAGES 4096 /* an access over more pages (16 MiB) is kept whole, not in pages */
 
 struct byte_table {
@@ -67,6 +71,10 @@ struct dg_shadow {
         struct shadow_page *page;
     } cache[CACHE]; /* a page number beside its page: one cache line per look-up */
     size_t npages, nbytetables;
+    char *arena;       /* the unused rest of the last chunk */
+    size_t arena_left; /* bytes */
+    void **chunk;      /* the mappings pages are cut from (CHUNK + HUGE bytes each) */
+    size_t nchunk;
     struct big_range *big;
     size_t nbig, cbig;
 };
@@ -156,9 +164,11 @@ void dg_shadow_destroy(struct dg_shadow *s)
         if (dg_map_used(&s->pages, i)) {
             struct shadow_page *p = (struct shadow_page *)(uintptr_t)s->pages.vals[i];
             free(p->bytes);
-            free(p);
         }
     }
+    for (size_t i = 0; i < s->nchunk; i++)
+        munmap(s->chunk[i], CHUNK + HUGE);
+    free(s->chunk);
     give_back(s->npages * sizeof(struct shadow_page) + s->nbytetables * sizeof(struct byte_table));
     dg_map_free(&s->pages);
     free(s->big);
@@ -179,6 +189,31 @@ static inline struct shadow_page *page_get(const struct dg_shadow *s, uint64_t p
     return m->cache[slot].page;
 }
 
+/* Room for a page at s->arena, zeroed: pages are cut from mappings of
+ * CHUNK bytes in huge pages (THP on request).  A gather touches its
+ * shadow pages at random: in 4 KiB pages, spmv's vector alone spans about
+ * 3,200 of them per rank, a TLB miss (two-level, under a hypervisor) on
+ * most of its accesses.  0, or TRACE_ERR_NOMEM. */
+static int arena_room(struct dg_shadow *s)
+{
+    if (s->arena_left >= PAGE_BYTES)
+        return 0;
+    void **nc = realloc(s->chunk, (s->nchunk + 1) * sizeof *nc);
+    if (!nc)
+        return TRACE_ERR_NOMEM;
+    s->chunk = nc;
+    void *m = mmap(NULL, CHUNK + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return TRACE_ERR_NOMEM;
+    s->chunk[s->nchunk++] = m;
+    s->arena = (char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    s->arena_left = CHUNK;
+#ifdef MADV_HUGEPAGE
+    madvise(s->arena, CHUNK, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+#endif
+    return 0;
+}
+
 /* The page pno, made if new: NULL with *rc set (TRACE_ERR_NOMEM or
  * TRACE_ERR_LIMIT) if it cannot be. */
 static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno, int *rc)
@@ -191,16 +226,17 @@ static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno, int *rc)
         return NULL;
     }
     *rc = TRACE_ERR_NOMEM;
-    p = calloc(1, sizeof *p);
-    if (!p) {
+    if (arena_room(s) < 0) {
         give_back(sizeof *p);
         return NULL;
     }
+    p = (struct shadow_page *)(void *)s->arena;
     if (!dg_map_put(&s->pages, pno, (uint64_t)(uintptr_t)p)) {
         give_back(sizeof *p);
-        free(p);
         return NULL;
     }
+    s->arena += PAGE_BYTES;
+    s->arena_left -= PAGE_BYTES;
     s->npages++;
     s->cache[pno % CACHE].pno = pno;
     s->cache[pno % CACHE].page = p;
