@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "depgraph.h"
@@ -24,7 +25,11 @@
 #define PAGE_SIZE (1u << PAGE_SHIFT)
 #define GRAN 4u
 #define NGRAN (PAGE_SIZE / GRAN)
-#define CACHE 64 /* direct-mapped cache of pages: programs alternate arrays */
+#define CACHE 1024 /* direct-mapped cache of pages (4 MiB of consecutive memory): programs
+                    * alternate arrays, and gather from vectors of megabytes */
+#define CHUNK ((size_t)32 << 20) /* bytes: shadow pages are cut from mappings of this size */
+#define HUGE ((size_t)2 << 20)   /* bytes: a huge page, the mappings' alignment */
+#define PAGE_BYTES ((sizeof(struct shadow_page) + 63) & ~(size_t)63) /* a page in a chunk */
 #define BIG_PAGES 4096 /* an access over more pages (16 MiB) is kept whole, not in pages */
 
 struct byte_table {
@@ -47,11 +52,29 @@ struct big_range {
     int k;           /* 0 writer, 1 reader */
 };
 
+/* A store of the common case, made later (see dg_shadow_update). */
+struct pending {
+    struct shadow_page *p;
+    uint64_t v;    /* index + 1 */
+    unsigned g;    /* first granule */
+    unsigned k, n; /* kind, granules (1 or 2) */
+};
+
+#define PENDING 16 /* stores in flight: a gather's shadow misses the caches */
+
 struct dg_shadow {
     struct dg_map pages; /* page number -> struct shadow_page * */
-    uint64_t cache_pno[CACHE];
-    struct shadow_page *cache_page[CACHE];
+    struct pending pend[PENDING];
+    unsigned npend, pend_head; /* a ring, oldest at pend_head */
+    struct {
+        uint64_t pno;
+        struct shadow_page *page;
+    } cache[CACHE]; /* a page number beside its page: one cache line per look-up */
     size_t npages, nbytetables;
+    char *arena;       /* the unused rest of the last chunk */
+    size_t arena_left; /* bytes */
+    void **chunk;      /* the mappings pages are cut from (CHUNK + HUGE bytes each) */
+    size_t nchunk;
     struct big_range *big;
     size_t nbig, cbig;
 };
@@ -128,7 +151,7 @@ int dg_shadow_create(struct dg_shadow **out)
     if (!s)
         return TRACE_ERR_NOMEM;
     for (int i = 0; i < CACHE; i++)
-        s->cache_pno[i] = UINT64_MAX;
+        s->cache[i].pno = UINT64_MAX;
     *out = s;
     return 0;
 }
@@ -141,9 +164,11 @@ void dg_shadow_destroy(struct dg_shadow *s)
         if (dg_map_used(&s->pages, i)) {
             struct shadow_page *p = (struct shadow_page *)(uintptr_t)s->pages.vals[i];
             free(p->bytes);
-            free(p);
         }
     }
+    for (size_t i = 0; i < s->nchunk; i++)
+        munmap(s->chunk[i], CHUNK + HUGE);
+    free(s->chunk);
     give_back(s->npages * sizeof(struct shadow_page) + s->nbytetables * sizeof(struct byte_table));
     dg_map_free(&s->pages);
     free(s->big);
@@ -153,15 +178,40 @@ void dg_shadow_destroy(struct dg_shadow *s)
 static inline struct shadow_page *page_get(const struct dg_shadow *s, uint64_t pno)
 {
     unsigned slot = (unsigned)(pno % CACHE);
-    if (s->cache_pno[slot] == pno)
-        return s->cache_page[slot];
+    if (s->cache[slot].pno == pno)
+        return s->cache[slot].page;
     uint64_t *v = dg_map_get(&s->pages, pno);
     if (!v)
         return NULL;
     struct dg_shadow *m = (struct dg_shadow *)s; /* the cache is not state */
-    m->cache_pno[slot] = pno;
-    m->cache_page[slot] = (struct shadow_page *)(uintptr_t)*v;
-    return m->cache_page[slot];
+    m->cache[slot].pno = pno;
+    m->cache[slot].page = (struct shadow_page *)(uintptr_t)*v;
+    return m->cache[slot].page;
+}
+
+/* Room for a page at s->arena, zeroed: pages are cut from mappings of
+ * CHUNK bytes in huge pages (THP on request).  A gather touches its
+ * shadow pages at random: in 4 KiB pages, spmv's vector alone spans about
+ * 3,200 of them per rank, a TLB miss (two-level, under a hypervisor) on
+ * most of its accesses.  0, or TRACE_ERR_NOMEM. */
+static int arena_room(struct dg_shadow *s)
+{
+    if (s->arena_left >= PAGE_BYTES)
+        return 0;
+    void **nc = realloc(s->chunk, (s->nchunk + 1) * sizeof *nc);
+    if (!nc)
+        return TRACE_ERR_NOMEM;
+    s->chunk = nc;
+    void *m = mmap(NULL, CHUNK + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return TRACE_ERR_NOMEM;
+    s->chunk[s->nchunk++] = m;
+    s->arena = (char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    s->arena_left = CHUNK;
+#ifdef MADV_HUGEPAGE
+    madvise(s->arena, CHUNK, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+#endif
+    return 0;
 }
 
 /* The page pno, made if new: NULL with *rc set (TRACE_ERR_NOMEM or
@@ -176,20 +226,45 @@ static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno, int *rc)
         return NULL;
     }
     *rc = TRACE_ERR_NOMEM;
-    p = calloc(1, sizeof *p);
-    if (!p) {
+    if (arena_room(s) < 0) {
         give_back(sizeof *p);
         return NULL;
     }
+    p = (struct shadow_page *)(void *)s->arena;
     if (!dg_map_put(&s->pages, pno, (uint64_t)(uintptr_t)p)) {
         give_back(sizeof *p);
-        free(p);
         return NULL;
     }
+    s->arena += PAGE_BYTES;
+    s->arena_left -= PAGE_BYTES;
     s->npages++;
-    s->cache_pno[pno % CACHE] = pno;
-    s->cache_page[pno % CACHE] = p;
+    s->cache[pno % CACHE].pno = pno;
+    s->cache[pno % CACHE].page = p;
     return p;
+}
+
+/* Makes a pending store: the granules' values and, on a page that ever had
+ * a split granule, their split bits cleared. */
+static inline void pending_do(const struct pending *x)
+{
+    struct shadow_page *p = x->p;
+    for (unsigned q = x->g; q < x->g + x->n; q++) {
+        p->v[x->k][q] = x->v;
+        if (p->any_split[x->k])
+            p->split[x->k][q / 64] &= ~(1ull << (q % 64));
+    }
+}
+
+/* Makes every pending store, oldest first: before anything else reads or
+ * writes the shadow.  Const for the queries: what is pending is part of the
+ * shadow's value, not of its state. */
+static void pending_flush(const struct dg_shadow *cs)
+{
+    struct dg_shadow *s = (struct dg_shadow *)cs;
+    for (unsigned i = 0; i < s->npend; i++)
+        pending_do(&s->pend[(s->pend_head + i) % PENDING]);
+    s->npend = 0;
+    s->pend_head = 0;
 }
 
 static inline bool is_split(const struct shadow_page *p, int k, unsigned g)
@@ -293,6 +368,7 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
     int k = r->write ? 0 : 1;
     uint64_t v = index + 1;
     if (r->len > (uint64_t)BIG_PAGES << PAGE_SHIFT) {
+        pending_flush(s);
         /* older big ranges of the same kind inside it are superseded */
         size_t j = 0;
         for (size_t i = 0; i < s->nbig; i++)
@@ -310,21 +386,30 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
         s->big[s->nbig++] = (struct big_range){a, end, v, k};
         return 0;
     }
-    /* the common case: an aligned double or int */
+    /* The common case, an aligned double or int: its page is made now (so
+     * that a limit is met at the same event), its store PENDING updates
+     * later, after a prefetch.  A gather's shadow (x[col[j]]) misses the
+     * caches, and x86 commits stores in order: made at once, each miss
+     * held up every later store of the analysis (in perf, the stall showed
+     * in the reader's stores, at 30% of the samples). */
     if ((r->len == 8 || r->len == 4) && (a & (r->len - 1)) == 0) {
         int rc;
         struct shadow_page *p = page_make(s, a >> PAGE_SHIFT, &rc);
         if (!p)
             return rc;
         unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
-        p->v[k][g] = v;
-        p->split[k][g / 64] &= ~(1ull << (g % 64));
-        if (r->len == 8) {
-            p->v[k][g + 1] = v;
-            p->split[k][(g + 1) / 64] &= ~(1ull << ((g + 1) % 64));
+        __builtin_prefetch(&p->v[k][g], 1, 3);
+        unsigned at = (s->pend_head + s->npend) % PENDING;
+        if (s->npend == PENDING) {
+            pending_do(&s->pend[s->pend_head]);
+            s->pend_head = (s->pend_head + 1) % PENDING;
+        } else {
+            s->npend++;
         }
+        s->pend[at] = (struct pending){p, v, g, (unsigned)k, (unsigned)(r->len / GRAN)};
         return 0;
     }
+    pending_flush(s);
     while (a < end) {
         uint64_t pno = a >> PAGE_SHIFT;
         uint64_t pend = (pno + 1) << PAGE_SHIFT;
@@ -354,6 +439,7 @@ int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t
     uint64_t pno_of[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
     struct shadow_page *page_of[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
     memset(pno_of, 0xff, sizeof pno_of);
+    pending_flush(s);
     /* In event order, as dg_shadow_update would store them; whole granules
      * (a granular run) are stored right here, a page lookup only when an
      * access leaves the page it was in. */
@@ -413,6 +499,7 @@ uint64_t dg_shadow_last_conflict(const struct dg_shadow *s, const struct dg_rang
     uint64_t a = r->addr, end = r->addr + r->len, best = 0;
     if (!r->len || end < a)
         return 0;
+    pending_flush(s);
     for (size_t i = 0; i < s->nbig; i++)
         if ((s->big[i].k == 0 || r->write) && s->big[i].lo < end && a < s->big[i].hi &&
             s->big[i].v > best)
