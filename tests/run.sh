@@ -106,14 +106,15 @@ tally() { # name output-file exit-code
     passed=$((passed + ok))
     failed=$((failed + nok))
     skipped=$((skipped + skip))
-    local sk=""
+    local sk="" secs
     [ "$skip" -eq 0 ] || sk=$(printf ' %3d skipped' "$skip")
+    secs=$(printf '  %4d s' $((SECONDS - ${T0:-$SECONDS})))
     if [ "$nok" -gt 0 ]; then
         failures+=("$label")
-        printf '  FAIL %-40s %3d passed %3d failed%s  (log: %s)\n' "$label" "$ok" "$nok" "$sk" "$out"
+        printf '  FAIL %-40s %3d passed %3d failed%s%s  (log: %s)\n' "$label" "$ok" "$nok" "$sk" "$secs" "$out"
         grep -E '^not ok' "$out" | grep -viE '^not ok[^#]*#[[:space:]]*skip([^a-z]|$)' | head -20 | sed 's/^/       /'
     else
-        printf '  ok   %-40s %3d passed%s\n' "$label" "$ok" "$sk"
+        printf '  ok   %-40s %3d passed%s%s\n' "$label" "$ok" "$sk" "$secs"
     fi
 }
 
@@ -125,6 +126,7 @@ for t in "$B"/tests/unit/test-*; do
     name=unit/$(basename "$t")
     want "$name" || continue
     out=$LOG/$(basename "$t").log
+    T0=$SECONDS
     COMMHINT_SRCDIR=$PWD CMOCKA_MESSAGE_OUTPUT=TAP timeout "$TIMEOUT" "$t" >"$out" 2>&1
     tally "$name" "$out" $?
 done
@@ -132,6 +134,7 @@ done
 echo "== format header compiles as C++"
 if want "format-cxx"; then
     out=$LOG/format-cxx.log
+    T0=$SECONDS
     if echo '#include "trace-format.h"' | clang++-16 -std=c++11 -fsyntax-only -Wall -Wextra -Itracelib -x c++ - >"$out" 2>&1; then
         echo "ok - trace-format.h compiles as C++11" >>"$out"
     else
@@ -147,6 +150,7 @@ for t in tests/ir/*.ll tests/ir/*.c tests/ir/*.cpp; do
     name=ir/$(basename "$t")
     want "$name" || continue
     out=$LOG/ir-$(basename "$t").log
+    T0=$SECONDS
     if PLUGIN=$B/lib/commhint-pass.so OPT=$OPT CLANG=$CLANG FILECHECK=$FILECHECK \
         RTLIB=$B/lib timeout "$TIMEOUT" bash tests/ir/run-one.sh "$t" >"$out" 2>&1; then
         echo "ok - $name" >>"$out"
@@ -164,6 +168,7 @@ for t in tests/e2e/*.sh; do
     name=e2e/$(basename "$t" .sh)
     want "$name" || continue
     out=$LOG/e2e-$(basename "$t" .sh).log
+    T0=$SECONDS
     timeout "$TIMEOUT" bash "$t" >"$out" 2>&1
     tally "$name" "$out" $?
 done
@@ -210,5 +215,6 @@ echo
 if [ ${#failures[@]} -gt 0 ]; then
     echo "failed: ${failures[*]}"
 fi
+echo "${PASS_LABEL:+${PASS_LABEL%/} pass: }tests ran for $SECONDS s (each test's seconds are beside its count)"
 echo "${PASS_LABEL:+${PASS_LABEL%/} pass: }$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
