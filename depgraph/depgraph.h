@@ -537,11 +537,14 @@ void dg_match_destroy(struct dg_match *m);
 struct dg_pos dg_match_peer(const struct dg_match *m, struct dg_pos p);
 
 /* Collective instances: count, and the records of instance i (one per
- * member rank present; *n set).  dg_match_coll_of gives the instance of a
- * COLL record (UINT32_MAX if none). */
+ * member rank present, in rank order; *n set).  dg_match_coll_of gives the
+ * instance of a COLL record (UINT32_MAX if none); dg_match_coll_place the
+ * index among instance i's records of the first whose rank is `rank` or
+ * above (*n if none). */
 uint32_t dg_match_ncoll(const struct dg_match *m);
 const struct dg_pos *dg_match_coll(const struct dg_match *m, uint32_t i, uint32_t *n);
 uint32_t dg_match_coll_of(const struct dg_match *m, struct dg_pos p);
+uint32_t dg_match_coll_place(const struct dg_match *m, uint32_t i, int rank);
 
 /* Unmatched SEND and RECV records (e.g. a peer cut short), and
  * collectives with members missing. */

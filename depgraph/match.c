@@ -217,6 +217,21 @@ const struct dg_pos *dg_match_coll(const struct dg_match *m, uint32_t i, uint32_
     return &m->coll[m->coll_start[i]];
 }
 
+uint32_t dg_match_coll_place(const struct dg_match *m, uint32_t i, int rank)
+{
+    uint32_t n = 0;
+    const struct dg_pos *v = dg_match_coll(m, i, &n);
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) { /* members are in rank order (coll_cmp) */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 uint32_t dg_match_coll_of(const struct dg_match *m, struct dg_pos p)
 {
     if (p.rank < 0 || p.rank >= m->nranks || !m->coll_of[p.rank] || p.pos >= m->nrec[p.rank])

@@ -201,21 +201,6 @@ static double members_ready(struct rstate *S, uint32_t ci, const struct dg_pos *
     return c->ready[nb];
 }
 
-/* The index of the first member of rank r or above (members are in rank
- * order: dg_match). */
-static uint32_t member_place(const struct dg_pos *mem, uint32_t n, int r)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (mem[mid].rank < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* A small rooted collective (at most eager_max bytes), as MPICH runs it: a
  * binomial tree over the members' places relative to the root.  A gather
  * or reduce waits for the members of its subtree (the root: for all), a
@@ -278,7 +263,7 @@ static double coll_done(struct rstate *S, struct dg_pos me)
     if (tree) {
         /* members' places: their order by world rank (the communicator's,
          * as a split keeps it), from the root */
-        uint32_t v = member_place(mem, n, me.rank), root = member_place(mem, n, x->peer);
+        uint32_t v = dg_match_coll_place(S->m, ci, me.rank), root = dg_match_coll_place(S->m, ci, x->peer);
         double a = tree_ready(S, mem, n, (v + n - root) % n, root, tree == 1, &steps);
         if (isnan(a))
             return NAN;

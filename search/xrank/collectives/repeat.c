@@ -86,14 +86,7 @@ static const struct dg_msgrec *coll_member(const struct cx *c, uint32_t i, int r
     uint32_t n;
     const struct dg_pos *v = dg_match_coll(c->m, i, &n);
     /* members come sorted by rank from dg_match; search, then scan in case */
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v[mid].rank < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    uint32_t lo = dg_match_coll_place(c->m, i, r);
     if (lo < n && v[lo].rank == r && coll_valid(c, v[lo])) {
         *pos = v[lo].pos;
         return coll_rec(c, r, v[lo].pos);
