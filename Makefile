@@ -97,7 +97,7 @@ PAR_A   := $(B)/lib/libcommhint-parallel.a
 ANA_SRC := $(filter-out $(PAR_SRC),$(wildcard tracelib/reader/*.c depgraph/*.c search/*.c search/*/*.c search/*/*/*.c))
 ANA_OBJ := $(ANA_SRC:%.c=$(OBJ)/%.o)
 ANA_A   := $(B)/lib/libcommhint-analysis.a
-ANA_LIBS := -lzstd -ldwarf -lelf -lz -lm
+ANA_LIBS := -lzstd -ldwarf -lelf -lz -lm -lpthread
 $(OBJ)/tracelib/reader/%.o: INC := $(INC_TRACELIB)
 $(OBJ)/depgraph/%.o: INC := $(INC_DEPGRAPH)
 $(OBJ)/search/%.o: INC := $(INC_SEARCH)

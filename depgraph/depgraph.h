@@ -512,6 +512,48 @@ int dg_logger_feed_run(struct dg_logger *l, const struct dg_run *r);
  * the caller's to set. */
 int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out);
 
+/* ---- the processes of a distributed cross-rank stage (xchg.c) ----------- */
+
+/* The cross-rank stage can run spread over K processes, each holding the
+ * MPI logs of some ranks only (Scalasca's parallel replay): what one
+ * process needs of another's ranks travels in rounds of an all-to-all
+ * exchange, as bulk-synchronous steps.  Every process makes the same calls
+ * in the same order; with one process the same code runs and the exchange
+ * only hands the buffers back.  Implementations: dg_xchg_serial (one
+ * process), dg_xchg_threads (K threads of one process: tests), and the MPI
+ * driver of `hints --parallel` (search/parallel/driver.c). */
+struct dg_bytes {
+    uint8_t *p;
+    size_t len, cap;
+};
+/* Appends n bytes (false on out-of-memory, leaving b as it was). */
+bool dg_bytes_put(struct dg_bytes *b, const void *p, size_t n);
+void dg_bytes_free(struct dg_bytes *b);
+
+enum dg_xchg_op { DG_XCHG_SUM, DG_XCHG_MIN, DG_XCHG_MAX };
+
+struct dg_xchg {
+    int nprocs, proc; /* this process is proc of 0 .. nprocs - 1 */
+    void *ctx;
+    /* out[q] goes to process q; in[q] receives what q sent here (the
+     * implementation may take out's buffers; in's are the caller's to free
+     * with dg_bytes_free).  0, or a negative status on every process if any
+     * failed. */
+    int (*alltoall)(void *ctx, struct dg_bytes *out, struct dg_bytes *in);
+    /* v[0 .. n-1] combined element-wise over the processes, in place. */
+    int (*allreduce)(void *ctx, int64_t *v, int n, enum dg_xchg_op op);
+};
+
+/* One process: nothing travels. */
+const struct dg_xchg *dg_xchg_serial(void);
+/* Every process's status agreed: the lowest (a failure anywhere is a
+ * failure everywhere, so that all leave a step together). */
+int dg_xchg_agree(const struct dg_xchg *x, int rc);
+/* Runs fn(x, arg_i) on K threads, each with its dg_xchg (proc i of K), and
+ * returns the lowest of their results (or a status if the threads could
+ * not be started). */
+int dg_xchg_threads(int K, int (*fn)(const struct dg_xchg *x, void *arg), void *const *args);
+
 /* ---- matching ------------------------------------------------------------ */
 
 /* A position in the logs of a run: rank (its index in the logs array given
@@ -531,7 +573,20 @@ struct dg_match;
  * instances by (communicator, call number).  logs[r] is world rank r's log
  * or NULL if the rank has no trace. */
 int dg_match_build(const struct dg_mpilog *const *logs, int nranks, struct dg_match **out);
+/* The same spread over the processes of x: logs[r] is non-NULL for the
+ * ranks this process holds, owner[r] the process that holds rank r (-1:
+ * none).  Every process calls it; each can then ask about its ranks'
+ * records: the other end of a message (dg_match_peer, and dg_match_rec
+ * for its record, held here or kept as a copy), and the instances it owns
+ * (dg_match_coll_here; their members' records through dg_match_rec).
+ * Counts are of all processes.  With one process (dg_xchg_serial, owner
+ * NULL) it is dg_match_build.  The logs array must outlive the match. */
+int dg_match_build_dist(const struct dg_mpilog *const *logs, int nranks, const int *owner,
+                        const struct dg_xchg *x, struct dg_match **out);
 void dg_match_destroy(struct dg_match *m);
+/* The record at p: this process's, or a copy of another's that a match or
+ * an instance of this process involves; NULL if neither. */
+const struct dg_msgrec *dg_match_rec(const struct dg_match *m, struct dg_pos p);
 
 /* The other end of a SEND or RECV record (DG_POS_NONE if unmatched). */
 struct dg_pos dg_match_peer(const struct dg_match *m, struct dg_pos p);
@@ -542,6 +597,9 @@ struct dg_pos dg_match_peer(const struct dg_match *m, struct dg_pos p);
  * index among instance i's records of the first whose rank is `rank` or
  * above (*n if none). */
 uint32_t dg_match_ncoll(const struct dg_match *m);
+/* The instances this process owns: lo .. hi - 1 (all of them with one
+ * process); dg_match_coll answers only for these. */
+void dg_match_coll_here(const struct dg_match *m, uint32_t *lo, uint32_t *hi);
 const struct dg_pos *dg_match_coll(const struct dg_match *m, uint32_t i, uint32_t *n);
 uint32_t dg_match_coll_of(const struct dg_match *m, struct dg_pos p);
 uint32_t dg_match_coll_place(const struct dg_match *m, uint32_t i, int rank);

@@ -147,6 +147,10 @@ struct search_clocks {
 /* The one rule (clocks.c) for the logs of P ranks (NULL entries: no log).
  * 0 or TRACE_ERR_NOMEM; freed with search_clocks_free. */
 int search_clocks_build(const struct dg_mpilog *const *logs, int P, struct search_clocks *c);
+/* The same spread over the processes of x, each with the logs of its
+ * ranks (NULL for the others): every process gets the maps of all ranks. */
+int search_clocks_build_dist(const struct dg_mpilog *const *logs, int P, const struct dg_xchg *x,
+                             struct search_clocks *c);
 void search_clocks_free(struct search_clocks *c);
 /* A time of rank r's CLOCK_MONOTONIC on the common clock (ns). */
 static inline int64_t search_clocks_at(const struct search_clocks *c, int r, uint64_t mono_ns)
@@ -167,10 +171,19 @@ struct search_xrank {
     bool stalls;                             /* the recorded run's replay stalls (deadlock.c):
                                                 inconsistent logs, no change can be judged */
     struct search_clocks clocks;             /* the ranks on one clock (clocks.c) */
+    const struct dg_xchg *xchg;              /* the processes of the stage (one: serial) */
+    const int *owner;                        /* [world_size]: each rank's process (NULL: serial) */
+    bool partial;                            /* spread over processes: only the matching, the
+                                                clocks and the wait states (no hb, no stalls) */
 };
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
                        struct search_xrank **out);
+/* The same spread over the processes of xc (every process calls it): ranks
+ * are the results known here (by_rank: their call sites), of which the
+ * logs of the ranks with owner[r] == xc->proc are this process's. */
+int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
+                            const struct dg_xchg *xc, struct search_xrank **out);
 void search_xrank_destroy(struct search_xrank *x);
 
 /* search/xrank/predict.c: a hint's changes to the run (h->changes), those

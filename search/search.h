@@ -32,6 +32,8 @@
 
 #include "trace-reader.h"
 
+struct dg_xchg; /* depgraph.h: the processes of a cross-rank stage spread over them */
+
 struct dg_change;
 
 #ifdef __cplusplus
@@ -651,6 +653,20 @@ struct search_report {
  * the array are not needed; world_size gives p for the rank flags). */
 int search_report_build(struct search_rank_result *const *ranks, int n, int world_size,
                         const struct search_report_opts *o, struct search_report **out);
+/* The same with the cross-rank stage spread over the processes of x (a
+ * driver's stage): process 0 calls search_report_build_dist with every
+ * result it has (their logs used for the ranks with owner[r] == 0), each
+ * other process search_report_follow with its own ranks' results, and the
+ * report is process 0's.  A failure on process 0 before the stage is met
+ * by the others' failure; with one process it is search_report_build. */
+int search_report_build_dist(struct search_rank_result *const *ranks, int n, int world_size,
+                             const struct search_report_opts *o, const struct dg_xchg *x, const int *owner,
+                             struct search_report **out);
+int search_report_follow(struct search_rank_result *const *ranks, int n, int world_size,
+                         const struct dg_xchg *x, const int *owner);
+/* A process that cannot take part in the stage (process 0 failed before
+ * it) says so to the others, who leave it with rc. */
+void search_report_cancel(const struct dg_xchg *x, int rc);
 void search_report_free(struct search_report *r);
 
 /* Order of hints by location: kind, file, line, column (for outputs that
@@ -791,11 +807,16 @@ struct search_rank_failure {
  * driver of --parallel (search/parallel/parallel.h).  run analyses the
  * ranks with a stream file and, on the leading process, hands over every
  * result (*out, *n; malloc'ed array in rank order) and failure (*failed,
- * *nfailed); elsewhere *n = *nfailed = 0 and leader is false. */
+ * *nfailed); elsewhere the results of the ranks this process analysed
+ * (*nfailed = 0) and leader is false.  Every process then takes part in
+ * the cross-rank stage, spread over the processes of stage's exchange
+ * (depgraph's struct dg_xchg): *owner (valid until the driver's next run)
+ * is the process that analysed each rank. */
 struct search_driver {
     int (*run)(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
                struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
                int *nfailed, bool *leader, struct trace_err *err);
+    const struct dg_xchg *(*stage)(const int **owner);
 };
 
 struct search_analysis_opts {

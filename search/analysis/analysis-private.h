@@ -26,6 +26,8 @@ struct search_analysis {
     bool *missing;           /* [world]: no stream file */
     int nres;
     struct search_report *report;
+    const struct dg_xchg *stage; /* a driver's processes for the cross-rank stage, or NULL */
+    const int *owner;            /* [world]: their ranks (the driver's) */
     /* keep_ranks */
     struct an_rank *ranks;   /* [world] */
     struct dg_match *match;

@@ -154,6 +154,14 @@ static int run_driver(struct search_analysis *a, const struct search_analysis_op
                             &nfailed, &a->leader, err);
     if (rc < 0)
         return rc;
+    if (!a->leader) {
+        /* this process's ranks, for its part of the cross-rank stage */
+        for (int k = 0; k < n; k++)
+            if (got[k]->rank >= 0 && got[k]->rank < a->world && !a->res[got[k]->rank]) {
+                a->res[got[k]->rank] = got[k];
+                a->nres++;
+            }
+    }
     for (int r = 0, k = 0, f = 0; r < a->world && a->leader; r++) {
         if (!trace_has_rank(t, r)) {
             a->missing[r] = true;
@@ -204,13 +212,34 @@ static int build_report(const struct search_analysis *a, const struct search_rep
                         struct search_report **out)
 {
     struct search_rank_result **dense = calloc(a->nres ? (size_t)a->nres : 1, sizeof *dense);
-    if (!dense)
+    if (!dense) {
+        search_report_cancel(a->stage, TRACE_ERR_NOMEM);
         return TRACE_ERR_NOMEM;
+    }
     int n = 0;
     for (int r = 0; r < a->world; r++)
         if (a->res[r])
             dense[n++] = a->res[r];
-    int rc = search_report_build(dense, n, a->world, o, out);
+    int rc = a->stage ? search_report_build_dist(dense, n, a->world, o, a->stage, a->owner, out)
+                      : search_report_build(dense, n, a->world, o, out);
+    free(dense);
+    return rc;
+}
+
+/* A process other than the leader: its part of the cross-rank stage. */
+static int follow(struct search_analysis *a)
+{
+    struct search_rank_result **dense = calloc(a->nres ? (size_t)a->nres : 1, sizeof *dense);
+    int n = 0, rc;
+    for (int r = 0; dense && r < a->world; r++)
+        if (a->res[r])
+            dense[n++] = a->res[r];
+    if (!dense) {
+        /* still one call, which the others' agreement meets */
+        rc = search_report_follow(NULL, 0, a->world, a->stage, a->owner);
+        return rc < 0 ? rc : TRACE_ERR_NOMEM;
+    }
+    rc = search_report_follow(dense, n, a->world, a->stage, a->owner);
     free(dense);
     return rc;
 }
@@ -230,6 +259,7 @@ int search_analysis_report_again(const struct search_analysis *a, const struct s
 static int finish(struct search_analysis *a, const struct search_analysis_opts *o, struct trace_err *err)
 {
     int rc = build_report(a, &o->report, &a->report);
+    a->stage = NULL; /* the other processes have left the stage: a report again is this process's */
     if (rc == TRACE_ERR_NOMEM)
         goto nomem;
     if (rc < 0) {
@@ -279,7 +309,19 @@ int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct
     rc = o->driver ? run_driver(a, o, err) : run_serial(a, o);
     if (rc < 0)
         goto fail;
+    if (o->driver && o->driver->stage)
+        a->stage = o->driver->stage(&a->owner);
     if (!a->leader) {
+        /* the results are this process's ranks', for the stage only */
+        if (a->stage && (rc = follow(a)) < 0) {
+            snprintf(err->msg, sizeof err->msg, "the cross-rank stage failed: reason=%s", trace_status_str(rc));
+            goto fail;
+        }
+        for (int r = 0; r < a->world; r++) {
+            search_rank_result_free(a->res[r]);
+            a->res[r] = NULL;
+        }
+        a->nres = 0;
         *out = a;
         return 0;
     }
@@ -288,6 +330,7 @@ int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct
         rc = TRACE_ERR_NOT_FOUND;
         snprintf(err->msg, sizeof err->msg, "no rank could be analysed: dir=%s world_size=%d", trace_dir(t),
                  world);
+        search_report_cancel(a->stage, rc);
         goto fail;
     }
     if ((rc = finish(a, o, err)) < 0)

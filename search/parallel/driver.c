@@ -44,6 +44,8 @@
 
 static MPI_Comm par_comm = MPI_COMM_NULL;
 static bool par_inited_mpi;
+/* The ranks' processes in the last run_parallel with keep (for the stage). */
+static int *par_owner;
 
 /* Waits for a request that may take long (a process waiting for another
  * one to finish its ranks) without MPI's busy polling, which would take
@@ -104,6 +106,8 @@ void search_parallel_end(void)
         MPI_Comm_free(&par_comm);
     }
     par_comm = MPI_COMM_NULL;
+    free(par_owner);
+    par_owner = NULL;
     if (par_inited_mpi)
         MPI_Finalize();
     par_inited_mpi = false;
@@ -124,6 +128,91 @@ bool search_parallel_agree(bool ok, bool *root_ok)
     if (root_ok)
         *root_ok = all[1] == 1;
     return all[0] == 1;
+}
+
+/* ---- the exchange of the cross-rank stage (depgraph's struct dg_xchg) --------------- */
+
+/* Nonblocking collectives waited for gently: a process that reaches a step
+ * first (its ranks were few) does not take a core from the ones still
+ * working towards it when there are more processes than cores. */
+static int mpi_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
+{
+    (void)ctx;
+    MPI_Op mop = op == DG_XCHG_SUM ? MPI_SUM : op == DG_XCHG_MIN ? MPI_MIN : MPI_MAX;
+    MPI_Request req;
+    MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, mop, par_comm, &req);
+    wait_gently(&req);
+    return 0;
+}
+
+/* Sizes first, then the bytes straight from and into each process's
+ * buffer (addresses relative to MPI_BOTTOM), with MPI-4's large counts. */
+static int mpi_alltoall(void *ctx, struct dg_bytes *out, struct dg_bytes *in)
+{
+    (void)ctx;
+    int K = 0, rc = 0;
+    MPI_Comm_size(par_comm, &K);
+    uint64_t *ssz = calloc((size_t)K * 2, sizeof *ssz);
+    MPI_Count *cnt = calloc((size_t)K * 2, sizeof *cnt);
+    MPI_Aint *dsp = calloc((size_t)K * 2, sizeof *dsp);
+    int64_t ok = ssz && cnt && dsp;
+    if (ok)
+        for (int q = 0; q < K; q++)
+            ssz[q] = out[q].len;
+    /* every process learns whether all can go on before anything else */
+    mpi_allreduce(NULL, &ok, 1, DG_XCHG_MIN);
+    if (!ok) {
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    uint64_t *rsz = ssz + K;
+    MPI_Request req;
+    MPI_Ialltoall(ssz, 1, MPI_UINT64_T, rsz, 1, MPI_UINT64_T, par_comm, &req);
+    wait_gently(&req);
+    for (int q = 0; q < K && ok; q++) {
+        in[q] = (struct dg_bytes){0};
+        if (rsz[q] && !(in[q].p = malloc((size_t)rsz[q])))
+            ok = 0;
+        in[q].len = in[q].cap = (size_t)rsz[q];
+    }
+    mpi_allreduce(NULL, &ok, 1, DG_XCHG_MIN);
+    if (!ok) {
+        for (int q = 0; q < K; q++)
+            dg_bytes_free(&in[q]);
+        rc = TRACE_ERR_NOMEM;
+        goto out;
+    }
+    MPI_Count *rcnt = cnt + K;
+    MPI_Aint *rdsp = dsp + K;
+    for (int q = 0; q < K; q++) {
+        cnt[q] = (MPI_Count)out[q].len;
+        rcnt[q] = (MPI_Count)in[q].len;
+        MPI_Get_address(out[q].p ? (void *)out[q].p : (void *)&ok, &dsp[q]);
+        MPI_Get_address(in[q].p ? (void *)in[q].p : (void *)&ok, &rdsp[q]);
+    }
+    MPI_Ialltoallv_c(MPI_BOTTOM, cnt, dsp, MPI_BYTE, MPI_BOTTOM, rcnt, rdsp, MPI_BYTE, par_comm, &req);
+    wait_gently(&req);
+out:
+    for (int q = 0; q < K; q++)
+        dg_bytes_free(&out[q]);
+    free(ssz);
+    free(cnt);
+    free(dsp);
+    return rc;
+}
+
+static struct dg_xchg par_xchg;
+
+const struct dg_xchg *search_parallel_xchg(void)
+{
+    if (par_comm == MPI_COMM_NULL)
+        return NULL;
+    par_xchg.ctx = NULL;
+    par_xchg.alltoall = mpi_alltoall;
+    par_xchg.allreduce = mpi_allreduce;
+    MPI_Comm_rank(par_comm, &par_xchg.proc);
+    MPI_Comm_size(par_comm, &par_xchg.nprocs);
+    return &par_xchg;
 }
 
 /* Which process analyses which rank: greedy by stream file size, largest
@@ -226,8 +315,11 @@ static int recv_bytes(int src, uint8_t *p, uint64_t len)
     return 0;
 }
 
-int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
-                        struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
+
+/* search_run_parallel; with keep, the processes other than 0 keep their
+ * ranks' results too (in *out) and the assignment stays in par_owner. */
+static int run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
+                        bool keep, struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
                         int *nfailed, struct trace_err *err)
 {
     int proc, nprocs, world, rc = 0, local_rc = 0;
@@ -302,7 +394,8 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
             search_bundle_add_failure(&b, r, rrc, rerr.msg);
         } else {
             search_bundle_add_result(&b, r, res);
-            search_rank_result_free(res);
+            if (!keep || search_collected_add_result(&col, res) < 0)
+                search_rank_result_free(res); /* (not kept: this rank's log is left out of the stage) */
         }
         nitems++;
         if (b.nomem) {
@@ -336,6 +429,17 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
         send_bytes(b.p, mine);
         if (!static_bundle)
             free(b.p);
+        if (keep) {
+            /* its failures travelled in the bundle: it still takes part in
+             * the stage, with the results it has */
+            free(par_owner);
+            par_owner = owner;
+            search_collected_sort(&col);
+            *out = col.res;
+            *n = col.nres;
+            free(col.fail);
+            return 0;
+        }
         free(owner);
         if (local_rc < 0)
             snprintf(err->msg, sizeof err->msg, "%s", local_msg);
@@ -360,7 +464,12 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
         free(p);
     }
     free(sizes);
-    free(owner);
+    if (keep) {
+        free(par_owner);
+        par_owner = owner;
+    } else {
+        free(owner);
+    }
     if (rc < 0) {
         search_collected_free(&col);
         return rc;
@@ -377,8 +486,17 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
     return 0;
 }
 
-/* The driver of search_analyse: search_run_parallel, with process 0 the
- * leader. */
+int search_run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
+                        struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
+                        int *nfailed, struct trace_err *err)
+{
+    return run_parallel(t, o, progress, ctx, false, out, n, failed, nfailed, err);
+}
+
+/* The driver of search_analyse: run_parallel keeping every process's
+ * results for the cross-rank stage, with process 0 the leader; every
+ * process learns whether process 0 got its results, so that all enter the
+ * stage or none. */
 static int driver_run(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
                       struct search_rank_result ***out, int *n, struct search_rank_failure **failed,
                       int *nfailed, bool *leader, struct trace_err *err)
@@ -387,11 +505,31 @@ static int driver_run(struct trace *t, const struct search_opts *o, search_progr
     if (par_comm != MPI_COMM_NULL)
         MPI_Comm_rank(par_comm, &proc);
     *leader = proc == 0;
-    return search_run_parallel(t, o, progress, ctx, out, n, failed, nfailed, err);
+    int rc = run_parallel(t, o, progress, ctx, true, out, n, failed, nfailed, err);
+    if (par_comm == MPI_COMM_NULL)
+        return rc;
+    int64_t root = proc == 0 ? rc : 0;
+    mpi_allreduce(NULL, &root, 1, DG_XCHG_MIN);
+    if (proc != 0 && root < 0) {
+        for (int k = 0; k < *n; k++)
+            search_rank_result_free((*out)[k]);
+        free(*out);
+        *out = NULL;
+        *n = 0;
+        snprintf(err->msg, sizeof err->msg, "process 0 could not gather the results");
+        return (int)root;
+    }
+    return rc;
+}
+
+static const struct dg_xchg *driver_stage(const int **owner)
+{
+    *owner = par_owner;
+    return search_parallel_xchg();
 }
 
 const struct search_driver *search_parallel_driver(void)
 {
-    static const struct search_driver d = {.run = driver_run};
+    static const struct search_driver d = {.run = driver_run, .stage = driver_stage};
     return &d;
 }

@@ -49,6 +49,12 @@ int search_run_parallel(struct trace *t, const struct search_opts *o, search_pro
  * search_parallel_begin. */
 const struct search_driver *search_parallel_driver(void);
 
+/* The processes of the job as the exchange of a cross-rank stage spread
+ * over them (depgraph's struct dg_xchg: nonblocking collectives on the
+ * driver's communicator, waited for without busy polling); NULL before
+ * search_parallel_begin. */
+const struct dg_xchg *search_parallel_xchg(void);
+
 #ifdef __cplusplus
 }
 #endif

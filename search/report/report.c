@@ -525,8 +525,39 @@ static int merge_kinds(struct search_rank_result *const *ranks, int n, const str
     return 0;
 }
 
+void search_report_cancel(const struct dg_xchg *x, int rc)
+{
+    if (x && x->nprocs > 1)
+        dg_xchg_agree(x, rc < 0 ? rc : TRACE_ERR_ARG);
+}
+
+/* What the other processes do of the cross-rank stage: the same calls as
+ * search_report_build_dist's (the spread context, the wait states), with
+ * their ranks' logs; the report they would get is process 0's. */
+int search_report_follow(struct search_rank_result *const *ranks, int n, int world_size,
+                         const struct dg_xchg *x, const int *owner)
+{
+    struct search_xrank *xr = NULL;
+    struct search_report rep;
+    memset(&rep, 0, sizeof rep);
+    int rc = search_xrank_build_dist(ranks, n, world_size, owner, x, &xr);
+    if (rc < 0)
+        return rc;
+    rc = search_waitstates(xr, &rep);
+    free(rep.waits);
+    search_xrank_destroy(xr);
+    return rc;
+}
+
 int search_report_build(struct search_rank_result *const *ranks, int n, int world_size,
                         const struct search_report_opts *o, struct search_report **out)
+{
+    return search_report_build_dist(ranks, n, world_size, o, dg_xchg_serial(), NULL, out);
+}
+
+int search_report_build_dist(struct search_rank_result *const *ranks, int n, int world_size,
+                             const struct search_report_opts *o, const struct dg_xchg *x, const int *owner,
+                             struct search_report **out)
 {
     struct search_hints hs = {0}, dropped = {0};
     struct search_report *rep = NULL;
@@ -535,12 +566,16 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
     uint32_t ncoll = 0, ncdrop = 0;
     int rc;
 
-    if (!out || n < 0 || (n > 0 && !ranks))
+    if (!out || n < 0 || (n > 0 && !ranks) || !x) {
+        search_report_cancel(x, TRACE_ERR_ARG);
         return TRACE_ERR_ARG;
+    }
     *out = NULL;
     rep = calloc(1, sizeof *rep);
-    if (!rep)
+    if (!rep) {
+        search_report_cancel(x, TRACE_ERR_NOMEM);
         return TRACE_ERR_NOMEM;
+    }
     rep->world_size = world_size;
     for (int r = 0; r < n; r++) {
         const struct search_rank_result *res = ranks[r];
@@ -551,12 +586,23 @@ int search_report_build(struct search_rank_result *const *ranks, int n, int worl
         if (res->t_last > res->t_first && res->t_last - res->t_first > rep->run_ns)
             rep->run_ns = res->t_last - res->t_first;
     }
-    if ((rc = search_contexts_anchor(ranks, n, o)) < 0 || (rc = search_xrank_build(ranks, n, world_size, &xr)) < 0)
+    if ((rc = search_contexts_anchor(ranks, n, o)) < 0) {
+        search_report_cancel(x, rc);
         goto fail;
-    rep->unmatched_sends = dg_match_unmatched_sends(xr->match);
-    rep->unmatched_recvs = dg_match_unmatched_recvs(xr->match);
-    rep->incomplete_colls = dg_match_incomplete_colls(xr->match);
-    if ((rc = search_waitstates(xr, rep)) < 0 || (rc = merge_kinds(ranks, n, rep, xr, &hs, &dropped)) < 0 ||
+    }
+    /* the cross-rank stage: spread over the processes of x as far as it
+     * goes (the matching, the clocks, the wait states); the rest on this
+     * process over every rank's log */
+    if ((rc = search_xrank_build_dist(ranks, n, world_size, owner, x, &xr)) < 0 ||
+        (rc = search_waitstates(xr, rep)) < 0)
+        goto fail;
+    if (xr->partial) {
+        search_xrank_destroy(xr);
+        xr = NULL;
+        if ((rc = search_xrank_build(ranks, n, world_size, &xr)) < 0)
+            goto fail;
+    }
+    if ((rc = merge_kinds(ranks, n, rep, xr, &hs, &dropped)) < 0 ||
         (rc = search_collectives_explain(xr, &coll, &ncoll, &cdrop, &ncdrop)) < 0)
         goto fail;
     for (uint32_t i = 0; i < hs.n; i++)

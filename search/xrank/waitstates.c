@@ -57,8 +57,9 @@ static const char *nz(const char *s)
 
 /* Wait states of one call site of one rank. */
 struct ent {
-    const struct trace_site_info *info;
+    const struct trace_site_info *info; /* NULL: not known here (see entry_at) */
     int rank;
+    uint32_t site;
     uint16_t call;
     uint64_t calls, time_ns, ls, lr, wc;
 };
@@ -72,9 +73,11 @@ struct ws {
     size_t nent, cap;
 };
 
+/* A record of this process's ranks, or another process's that a match or
+ * an instance here involves (NULL: none, e.g. a rank without a log). */
 static const struct dg_msgrec *rec_at(const struct ws *w, struct dg_pos p)
 {
-    return &w->x->logs[p.rank]->rec[p.pos];
+    return dg_match_rec(w->x->match, p);
 }
 
 static bool timed(const struct dg_msgrec *r)
@@ -87,19 +90,27 @@ static uint64_t dur_of(const struct dg_msgrec *r)
     return timed(r) ? r->t_exit - r->t_enter : 0;
 }
 
-/* The entry of rank r's call site `site`; NULL if the site has no source
- * location (or on out-of-memory, which sets *nomem). */
-static struct ent *entry_of(struct ws *w, int r, const struct dg_msgrec *rec, bool *nomem)
+static bool located(const struct trace_site_info *info)
 {
-    if (rec->site == CHT_NONE)
+    return info && info->file && info->file[0] && info->line;
+}
+
+/* The entry of rank r's call site `site`; NULL if the site has no source
+ * location (or on out-of-memory, which sets *nomem).  A rank whose result
+ * is not known here (another process's, met in an instance this one owns)
+ * gets an entry without its site's information, which process 0 looks up
+ * when the entries are gathered. */
+static struct ent *entry_at(struct ws *w, int r, uint32_t site, uint16_t call, bool *nomem)
+{
+    if (site == CHT_NONE)
         return NULL;
-    uint64_t *v = dg_map_get(&w->sites[r], rec->site);
+    uint64_t *v = dg_map_get(&w->sites[r], site);
     if (v)
         return *v ? &w->ent[*v - 1] : NULL;
     const struct search_rank_result *res = w->x->by_rank ? w->x->by_rank[r] : NULL;
-    const struct trace_site_info *info = res ? search_site_info(res, rec->site) : NULL;
+    const struct trace_site_info *info = res ? search_site_info(res, site) : NULL;
     uint64_t val = 0;
-    if (info && info->file && info->file[0] && info->line) {
+    if (located(info) || !res) {
         if (w->nent == w->cap) {
             size_t cap = w->cap ? w->cap * 2 : 64;
             struct ent *e = realloc(w->ent, cap * sizeof *e);
@@ -114,14 +125,20 @@ static struct ent *entry_of(struct ws *w, int r, const struct dg_msgrec *rec, bo
         memset(e, 0, sizeof *e);
         e->info = info;
         e->rank = r;
-        e->call = rec->call;
+        e->site = site;
+        e->call = call;
         val = w->nent;
     }
-    if (!dg_map_put(&w->sites[r], rec->site, val)) {
+    if (!dg_map_put(&w->sites[r], site, val)) {
         *nomem = true;
         return NULL;
     }
     return val ? &w->ent[val - 1] : NULL;
+}
+
+static struct ent *entry_of(struct ws *w, int r, const struct dg_msgrec *rec, bool *nomem)
+{
+    return entry_at(w, r, rec->site, rec->call, nomem);
 }
 
 /* ---- collectives: who waits for whom --------------------------------------------------- */
@@ -278,10 +295,10 @@ static bool clocks_consistent(const struct ws *w, bool *nomem)
             if (rv->kind != DG_MSG_RECV || !timed(rv))
                 continue;
             struct dg_pos s = dg_match_peer(x->match, (struct dg_pos){r, i});
-            if (s.rank < 0 || s.rank >= x->world_size || !x->logs[s.rank])
+            if (s.rank < 0 || s.rank >= x->world_size)
                 continue;
             const struct dg_msgrec *sd = rec_at(w, s);
-            if (!timed(sd))
+            if (!sd || !timed(sd))
                 continue;
             if (dg_clock_at(&w->cm[r], rv->t_exit) + WAIT_CLOCK_TOLERANCE_NS <
                 dg_clock_at(&w->cm[s.rank], sd->t_enter))
@@ -289,10 +306,10 @@ static bool clocks_consistent(const struct ws *w, bool *nomem)
         }
     }
     struct member *m = NULL;
-    uint32_t cap = 0;
+    uint32_t cap = 0, lo, hi;
     bool ok = true;
-    uint32_t ninst = dg_match_ncoll(x->match);
-    for (uint32_t i = 0; i < ninst && ok; i++) {
+    dg_match_coll_here(x->match, &lo, &hi);
+    for (uint32_t i = lo; i < hi && ok; i++) {
         int shape;
         uint32_t n = coll_members(w, i, &m, &cap, &shape, nomem);
         if (*nomem)
@@ -347,10 +364,10 @@ static int scan_rank(struct ws *w, int r)
                 if (!w->aligned || !timed(rc) || !x->match)
                     continue;
                 struct dg_pos s = dg_match_peer(x->match, (struct dg_pos){r, k});
-                if (s.rank < 0 || s.rank >= x->world_size || !x->logs[s.rank])
+                if (s.rank < 0 || s.rank >= x->world_size)
                     continue;
                 const struct dg_msgrec *sd = rec_at(w, s);
-                if (!timed(sd))
+                if (!sd || !timed(sd))
                     continue;
                 int64_t gap = dg_clock_at(&w->cm[s.rank], sd->t_enter) - dg_clock_at(&w->cm[r], rc->t_enter);
                 if (gap > ls_gap)
@@ -364,10 +381,10 @@ static int scan_rank(struct ws *w, int r)
                 if (!w->aligned || !timed(rc) || !x->match)
                     continue;
                 struct dg_pos p = dg_match_peer(x->match, (struct dg_pos){r, k});
-                if (p.rank < 0 || p.rank >= x->world_size || !x->logs[p.rank])
+                if (p.rank < 0 || p.rank >= x->world_size)
                     continue;
                 const struct dg_msgrec *rv = rec_at(w, p);
-                if (!timed(rv) || (rv->flags & DG_MSGF_NONBLOCKING))
+                if (!rv || !timed(rv) || (rv->flags & DG_MSGF_NONBLOCKING))
                     continue;
                 int64_t gap = dg_clock_at(&w->cm[p.rank], rv->t_enter) - dg_clock_at(&w->cm[r], rc->t_enter);
                 uint64_t d = dur_of(rc);
@@ -395,10 +412,10 @@ static int scan_rank(struct ws *w, int r)
 static int scan_colls(struct ws *w)
 {
     struct member *m = NULL;
-    uint32_t cap = 0;
+    uint32_t cap = 0, lo, hi;
     bool nomem = false;
-    uint32_t ninst = dg_match_ncoll(w->x->match);
-    for (uint32_t i = 0; i < ninst && !nomem; i++) {
+    dg_match_coll_here(w->x->match, &lo, &hi);
+    for (uint32_t i = lo; i < hi && !nomem; i++) {
         int shape;
         uint32_t n = coll_members(w, i, &m, &cap, &shape, &nomem);
         if (shape == COLL_NONE)
@@ -447,7 +464,7 @@ static bool comp_time(const struct dg_mpilog *log, uint64_t *out)
     return true;
 }
 
-static void imbalance(const struct search_xrank *x, struct search_report *rep)
+static int imbalance(const struct search_xrank *x, struct search_report *rep)
 {
     uint64_t sum = 0, max = 0;
     int p = 0;
@@ -460,6 +477,17 @@ static void imbalance(const struct search_xrank *x, struct search_report *rep)
             max = c;
         p++;
     }
+    if (x->xchg && x->xchg->nprocs > 1) { /* every process's ranks */
+        int64_t v[2] = {(int64_t)sum, p}, mx = (int64_t)max;
+        int rc = x->xchg->allreduce(x->xchg->ctx, v, 2, DG_XCHG_SUM);
+        if (rc == 0)
+            rc = x->xchg->allreduce(x->xchg->ctx, &mx, 1, DG_XCHG_MAX);
+        if (rc < 0)
+            return rc;
+        sum = (uint64_t)v[0];
+        p = (int)v[1];
+        max = (uint64_t)mx;
+    }
     rep->comp_mean_ns = p ? sum / (uint64_t)p : 0;
     rep->comp_max_ns = max;
     rep->imbalance = 0.0;
@@ -468,6 +496,7 @@ static void imbalance(const struct search_xrank *x, struct search_report *rep)
         double s = (1.0 - mean / (double)max) / (1.0 - 1.0 / (double)p);
         rep->imbalance = s < 0 ? 0 : s > 1 ? 1 : s;
     }
+    return 0;
 }
 
 /* ---- merging by location ----------------------------------------------------------------- */
@@ -513,6 +542,70 @@ static int waitsite_cmp(const void *pa, const void *pb)
     if (a->time_ns != b->time_ns)
         return a->time_ns > b->time_ns ? -1 : 1;
     return search_place_cmp(a->file, a->line, a->col, b->file, b->line, b->col);
+}
+
+/* ---- the entries of all processes on process 0 -------------------------------------- */
+
+struct ent_wire {
+    int32_t rank;
+    uint32_t site;
+    uint16_t call;
+    uint64_t calls, time_ns, ls, lr, wc;
+};
+
+/* Every process's entries to process 0, which adds them to its own and
+ * looks up the sites it did not know; entries whose site has no location
+ * are dropped there, as entry_at does. */
+static int gather(struct ws *w)
+{
+    const struct dg_xchg *x = w->x->xchg;
+    int K = x->nprocs, rc = 0;
+    struct dg_bytes *out = calloc((size_t)K, sizeof *out), *in = calloc((size_t)K, sizeof *in);
+    if (!out || !in)
+        rc = TRACE_ERR_NOMEM;
+    for (size_t i = 0; i < w->nent && rc == 0 && x->proc != 0; i++) {
+        const struct ent *e = &w->ent[i];
+        struct ent_wire o = {e->rank, e->site, e->call, e->calls, e->time_ns, e->ls, e->lr, e->wc};
+        if (!dg_bytes_put(&out[0], &o, sizeof o))
+            rc = TRACE_ERR_NOMEM;
+    }
+    if (x->proc != 0)
+        w->nent = 0;
+    if ((rc = dg_xchg_agree(x, rc)) == 0 && (rc = x->alltoall(x->ctx, out, in)) == 0) {
+        bool nomem = false;
+        for (int q = 1; q < K && !nomem; q++)
+            for (size_t off = 0; off + sizeof(struct ent_wire) <= in[q].len && !nomem;
+                 off += sizeof(struct ent_wire)) {
+                struct ent_wire o;
+                memcpy(&o, in[q].p + off, sizeof o);
+                if (o.rank < 0 || o.rank >= w->x->world_size)
+                    continue;
+                struct ent *e = entry_at(w, o.rank, o.site, o.call, &nomem);
+                if (!e)
+                    continue;
+                e->calls += o.calls;
+                e->time_ns += o.time_ns;
+                e->ls += o.ls;
+                e->lr += o.lr;
+                e->wc += o.wc;
+            }
+        rc = nomem ? TRACE_ERR_NOMEM : 0;
+    }
+    for (int q = 0; out && in && q < K; q++) {
+        dg_bytes_free(&out[q]);
+        dg_bytes_free(&in[q]);
+    }
+    free(out);
+    free(in);
+    if (rc < 0 || x->proc != 0)
+        return rc;
+    /* sites of ranks whose results process 0 does not have: left out */
+    size_t k = 0;
+    for (size_t i = 0; i < w->nent; i++)
+        if (located(w->ent[i].info))
+            w->ent[k++] = w->ent[i];
+    w->nent = k;
+    return 0;
 }
 
 static int merge(struct ws *w, struct search_report *rep)
@@ -576,11 +669,13 @@ int search_waitstates(const struct search_xrank *x, struct search_report *rep)
 
     if (!x || !rep || x->world_size < 0 || (x->world_size && !x->logs))
         return TRACE_ERR_ARG;
+    const struct dg_xchg *xc = x->xchg ? x->xchg : dg_xchg_serial();
     rep->nwaits = 0;
     rep->waits = NULL;
     rep->clocks_aligned = false;
     rep->unmatched_sends = rep->unmatched_recvs = rep->incomplete_colls = 0;
-    imbalance(x, rep);
+    if ((rc = imbalance(x, rep)) < 0)
+        return rc;
     if (!x->world_size)
         return 0;
     if (x->match) {
@@ -591,28 +686,36 @@ int search_waitstates(const struct search_xrank *x, struct search_report *rep)
 
     w.cm = calloc((size_t)x->world_size, sizeof *w.cm);
     w.sites = calloc((size_t)x->world_size, sizeof *w.sites);
-    if (!w.cm || !w.sites) {
-        rc = TRACE_ERR_NOMEM;
+    if ((rc = dg_xchg_agree(xc, w.cm && w.sites ? 0 : TRACE_ERR_NOMEM)) < 0)
         goto out;
-    }
     /* Clocks: the cross-rank stage's common clock (clocks.c); every rank
      * with a log needs a sample for the ranks' times to be related. */
     for (int r = 0; r < x->world_size && x->clocks.cm; r++)
-        if (x->logs[r])
-            w.cm[r] = x->clocks.cm[r];
+        w.cm[r] = x->clocks.cm[r];
     w.aligned = x->clocks.cm && x->clocks.sampled && x->match && clocks_consistent(&w, &nomem);
+    if (xc->nprocs > 1) {
+        /* every process's messages and instances consistent */
+        int64_t v[2] = {w.aligned, nomem ? TRACE_ERR_NOMEM : 0};
+        if ((rc = xc->allreduce(xc->ctx, v, 2, DG_XCHG_MIN)) < 0)
+            goto out;
+        w.aligned = v[0] != 0;
+        nomem = v[1] < 0;
+    }
     if (nomem) {
         rc = TRACE_ERR_NOMEM;
         goto out;
     }
     rep->clocks_aligned = w.aligned;
 
-    for (int r = 0; r < x->world_size; r++)
-        if (x->logs[r] && (rc = scan_rank(&w, r)) < 0)
-            goto out;
-    if (w.aligned && x->match && (rc = scan_colls(&w)) < 0)
+    for (int r = 0; r < x->world_size && rc == 0; r++)
+        if (x->logs[r])
+            rc = scan_rank(&w, r);
+    if (rc == 0 && w.aligned && x->match)
+        rc = scan_colls(&w);
+    if ((rc = dg_xchg_agree(xc, rc)) < 0 || (xc->nprocs > 1 && (rc = gather(&w)) < 0))
         goto out;
-    rc = merge(&w, rep);
+    if (xc->proc == 0)
+        rc = merge(&w, rep);
 out:
     if (w.sites)
         for (int r = 0; r < x->world_size; r++)

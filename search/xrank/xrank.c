@@ -2,7 +2,12 @@
  * results by world rank, their MPI logs matched (dg_match), the
  * happens-before order of the pairs deadlock.c asks about (dg_hb), whether
  * the recorded run replays without a stall (dg_stall_check: the base of the deadlock checks of
- * deadlock.c) and the ranks on one clock (clocks.c). */
+ * deadlock.c) and the ranks on one clock (clocks.c).
+ *
+ * Spread over processes (search_xrank_build_dist), each process holds the
+ * logs of its ranks only and the matching and the clocks are built
+ * together; what follows them is not spread yet, so such a context is
+ * partial: the wait states run on it, the rest refuses it. */
 #include <stdlib.h>
 
 #include "search-private.h"
@@ -10,32 +15,51 @@
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
                        struct search_xrank **out)
 {
+    return search_xrank_build_dist(ranks, n, world_size, NULL, dg_xchg_serial(), out);
+}
+
+int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
+                            const struct dg_xchg *xc, struct search_xrank **out)
+{
     struct search_xrank *x = calloc(1, sizeof *x);
-    if (!x)
+    if (!x) {
+        dg_xchg_agree(xc, TRACE_ERR_NOMEM); /* the others leave with this process */
         return TRACE_ERR_NOMEM;
+    }
     int P = world_size;
     for (int i = 0; i < n; i++)
         if (ranks[i] && ranks[i]->rank >= P)
             P = ranks[i]->rank + 1;
     x->world_size = P;
+    x->xchg = xc;
+    x->owner = owner;
     x->ranks = ranks;
     x->n = n;
     x->by_rank = calloc(P ? P : 1, sizeof *x->by_rank);
     x->logs = calloc(P ? P : 1, sizeof *x->logs);
-    if (!x->by_rank || !x->logs)
+    if (dg_xchg_agree(xc, x->by_rank && x->logs ? 0 : TRACE_ERR_NOMEM) < 0)
         goto nomem;
     for (int i = 0; i < n; i++) {
         if (!ranks[i] || ranks[i]->rank < 0)
             continue;
-        x->by_rank[ranks[i]->rank] = ranks[i];
-        x->logs[ranks[i]->rank] = &ranks[i]->log;
+        int r = ranks[i]->rank;
+        x->by_rank[r] = ranks[i];
+        if (!owner || (r < world_size && owner[r] == xc->proc))
+            x->logs[r] = &ranks[i]->log;
     }
-    int rc = dg_match_build(x->logs, P, &x->match);
+    int rc = dg_match_build_dist(x->logs, P, owner, xc, &x->match);
     if (rc == 0)
-        rc = search_clocks_build(x->logs, P, &x->clocks);
+        rc = search_clocks_build_dist(x->logs, P, xc, &x->clocks);
     if (rc < 0) {
         search_xrank_destroy(x);
         return rc;
+    }
+    if (xc->nprocs > 1) {
+        /* the happens-before order and the stall check are not spread
+         * over processes yet: what needs them refuses a partial stage */
+        x->partial = true;
+        *out = x;
+        return 0;
     }
     /* happens-before, for the pairs the deadlock checks ask about */
     struct dg_hb_query *q = NULL;

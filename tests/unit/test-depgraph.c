@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "depgraph.h"
+#include "helpers/mpilog.h"
 #include "trace-format.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -2294,14 +2295,8 @@ static void test_map_random(void **state)
 static struct dg_msgrec *log_add(struct dg_mpilog *g, int kind, uint16_t call, int peer, int tag,
                                  uint64_t seq)
 {
-    if (g->n == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 16;
-        g->rec = realloc(g->rec, g->cap * sizeof *g->rec);
-        assert_non_null(g->rec);
-    }
-    struct dg_msgrec *r = &g->rec[g->n];
-    memset(r, 0, sizeof *r);
-    r->index = g->n;
+    struct dg_msgrec *r = mpilog_push(g);
+    r->site = 0;
     r->kind = (uint8_t)kind;
     r->call = call;
     r->peer = peer;
@@ -2309,7 +2304,6 @@ static struct dg_msgrec *log_add(struct dg_mpilog *g, int kind, uint16_t call, i
     r->seq = seq;
     r->comm = CHT_COMM_WORLD;
     r->comm_size = 3;
-    g->n++;
     return r;
 }
 

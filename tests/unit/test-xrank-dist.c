@@ -1,0 +1,424 @@
+/* test-xrank-dist.c - the cross-rank stage spread over K processes
+ * (depgraph's struct dg_xchg; K threads of this process stand for the
+ * processes): on random runs, every process holding the logs of some ranks
+ * only, the distributed matching (dg_match_build_dist) gives each process
+ * the answers the serial dg_match_build gives about its ranks, and the
+ * distributed wait states (search_waitstates) give the serial report.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "helpers/mpilog.h"
+#include "search-private.h"
+
+/* ---- random runs -------------------------------------------------------------------- */
+
+#define MAXP 12
+
+static struct dg_msgrec *add(struct dg_mpilog *g, uint8_t kind, uint16_t call)
+{
+    struct dg_msgrec *r = mpilog_push(g);
+    r->kind = kind;
+    r->call = call;
+    return r;
+}
+
+static uint64_t rnd(uint64_t n)
+{
+    return (uint64_t)rand() % n;
+}
+
+/* Messages on random channels (two communicators, three tags, some never
+ * received or never sent, some sent to a rank without a log), collectives
+ * on the world and on a communicator of the even ranks (some members
+ * missing), and random times. */
+#define MONO0 1000000000ull          /* a rank's monotonic clock at its first sample, ns */
+#define REAL0 1700000000000000000ull /* CLOCK_REALTIME then, ns */
+
+/* A record at global time T on rank r, whose monotonic clock is off[r]
+ * behind the others'. */
+static void at(struct dg_msgrec *x, uint64_t T, int64_t off)
+{
+    x->t_enter = (uint64_t)((int64_t)(MONO0 + T + rnd(400)) - off);
+    x->t_exit = x->t_enter + rnd(500);
+}
+
+/* offs: each rank's clock offset (0 on one host, up to 5 ms otherwise);
+ * with `skew`, one receive ends long before its send starts, so that the
+ * clocks cannot be trusted. */
+static void random_run(struct dg_mpilog *l, int P, int nops, const int64_t *off, bool skew)
+{
+    static uint64_t chan[2][MAXP][MAXP][3];
+    uint64_t cseq[2] = {0, 0}, T = 10000;
+    memset(chan, 0, sizeof chan);
+    for (int r = 0; r < P; r++)
+        l[r] = (struct dg_mpilog){.rank = r};
+    for (int op = 0; op < nops; op++, T += 1000) {
+        int c = (int)rnd(2);
+        uint64_t comm = c ? 0x77 : CHT_COMM_WORLD;
+        if (rnd(4) == 0) {
+            uint64_t seq = cseq[c]++;
+            uint16_t call = rnd(2) ? CHT_MPI_ALLREDUCE : CHT_MPI_BCAST;
+            uint32_t size = c ? (uint32_t)(P + 1) / 2 : (uint32_t)P;
+            for (int r = 0; r < P; r++) {
+                if ((c && r % 2) || rnd(10) == 0)
+                    continue;
+                struct dg_msgrec *x = add(&l[r], DG_MSG_COLL, call);
+                x->comm = comm;
+                x->seq = seq;
+                x->comm_size = size;
+                x->peer = call == CHT_MPI_BCAST ? 0 : -1;
+                x->bytes = x->rbytes = 8;
+                if (call == CHT_MPI_BCAST && r == 0)
+                    x->flags |= DG_MSGF_ROOT;
+                at(x, T, off[r]);
+            }
+            continue;
+        }
+        int s = (int)rnd((uint64_t)P), d = (int)rnd((uint64_t)P), tag = (int)rnd(3);
+        uint64_t seq = chan[c][s][d][tag]++;
+        int what = (int)rnd(12); /* 0: never received, 1: never sent */
+        if (what != 1) {
+            struct dg_msgrec *x = add(&l[s], DG_MSG_SEND, rnd(2) ? CHT_MPI_SEND : CHT_MPI_ISEND);
+            x->comm = comm;
+            x->peer = d;
+            x->tag = tag;
+            x->seq = seq;
+            x->bytes = 8 * (1 + rnd(4));
+            if (x->call == CHT_MPI_ISEND)
+                x->flags |= DG_MSGF_NONBLOCKING;
+            at(x, T, off[s]);
+        }
+        if (what != 0) {
+            struct dg_msgrec *x = add(&l[d], DG_MSG_RECV, CHT_MPI_RECV);
+            x->comm = comm;
+            x->peer = s;
+            x->tag = tag;
+            x->seq = seq;
+            x->flags |= DG_MSGF_BLOCKS;
+            x->bytes = 8;
+            /* a receive waits from its rank's time for the send */
+            at(x, T - rnd(3) * 300, off[d]);
+            x->t_exit = (uint64_t)((int64_t)(MONO0 + T + 450) - off[d]) + rnd(300);
+            if (skew && op == nops / 2)
+                x->t_exit -= 1000000;
+        }
+    }
+    /* sites by call (site 5 has no source location), clock samples */
+    for (int r = 0; r < P; r++) {
+        for (uint32_t i = 0; i < l[r].n; i++)
+            l[r].rec[i].site = 1 + (l[r].rec[i].call + i % 2) % 5;
+        uint64_t m0 = (uint64_t)((int64_t)MONO0 - off[r]), m1 = m0 + T + 5000;
+        l[r].clock[0] = (struct dg_clock){m0, REAL0, true};
+        l[r].clock[1] = (struct dg_clock){m1, REAL0 + T + 5000, true};
+    }
+}
+
+/* ---- the matching ---------------------------------------------------------------------- */
+
+/* What the processes found, gathered for the comparison: per record, the
+ * instance its process was told; per instance, its members. */
+struct shared {
+    int P, K;
+    const struct dg_mpilog *logs; /* [P]: all ranks' logs (NULL entries: ranks without one) */
+    const bool *has;              /* [P] */
+    const int *owner;             /* [P] */
+    const struct dg_match *serial;
+    uint32_t *inst_of[MAXP];      /* [rank][pos], as told to the rank's process */
+    struct dg_pos **members;      /* [instance]: as the owner holds them */
+    uint32_t *nmembers;
+    uint64_t counts[3];
+    uint32_t ncoll;
+};
+
+struct proc_arg {
+    struct shared *sh;
+    int failed; /* the line of the first check that failed, 0 if none */
+};
+
+#define CHECK(cond)                                                                                        \
+    do {                                                                                                   \
+        if (!(cond) && !a->failed)                                                                         \
+            a->failed = __LINE__;                                                                          \
+    } while (0)
+
+static int match_proc(const struct dg_xchg *x, void *arg)
+{
+    struct proc_arg *a = arg;
+    struct shared *sh = a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    for (int r = 0; r < sh->P; r++)
+        if (sh->has[r] && sh->owner[r] == x->proc)
+            mine[r] = &sh->logs[r];
+    struct dg_match *m = NULL;
+    int rc = dg_match_build_dist(mine, sh->P, sh->owner, x, &m);
+    if (rc < 0)
+        return rc;
+    for (int r = 0; r < sh->P; r++) {
+        if (!mine[r])
+            continue;
+        for (uint32_t i = 0; i < mine[r]->n; i++) {
+            struct dg_pos p = {r, i}, q = dg_match_peer(m, p), s = dg_match_peer(sh->serial, p);
+            CHECK(q.rank == s.rank && q.pos == s.pos);
+            if (q.rank >= 0) {
+                const struct dg_msgrec *got = dg_match_rec(m, q);
+                CHECK(got && !memcmp(got, &sh->logs[q.rank].rec[q.pos], sizeof *got));
+            }
+            sh->inst_of[r][i] = dg_match_coll_of(m, p);
+        }
+    }
+    uint32_t lo, hi;
+    dg_match_coll_here(m, &lo, &hi);
+    for (uint32_t i = lo; i < hi; i++) {
+        uint32_t n = 0;
+        const struct dg_pos *v = dg_match_coll(m, i, &n);
+        sh->members[i] = malloc((n ? n : 1) * sizeof *v);
+        memcpy(sh->members[i], v, n * sizeof *v);
+        sh->nmembers[i] = n;
+        for (uint32_t k = 0; k < n; k++) {
+            const struct dg_msgrec *got = dg_match_rec(m, v[k]);
+            CHECK(got && !memcmp(got, &sh->logs[v[k].rank].rec[v[k].pos], sizeof *got));
+        }
+    }
+    if (x->proc == 0) {
+        sh->counts[0] = dg_match_unmatched_sends(m);
+        sh->counts[1] = dg_match_unmatched_recvs(m);
+        sh->counts[2] = dg_match_incomplete_colls(m);
+        sh->ncoll = dg_match_ncoll(m);
+    }
+    CHECK(dg_match_ncoll(m) == dg_match_ncoll(sh->serial));
+    dg_match_destroy(m);
+    return 0;
+}
+
+static void test_match_random(void **state)
+{
+    (void)state;
+    srand(20261130);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    for (int round = 0; round < 150; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        bool has[MAXP];
+        int owner[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run(l, P, 20 + (int)rnd(200), off, false);
+        const struct dg_mpilog *all[MAXP];
+        for (int r = 0; r < P; r++) {
+            has[r] = rnd(12) != 0; /* some ranks without a log */
+            all[r] = has[r] ? &l[r] : NULL;
+            owner[r] = has[r] ? (int)rnd((uint64_t)K) : (rnd(2) ? -1 : (int)rnd((uint64_t)K));
+        }
+        struct dg_match *serial = NULL;
+        assert_int_equal(dg_match_build(all, P, &serial), 0);
+        uint32_t nc = dg_match_ncoll(serial);
+        struct shared sh = {.P = P, .K = K, .logs = l, .has = has, .owner = owner, .serial = serial, .inst_of = {0}};
+        sh.members = calloc(nc ? nc : 1, sizeof *sh.members);
+        sh.nmembers = calloc(nc ? nc : 1, sizeof *sh.nmembers);
+        for (int r = 0; r < P; r++) {
+            sh.inst_of[r] = malloc((l[r].n ? l[r].n : 1) * sizeof **sh.inst_of);
+            for (uint32_t i = 0; i < l[r].n; i++)
+                sh.inst_of[r][i] = UINT32_MAX;
+        }
+        struct proc_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct proc_arg){&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, match_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (pa[k].failed)
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+        assert_int_equal(sh.counts[0], dg_match_unmatched_sends(serial));
+        assert_int_equal(sh.counts[1], dg_match_unmatched_recvs(serial));
+        assert_int_equal(sh.counts[2], dg_match_incomplete_colls(serial));
+        assert_int_equal(sh.ncoll, nc);
+        /* the same instances, each member told the one that holds it */
+        uint32_t *seen = calloc(nc ? nc : 1, sizeof *seen);
+        for (uint32_t i = 0; i < nc; i++) {
+            assert_true(sh.nmembers[i] > 0);
+            uint32_t s = dg_match_coll_of(serial, sh.members[i][0]), n = 0;
+            assert_int_not_equal(s, UINT32_MAX);
+            const struct dg_pos *v = dg_match_coll(serial, s, &n);
+            assert_int_equal(n, sh.nmembers[i]);
+            assert_memory_equal(v, sh.members[i], n * sizeof *v);
+            seen[s]++;
+            for (uint32_t k = 0; k < n; k++)
+                assert_int_equal(sh.inst_of[v[k].rank][v[k].pos], i);
+        }
+        for (uint32_t i = 0; i < nc; i++)
+            assert_int_equal(seen[i], 1);
+        free(seen);
+        for (uint32_t i = 0; i < nc; i++)
+            free(sh.members[i]);
+        free(sh.members);
+        free(sh.nmembers);
+        for (int r = 0; r < P; r++) {
+            free(sh.inst_of[r]);
+            dg_mpilog_free(&l[r]);
+        }
+        dg_match_destroy(serial);
+    }
+}
+
+/* ---- the wait states ------------------------------------------------------------------- */
+
+static struct trace_site_info site_tab[7];
+static struct search_siteinfo site_list[6];
+
+static void sites_init(void)
+{
+    for (uint32_t s = 1; s <= 6; s++) {
+        struct trace_site_info *i = &site_tab[s];
+        memset(i, 0, sizeof *i);
+        i->id = s;
+        i->file = s == 5 ? "" : "/src/dist.c"; /* site 5: no location */
+        i->func = "main";
+        i->line = 10 * s + (s == 6 ? -50 : 0);  /* site 6 shares site 1's line */
+        i->col = 3;
+        i->kind = CHT_SITE_CALL;
+        i->loop = CHT_NONE;
+        site_list[s - 1] = (struct search_siteinfo){s, i};
+    }
+}
+
+struct ws_shared {
+    int P, K;
+    struct search_rank_result **all; /* [P], NULL: no log */
+    const int *owner;
+    const struct search_report *serial;
+};
+
+struct ws_arg {
+    struct ws_shared *sh;
+    int failed;
+};
+
+static bool same_waits(const struct search_report *a, const struct search_report *b)
+{
+    if (a->nwaits != b->nwaits || a->clocks_aligned != b->clocks_aligned || a->imbalance != b->imbalance ||
+        a->comp_mean_ns != b->comp_mean_ns || a->comp_max_ns != b->comp_max_ns ||
+        a->unmatched_sends != b->unmatched_sends || a->unmatched_recvs != b->unmatched_recvs ||
+        a->incomplete_colls != b->incomplete_colls)
+        return false;
+    for (uint32_t i = 0; i < a->nwaits; i++) {
+        const struct search_waitsite *x = &a->waits[i], *y = &b->waits[i];
+        if (strcmp(x->file, y->file) || x->line != y->line || x->col != y->col || x->call != y->call ||
+            x->nranks != y->nranks || x->calls != y->calls || x->time_ns != y->time_ns ||
+            x->late_sender_ns != y->late_sender_ns || x->late_receiver_ns != y->late_receiver_ns ||
+            x->wait_collective_ns != y->wait_collective_ns)
+            return false;
+    }
+    return true;
+}
+
+static int ws_proc(const struct dg_xchg *x, void *arg)
+{
+    struct ws_arg *a = arg;
+    struct ws_shared *sh = a->sh;
+    /* process 0 knows every rank's result (their sites), the others
+     * their own ranks' */
+    struct search_rank_result *known[MAXP];
+    int n = 0;
+    for (int r = 0; r < sh->P; r++)
+        if (sh->all[r] && (x->proc == 0 || sh->owner[r] == x->proc))
+            known[n++] = sh->all[r];
+    struct search_xrank *xr = NULL;
+    int rc = search_xrank_build_dist(known, n, sh->P, sh->owner, x, &xr);
+    if (rc < 0)
+        return rc;
+    CHECK(xr->partial == (sh->K > 1));
+    struct search_report rep;
+    memset(&rep, 0, sizeof rep);
+    rc = search_waitstates(xr, &rep);
+    if (rc == 0 && x->proc == 0)
+        CHECK(same_waits(&rep, sh->serial));
+    if (x->proc != 0)
+        CHECK(rep.nwaits == 0);
+    free(rep.waits);
+    search_xrank_destroy(xr);
+    return rc;
+}
+
+static void test_waitstates_random(void **state)
+{
+    (void)state;
+    sites_init();
+    srand(20261131);
+    static const int Ks[] = {2, 3, 4, 8, 1};
+    int aligned = 0, realtime = 0, waits = 0;
+    for (int round = 0; round < 120; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        bool hosts = round % 3 == 1;
+        for (int r = 0; r < P && hosts; r++)
+            off[r] = (int64_t)rnd(5000000);
+        random_run(l, P, 20 + (int)rnd(200), off, round % 7 == 3);
+        struct search_rank_result *all[MAXP] = {0}, *dense[MAXP];
+        int owner[MAXP], n = 0;
+        for (int r = 0; r < P; r++) {
+            bool has = rnd(12) != 0;
+            owner[r] = has ? (int)rnd((uint64_t)K) : -1;
+            if (!has) {
+                dg_mpilog_free(&l[r]);
+                continue;
+            }
+            all[r] = calloc(1, sizeof *all[r]);
+            assert_non_null(all[r]);
+            all[r]->rank = r;
+            all[r]->log = l[r];
+            all[r]->siteinfo = malloc(sizeof site_list);
+            memcpy(all[r]->siteinfo, site_list, sizeof site_list);
+            all[r]->nsiteinfo = 6;
+            dense[n++] = all[r];
+        }
+        struct search_xrank *xr = NULL;
+        assert_int_equal(search_xrank_build(dense, n, P, &xr), 0);
+        struct search_report serial;
+        memset(&serial, 0, sizeof serial);
+        assert_int_equal(search_waitstates(xr, &serial), 0);
+        aligned += serial.clocks_aligned;
+        realtime += xr->clocks.mode == SEARCH_CLOCK_REALTIME;
+        for (uint32_t i = 0; i < serial.nwaits; i++)
+            waits += serial.waits[i].late_sender_ns + serial.waits[i].wait_collective_ns > 0;
+        search_xrank_destroy(xr);
+
+        struct ws_shared sh = {P, K, all, owner, &serial};
+        struct ws_arg wa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            wa[k] = (struct ws_arg){&sh, 0};
+            args[k] = &wa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, ws_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (wa[k].failed)
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, wa[k].failed);
+        free(serial.waits);
+        for (int r = 0; r < P; r++)
+            search_rank_result_free(all[r]);
+    }
+    /* the runs exercise what they are meant to */
+    assert_true(aligned > 60);
+    assert_true(aligned < 120);
+    assert_true(realtime > 20);
+    assert_true(waits > 100);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_match_random),
+        cmocka_unit_test(test_waitstates_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
