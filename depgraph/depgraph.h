@@ -600,6 +600,8 @@ uint32_t dg_match_ncoll(const struct dg_match *m);
 /* The instances this process owns: lo .. hi - 1 (all of them with one
  * process); dg_match_coll answers only for these. */
 void dg_match_coll_here(const struct dg_match *m, uint32_t *lo, uint32_t *hi);
+/* The process that owns instance i (-1 if there is no such instance). */
+int dg_match_coll_owner(const struct dg_match *m, uint32_t i);
 const struct dg_pos *dg_match_coll(const struct dg_match *m, uint32_t i, uint32_t *n);
 uint32_t dg_match_coll_of(const struct dg_match *m, struct dg_pos p);
 uint32_t dg_match_coll_place(const struct dg_match *m, uint32_t i, int rank);
@@ -672,6 +674,13 @@ struct dg_stall_wait {
 int dg_stall_check(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
                    const struct dg_move *const *moves, const uint32_t *nmoves, struct dg_stall_wait *blocked,
                    bool *stalled);
+/* The same spread over the processes of x (every process calls it): logs,
+ * owner and m as dg_match_build_dist's, moves of this process's ranks;
+ * *stalled is the whole run's, blocked[r] is filled for this process's
+ * ranks (DG_POS_NONE for the others'). */
+int dg_stall_check_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
+                        const struct dg_xchg *x, const struct dg_move *const *moves, const uint32_t *nmoves,
+                        struct dg_stall_wait *blocked, bool *stalled);
 
 /* ---- a timed replay of the run (replay.c) ------------------------------------- */
 

@@ -72,6 +72,8 @@ struct dg_match {
     uint32_t *coll_start;     /* [nhere + 1] */
     uint32_t coll_lo, nhere;  /* this process's instances: coll_lo .. coll_lo + nhere - 1 */
     uint32_t ncoll;           /* instances of all processes */
+    uint32_t *coll_first;     /* [K + 1]: the first instance of each process, then ncoll */
+    int nprocs;
     struct dg_msgrec *ghost;  /* records held by other processes */
     size_t nghost, cghost;
     struct dg_map ghost_at;   /* (rank << 32 | pos) -> ghost index */
@@ -110,6 +112,7 @@ void dg_match_destroy(struct dg_match *m)
     free(m->nrec);
     free(m->coll);
     free(m->coll_start);
+    free(m->coll_first);
     free(m->ghost);
     dg_map_free(&m->ghost_at);
     free(m);
@@ -385,7 +388,9 @@ static int number(struct dg_match *m, const int *owner, const struct dg_xchg *x,
     int K = x->nprocs, me = x->proc, rc = TRACE_ERR_NOMEM;
     int64_t *counts = calloc((size_t)K, sizeof *counts);
     struct dg_bytes *out = bufs_new(K), *in = bufs_new(K);
-    if (counts && out && in) {
+    m->coll_first = calloc((size_t)K + 1, sizeof *m->coll_first);
+    m->nprocs = K;
+    if (counts && out && in && m->coll_first) {
         counts[me] = m->nhere;
         rc = 0;
     }
@@ -397,8 +402,10 @@ static int number(struct dg_match *m, const int *owner, const struct dg_xchg *x,
     int64_t lo = 0, total = 0;
     for (int q = 0; q < K; q++) {
         lo += q < me ? counts[q] : 0;
+        m->coll_first[q] = (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
         total += counts[q];
     }
+    m->coll_first[K] = (uint32_t)(total < UINT32_MAX ? total : UINT32_MAX);
     if (total > UINT32_MAX - 1) {
         rc = TRACE_ERR_LIMIT;
     } else {
@@ -522,6 +529,21 @@ const struct dg_pos *dg_match_coll(const struct dg_match *m, uint32_t i, uint32_
     i -= m->coll_lo;
     *n = m->coll_start[i + 1] - m->coll_start[i];
     return &m->coll[m->coll_start[i]];
+}
+
+int dg_match_coll_owner(const struct dg_match *m, uint32_t i)
+{
+    if (i >= m->ncoll || !m->coll_first)
+        return -1;
+    int lo = 0, hi = m->nprocs; /* the last process whose first instance is <= i */
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (m->coll_first[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 void dg_match_coll_here(const struct dg_match *m, uint32_t *lo, uint32_t *hi)

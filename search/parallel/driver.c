@@ -316,6 +316,33 @@ static int recv_bytes(int src, uint8_t *p, uint64_t len)
 }
 
 
+/* Which process analyses which rank (*owner, malloc'ed), computed by
+ * process 0 (the same file sizes everywhere are not taken for granted):
+ * every process's failure to hold it is everyone's (returned); process
+ * 0's failure to compute it is its own (*local_rc, local_msg). */
+static int assignment(struct trace *t, int proc, int nprocs, int **owner_out, int *local_rc, char *local_msg,
+                      struct trace_err *err)
+{
+    int world = trace_world_size(t);
+    int *owner = malloc((world > 0 ? (size_t)world : 1) * sizeof *owner);
+    int have = owner ? 1 : 0, all_have;
+    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, par_comm);
+    if (!all_have) {
+        free(owner);
+        snprintf(err->msg, sizeof err->msg, "out of memory: process=%d", proc);
+        return TRACE_ERR_NOMEM;
+    }
+    if (proc == 0 && assign_ranks(t, nprocs, owner) < 0) {
+        for (int r = 0; r < world; r++)
+            owner[r] = -1;
+        *local_rc = TRACE_ERR_NOMEM;
+        snprintf(local_msg, sizeof err->msg, "out of memory: process=0");
+    }
+    MPI_Bcast(owner, world, MPI_INT, 0, par_comm);
+    *owner_out = owner;
+    return 0;
+}
+
 /* search_run_parallel; with keep, the processes other than 0 keep their
  * ranks' results too (in *out) and the assignment stays in par_owner. */
 static int run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
@@ -345,23 +372,9 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
     MPI_Comm_size(par_comm, &nprocs);
     world = trace_world_size(t);
 
-    /* 1. the assignment, computed by process 0 (the same file sizes
-     *    everywhere are not taken for granted) */
-    owner = malloc((world > 0 ? (size_t)world : 1) * sizeof *owner);
-    int have = owner ? 1 : 0, all_have;
-    MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, par_comm);
-    if (!all_have) {
-        free(owner);
-        snprintf(err->msg, sizeof err->msg, "out of memory: process=%d", proc);
-        return TRACE_ERR_NOMEM;
-    }
-    if (proc == 0 && assign_ranks(t, nprocs, owner) < 0) {
-        for (int r = 0; r < world; r++)
-            owner[r] = -1;
-        local_rc = TRACE_ERR_NOMEM;
-        snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
-    }
-    MPI_Bcast(owner, world, MPI_INT, 0, par_comm);
+    /* 1. the assignment, computed by process 0 */
+    if ((rc = assignment(t, proc, nprocs, &owner, &local_rc, local_msg, err)) < 0)
+        return rc;
 
     /* 2. this process's ranks */
     struct share_progress sp = {.fn = progress, .ctx = ctx};

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "helpers/mpilog.h"
+#include "helpers/stall-oracle.h"
 #include "search-private.h"
 
 /* ---- random runs -------------------------------------------------------------------- */
@@ -53,9 +54,28 @@ static void at(struct dg_msgrec *x, uint64_t T, int64_t off)
 /* offs: each rank's clock offset (0 on one host, up to 5 ms otherwise);
  * with `skew`, one receive ends long before its send starts, so that the
  * clocks cannot be trusted. */
-static void random_run(struct dg_mpilog *l, int P, int nops, const int64_t *off, bool skew)
+struct pending {
+    uint64_t comm, seq;
+    uint32_t size, start;
+};
+
+static void complete(struct dg_mpilog *g, const struct pending *p, uint64_t T, int64_t off)
+{
+    struct dg_msgrec *x = add(g, DG_MSG_COLL, CHT_MPI_IALLREDUCE);
+    x->comm = p->comm;
+    x->seq = p->seq;
+    x->comm_size = p->size;
+    x->flags |= DG_MSGF_NONBLOCKING;
+    x->fwd_pos = p->start;
+    x->bytes = x->rbytes = 8;
+    at(x, T, off);
+}
+
+static void random_run_nb(struct dg_mpilog *l, int P, int nops, const int64_t *off, bool skew, bool nb)
 {
     static uint64_t chan[2][MAXP][MAXP][3];
+    static struct pending pend[MAXP][8];
+    int npend[MAXP] = {0};
     uint64_t cseq[2] = {0, 0}, T = 10000;
     memset(chan, 0, sizeof chan);
     for (int r = 0; r < P; r++)
@@ -63,6 +83,27 @@ static void random_run(struct dg_mpilog *l, int P, int nops, const int64_t *off,
     for (int op = 0; op < nops; op++, T += 1000) {
         int c = (int)rnd(2);
         uint64_t comm = c ? 0x77 : CHT_COMM_WORLD;
+        if (nb && rnd(6) == 0) {
+            /* a nonblocking collective: starts now, each member completes
+             * it at a later op (an OTHER record, then a COLL record whose
+             * fwd_pos is the start) */
+            uint64_t seq = cseq[c]++;
+            for (int r = 0; r < P; r++) {
+                if ((c && r % 2) || npend[r] == 8)
+                    continue;
+                struct dg_msgrec *st = add(&l[r], DG_MSG_OTHER, CHT_MPI_IALLREDUCE);
+                at(st, T, off[r]);
+                pend[r][npend[r]++] = (struct pending){comm, seq, c ? (uint32_t)(P + 1) / 2 : (uint32_t)P,
+                                                       l[r].n - 1};
+            }
+            continue;
+        }
+        if (nb && rnd(3) == 0) {
+            int r = (int)rnd((uint64_t)P);
+            if (npend[r])
+                complete(&l[r], &pend[r][0], T, off[r]), memmove(pend[r], pend[r] + 1, --npend[r] * sizeof **pend);
+            continue;
+        }
         if (rnd(4) == 0) {
             uint64_t seq = cseq[c]++;
             uint16_t call = rnd(2) ? CHT_MPI_ALLREDUCE : CHT_MPI_BCAST;
@@ -111,6 +152,9 @@ static void random_run(struct dg_mpilog *l, int P, int nops, const int64_t *off,
                 x->t_exit -= 1000000;
         }
     }
+    for (int r = 0; r < P; r++)
+        for (int k = 0; k < npend[r]; k++)
+            complete(&l[r], &pend[r][k], T + 500, off[r]);
     /* sites by call (site 5 has no source location), clock samples */
     for (int r = 0; r < P; r++) {
         for (uint32_t i = 0; i < l[r].n; i++)
@@ -119,6 +163,11 @@ static void random_run(struct dg_mpilog *l, int P, int nops, const int64_t *off,
         l[r].clock[0] = (struct dg_clock){m0, REAL0, true};
         l[r].clock[1] = (struct dg_clock){m1, REAL0 + T + 5000, true};
     }
+}
+
+static void random_run(struct dg_mpilog *l, int P, int nops, const int64_t *off, bool skew)
+{
+    random_run_nb(l, P, nops, off, skew, false);
 }
 
 /* ---- the matching ---------------------------------------------------------------------- */
@@ -414,11 +463,124 @@ static void test_waitstates_random(void **state)
     assert_true(waits > 100);
 }
 
+/* ---- the replay of a changed run ------------------------------------------------------- */
+
+struct st_shared {
+    int P, K;
+    const struct dg_mpilog *all[MAXP];
+    const int *owner;
+    const struct dg_move *const *moves;
+    const uint32_t *nmoves;
+    bool stalled;
+    const struct dg_stall_wait *want;
+};
+
+static int stall_proc(const struct dg_xchg *x, void *arg)
+{
+    struct proc_arg *a = arg;
+    struct st_shared *sh = (struct st_shared *)a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    for (int r = 0; r < sh->P; r++)
+        if (sh->all[r] && sh->owner[r] == x->proc)
+            mine[r] = sh->all[r];
+    struct dg_match *m = NULL;
+    int rc = dg_match_build_dist(mine, sh->P, sh->owner, x, &m);
+    if (rc < 0)
+        return rc;
+    struct dg_stall_wait b[MAXP];
+    bool stalled = false;
+    /* every other process without the blocked ranks: they still take part */
+    rc = dg_stall_check_dist(mine, sh->P, m, sh->owner, x, sh->moves, sh->nmoves, x->proc % 2 ? NULL : b, &stalled);
+    if (rc == 0) {
+        CHECK(stalled == sh->stalled);
+        for (int r = 0; r < sh->P && x->proc % 2 == 0; r++) {
+            if (!mine[r]) {
+                CHECK(b[r].at.rank < 0 && b[r].waits.rank < 0);
+                continue;
+            }
+            CHECK(b[r].at.rank == sh->want[r].at.rank && b[r].at.pos == sh->want[r].at.pos);
+            CHECK(b[r].waits.rank == sh->want[r].waits.rank && b[r].waits.pos == sh->want[r].waits.pos);
+        }
+    }
+    dg_match_destroy(m);
+    return rc;
+}
+
+/* Random runs, with nonblocking collectives, replayed with random moves
+ * (records reached later, on some ranks): the processes together find the
+ * stall, and where each rank stopped, that the serial replay finds. */
+static void test_stall_random(void **state)
+{
+    (void)state;
+    srand(20261201);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    int stalls = 0, clean = 0;
+    for (int round = 0; round < 300; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run_nb(l, P, 10 + (int)rnd(80), off, false, true);
+        struct st_shared sh = {.P = P, .K = K};
+        int owner[MAXP];
+        struct dg_move *mv[MAXP] = {0};
+        uint32_t nmv[MAXP] = {0};
+        for (int r = 0; r < P; r++) {
+            sh.all[r] = rnd(15) ? &l[r] : NULL;
+            owner[r] = (int)rnd((uint64_t)K);
+            if (round % 4 == 0 || l[r].n < 2 || rnd(2))
+                continue;
+            uint32_t k = 1 + (uint32_t)rnd(3);
+            mv[r] = malloc(k * sizeof *mv[r]);
+            for (uint32_t i = 0; i < k; i++) {
+                uint32_t pos = (uint32_t)rnd(l[r].n - 1);
+                mv[r][nmv[r]++] = (struct dg_move){pos, pos + 1 + (uint32_t)rnd(l[r].n - 1 - pos)};
+            }
+        }
+        struct dg_match *m = NULL;
+        assert_int_equal(dg_match_build(sh.all, P, &m), 0);
+        struct dg_stall_wait want[MAXP];
+        bool stalled = false;
+        assert_int_equal(oracle_stall_check(sh.all, P, m, (const struct dg_move *const *)mv, nmv, want, &stalled), 0);
+        dg_match_destroy(m);
+        stalls += stalled;
+        clean += !stalled;
+        sh.owner = owner;
+        sh.moves = (const struct dg_move *const *)mv;
+        sh.nmoves = nmv;
+        sh.stalled = stalled;
+        sh.want = want;
+        struct proc_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct proc_arg){(struct shared *)&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, stall_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (pa[k].failed) {
+                for (int r = 0; r < P; r++) {
+                    fprintf(stderr, "rank %d owner %d log %d want at %d:%u waits %d:%u moves:", r, owner[r], sh.all[r] != NULL, want[r].at.rank, want[r].at.pos, want[r].waits.rank, want[r].waits.pos);
+                    for (uint32_t i = 0; i < nmv[r]; i++) fprintf(stderr, " %u->%u", mv[r][i].pos, mv[r][i].after);
+                    fprintf(stderr, "\n");
+                    for (uint32_t i = 0; i < l[r].n && i < 12; i++) fprintf(stderr, "   %u: kind %d call %d peer %d tag %d seq %lu comm %lx flags %x fwd %lu\n", i, l[r].rec[i].kind, l[r].rec[i].call, l[r].rec[i].peer, l[r].rec[i].tag, (unsigned long)l[r].rec[i].seq, (unsigned long)l[r].rec[i].comm, l[r].rec[i].flags, (unsigned long)l[r].rec[i].fwd_pos);
+                }
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+            }
+        for (int r = 0; r < P; r++) {
+            free(mv[r]);
+            dg_mpilog_free(&l[r]);
+        }
+    }
+    assert_true(stalls > 40);
+    assert_true(clean > 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_random),
         cmocka_unit_test(test_waitstates_random),
+        cmocka_unit_test(test_stall_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
