@@ -173,8 +173,8 @@ struct search_xrank {
     struct search_clocks clocks;             /* the ranks on one clock (clocks.c) */
     const struct dg_xchg *xchg;              /* the processes of the stage (one: serial) */
     const int *owner;                        /* [world_size]: each rank's process (NULL: serial) */
-    bool partial;                            /* spread over processes: only the matching, the
-                                                clocks and the wait states (no hb, no stalls) */
+    bool partial;                            /* spread over processes: the matching, the clocks,
+                                                the wait states and stalls (no hb) */
 };
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
@@ -184,6 +184,10 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
  * logs of the ranks with owner[r] == xc->proc are this process's. */
 int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
                             const struct dg_xchg *xc, struct search_xrank **out);
+/* The whole context on this process (every log of partial's results: the
+ * parts not spread yet), with what the processes found together (whether
+ * the recorded run stalls) taken from the partial one. */
+int search_xrank_complete(const struct search_xrank *partial, struct search_xrank **out);
 void search_xrank_destroy(struct search_xrank *x);
 
 /* search/xrank/predict.c: a hint's changes to the run (h->changes), those

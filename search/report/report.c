@@ -597,9 +597,11 @@ int search_report_build_dist(struct search_rank_result *const *ranks, int n, int
         (rc = search_waitstates(xr, rep)) < 0)
         goto fail;
     if (xr->partial) {
+        struct search_xrank *whole = NULL;
+        rc = search_xrank_complete(xr, &whole);
         search_xrank_destroy(xr);
-        xr = NULL;
-        if ((rc = search_xrank_build(ranks, n, world_size, &xr)) < 0)
+        xr = whole;
+        if (rc < 0)
             goto fail;
     }
     if ((rc = merge_kinds(ranks, n, rep, xr, &hs, &dropped)) < 0 ||

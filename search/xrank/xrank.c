@@ -5,9 +5,11 @@
  * deadlock.c) and the ranks on one clock (clocks.c).
  *
  * Spread over processes (search_xrank_build_dist), each process holds the
- * logs of its ranks only and the matching and the clocks are built
- * together; what follows them is not spread yet, so such a context is
- * partial: the wait states run on it, the rest refuses it. */
+ * logs of its ranks only; the matching, the clocks and the stall check of
+ * the recorded run are built together, the happens-before order is not
+ * spread yet, so such a context is partial: the wait states run on it, and
+ * process 0 completes it for the rest (search_xrank_complete, over every
+ * rank's log). */
 #include <stdlib.h>
 
 #include "search-private.h"
@@ -18,8 +20,10 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
     return search_xrank_build_dist(ranks, n, world_size, NULL, dg_xchg_serial(), out);
 }
 
-int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
-                            const struct dg_xchg *xc, struct search_xrank **out)
+/* With `from` (a partial context), the stall check's answer is taken
+ * from it instead of replayed again. */
+static int build(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
+                 const struct dg_xchg *xc, const struct search_xrank *from, struct search_xrank **out)
 {
     struct search_xrank *x = calloc(1, sizeof *x);
     if (!x) {
@@ -54,9 +58,24 @@ int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int 
         search_xrank_destroy(x);
         return rc;
     }
+    /* the aggregation checks judge changed runs against this one (the
+     * processes' checks together) */
+    int64_t checks = 0;
+    for (int i = 0; i < n; i++)
+        checks |= ranks[i] && ranks[i]->nchecks;
+    if (xc->nprocs > 1 && (rc = xc->allreduce(xc->ctx, &checks, 1, DG_XCHG_MAX)) < 0) {
+        search_xrank_destroy(x);
+        return rc;
+    }
+    if (from)
+        x->stalls = from->stalls;
+    else if (checks && (rc = dg_stall_check_dist(x->logs, P, x->match, owner, xc, NULL, NULL, NULL, &x->stalls)) < 0) {
+        search_xrank_destroy(x);
+        return rc;
+    }
     if (xc->nprocs > 1) {
-        /* the happens-before order and the stall check are not spread
-         * over processes yet: what needs them refuses a partial stage */
+        /* the happens-before order is not spread over processes yet: what
+         * needs it refuses a partial stage */
         x->partial = true;
         *out = x;
         return 0;
@@ -71,19 +90,22 @@ int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int 
         search_xrank_destroy(x);
         return rc;
     }
-    /* the aggregation checks judge changed runs against this one */
-    bool checks = false;
-    for (int i = 0; i < n; i++)
-        checks |= ranks[i] && ranks[i]->nchecks;
-    if (checks && (rc = dg_stall_check(x->logs, P, x->match, NULL, NULL, NULL, &x->stalls)) < 0) {
-        search_xrank_destroy(x);
-        return rc;
-    }
     *out = x;
     return 0;
 nomem:
     search_xrank_destroy(x);
     return TRACE_ERR_NOMEM;
+}
+
+int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
+                            const struct dg_xchg *xc, struct search_xrank **out)
+{
+    return build(ranks, n, world_size, owner, xc, NULL, out);
+}
+
+int search_xrank_complete(const struct search_xrank *partial, struct search_xrank **out)
+{
+    return build(partial->ranks, partial->n, partial->world_size, NULL, dg_xchg_serial(), partial, out);
 }
 
 void search_xrank_destroy(struct search_xrank *x)
