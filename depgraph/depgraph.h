@@ -536,10 +536,13 @@ struct dg_xchg {
     int nprocs, proc; /* this process is proc of 0 .. nprocs - 1 */
     void *ctx;
     /* out[q] goes to process q; in[q] receives what q sent here (the
-     * implementation may take out's buffers; in's are the caller's to free
-     * with dg_bytes_free).  0, or a negative status on every process if any
-     * failed. */
-    int (*alltoall)(void *ctx, struct dg_bytes *out, struct dg_bytes *in);
+     * implementation takes out's buffers; in's are the caller's to free
+     * with dg_bytes_free).  status is this process's (negative: it failed,
+     * and sends nothing).  Returns the lowest status of any process if one
+     * is negative (then nothing travelled), else 1 if any process sent
+     * anything, 0 if none did: the end of a replay's rounds, with one
+     * collective call per round where nothing is left. */
+    int (*alltoall)(void *ctx, int status, struct dg_bytes *out, struct dg_bytes *in);
     /* v[0 .. n-1] combined element-wise over the processes, in place. */
     int (*allreduce)(void *ctx, int64_t *v, int n, enum dg_xchg_op op);
 };

@@ -423,8 +423,9 @@ static int number(struct dg_match *m, const int *owner, const struct dg_xchg *x,
                 rc = q < 0 || q >= K ? TRACE_ERR_FORMAT : TRACE_ERR_NOMEM;
             }
         }
-    if ((rc = dg_xchg_agree(x, rc)) < 0 || (rc = x->alltoall(x->ctx, out, in)) < 0)
+    if ((rc = x->alltoall(x->ctx, rc, out, in)) < 0)
         goto out;
+    rc = 0;
     for (int q = 0; q < K && rc == 0; q++)
         for (size_t off = 0; off + sizeof(struct coll_answer) <= in[q].len; off += sizeof(struct coll_answer)) {
             struct coll_answer a;
@@ -460,11 +461,10 @@ int dg_match_build_dist(const struct dg_mpilog *const *logs, int nranks, const i
     }
     if (rc == 0)
         rc = post_envelopes(m, owner, K, me, env, col);
-    if ((rc = dg_xchg_agree(x, rc)) < 0 || (rc = x->alltoall(x->ctx, env, ein)) < 0 ||
-        (rc = x->alltoall(x->ctx, col, cin)) < 0)
+    if ((rc = x->alltoall(x->ctx, rc, env, ein)) < 0 || (rc = x->alltoall(x->ctx, 0, col, cin)) < 0)
         goto out;
     rc = join(m, K, me, ein, ans);
-    if ((rc = dg_xchg_agree(x, rc)) < 0 || (rc = x->alltoall(x->ctx, ans, ain)) < 0)
+    if ((rc = x->alltoall(x->ctx, rc, ans, ain)) < 0)
         goto out;
     rc = take_answers(m, K, ain);
     if (rc == 0)

@@ -88,7 +88,6 @@ struct replay {
     size_t nwork;
     uint8_t *queued;
     struct dg_bytes *out, *in;
-    size_t sent;            /* notes put into out this round */
     int rc;
 };
 
@@ -179,7 +178,6 @@ static void note(struct replay *R, int to_proc, const struct note *n)
         return; /* nobody holds it: nobody waits for it */
     if (!dg_bytes_put(&R->out[to_proc], n, sizeof *n))
         R->rc = TRACE_ERR_NOMEM;
-    R->sent++;
 }
 
 static void note_rank(struct replay *R, int kind, struct dg_pos at)
@@ -521,10 +519,9 @@ static int setup(struct replay *R, const struct dg_move *const *moves, const uin
  * to do, or a negative status. */
 static int round_trip(struct replay *R, const struct dg_xchg *x)
 {
-    int rc = dg_xchg_agree(x, R->rc);
-    if (rc < 0 || (rc = x->alltoall(x->ctx, R->out, R->in)) < 0)
+    int rc = x->alltoall(x->ctx, R->rc, R->out, R->in);
+    if (rc < 0)
         return rc;
-    R->sent = 0;
     for (int q = 0; q < R->K; q++) {
         for (size_t off = 0; off + sizeof(struct note) <= R->in[q].len; off += sizeof(struct note)) {
             struct note n;
@@ -533,10 +530,9 @@ static int round_trip(struct replay *R, const struct dg_xchg *x)
         }
         dg_bytes_free(&R->in[q]);
     }
-    int64_t left = (int64_t)R->nwork + (int64_t)R->sent;
-    if ((rc = dg_xchg_agree(x, R->rc)) < 0 || (x->nprocs > 1 && (rc = x->allreduce(x->ctx, &left, 1, DG_XCHG_SUM)) < 0))
-        return rc;
-    return left > 0;
+    /* every process ran out of work before this exchange: if nothing
+     * travelled, nothing can start again */
+    return rc;
 }
 
 /* Where this process's ranks stopped; what a collective record waits
@@ -576,8 +572,8 @@ static int where_stopped(struct replay *R, const struct dg_xchg *x, struct dg_st
                 }
         }
     }
-    int rc = dg_xchg_agree(x, R->rc);
-    if (rc < 0 || (rc = x->alltoall(x->ctx, R->out, R->in)) < 0)
+    int rc = x->alltoall(x->ctx, R->rc, R->out, R->in);
+    if (rc < 0)
         return rc;
     for (int q = 0; q < R->K; q++) {
         for (size_t off = 0; off + sizeof(struct note) <= R->in[q].len; off += sizeof(struct note)) {

@@ -55,12 +55,17 @@ static void combine(int64_t *acc, const int64_t *v, int n, enum dg_xchg_op op)
 
 /* ---- one process ---------------------------------------------------------------------- */
 
-static int serial_alltoall(void *ctx, struct dg_bytes *out, struct dg_bytes *in)
+static int serial_alltoall(void *ctx, int status, struct dg_bytes *out, struct dg_bytes *in)
 {
     (void)ctx;
+    if (status < 0) {
+        dg_bytes_free(&out[0]);
+        in[0] = (struct dg_bytes){0};
+        return status;
+    }
     in[0] = out[0];
     out[0] = (struct dg_bytes){0};
-    return 0;
+    return in[0].len > 0;
 }
 
 static int serial_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
@@ -101,22 +106,35 @@ struct member {
     int rc;
 };
 
-static int threads_alltoall(void *ctx, struct dg_bytes *out, struct dg_bytes *in)
+static int threads_alltoall(void *ctx, int status, struct dg_bytes *out, struct dg_bytes *in)
 {
     struct member *m = ctx;
     struct group *g = m->g;
-    int K = g->K, me = m->x.proc;
+    int K = g->K, me = m->x.proc, rc = 0;
+    bool any = false;
+    g->status[me] = status < 0 ? status : 0;
     for (int q = 0; q < K; q++) {
+        if (status < 0)
+            dg_bytes_free(&out[q]);
         g->box[me * K + q] = out[q];
         out[q] = (struct dg_bytes){0};
     }
     pthread_barrier_wait(&g->bar);
     for (int q = 0; q < K; q++) {
-        in[q] = g->box[q * K + me];
-        g->box[q * K + me] = (struct dg_bytes){0};
+        if (g->status[q] < rc)
+            rc = g->status[q];
+        for (int t = 0; t < K; t++)
+            any |= g->box[q * K + t].len > 0;
     }
     pthread_barrier_wait(&g->bar);
-    return 0;
+    for (int q = 0; q < K; q++) {
+        in[q] = g->box[q * K + me];
+        g->box[q * K + me] = (struct dg_bytes){0};
+        if (rc < 0)
+            dg_bytes_free(&in[q]);
+    }
+    pthread_barrier_wait(&g->bar);
+    return rc < 0 ? rc : any;
 }
 
 static int threads_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)

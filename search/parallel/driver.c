@@ -145,36 +145,56 @@ static int mpi_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
     return 0;
 }
 
-/* Sizes first, then the bytes straight from and into each process's
- * buffer (addresses relative to MPI_BOTTOM), with MPI-4's large counts. */
-static int mpi_alltoall(void *ctx, struct dg_bytes *out, struct dg_bytes *in)
+/* What each process tells each other one before the bytes: how many
+ * bytes it sends it, its status, and whether it sends anything at all. */
+struct xhead {
+    int64_t len, status, any;
+};
+
+/* The headers first (the statuses and the end of a replay's rounds ride
+ * on them), then the bytes straight from and into each process's buffers
+ * (addresses relative to MPI_BOTTOM), with MPI-4's large counts.  Three
+ * collective calls where something travels, one where nothing does. */
+static int mpi_alltoall(void *ctx, int status, struct dg_bytes *out, struct dg_bytes *in)
 {
     (void)ctx;
     int K = 0, rc = 0;
     MPI_Comm_size(par_comm, &K);
-    uint64_t *ssz = calloc((size_t)K * 2, sizeof *ssz);
+    struct xhead *h = calloc((size_t)K * 2, sizeof *h);
     MPI_Count *cnt = calloc((size_t)K * 2, sizeof *cnt);
     MPI_Aint *dsp = calloc((size_t)K * 2, sizeof *dsp);
-    int64_t ok = ssz && cnt && dsp;
-    if (ok)
-        for (int q = 0; q < K; q++)
-            ssz[q] = out[q].len;
-    /* every process learns whether all can go on before anything else */
-    mpi_allreduce(NULL, &ok, 1, DG_XCHG_MIN);
-    if (!ok) {
-        rc = TRACE_ERR_NOMEM;
+    struct xhead mine = {0, status < 0 ? status : 0, 0};
+    if (!h || !cnt || !dsp) {
+        /* cannot even say so in a header: end the job rather than hang */
+        fprintf(stderr, "commhint: error: out of memory in the cross-rank stage\n");
+        MPI_Abort(par_comm, 1);
+    }
+    for (int q = 0; q < K; q++)
+        mine.any |= out[q].len > 0;
+    for (int q = 0; q < K; q++) {
+        h[q] = mine;
+        h[q].len = mine.status < 0 ? 0 : (int64_t)out[q].len;
+    }
+    struct xhead *hin = h + K;
+    MPI_Request req;
+    MPI_Ialltoall(h, 3, MPI_INT64_T, hin, 3, MPI_INT64_T, par_comm, &req);
+    wait_gently(&req);
+    int64_t low = 0, any = 0;
+    for (int q = 0; q < K; q++) {
+        low = hin[q].status < low ? hin[q].status : low;
+        any |= hin[q].any;
+        in[q] = (struct dg_bytes){0};
+    }
+    if (low < 0 || !any) {
+        rc = low < 0 ? (int)low : 0;
         goto out;
     }
-    uint64_t *rsz = ssz + K;
-    MPI_Request req;
-    MPI_Ialltoall(ssz, 1, MPI_UINT64_T, rsz, 1, MPI_UINT64_T, par_comm, &req);
-    wait_gently(&req);
-    for (int q = 0; q < K && ok; q++) {
-        in[q] = (struct dg_bytes){0};
-        if (rsz[q] && !(in[q].p = malloc((size_t)rsz[q])))
+    int64_t ok = 1;
+    for (int q = 0; q < K && ok; q++)
+        if (hin[q].len && !(in[q].p = malloc((size_t)hin[q].len)))
             ok = 0;
-        in[q].len = in[q].cap = (size_t)rsz[q];
-    }
+        else
+            in[q].len = in[q].cap = (size_t)hin[q].len;
     mpi_allreduce(NULL, &ok, 1, DG_XCHG_MIN);
     if (!ok) {
         for (int q = 0; q < K; q++)
@@ -192,10 +212,11 @@ static int mpi_alltoall(void *ctx, struct dg_bytes *out, struct dg_bytes *in)
     }
     MPI_Ialltoallv_c(MPI_BOTTOM, cnt, dsp, MPI_BYTE, MPI_BOTTOM, rcnt, rdsp, MPI_BYTE, par_comm, &req);
     wait_gently(&req);
+    rc = 1;
 out:
     for (int q = 0; q < K; q++)
         dg_bytes_free(&out[q]);
-    free(ssz);
+    free(h);
     free(cnt);
     free(dsp);
     return rc;

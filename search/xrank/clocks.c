@@ -50,8 +50,8 @@ static int share_maps(const struct dg_mpilog *const *logs, int P, const struct d
             if (q != x->proc && !dg_bytes_put(&out[q], &it, sizeof it))
                 rc = TRACE_ERR_NOMEM;
     }
-    if ((rc = dg_xchg_agree(x, rc)) == 0 && (rc = x->alltoall(x->ctx, out, in)) == 0)
-        for (int q = 0; q < K; q++)
+    if ((rc = x->alltoall(x->ctx, rc, out, in)) >= 0)
+        for (int q = (rc = 0); q < K; q++)
             for (size_t off = 0; off + sizeof(struct cm_item) <= in[q].len; off += sizeof(struct cm_item)) {
                 struct cm_item it;
                 memcpy(&it, in[q].p + off, sizeof it);

@@ -571,7 +571,7 @@ static int gather(struct ws *w)
     }
     if (x->proc != 0)
         w->nent = 0;
-    if ((rc = dg_xchg_agree(x, rc)) == 0 && (rc = x->alltoall(x->ctx, out, in)) == 0) {
+    if ((rc = x->alltoall(x->ctx, rc, out, in)) >= 0) {
         bool nomem = false;
         for (int q = 1; q < K && !nomem; q++)
             for (size_t off = 0; off + sizeof(struct ent_wire) <= in[q].len && !nomem;
