@@ -77,6 +77,28 @@ for k in 1 2 4 8; do
     else not_ok "synthetic 64 ranks, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
 done
 
+# Programs whose aggregation hints are judged by replays of changed runs
+# (the deadlock checks: a group delaying sends past blocking calls on all
+# its ranks at once; the replay spread over the processes), on 4 ranks (2
+# for deadlock.c) by 2, 3 and 4 processes, with the explanations of the
+# groups they forbid.
+for prog in agg-sendrecv deadlock-symmetric deadlock; do
+    bin=$WORK/$prog
+    np=4
+    [ "$prog" = deadlock ] && np=2
+    build_prog "tests/e2e/programs/$prog.c" "$bin" -O0 >/dev/null 2>&1
+    trace_run "$WORK/dl-$prog" "$np" "$bin"
+    expect_eq "$prog: traced on $np ranks" "$?" 0
+    want=$("$CH" hints "$WORK/dl-$prog" --format=json --all --explain --waits 2>&1)
+    for k in 2 3 4; do
+        got=$("$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/dl-$prog" --format=json --all --explain --waits 2>&1)
+        if [ "$got" = "$want" ]; then ok "$prog, $k processes: same JSON and messages as serial"
+        else not_ok "$prog, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+    done
+done
+expect_match "deadlock-symmetric: a group is forbidden by the replay of the changed run" \
+    "$("$CH" hints "$WORK/dl-deadlock-symmetric" --format=json --all --explain 2>/dev/null)" 'deadlock'
+
 # A missing rank file, a truncated one (cut short) and a damaged one (left out).
 bad=$WORK/jacobi8-bad
 cp -r "$dir" "$bad"
