@@ -785,6 +785,15 @@ static bool run_range_fits(const struct trace_range *r, int64_t s, uint64_t reps
     return lo >= 0 && hi + (__int128)r->len <= ((__int128)1 << 64);
 }
 
+/* Whether no range of len bytes at the addresses a[0 .. reps) wraps around. */
+static bool run_column_fits(const uint64_t *a, uint64_t len, uint64_t reps)
+{
+    for (uint64_t j = 0; len && j < reps; j++)
+        if (a[j] + len < a[j])
+            return false;
+    return true;
+}
+
 int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
                            const struct dg_run **out)
 {
@@ -796,6 +805,7 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
     d->reps = r->reps;
     d->period = r->period;
     d->granular = true;
+    d->irregular = false;
     for (uint32_t p = 0; p < r->period; p++) {
         const struct trace_event *tev = &r->ph[p].ev;
         if (tev->kind != TRACE_EV_COMP || tev->nranges > DG_RUN_MAX_ADDRS)
@@ -803,6 +813,13 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
         for (uint32_t k = 0; k < tev->nranges; k++) {
             const struct trace_range *x = &tev->ranges[k];
             int64_t st = r->ph[p].stride[k];
+            if (r->ph[p].addr && r->ph[p].addr[k]) {
+                /* each event's own address: the shadow takes them one by one */
+                if (!run_column_fits(r->ph[p].addr[k], x->len, r->reps))
+                    return 0;
+                d->irregular = true;
+                continue;
+            }
             if (!run_range_fits(x, st, r->reps))
                 return 0;
             if (x->len && (x->addr % 4 || x->len % 4 || x->len > 4096 || (uint64_t)st % 4))
@@ -811,6 +828,7 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
         convert_common(&d->ph[p].ev, tev);
         d->ph[p].stride = r->ph[p].stride;
         d->ph[p].diter = r->ph[p].diter;
+        d->ph[p].addr = r->ph[p].addr;
     }
     /* the latest event of each phase's site: its last repetition (phases
      * later in the period come later, so a site in two phases ends at the
@@ -822,12 +840,15 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
     }
     /* its last events, for the companions of a call right after it */
     uint64_t total = r->reps * r->period;
-    for (uint64_t t = total > RECENT ? total - RECENT : 0; t < total; t++) {
-        struct dg_event ev;
+    uint64_t t = total > RECENT ? total - RECENT : 0, j = t / r->period;
+    for (uint32_t p = (uint32_t)(t % r->period); t < total; t++) {
+        const struct dg_run_phase *ph = &d->ph[p];
         struct dg_range rg[DG_RUN_MAX_ADDRS];
-        static _Thread_local struct trace_iter it[TRACE_MAX_LOOP_DEPTH];
-        dg_run_event(d, t, &ev, rg, it);
-        recent_add(b, ev.index, ev.site, ev.nranges, ev.ranges);
+        for (uint32_t k = 0; k < ph->ev.nranges; k++)
+            rg[k] = (struct dg_range){dg_run_addr(ph, k, j), ph->ev.ranges[k].len, ph->ev.ranges[k].write};
+        recent_add(b, r->first + t, ph->ev.site, ph->ev.nranges, rg);
+        if (++p == r->period)
+            p = 0, j++;
     }
     *out = d;
     return 1;
@@ -842,7 +863,7 @@ void dg_run_event(const struct dg_run *r, uint64_t t, struct dg_event *ev,
     ev->index = r->first + t;
     for (uint32_t k = 0; k < ev->nranges; k++) {
         ranges[k] = ev->ranges[k];
-        ranges[k].addr += j * (uint64_t)ph->stride[k];
+        ranges[k].addr = dg_run_addr(ph, k, j);
     }
     for (uint32_t k = 0; k < ev->depth; k++) {
         iters[k] = ev->iters[k];

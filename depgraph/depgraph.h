@@ -226,13 +226,23 @@ struct dg_run_phase {
     struct dg_event ev;      /* repetition 0 */
     const int64_t *stride;   /* ev.nranges entries, bytes per repetition */
     const uint64_t *diter;   /* ev.depth entries, iterations per repetition */
+    const uint64_t *const *addr; /* as trace_run_phase.addr: NULL, or per range NULL
+                                    (strided) or its address in each repetition */
 };
+
+/* Range k's address in repetition j of a run's phase. */
+static inline uint64_t dg_run_addr(const struct dg_run_phase *ph, uint32_t k, uint64_t j)
+{
+    return ph->addr && ph->addr[k] ? ph->addr[k][j]
+                                   : ph->ev.ranges[k].addr + j * (uint64_t)ph->stride[k];
+}
 
 struct dg_run {
     uint64_t first, reps;
     uint32_t period;         /* 1 .. DG_RUN_PERIOD_MAX */
     bool granular;           /* every range starts, ends and moves on 4-byte
                                 boundaries and is at most 4 KiB long */
+    bool irregular;          /* some phase has addresses without a stride (addr) */
     struct dg_run_phase ph[DG_RUN_PERIOD_MAX];
 };
 

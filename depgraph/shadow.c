@@ -255,6 +255,24 @@ static inline void pending_do(const struct pending *x)
     }
 }
 
+/* Queues the store of v into the n granules at address a of page p (kind
+ * k), after a prefetch of their line; the oldest pending store is made if
+ * the queue is full. */
+static inline void pending_push(struct dg_shadow *s, struct shadow_page *p, uint64_t a, int k,
+                                unsigned n, uint64_t v)
+{
+    unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
+    __builtin_prefetch(&p->v[k][g], 1, 3);
+    unsigned at = (s->pend_head + s->npend) % PENDING;
+    if (s->npend == PENDING) {
+        pending_do(&s->pend[s->pend_head]);
+        s->pend_head = (s->pend_head + 1) % PENDING;
+    } else {
+        s->npend++;
+    }
+    s->pend[at] = (struct pending){p, v, g, (unsigned)k, n};
+}
+
 /* Makes every pending store, oldest first: before anything else reads or
  * writes the shadow.  Const for the queries: what is pending is part of the
  * shadow's value, not of its state. */
@@ -397,16 +415,7 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
         struct shadow_page *p = page_make(s, a >> PAGE_SHIFT, &rc);
         if (!p)
             return rc;
-        unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
-        __builtin_prefetch(&p->v[k][g], 1, 3);
-        unsigned at = (s->pend_head + s->npend) % PENDING;
-        if (s->npend == PENDING) {
-            pending_do(&s->pend[s->pend_head]);
-            s->pend_head = (s->pend_head + 1) % PENDING;
-        } else {
-            s->npend++;
-        }
-        s->pend[at] = (struct pending){p, v, g, (unsigned)k, (unsigned)(r->len / GRAN)};
+        pending_push(s, p, a, k, (unsigned)(r->len / GRAN), v);
         return 0;
     }
     pending_flush(s);
@@ -429,6 +438,66 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
 
 /* ---- runs ----------------------------------------------------------------------------- */
 
+/* A run with irregular addresses (a column's): its accesses in event order
+ * as dg_shadow_update would make them, so that the stores of the irregular
+ * ones (a gather's, which miss) stay in flight with the others, in order;
+ * an aligned int or double finds its page without a look-up while it stays
+ * in the page it was in. */
+static int update_run_events(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
+                             bool writes_only)
+{
+    const uint32_t P = r->period;
+    uint32_t p = (uint32_t)(t0 % P), n = 0, off[DG_RUN_PERIOD_MAX + 1];
+    uint64_t j = t0 / P;
+    /* the accesses to make, phase by phase, each with the page it was in last time */
+    struct {
+        const uint64_t *col; /* its address in each repetition, or NULL: strided */
+        uint64_t addr, len, pno;
+        int64_t stride;
+        struct shadow_page *page;
+        bool write;
+    } acc[DG_RUN_PERIOD_MAX * DG_RUN_MAX_ADDRS];
+    for (uint32_t q = 0; q < P; q++) {
+        const struct dg_run_phase *ph = &r->ph[q];
+        off[q] = n;
+        for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+            const struct dg_range *x = &ph->ev.ranges[k];
+            if (!x->len || (writes_only && !x->write))
+                continue;
+            acc[n].col = ph->addr ? ph->addr[k] : NULL;
+            acc[n].addr = x->addr;
+            acc[n].len = x->len;
+            acc[n].pno = UINT64_MAX;
+            acc[n].stride = ph->stride[k];
+            acc[n++].write = x->write;
+        }
+    }
+    off[P] = n;
+    for (uint64_t t = t0; t < t1; t++) {
+        for (uint32_t i = off[p]; i < off[p + 1]; i++) {
+            uint64_t a = acc[i].col ? acc[i].col[j] : acc[i].addr + j * (uint64_t)acc[i].stride;
+            uint64_t len = acc[i].len;
+            int rc;
+            if ((len == 8 || len == 4) && (a & (len - 1)) == 0) {
+                if (a >> PAGE_SHIFT != acc[i].pno) {
+                    if (!(acc[i].page = page_make(s, a >> PAGE_SHIFT, &rc)))
+                        return rc;
+                    acc[i].pno = a >> PAGE_SHIFT;
+                }
+                pending_push(s, acc[i].page, a, acc[i].write ? 0 : 1, (unsigned)(len / GRAN),
+                             r->first + t + 1);
+            } else {
+                struct dg_range x = {a, len, acc[i].write};
+                if ((rc = dg_shadow_update(s, &x, r->first + t)) < 0)
+                    return rc;
+            }
+        }
+        if (++p == P)
+            p = 0, j++;
+    }
+    return 0;
+}
+
 int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
                          bool writes_only)
 {
@@ -438,6 +507,17 @@ int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t
     /* per access of the period, the page it was in last time */
     uint64_t pno_of[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
     struct shadow_page *page_of[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    if (writes_only) {
+        /* most runs write nothing (a gather, a reduction into a register) */
+        bool any = false;
+        for (uint32_t q = 0; q < P; q++)
+            for (uint32_t k = 0; k < r->ph[q].ev.nranges; k++)
+                any |= r->ph[q].ev.ranges[k].write && r->ph[q].ev.ranges[k].len;
+        if (!any)
+            return 0;
+    }
+    if (r->irregular)
+        return update_run_events(s, r, t0, t1, writes_only);
     memset(pno_of, 0xff, sizeof pno_of);
     pending_flush(s);
     /* In event order, as dg_shadow_update would store them; whole granules

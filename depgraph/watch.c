@@ -422,7 +422,7 @@ uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r,
             uint64_t j = t / P;
             for (uint32_t k = 0; k < ph->ev.nranges; k++) {
                 struct dg_range x = ph->ev.ranges[k];
-                x.addr += j * (uint64_t)ph->stride[k];
+                x.addr = dg_run_addr(ph, k, j);
                 if (range_visit(w, &x, false))
                     return t;
             }
@@ -442,6 +442,19 @@ uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r,
             const struct dg_range *x = &ph->ev.ranges[k];
             if (!x->len)
                 continue;
+            if (ph->addr && ph->addr[k]) {
+                /* no stride: each repetition's address looked up */
+                for (uint64_t j = jl; j <= jh && j * P + p < best; j++) {
+                    struct dg_range y = {ph->addr[k][j], x->len, x->write};
+                    if (range_visit(w, &y, false)) {
+                        best = j * P + p;
+                        if (best == t0)
+                            return best;
+                        jh = j;
+                    }
+                }
+                continue;
+            }
             for (uint32_t i = 0; i < w->nitems; i++) {
                 const struct item *it = &w->items[i];
                 if (!it->alive || it->is_key || !(it->r.write || x->write))

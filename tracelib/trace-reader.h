@@ -300,12 +300,25 @@ void trace_set_call_depth(struct trace *t, unsigned frames);
  * j * ph[p].stride[k] bytes (modulo 2^64) and the iteration count of level
  * l by j * ph[p].diter[l].  A reader returns a run only where that is
  * exactly what expanding the REPEAT gives: the loop records between the
- * events change the iteration vector by the same amount every repetition. */
+ * events change the iteration vector by the same amount every repetition.
+ * A REPEAT_COL's irregular addresses (taken from its column) have no
+ * stride: for such a range k, ph[p].addr[k] holds its address in each
+ * repetition (reps entries; ph[p].addr[k][0] is ev.ranges[k].addr) and
+ * stride[k] is 0; trace_run_addr gives either kind. */
 struct trace_run_phase {
     struct trace_event ev;   /* the phase's event in repetition 0 (TRACE_EV_COMP) */
     const int64_t *stride;   /* ev.nranges entries */
     const uint64_t *diter;   /* ev.depth entries */
+    const uint64_t *const *addr; /* NULL if every range is strided, else ev.nranges
+                                    entries, NULL for a strided range */
 };
+
+/* Range k's address in repetition j of a run's phase. */
+static inline uint64_t trace_run_addr(const struct trace_run_phase *ph, uint32_t k, uint64_t j)
+{
+    return ph->addr && ph->addr[k] ? ph->addr[k][j]
+                                   : ph->ev.ranges[k].addr + j * (uint64_t)ph->stride[k];
+}
 
 struct trace_run {
     uint64_t first;          /* index of its first event */
@@ -337,9 +350,10 @@ const char *trace_cursor_error(const struct trace_cursor *c);
  * of computation events may come as one run: 2 with *run set (borrowed
  * until the next call) and *ev NULL; 1 with *ev set and *run NULL for an
  * event; 0 at the end; negative on malformed input.  Which stretches come
- * as runs is the reader's choice (the first repetition of a REPEAT record
- * and its last partial one come as events); the events are the same
- * either way. */
+ * as runs is the reader's choice (a REPEAT or REPEAT_COL record's whole
+ * repetitions, its first one only if its events' iteration vectors lie on
+ * the lines of the next ones; its last partial one comes as events); the
+ * events are the same either way. */
 int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
                           const struct trace_run **run);
 

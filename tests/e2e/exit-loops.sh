@@ -49,6 +49,15 @@ for O in O1 O2 O3; do
         expect_eq "$O $v: output is the uninstrumented run's" "$(grep '^exit-loops:' "$WORK/t-$v-$O.out")" "$plain"
     done
     same_events "exit-loops $O" "$WORK/t-el-$O" "$WORK/t-el0-$O"
+    # a REPEAT_COL's repetitions reach the engine as one run (its irregular
+    # addresses listed): the same hints as event by event and as the
+    # reference engine's
+    h=(hints "$WORK/t-el-$O" --format=json --stable --all --waits)
+    "$CH" "${h[@]}" >"$WORK/h-$O.runs" 2>/dev/null
+    "$CH" "${h[@]}" --expand-runs >"$WORK/h-$O.events" 2>/dev/null
+    "$CH" "${h[@]}" --engine=reference >"$WORK/h-$O.ref" 2>/dev/null
+    same_file "exit-loops $O: hints on whole runs identical to --expand-runs" "$WORK/h-$O.events" "$WORK/h-$O.runs"
+    same_file "exit-loops $O: hints on whole runs identical to the reference engine's" "$WORK/h-$O.ref" "$WORK/h-$O.runs"
 done
 
 # every encoding of the runtime, and a stamping run, make the same records

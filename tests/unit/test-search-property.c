@@ -1012,12 +1012,17 @@ static void test_engines_agree_long(void **state)
 /* ---- runs: the streaming engine on whole runs against the same events one
  * by one ------------------------------------------------------------------------------- */
 
+#define COL_REPS 400 /* the longest run with irregular ranges */
+
 struct run_store {
     struct dg_run r;
     struct dg_range rg[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
     int64_t st[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
     struct trace_iter it[DG_RUN_PERIOD_MAX][MAXD];
     uint64_t di[DG_RUN_PERIOD_MAX][MAXD];
+    /* irregular ranges (a REPEAT_COL's column): an address per repetition */
+    uint64_t col[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS][COL_REPS];
+    const uint64_t *ap[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
 };
 
 /* A random run from index first over an address space of `space` bytes:
@@ -1060,6 +1065,19 @@ static void gen_run(struct run_store *s, uint64_t first, uint64_t space)
             if (st < 0 && x->addr < (uint64_t)(-st) * r->reps + BASE)
                 st = -st; /* stay in the address space */
             s->st[p][k] = st;
+            s->ap[p][k] = NULL;
+            if (r->reps <= COL_REPS && chance(25)) {
+                /* no stride: random addresses (a gather), now and then the same */
+                for (uint64_t j = 0; j < r->reps; j++) {
+                    uint64_t a = BASE + between(0, space - 1);
+                    s->col[p][k][j] = j && chance(20) ? s->col[p][k][j - 1] : odd ? a : a & ~(uint64_t)3;
+                }
+                x->addr = s->col[p][k][0];
+                s->st[p][k] = 0;
+                s->ap[p][k] = s->col[p][k];
+                r->ph[p].addr = s->ap[p];
+                r->irregular = true;
+            }
         }
         e->nranges = nr;
         e->ranges = s->rg[p];

@@ -4,7 +4,7 @@
  * (modules, translation units, clock, lost, end) that only update state.
  * CHT_REC_REPEAT and CHT_REC_REPEAT_COL records are expanded here, from a
  * per-thread history of the last COMP/LOOP records, into the records they
- * stand for; CHT_REC_PACK records are decoded here (pack.c) into theirs.
+ * stand for, or handed over as runs (run.c); CHT_REC_PACK records are decoded here (pack.c) into theirs.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,76 +13,7 @@
 
 #include "reader-private.h"
 
-/* A history record: a COMP (at most CHT_REPEAT_MAX_ADDRS addresses) or LOOP
- * record as 16 bytes of header, id and reserved word, then its addresses. */
-struct rd_hent {
-    uint64_t w[2 + CHT_REPEAT_MAX_ADDRS];
-};
-
-struct rd_thread {
-    uint32_t thread;
-    uint32_t depth;
-    struct trace_iter *stack; /* RD_MAX_LOOP_DEPTH entries, never moves */
-    struct rd_hent *hist;     /* CHT_REPEAT_PERIOD_MAX entries, a ring */
-    uint32_t nhist;           /* valid entries */
-    uint32_t head;            /* slot of the next record */
-    struct rd_pack_table pack; /* its PACK records' predictions */
-};
-
-struct trace_cursor {
-    struct trace *t;
-    int rank;
-    unsigned flags;
-    struct trace_stream *s;
-    struct rd_rank *r;
-
-    struct trace_event ev;
-    struct trace_range *ranges;
-    size_t ranges_cap;
-    const struct cht_rec_complete **complete;
-    size_t complete_cap;
-    struct trace_range args[2][RD_MAX_ARGS]; /* of the current MPI event */
-
-    struct rd_thread *threads;
-    size_t nthreads, threads_cap;
-    size_t last_thread;
-    struct rd_modules mods;   /* where the rank's code was loaded (modules.c) */
-
-    struct trace_cursor_stats st;
-    uint64_t index;           /* COMP and MPI events returned so far */
-
-    /* the REPEAT record being expanded */
-    uint32_t rep_left;        /* records still to produce; 0: none */
-    uint32_t rep_period, rep_phase;
-    size_t rep_thread;        /* index in threads */
-    uint32_t rep_off[CHT_REPEAT_PERIOD_MAX];
-    int64_t rep_stride[CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS];
-    int32_t *rep_col;         /* REPEAT_COL: its column (CHT_REPEAT_COL_MAX entries), */
-    uint32_t rep_ncol, rep_icol; /* its length and the next entry to take */
-    bool rep_is_col;          /* the REPEAT being expanded is a REPEAT_COL */
-    uint32_t rep_count;       /* records the REPEAT stands for */
-    bool rep_norun;           /* no run is to be made of it (any more) */
-
-    /* the PACK record being decoded */
-    struct rd_pack pack;
-    size_t pack_thread;       /* index in threads */
-
-    /* the run last returned (TRACE_CURSOR_RUNS) */
-    struct trace_run run;
-    struct trace_run_phase run_ph[CHT_REPEAT_PERIOD_MAX];
-    struct trace_range run_ranges[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS];
-    int64_t run_stride[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS];
-    uint32_t run_depth[2][CHT_REPEAT_PERIOD_MAX];
-    struct trace_iter *run_iters; /* [2][PERIOD_MAX][RD_MAX_LOOP_DEPTH]: two repetitions */
-    uint64_t *run_diter;          /* [PERIOD_MAX][RD_MAX_LOOP_DEPTH] */
-    struct trace_iter *run_sim;   /* [RD_MAX_LOOP_DEPTH]: a loop stack to simulate on */
-    uint64_t *run_dend;           /* [RD_MAX_LOOP_DEPTH]: the stack's change per repetition */
-    bool finished;
-    bool ev_comp_only;        /* ev's fields other than a COMP event's are 0 */
-    bool cut_short;
-    int status;
-    char msg[512];
-};
+#include "cursor-state.h"
 
 static int cursor_fail(struct trace_cursor *c, int status)
 {
@@ -180,7 +111,9 @@ void trace_cursor_close(struct trace_cursor *c)
     rd_pack_free(&c->pack);
     free(c->run_diter);
     free(c->run_sim);
+    free(c->run_from);
     free(c->run_dend);
+    free(c->run_col);
     free(c);
 }
 
@@ -470,27 +403,6 @@ static int add_module(struct trace_cursor *c, const struct cht_rec *rec)
 
 /* ---- runs: the history and CHT_REC_REPEAT ------------------------------- */
 
-/* Addresses of a history record. */
-static uint32_t hent_naddr(const struct rd_hent *e)
-{
-    const struct cht_rec *h = (const void *)e->w;
-    return h->type == CHT_REC_COMP ? h->aux : 0;
-}
-
-/* The history record `back` (1 = the latest) positions ago. */
-static struct rd_hent *hist_ent(struct rd_thread *th, uint32_t back)
-{
-    return &th->hist[(th->head + CHT_REPEAT_PERIOD_MAX - back) % CHT_REPEAT_PERIOD_MAX];
-}
-
-/* The latest record went into the slot at head. */
-static inline void hist_advance(struct rd_thread *th)
-{
-    th->head = (th->head + 1) % CHT_REPEAT_PERIOD_MAX;
-    if (th->nhist < CHT_REPEAT_PERIOD_MAX)
-        th->nhist++;
-}
-
 /* Updates the history with a record of the thread (REPEAT records aside). */
 static void hist_note(struct rd_thread *th, const struct cht_rec *rec)
 {
@@ -567,7 +479,7 @@ static __attribute__((noinline)) int repeat_start(struct trace_cursor *c, struct
     c->rep_is_col = col;
     c->rep_left = count;
     c->rep_count = count;
-    c->rep_norun = col; /* a run needs strides: a column's records come as events */
+    c->rep_norun = false;
     c->rep_phase = 0;
     c->rep_thread = (size_t)(th - c->threads);
     return 0;
@@ -598,164 +510,6 @@ static const struct cht_rec *repeat_next(struct trace_cursor *c, struct rd_threa
         c->rep_phase = 0;
     c->rep_left--;
     return (const void *)to->w;
-}
-
-/* A REPEAT as a run: after its first repetition has been expanded (so the
- * period's records are the last P of the history, and the loop stack is the
- * one the second repetition starts from), its remaining whole repetitions
- * become one run if the loop records of a repetition leave the shape of
- * the loop stack (depth and loops) as they found it.  Then every later
- * repetition applies the same operations to the same shape: levels that
- * stay get the same number of ITERs each time, levels pushed inside start
- * afresh, so each event's iteration vector grows linearly from the second
- * repetition on (the first one may differ: what it finds on the stack was
- * left by other code, which is why it is expanded).  Simulating the second
- * and third repetitions on a copy gives the start and the slope.  Leaves
- * the cursor as expanding the run would: index, statistics, loop stack and
- * history.  1 with c->run set, 0 if not (then the REPEAT is expanded),
- * negative if out of memory. */
-#define RUN_MIN_EVENTS 8
-
-static __attribute__((noinline)) int run_start(struct trace_cursor *c, struct rd_thread *th)
-{
-    uint32_t P = c->rep_period, R = c->rep_left / P, pc = 0, pos, q, k, e, depth;
-    uint32_t comp_pos[CHT_REPEAT_PERIOD_MAX];
-    struct rd_hent base[CHT_REPEAT_PERIOD_MAX];
-    uint64_t naddr = 0;
-
-    c->rep_norun = true;
-    if (R < 1)
-        return 0;
-    for (pos = 0; pos < P; pos++) {
-        base[pos] = *hist_ent(th, P - pos);
-        if (((const struct cht_rec *)base[pos].w)->type == CHT_REC_COMP) {
-            comp_pos[pc++] = pos;
-            naddr += ((const struct cht_rec *)base[pos].w)->aux;
-        }
-    }
-    if (!pc || (uint64_t)R * pc < RUN_MIN_EVENTS)
-        return 0;
-    if (!c->run_iters) {
-        c->run_iters = malloc(2 * CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_iters));
-        c->run_diter = malloc(CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_diter));
-        c->run_sim = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_sim));
-        c->run_dend = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_dend));
-        if (!c->run_iters || !c->run_diter || !c->run_sim || !c->run_dend)
-            return nomem(c);
-    }
-    /* repetitions 1 and 2 on a copy of the stack */
-    depth = th->depth;
-    memcpy(c->run_sim, th->stack, depth * sizeof(*c->run_sim));
-    for (q = 0; q < 2; q++) {
-        for (pos = 0, e = 0; pos < P; pos++) {
-            const struct cht_rec *h = (const void *)base[pos].w;
-            if (h->type == CHT_REC_LOOP) {
-                if (rd_loop_op(c->run_sim, &depth, h) < 0)
-                    return 0; /* expanding reports it */
-                continue;
-            }
-            memcpy(c->run_iters + ((size_t)q * CHT_REPEAT_PERIOD_MAX + e) * RD_MAX_LOOP_DEPTH,
-                   c->run_sim, depth * sizeof(*c->run_sim));
-            c->run_depth[q][e++] = depth;
-        }
-        if (q == 0) {
-            if (depth != th->depth)
-                return 0;
-            for (k = 0; k < depth; k++) {
-                if (c->run_sim[k].loop != th->stack[k].loop)
-                    return 0;
-                c->run_dend[k] = c->run_sim[k].iter - th->stack[k].iter;
-            }
-        }
-    }
-    /* the events of repetition 1, and their slopes */
-    for (e = 0; e < pc; e++) {
-        const struct cht_rec_comp *rc = (const void *)base[comp_pos[e]].w;
-        const uint64_t *addr = (const uint64_t *)(rc + 1);
-        const int64_t *d = c->rep_stride + c->rep_off[comp_pos[e]];
-        struct trace_run_phase *ph = &c->run_ph[e];
-        struct trace_event *ev = &ph->ev;
-        const struct trace_iter *v1 = c->run_iters + (size_t)e * RD_MAX_LOOP_DEPTH;
-        const struct trace_iter *v2 = v1 + (size_t)CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH;
-        uint64_t *diter = c->run_diter + (size_t)e * RD_MAX_LOOP_DEPTH;
-        const struct trace_site_info *si = rd_rank_site(c->r, rc->site);
-        uint32_t n = rc->h.aux;
-
-        if (si && si->naccess != n)
-            return 0; /* expanding reports it */
-        memset(ev, 0, sizeof(*ev));
-        ev->kind = TRACE_EV_COMP;
-        ev->rank = c->rank;
-        ev->thread = th->thread;
-        ev->index = c->index + e;
-        ev->site = rc->site;
-        ev->site_info = si;
-        for (k = 0; k < n; k++) {
-            c->run_ranges[e][k].addr = addr[k] + (uint64_t)d[k];
-            c->run_ranges[e][k].len = si ? si->access[k].size : 0;
-            c->run_ranges[e][k].write = si ? (si->access[k].flags & CHT_ACCESS_WRITE) != 0 : false;
-            c->run_stride[e][k] = d[k];
-        }
-        ev->nranges = n;
-        ev->ranges = c->run_ranges[e];
-        ev->depth = c->run_depth[0][e];
-        ev->iters = v1;
-        for (k = 0; k < ev->depth; k++)
-            diter[k] = v2[k].iter - v1[k].iter;
-        ph->stride = c->run_stride[e];
-        ph->diter = diter;
-    }
-    c->run.first = c->index;
-    c->run.reps = R;
-    c->run.period = pc;
-    c->run.ph = c->run_ph;
-
-    /* the cursor as after expanding it */
-    c->index += (uint64_t)R * pc;
-    c->st.records += (uint64_t)R * P;
-    c->st.comp_events += (uint64_t)R * pc;
-    c->st.accesses += (uint64_t)R * naddr;
-    c->st.loop_records += (uint64_t)R * (P - pc);
-    for (k = 0; k < th->depth; k++)
-        th->stack[k].iter += (uint64_t)R * c->run_dend[k];
-    {
-        /* the history's last records: record r of the run (r from 0) is
-         * base[r % P] advanced by (r / P + 1) strides */
-        uint64_t total = (uint64_t)R * P, r;
-        uint64_t from = total > CHT_REPEAT_PERIOD_MAX ? total - CHT_REPEAT_PERIOD_MAX : 0;
-        for (r = from; r < total; r++) {
-            struct rd_hent *h = &th->hist[th->head];
-            uint32_t at = (uint32_t)(r % P), n = hent_naddr(&base[at]);
-            const int64_t *d = c->rep_stride + c->rep_off[at];
-            *h = base[at];
-            for (k = 0; k < n; k++)
-                h->w[2 + k] += (r / P + 1) * (uint64_t)d[k];
-            hist_advance(th);
-        }
-    }
-    c->rep_left -= R * P;
-    return 1;
-}
-
-void trace_run_event(const struct trace_run *r, uint64_t t, struct trace_event *ev,
-                     struct trace_range *ranges, struct trace_iter *iters)
-{
-    uint64_t j = t / r->period;
-    const struct trace_run_phase *ph = &r->ph[t % r->period];
-    uint32_t k;
-
-    *ev = ph->ev;
-    ev->index = r->first + t;
-    for (k = 0; k < ev->nranges; k++) {
-        ranges[k] = ev->ranges[k];
-        ranges[k].addr += j * (uint64_t)ph->stride[k];
-    }
-    for (k = 0; k < ev->depth; k++) {
-        iters[k] = ev->iters[k];
-        iters[k].iter += j * ph->diter[k];
-    }
-    ev->ranges = ranges;
-    ev->iters = iters;
 }
 
 static int finish(struct trace_cursor *c)
@@ -884,11 +638,10 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
         if (c->rep_left) {
             th = &c->threads[c->rep_thread];
             if (run && !c->rep_norun && c->rep_phase == 0 &&
-                (c->flags & (TRACE_CURSOR_RUNS | TRACE_CURSOR_LOOPS)) == TRACE_CURSOR_RUNS &&
-                c->rep_count - c->rep_left >= c->rep_period) {
-                ret = run_start(c, th);
+                (c->flags & (TRACE_CURSOR_RUNS | TRACE_CURSOR_LOOPS)) == TRACE_CURSOR_RUNS) {
+                ret = rd_run_start(c, th);
                 if (ret < 0)
-                    return ret;
+                    return nomem(c);
                 if (ret > 0) {
                     *run = &c->run;
                     return 2;
