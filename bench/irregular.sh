@@ -15,9 +15,10 @@
 # alternating runs (plain, traced, plain, ...); bytes per traced access on
 # disk and before compression (`commhint info`).  In the same alternation:
 # the commhint build with COMMHINT_DISABLE=1 (every event a call that
-# records nothing), with COMMHINT_PACK=0 (the encoding before packs) and
-# with COMMHINT_QUEUE=0 (no inline queue: each record a call), and the
-# program built with COMMHINT_EXIT_LOOPS=0 (every loop records each
+# records nothing), with COMMHINT_PACK=0 (the encoding before packs),
+# with COMMHINT_QUEUE=0 (no inline queue: each record a call) and with
+# COMMHINT_ROWS=0 (no ROWS records: loop nests' rows coded record by
+# record, as before trace format 10), and the program built with COMMHINT_EXIT_LOOPS=0 (every loop records each
 # iteration, none at its exits).
 # spmv is also built as its own least tracer (bench/spmv.c, -DSPMV_FLOOR:
 # each row's length and each x[col[j]] address, nothing else, into a 1 MiB
@@ -90,7 +91,7 @@ declare -A R
 declare -A F=([store]="" [write]="" [zstd]="")
 floor_bytes=0
 for p in "${progs[@]}"; do
-    ps=() pw=() ts=() tw=() ds=() os=() us=() es=()
+    ps=() pw=() ts=() tw=() ds=() os=() us=() es=() rs=()
     for ((i = 0; i < REPS; i++)); do
         read -r s w <<<"$(run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-plain" ${args[$p]})"
         ps+=("$s"); pw+=("$w")
@@ -114,6 +115,11 @@ for p in "${progs[@]}"; do
         read -r s w <<<"$(COMMHINT_QUEUE=0 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-q0.trace" -- "$tmp/$p-traced" ${args[$p]})"
         us+=("$s")
         rm -rf "$tmp/$p-q0.trace"
+        # loop nests' rows coded record by record, as before trace format 10's ROWS
+        rm -rf "$tmp/$p-r0.trace"
+        read -r s w <<<"$(COMMHINT_ROWS=0 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-r0.trace" -- "$tmp/$p-traced" ${args[$p]})"
+        rs+=("$s")
+        rm -rf "$tmp/$p-r0.trace"
         # every loop recording each iteration, as before loops recorded at their exits
         rm -rf "$tmp/$p-e0.trace"
         read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-e0.trace" -- "$tmp/$p-perit" ${args[$p]})"
@@ -135,6 +141,7 @@ for p in "${progs[@]}"; do
     R[$p]="$(median "${ps[@]}") $(median "${ts[@]}") $(median "${pw[@]}") $(median "${tw[@]}") $acc $ev $disk $raw"
     R[$p]+=" $(median "${hs[@]}") $(maxof "${hm[@]}") $(median "${hc[@]}") $(median "${qs[@]}") $(median "${qc[@]}")"
     R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}") $(median "${us[@]}") $(median "${es[@]}")"
+    R[$p]+=" $(median "${rs[@]}")"
 done
 
 {
@@ -149,7 +156,7 @@ echo
 echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl <<<"${R[$p]}"
     printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
         "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
 done
@@ -159,16 +166,18 @@ echo "the runtime that returns at once: where no run absorbs events inline, as i
 echo "instrumentation costs before anything is recorded), with \`COMMHINT_PACK=0\` (the encoding of"
 echo "trace format 8: records as they are, runs with columns), with \`COMMHINT_QUEUE=0\` (each record"
 echo "that no run takes a call into the runtime instead of an inline append to the thread's queue),"
-echo "and the program built with \`COMMHINT_EXIT_LOOPS=0\` (*per-iteration*: every loop records each"
-echo "iteration, none at its exits)."
+echo "with \`COMMHINT_ROWS=0\` (the rows of loop nests coded record by record, as before trace"
+echo "format 10), and the program built with \`COMMHINT_EXIT_LOOPS=0\` (*per-iteration*: every loop"
+echo "records each iteration, none at its exits)."
 echo
-echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | per-iteration loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` | traced / per-iteration |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | per-iteration loop s | ratio | \`COMMHINT_ROWS=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` | traced / per-iteration | traced / \`ROWS=0\` |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el <<<"${R[$p]}"
-    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s |\n' "$p" "$pl" "$dl" \
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl <<<"${R[$p]}"
+    printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$dl" \
         "$(div "$dl" "$pl" 1)" "$ol" "$(div "$ol" "$pl" 1)" "$ul" "$(div "$ul" "$pl" 1)" "$el" "$(div "$el" "$pl" 1)" \
-        "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" "$(div "$tl" "$ul" 2)" "$(div "$tl" "$el" 2)"
+        "$rl" "$(div "$rl" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" "$(div "$tl" "$ul" 2)" \
+        "$(div "$tl" "$el" 2)" "$(div "$tl" "$rl" 2)"
 done
 echo
 read -r pl tl _ _ acc _ disk _ <<<"${R[spmv]}"
@@ -191,7 +200,7 @@ echo
 echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s | hints s, \`PACK=0\` trace |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl <<<"${R[$p]}"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
         "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
         $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc" "$zs"

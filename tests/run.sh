@@ -34,7 +34,7 @@
 #
 # Each check's result is also written, one per line, to $CHECKS_TSV
 # (default $B/tests/log/checks.tsv): "pass|fail|skip <TAB> test <TAB> key".
-SAN_SKIP="crash exit-loops faults fuzz-corpus install mpi-calls runs threads unwritable valgrind"
+SAN_SKIP="crash exit-loops faults fuzz-corpus install mpi-calls rows runs threads unwritable valgrind"
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-$PWD/build}

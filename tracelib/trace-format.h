@@ -31,8 +31,8 @@
 
 /* ---- versions, names ---------------------------------------------------- */
 
-#define CHT_FORMAT_VERSION 9 /* version this header describes */
-#define CHT_FORMAT_OLDEST 9  /* oldest reader version that can read files of this one
+#define CHT_FORMAT_VERSION 10 /* version this header describes */
+#define CHT_FORMAT_OLDEST 10  /* oldest reader version that can read files of this one
                                 (version 2 added CHT_REC_REPEAT, which a version-1
                                 reader would skip, losing events; version 3 added
                                 CHT_REC_ARGS, which a version-2 reader skips,
@@ -49,8 +49,9 @@
                                 meaning, which older readers ignore; version 8
                                 added CHT_REC_REPEAT_COL, which a version-7
                                 reader would skip, losing events; version 9
-                                added CHT_REC_PACK, likewise); readers
-                                still read version-1 to -8 files */
+                                added CHT_REC_PACK, likewise; version 10
+                                added CHT_REC_ROWS, likewise); readers
+                                still read version-1 to -9 files */
 
 #define CHT_META_FILE "commhint.meta"
 #define CHT_RANK_FILE_FMT "rank-%05d.chtr" /* printf format, world rank */
@@ -145,6 +146,7 @@ enum cht_rec_type {
     CHT_REC_PATH = 17,      /* the call path of the preceding MPI call (v6) */
     CHT_REC_REPEAT_COL = 18, /* a REPEAT whose irregular addresses come from a column (v8) */
     CHT_REC_PACK = 19,      /* COMP/LOOP records coded against per-record predictions (v9) */
+    CHT_REC_ROWS = 20,      /* the records of the rows of a loop nest (v10) */
     /* meta file (SITE_TABLE also in a rank stream for late-loaded code) */
     CHT_REC_PROGRAM = 32,   /* program path, build id, argv */
     CHT_REC_SITE_TABLE = 33 /* one translation unit's site table blob */
@@ -656,6 +658,60 @@ struct cht_rec_pack {
     /* uint8_t code[nbytes]; zeros up to a multiple of 8 bytes */
 };
 CHT_STATIC_ASSERT(sizeof(struct cht_rec_pack) == 16, "pack record is 16 bytes + code");
+
+/* CHT_REC_ROWS (version 10): stands for the COMP and LOOP records of
+ * `rows` rows of a loop nest, made by one writer thread (a sparse product's
+ * rows: for (r...) { ...; for (j = rowptr[r]; j < rowptr[r + 1]; j++) s +=
+ * val[j] * x[col[j]]; ... }).  Row i is an inner loop's trips(i) iterations
+ * (each its per records: keys nb .. nb + per - 1 below, with per address
+ * counts, the first usually its LOOP iter record), and, for every row but
+ * the last, then the nb records "between" it and the next row's inner loop
+ * (keys 0 .. nb - 1: the outer loop's).  They enter the history like
+ * records written out.  After the header:
+ *
+ *   uint64 key[nb + per]  type | aux << 16 | id << 32, as in CHT_REC_PACK
+ *                         (a COMP's aux: 1 .. CHT_REPEAT_MAX_ADDRS
+ *                         addresses; a LOOP's: its kind)
+ *   uint64 base[nab]      the between records' addresses after row 0, in
+ *                         record then address order (nab: their sum)
+ *   int64 bstride[nab]    after row i they are base + i * bstride
+ *   uint64 start[nal]     the inner records' addresses (nal: their sum) in
+ *                         row 0's iteration 0; for an irregular address
+ *                         the value its first column entry moves from
+ *   int64 step[nal]       what an address moves by from one iteration to
+ *                         the next, or CHT_REPEAT_IRREGULAR: the next
+ *                         entry of the row's column moves it instead
+ *   uint8 code[nbytes]    per row: trips as a varint (1 ..
+ *                         CHT_ROWS_TRIPS_MAX); per inner address that is
+ *                         not irregular, in order, a zigzag varint (as in
+ *                         CHT_REC_PACK): its value in the row's iteration 0
+ *                         minus the prediction (row 0: start; later rows:
+ *                         the previous row's iteration-0 value plus its
+ *                         trips times step); then per iteration, per
+ *                         irregular address in order, an int32
+ *                         (little-endian) difference from that address's
+ *                         previous value (the previous iteration's, across
+ *                         rows; the first from start)
+ *   zeros up to a multiple of 8 bytes
+ *
+ * Per row of a sparse product the record holds a byte or two and 4 bytes
+ * per nonzero: what the rows cost to record (docs/performance.md, "spmv's
+ * floor").  The writer ends it when an address does not move as it says. */
+#define CHT_ROWS_COUNT_MAX (1u << 20) /* readers reject more rows */
+#define CHT_ROWS_BYTES_MAX (1u << 16) /* readers reject larger codes */
+#define CHT_ROWS_TRIPS_MAX (1u << 20) /* readers reject longer rows */
+
+struct cht_rec_rows {
+    struct cht_rec h;  /* aux = 0 */
+    uint32_t rows;     /* 1 .. CHT_ROWS_COUNT_MAX */
+    uint32_t nbytes;   /* bytes of code, 1 .. CHT_ROWS_BYTES_MAX */
+    uint16_t nb;       /* between records, 0 .. CHT_REPEAT_PERIOD_MAX */
+    uint16_t per;      /* records per iteration, 1 .. CHT_REPEAT_PERIOD_MAX */
+    uint16_t nab;      /* addresses of the between records */
+    uint16_t nal;      /* addresses of an iteration's records */
+    /* key[nb + per]; base[nab]; bstride[nab]; start[nal]; step[nal]; code[nbytes]; padding */
+};
+CHT_STATIC_ASSERT(sizeof(struct cht_rec_rows) == 24, "rows record is 24 bytes + tables + code");
 
 /* CHT_REC_PROGRAM (meta file): followed by build_id_len bytes of GNU build
  * id, then argc NUL-terminated strings (argv[0] first, resolved to an absolute

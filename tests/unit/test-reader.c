@@ -795,6 +795,98 @@ static void test_pack_damaged(void **state)
     check_bad_pack(CHT_PACK_RESET, 1, cut_diff, 4, "bad address difference");
 }
 
+/* ---- CHT_REC_ROWS --------------------------------------------------------- */
+
+/* A ROWS record of `rows` rows: between records ITER 50, an iteration of
+ * one record, comp 100 {1000 + 8 j, irregular from 500} (nal 2; another
+ * nal is a damaged record), and the code given. */
+static void tg_rows(struct tg_file *f, uint32_t rows, uint16_t nal, const uint8_t *code, uint32_t len)
+{
+    uint8_t body[16 + 2 * 8 + 4 * 8 + 64];
+    uint16_t c16[4] = { 1, 1, 0, nal };
+    uint64_t keys[2] = { CHT_REC_LOOP | (uint64_t)CHT_LOOP_ITER << 16 | 50ull << 32,
+                         CHT_REC_COMP | 2ull << 16 | 100ull << 32 };
+    uint64_t start[2] = { 1000, 500 };
+    int64_t step[2] = { 8, CHT_REPEAT_IRREGULAR };
+    size_t at = 16;
+    memcpy(body, &rows, 4);
+    memcpy(body + 4, &len, 4);
+    memcpy(body + 8, c16, 8);
+    memcpy(body + at, keys, 16);
+    at += 16;
+    memcpy(body + at, start, 16);
+    memcpy(body + at + 16, step, 16);
+    memcpy(body + at + 32, code, len);
+    tg_rec(f, CHT_REC_ROWS, 0, body, at + 32 + len);
+}
+
+/* Three rows of 2, 1 and 3 iterations, the third's start 8 bytes past the
+ * prediction; the irregular address moves by 0, 7, -3, 10, 1, 2. */
+static const uint8_t rows3[] = {
+    0x02, 0x00, 0, 0, 0, 0, 7, 0, 0, 0,                        /* row 0 */
+    0x01, 0x00, 0xfd, 0xff, 0xff, 0xff,                        /* row 1 */
+    0x03, 0x10, 10, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0,           /* row 2 */
+};
+
+static void test_rows_expands(void **state)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    static const uint64_t a0[6] = { 1000, 1008, 1016, 1032, 1040, 1048 }, a1[6] = { 500, 507, 504, 514, 515, 517 };
+    int64_t d[2] = { 8, 1 };
+    struct tg_file *f;
+    (void)state;
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_rows(f, 3, 2, rows3, sizeof(rows3));
+    tg_repeat(f, 1, 1, 2, d, 2); /* comp 100 {1056, 518}: the rows' records are the history */
+    tg_end(f, 6, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, TRACE_CURSOR_LOOPS);
+    for (int i = 0; i < 7; i++) {
+        if (i == 2 || i == 3)
+            expect_iter50(c, (uint64_t)i - 1);
+        assert_int_equal(trace_cursor_next(c, &ev), 1);
+        assert_int_equal(ev->kind, TRACE_EV_COMP);
+        assert_int_equal(ev->site, 100);
+        assert_int_equal(ev->nranges, 2);
+        assert_int_equal(ev->ranges[0].addr, i < 6 ? a0[i] : 1056);
+        assert_int_equal(ev->ranges[1].addr, i < 6 ? a1[i] : 518);
+    }
+    expect_end(t, c, 7, 14, 2);
+}
+
+/* A damaged ROWS gives a format error naming the file and what is wrong. */
+static void check_bad_rows(uint32_t rows, uint16_t nal, const uint8_t *code, uint32_t len, const char *why)
+{
+    char msg[512];
+    struct tg_file *f;
+
+    write_meta(dir);
+    f = std_rank(dir);
+    tg_rows(f, rows, nal, code, len);
+    tg_end(f, 6, 1, 0);
+    tg_close(f);
+    assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_FORMAT);
+    ASSERT_HAS(msg, "rank-00000.chtr");
+    ASSERT_HAS(msg, why);
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
+}
+
+static void test_rows_damaged(void **state)
+{
+    static const uint8_t zero_trips[] = { 0x00, 0x00 };
+    (void)state;
+    check_bad_rows(4, 2, rows3, sizeof(rows3), "bad trip count");
+    check_bad_rows(2, 2, rows3, sizeof(rows3), "code goes on after the last row");
+    check_bad_rows(3, 2, rows3, sizeof(rows3) - 1, "code ends in a column");
+    check_bad_rows(0, 2, rows3, sizeof(rows3), "outside the format's limits");
+    check_bad_rows(1, 2, zero_trips, 2, "bad trip count");
+    check_bad_rows(1, 1, rows3, 10, "nab=0 nal=1, its keys 0 and 2");
+}
+
 /* ---- computation events against the site table -------------------------- */
 
 static void test_comp_unknown_site(void **state)
@@ -1205,14 +1297,14 @@ static void test_call_path(void **state)
 static void test_future_version(void **state)
 {
     char msg[512];
-    uint16_t v[2] = { 11, 10 }; /* version 11, oldest readable 10 */
+    uint16_t v[2] = { 12, 11 }; /* version 12, oldest readable 11 */
     (void)state;
 
     simple_trace();
     tg_patch(tg_path(dir, CHT_META_FILE), offsetof(struct cht_file_header, version), v, 4);
     assert_int_equal(read_rank0(msg, sizeof(msg), NULL), TRACE_ERR_VERSION);
     ASSERT_HAS(msg, "commhint.meta offset=8");
-    ASSERT_HAS(msg, "written by a newer commhint: file version=10, this reader reads up to 9");
+    ASSERT_HAS(msg, "written by a newer commhint: file version=11, this reader reads up to 10");
 }
 
 static void test_newer_but_readable_version(void **state)
@@ -1796,6 +1888,8 @@ int main(void)
         T(test_repeat_damaged),
         T(test_pack_expands),
         T(test_pack_damaged),
+        T(test_rows_expands),
+        T(test_rows_damaged),
         T(test_comp_unknown_site),
         T(test_comp_naccess_mismatch),
         T(test_site_table_in_rank_stream),

@@ -59,6 +59,10 @@ struct trace_cursor {
     struct rd_pack pack;
     size_t pack_thread;       /* index in threads */
 
+    /* the ROWS record being decoded */
+    struct rd_rows rows;
+    size_t rows_thread;       /* index in threads */
+
     /* the run last returned (TRACE_CURSOR_RUNS) */
     struct trace_run run;
     struct trace_run_phase run_ph[CHT_REPEAT_PERIOD_MAX];

@@ -546,6 +546,17 @@ static __attribute__((noinline)) int pack_start(struct trace_cursor *c, struct r
     return 0;
 }
 
+/* Starts decoding a ROWS record of thread th (rows.c); 0 or an error. */
+static __attribute__((noinline)) int rows_start(struct trace_cursor *c, struct rd_thread *th,
+                                                const struct cht_rec *rec)
+{
+    char why[256];
+    if (rd_rows_start(&c->rows, (const void *)rec, why, sizeof(why)) < 0)
+        return rec_error(c, "%s", why);
+    c->rows_thread = (size_t)(th - c->threads);
+    return 0;
+}
+
 /* A PACK record's code is corrupt: the reason is in c->msg. */
 static __attribute__((noinline, cold)) int pack_error(struct trace_cursor *c)
 {
@@ -655,6 +666,12 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             if (rd_pack_next(&c->pack, th->hist[th->head].w, c->msg, sizeof(c->msg)) < 0)
                 return pack_error(c);
             hist_advance(th);
+        } else if (c->rows.active) {
+            th = &c->threads[c->rows_thread];
+            rec = (const void *)th->hist[th->head].w; /* decoded into the history */
+            if (rd_rows_next(&c->rows, th->hist[th->head].w, c->msg, sizeof(c->msg)) < 0)
+                return pack_error(c);
+            hist_advance(th);
         } else {
             ret = trace_stream_next(c->s, &rec);
             if (ret < 0)
@@ -675,6 +692,13 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             if (rec->type == CHT_REC_PACK && trace_stream_header(c->s)->version >= 9) {
                 /* counted as the records it stands for */
                 ret = pack_start(c, th, rec);
+                if (ret < 0)
+                    return ret;
+                continue;
+            }
+            if (rec->type == CHT_REC_ROWS && trace_stream_header(c->s)->version >= 10) {
+                /* counted as the records it stands for */
+                ret = rows_start(c, th, rec);
                 if (ret < 0)
                     return ret;
                 continue;

@@ -50,29 +50,6 @@ int rd_pack_start(struct rd_pack *p, struct rd_pack_table *tb, const struct cht_
     return 0;
 }
 
-/* A varint of code[*pos, end); 0, or -1 past the end or longer than 64
- * bits.  The position is the caller's local: the common one-byte and
- * three-byte cases stay in registers. */
-static inline __attribute__((always_inline)) int varint(const unsigned char *code, uint32_t *pos, uint32_t end,
-                                                        uint64_t *v)
-{
-    uint64_t x = 0;
-    uint32_t at = *pos;
-    for (unsigned shift = 0; shift < 64; shift += 7) {
-        unsigned char b;
-        if (at >= end)
-            return -1;
-        b = code[at++];
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            *pos = at;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 /* Closes the PACK with a reason; pos: where decoding stood (p->pos: at the
  * record's first byte). */
 static __attribute__((noinline, cold)) int bad(struct rd_pack *p, uint32_t pos, char *why, size_t len,
@@ -107,7 +84,7 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
         if (pos >= end)
             return bad(p, p->pos, why, len, "code ends in a key");
         k = code[pos++];
-        if (varint(code, &pos, end, &id) < 0 || id > UINT32_MAX)
+        if (rd_varint(code, &pos, end, &id) < 0 || id > UINT32_MAX)
             return bad(p, pos, why, len, "bad id");
         type = k & 0x80 ? CHT_REC_LOOP : CHT_REC_COMP;
         aux = k & 0x7f;
@@ -132,7 +109,7 @@ int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *
     for (uint32_t i = 0; i < n; i++) {
         if (!(i < 7 && (tag >> (1 + i) & 1))) {
             uint64_t z;
-            if (varint(code, &pos, end, &z) < 0)
+            if (rd_varint(code, &pos, end, &z) < 0)
                 return bad(p, pos, why, len, "bad address difference");
             e->d[i] = (int64_t)((z >> 1) ^ (~(z & 1) + 1));
         }

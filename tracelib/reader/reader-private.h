@@ -172,6 +172,29 @@ int rd_elf_build_id(const char *path, uint8_t *buf, size_t cap);
 /* The objects a rank's code was loaded from (modules.c), from its
  * CHT_REC_MODULE records; a cursor keeps one (zeroed: empty). */
 struct rd_module;
+/* A varint of code[*pos, end) (PACK and ROWS records); 0, or -1 past the
+ * end or longer than 64 bits.  The position is the caller's local: the common one-byte and
+ * three-byte cases stay in registers. */
+static inline __attribute__((always_inline)) int rd_varint(const unsigned char *code, uint32_t *pos, uint32_t end,
+                                                        uint64_t *v)
+{
+    uint64_t x = 0;
+    uint32_t at = *pos;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+        unsigned char b;
+        if (at >= end)
+            return -1;
+        b = code[at++];
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            *pos = at;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 /* ---- packs (pack.c): CHT_REC_PACK records decoded one by one ------------ */
 
 struct rd_pack_ent {
@@ -206,6 +229,35 @@ int rd_pack_start(struct rd_pack *p, struct rd_pack_table *tb, const struct cht_
 int rd_pack_next(struct rd_pack *p, uint64_t w[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len);
 void rd_pack_free(struct rd_pack *p);
 void rd_pack_table_free(struct rd_pack_table *tb);
+
+/* ---- rows (rows.c): CHT_REC_ROWS records decoded one by one ------------- */
+
+#define RD_ROWS_ADDRS (CHT_REPEAT_PERIOD_MAX * CHT_REPEAT_MAX_ADDRS)
+struct rd_rows {
+    const unsigned char *code; /* the record's code, in the stream's chunk */
+    uint32_t nbytes, pos;      /* code bytes, the next to read */
+    uint32_t rows_left;        /* rows not begun yet */
+    bool active;               /* a ROWS record is being decoded */
+    bool between;              /* in the between records after a row */
+    uint32_t nb, per, nab, nal, nirr;
+    uint32_t phase;            /* next record of the between records or of the iteration */
+    uint64_t trips, it;        /* of the current row */
+    uint64_t key[2 * CHT_REPEAT_PERIOD_MAX];
+    uint32_t boff[CHT_REPEAT_PERIOD_MAX], loff[CHT_REPEAT_PERIOD_MAX];
+    uint64_t bcur[RD_ROWS_ADDRS];
+    int64_t bstride[RD_ROWS_ADDRS];
+    uint64_t row0[RD_ROWS_ADDRS]; /* the current row's iteration-0 affine addresses */
+    uint64_t cur[RD_ROWS_ADDRS];  /* the current iteration's addresses */
+    int64_t step[RD_ROWS_ADDRS];
+    bool irr[RD_ROWS_ADDRS];
+};
+
+/* Starts decoding the ROWS record rec (its size checked by the stream): 0,
+ * or TRACE_ERR_FORMAT with the reason in why. */
+int rd_rows_start(struct rd_rows *w, const struct cht_rec_rows *rec, char *why, size_t len);
+/* Decodes the next record of the open ROWS into w (as rd_pack_next): 0, or
+ * TRACE_ERR_FORMAT with the reason in why (the record is then closed). */
+int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len);
 
 struct rd_modules {
     struct rd_module *v;

@@ -506,6 +506,13 @@ const char *rd_check_record(const uint8_t *raw, uint32_t raw_size, uint32_t off,
         NEED(sizeof(*x) + (uint64_t)x->nbytes);
         break;
     }
+    case CHT_REC_ROWS: {
+        const struct cht_rec_rows *x = (const void *)r;
+        NEED(sizeof(*x));
+        NEED(sizeof(*x) + 8ull * ((uint64_t)x->nb + x->per) + 16ull * ((uint64_t)x->nab + x->nal) +
+             (uint64_t)x->nbytes);
+        break;
+    }
     case CHT_REC_PROGRAM: {
         const struct cht_rec_program *p = (const void *)r;
         NEED(sizeof(*p));

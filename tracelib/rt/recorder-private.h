@@ -248,6 +248,120 @@ struct rt_queue {
     uint64_t words[RT_QUEUE_WORDS];
 };
 
+/* A loop recorded at its exit, as the recorder reads its frame
+ * (commhint-rt.h): per position of an iteration its key and address count,
+ * and the addresses of iteration `it` with their steps (0 for an irregular
+ * address, which comes from the frame's buffer: irr[k] is the index of the
+ * k-th). */
+#define RT_AFFINE_ADDRS (CHT_REPEAT_PERIOD_MAX * COMMHINT_RT_FAST_ADDRS)
+struct rt_affine {
+    uint32_t per, na, nirr;
+    uint64_t key[CHT_REPEAT_PERIOD_MAX];
+    uint32_t n[CHT_REPEAT_PERIOD_MAX], off[CHT_REPEAT_PERIOD_MAX];
+    uint32_t irr[COMMHINT_RT_LOOP_IRR];
+    uint64_t a[RT_AFFINE_ADDRS];
+    int64_t step[RT_AFFINE_ADDRS];
+};
+
+/* A varint (7 bits a byte, least significant first) at q; past it. */
+static inline unsigned char *rt_varint(unsigned char *q, uint64_t v)
+{
+    while (v >= 0x80) {
+        *q++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (unsigned char)v;
+    return q;
+}
+
+/* The zigzag form of a signed difference (small either way: few bytes). */
+static inline uint64_t rt_zigzag(int64_t d)
+{
+    return ((uint64_t)d << 1) ^ (uint64_t)(d >> 63);
+}
+
+/* Rows of a loop nest (CHT_REC_ROWS, rows.c) of one thread, owner only.
+ * While one is open, each exit of its inner loop (a loop recorded at its
+ * exit with irregular addresses, wholly in its frame's buffer) adds a row:
+ * the records queued since the previous exit (the outer loop's: "between")
+ * and the loop's iterations, coded in a few bytes per row and 4 per
+ * irregular address, with no record made.  Anything else the thread
+ * records closes it first (queue_flush).  As with packs, `len` and `rows`
+ * move only once a row is complete and `busy` is set while they do or
+ * while the record is written, so that a signal handler writes whole rows;
+ * the template (keys, bases, strides) changes only in the same window. */
+#define RT_ROWS_BYTES (16u << 10) /* code bytes a record holds before it closes */
+#define RT_ROWS_ADDRS (CHT_REPEAT_PERIOD_MAX * COMMHINT_RT_FAST_ADDRS)
+#define RT_ROWS_MIN 4u      /* rows a record must have to count as a success */
+#define RT_ROWS_FAILS 16u   /* failures in a row before the rows rest */
+#define RT_ROWS_REST 1024u  /* exits the rows then let pass */
+_Static_assert(RT_ROWS_BYTES <= CHT_ROWS_BYTES_MAX, "readers take the code");
+_Static_assert(sizeof(struct cht_rec_rows) + 8 * 2 * CHT_REPEAT_PERIOD_MAX + 32 * RT_ROWS_ADDRS + RT_ROWS_BYTES + 8 <=
+                   RT_RESERVE_MAX,
+               "a ROWS record fits a buffer");
+
+struct rt_rows {
+    uint32_t on;    /* COMMHINT_ROWS, with the queue */
+    uint32_t rows;  /* rows of the open record, 0: none open */
+    uint32_t len;   /* code bytes of its whole rows */
+    uint32_t busy;  /* set while a row is added or the record written */
+    uint32_t epoch; /* moves at each close */
+    uint32_t fails; /* records in a row closed with fewer than RT_ROWS_MIN rows */
+    uint32_t rest;  /* exits to let pass before opening one again */
+    /* the template */
+    uint32_t nb, per, nab, nal, nirr;
+    uint64_t key[2 * CHT_REPEAT_PERIOD_MAX]; /* between, then the iteration's */
+    uint32_t bn[CHT_REPEAT_PERIOD_MAX];      /* addresses of each between record */
+    uint64_t base[RT_ROWS_ADDRS];
+    int64_t bstride[RT_ROWS_ADDRS];
+    uint64_t start[RT_ROWS_ADDRS];
+    int64_t step[RT_ROWS_ADDRS]; /* CHT_REPEAT_IRREGULAR for a column's */
+    int64_t xstep[RT_ROWS_ADDRS]; /* as struct rt_affine has them (0 for a column's) */
+    /* what the next row is coded against */
+    uint64_t bnext[RT_ROWS_ADDRS]; /* its between records' addresses (from row 3 on) */
+    uint64_t pred[RT_ROWS_ADDRS];  /* its iteration 0's affine addresses */
+    uint64_t last[COMMHINT_RT_LOOP_IRR]; /* the latest value of each irregular address */
+    uint32_t irr[COMMHINT_RT_LOOP_IRR];  /* their indices in the iteration */
+    /* rt_rows_next's check, from the third row on: the frame's descriptor
+     * (pointer, bases and words) and the queue's words expected next (the
+     * between records' keys and addresses) with what they move by */
+    const uint64_t *dptr;
+    uint32_t dlb, dsb, ndesc, nq;
+    uint64_t desc[1 + CHT_REPEAT_PERIOD_MAX + RT_ROWS_ADDRS];
+    uint64_t qexp[CHT_REPEAT_PERIOD_MAX + RT_ROWS_ADDRS];
+    int64_t qstride[CHT_REPEAT_PERIOD_MAX + RT_ROWS_ADDRS];
+    unsigned char code[RT_ROWS_BYTES];
+};
+
+/* The between records of a row: the queued records since the inner loop's
+ * previous exit. */
+struct rt_rows_between {
+    uint32_t nb, nab;
+    uint64_t key[CHT_REPEAT_PERIOD_MAX];
+    uint32_t n[CHT_REPEAT_PERIOD_MAX];
+    uint64_t a[RT_ROWS_ADDRS];
+};
+
+/* Codes a row (rows.c): the between records b (ignored for the first row
+ * of a record) and iterations 0..trips-1 of the loop x (its addresses
+ * those of iteration 0; the irregular ones in irr, nirr per iteration).
+ * Publishes it (len,
+ * rows and the template, in the busy window) unless a handler closed the
+ * record meanwhile.  1: added; 0: it does not fit the open record (the
+ * caller closes it and codes b as usual, then opens one with the loop);
+ * -1: the loop cannot be a row (an irregular address moved by more than 32
+ * bits within it). */
+int rt_rows_add(struct rt_rows *w, const struct rt_affine *x, const struct commhint_rt_loop_frame *fr, uint64_t trips,
+                const struct rt_rows_between *b, uint64_t **head, uint64_t *to);
+/* The common case of rt_rows_add, before the frame is read: from the third
+ * row of a record on, the same frame and the queued words [*head, to) as
+ * expected.  1 if the row was added, 0 if rt_rows_add must see it. */
+int rt_rows_next(struct rt_rows *w, const struct commhint_rt_loop_frame *fr, uint64_t trips, uint64_t **head,
+                 uint64_t *to);
+/* Bytes of the open record, and writes it at p. */
+size_t rt_rows_size(const struct rt_rows *w);
+void rt_rows_write(const struct rt_rows *w, unsigned char *p);
+
 struct rt_thread {
     /* hot: the owner reads these on every event */
     unsigned char *data; /* raw records, cap bytes */
@@ -273,6 +387,7 @@ struct rt_thread {
     struct rt_run run;   /* owner only */
     struct rt_pack pack; /* owner only */
     struct rt_queue queue; /* owner only (close_other_runs reads) */
+    struct rt_rows rows;   /* owner only (close_other_runs reads) */
 };
 
 /* Process-wide state of the recorder. */
@@ -286,6 +401,7 @@ struct rt_global {
     int loop_cols; /* COMMHINT_COLUMNS not 0 (default): so may loops recorded at their exits */
     int pack;      /* COMMHINT_PACK (default: as runs): records no run takes are packed */
     int queue;     /* COMMHINT_QUEUE (default: as packs): the inlined code queues them */
+    int rows;      /* COMMHINT_ROWS (default 1, with the queue): rows of loop nests (CHT_REC_ROWS) */
     long run_min;  /* RT_RUN_MIN_PACK (COMMHINT_RUN_MIN for measurements) */
     int stamp;     /* COMMHINT_STMT_CLOCK (default 0): a validation run whose
                       computation records carry the time they were made (no runs) */

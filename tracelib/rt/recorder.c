@@ -347,6 +347,7 @@ static void rt_init_once(void)
      * turned off */
     rt_g.loop_cols = env_long("COMMHINT_COLUMNS", 1) != 0;
     rt_g.queue = env_long("COMMHINT_QUEUE", 1) != 0;
+    rt_g.rows = env_long("COMMHINT_ROWS", 1) != 0;
     rt_g.run_min = env_setting("COMMHINT_RUN_MIN", RT_RUN_MIN_PACK, 1, 1 << 20);
     rt_g.stamp = env_long("COMMHINT_STMT_CLOCK", 0) != 0;
     rt_g.flush_ms = env_setting("COMMHINT_FLUSH_MS", RT_FLUSH_MS_DEFAULT, 0, RT_FLUSH_MS_MAX);
@@ -512,6 +513,10 @@ static struct rt_thread *rt_thread_register(void)
     t->queue.fast = &__commhint_fast;
     __commhint_fast.qpos = t->queue.words;
     __commhint_fast.qend = NULL; /* until the thread's next call (queue_arm) */
+    memset(&t->rows, 0, offsetof(struct rt_rows, nb));
+    /* rows of loop nests take the queued records, and their loops' columns */
+    t->rows.on = (uint32_t)__atomic_load_n(&rt_g.rows, __ATOMIC_RELAXED) && t->pack.on && t->run.lcols &&
+                 (uint32_t)__atomic_load_n(&rt_g.queue, __ATOMIC_RELAXED) && !t->run.stamp;
     /* last: close_other_runs reads the owner's qpos through `fast` once
      * `on` is set (a reused node's `fast` was another thread's) */
     __atomic_store_n(&t->queue.on,
@@ -839,16 +844,6 @@ static unsigned char *run_space(struct rt_thread *t, size_t size, int in_signal)
 
 /* ---- packs: CHT_REC_PACK ------------------------------------------------------- */
 
-static inline unsigned char *pack_varint(unsigned char *q, uint64_t v)
-{
-    while (v >= 0x80) {
-        *q++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *q++ = (unsigned char)v;
-    return q;
-}
-
 static inline uint32_t pack_slot(uint64_t key)
 {
     return (uint32_t)((key * CHT_PACK_HASH) >> 56);
@@ -896,6 +891,46 @@ out:
     k->busy = 0;
 }
 
+/* ---- rows of a loop nest: CHT_REC_ROWS (rows.c) --------------------------------- */
+
+/* Writes the open ROWS record of t (the calling thread's).  In a signal
+ * handler only into what is left of the buffer (the rows are lost if it
+ * does not fit) and only if no row is being added (busy).  The thread's
+ * history did not see the rows' records: it empties (a reader's holds
+ * more, never less).  Records with few rows count as failures: after
+ * RT_ROWS_FAILS in a row, rows_take rests. */
+static void rows_close(struct rt_thread *t, int in_signal)
+{
+    struct rt_rows *w = &t->rows;
+    uint32_t rows;
+    size_t size;
+    unsigned char *p;
+
+    if (!w->rows || (in_signal && w->busy))
+        return;
+    w->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    rows = w->rows;
+    if (rows) {
+        size = rt_rows_size(w);
+        if ((p = run_space(t, size, in_signal))) {
+            rt_rows_write(w, p);
+            advance(size);
+        }
+        t->run.nhist = 0;
+    }
+    w->rows = w->len = 0;
+    w->epoch++;
+    if (!in_signal && rows >= RT_ROWS_MIN) {
+        w->fails = 0;
+    } else if (!in_signal && rows && ++w->fails >= RT_ROWS_FAILS) {
+        w->fails = 0;
+        w->rest = RT_ROWS_REST;
+    }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    w->busy = 0;
+}
+
 /* Codes the record (key, n addresses a) into the open pack of t, opening
  * one if none is.  0 if a signal handler closed the pack meanwhile (the
  * record is then lost, and the history emptied, as when a run is ended
@@ -930,7 +965,7 @@ static inline __attribute__((always_inline)) int pack_add(struct rt_thread *t, u
         tag = 1;
     } else {
         *q++ = (unsigned char)((key >> 16) & 0x7f) | ((key & 0xffff) == CHT_REC_LOOP ? 0x80 : 0);
-        q = pack_varint(q, key >> 32);
+        q = rt_varint(q, key >> 32);
     }
     if (k->prev < CHT_PACK_SLOTS)
         k->tab[k->prev].next = key;
@@ -948,7 +983,7 @@ static inline __attribute__((always_inline)) int pack_add(struct rt_thread *t, u
             tag |= 2u << i;
         } else {
             int64_t d = (int64_t)(a[i] - e->last[i]);
-            q = pack_varint(q, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+            q = rt_varint(q, rt_zigzag(d));
             e->d[i] = d;
         }
         e->last[i] = a[i];
@@ -1417,7 +1452,7 @@ static inline void queue_arm(struct rt_thread *t)
         return;
     if (t->run.period || rt_is_off())
         end = NULL;
-    else if (t->run.search && !t->run.skip && end - pos > RT_QUEUE_SEARCH_WORDS)
+    else if (t->run.search && !t->run.skip && !t->rows.rows && end - pos > RT_QUEUE_SEARCH_WORDS)
         end = pos + RT_QUEUE_SEARCH_WORDS;
     __commhint_fast.qend = end;
 }
@@ -1501,9 +1536,12 @@ static __attribute__((noinline)) void queue_drain(struct rt_thread *t)
     queue_arm(t);
 }
 
-/* Codes the calling thread's queued records, if it has any. */
+/* Codes the calling thread's queued records, if it has any, after its
+ * open ROWS record (anything the thread records but a row ends it). */
 static inline void queue_flush(struct rt_thread *t)
 {
+    if (RT_UNLIKELY(t->rows.rows))
+        rows_close(t, 0);
     if (RT_UNLIKELY(__commhint_fast.qpos != t->queue.head) && t->queue.on)
         queue_drain(t);
 }
@@ -1575,22 +1613,6 @@ static void queue_spill(struct rt_thread *t, int locked)
 }
 
 /* ---- loops recorded at their exits (commhint-rt.h) -------------------------- */
-
-#define RT_AFFINE_ADDRS (CHT_REPEAT_PERIOD_MAX * COMMHINT_RT_FAST_ADDRS)
-
-/* A loop's records as the arrays __commhint_loop_affine and loops_spill
- * work on: per position of an iteration its key and address count, and the
- * addresses of iteration `it` with their steps (0 for an irregular
- * address, which affine_irr sets from the frame's buffer: irr[k] is the
- * index of the k-th).  0 if the frame is not one the pass makes. */
-struct rt_affine {
-    uint32_t per, na, nirr;
-    uint64_t key[CHT_REPEAT_PERIOD_MAX];
-    uint32_t n[CHT_REPEAT_PERIOD_MAX], off[CHT_REPEAT_PERIOD_MAX];
-    uint32_t irr[COMMHINT_RT_LOOP_IRR];
-    uint64_t a[RT_AFFINE_ADDRS];
-    int64_t step[RT_AFFINE_ADDRS];
-};
 
 static int affine_load(const struct commhint_rt_loop_frame *fr, uint64_t it, struct rt_affine *x)
 {
@@ -2187,6 +2209,71 @@ static void affine_make(const struct commhint_rt_loop_frame *fr, struct rt_affin
         queue_arm(t);
 }
 
+/* After a row took the queued records: the queue starts again. */
+static void rows_taken(struct rt_thread *t)
+{
+    struct rt_queue *q = &t->queue;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __commhint_fast.qpos = q->words;
+    q->head = q->words;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    queue_arm(t);
+}
+
+/* The loop x (iterations 0..trips-1, all in the frame's buffer) as a row
+ * of the calling thread's open ROWS record, after the records queued since
+ * the row before (the outer loop's), or as the first row of a new one
+ * (the queued records coded as usual first).  1 if taken. */
+static int rows_take(struct rt_thread *t, const struct commhint_rt_loop_frame *fr, const struct rt_affine *x,
+                     uint64_t trips)
+{
+    struct rt_rows *w = &t->rows;
+    struct rt_queue *q = &t->queue;
+    struct commhint_rt_fast *f = &__commhint_fast;
+    struct rt_rows_between b;
+    uint64_t *p, *end;
+
+    if (!w->on || !x->nirr || trips > COMMHINT_RT_LOOP_BUF || q->busy || w->busy)
+        return 0;
+    if (!w->rows) {
+        if (w->rest) {
+            w->rest--;
+            return 0;
+        }
+        goto open;
+    }
+    b.nb = b.nab = 0;
+    end = f->qpos;
+    for (p = q->head; p < end;) {
+        uint64_t key = p[0];
+        int n = queue_n(key);
+        /* a record the call would have dropped, or half appended: as usual */
+        if (n < 0 || p + 1 + n > end || b.nb == CHT_REPEAT_PERIOD_MAX || !queue_id_ok(key))
+            goto close;
+        b.key[b.nb] = key;
+        b.n[b.nb++] = (uint32_t)n;
+        for (int i = 0; i < n; i++)
+            b.a[b.nab++] = p[1 + i];
+        p += 1 + n;
+    }
+    if (rt_rows_add(w, x, fr, trips, &b, &q->head, end) > 0)
+        goto taken;
+close:
+    rows_close(t, 0);
+open:
+    queue_flush(t);
+    if (t->run.period)
+        run_write(t, 0, 0);
+    if (t->pack.len)
+        pack_close(t, 0); /* its records come before the rows */
+    b.nb = b.nab = 0;
+    if (rt_rows_add(w, x, fr, trips, &b, &q->head, q->head) <= 0)
+        return 0;
+taken:
+    rows_taken(t);
+    return 1;
+}
+
 COMMHINT_EXPORT void __commhint_loop_flush(struct commhint_rt_loop_frame *fr)
 {
     struct rt_affine x;
@@ -2214,10 +2301,18 @@ COMMHINT_EXPORT void __commhint_loop_affine(struct commhint_rt_loop_frame *fr, u
 
     __commhint_fast.loop = fr->prev;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* a row of the open ROWS record like the ones before it: no need to
+     * read the frame's descriptor */
+    if (it == 0 && tls_thr && tls_thr->rows.rows >= 3 && !tls_thr->queue.busy &&
+        rt_rows_next(&tls_thr->rows, fr, trips, &tls_thr->queue.head, __commhint_fast.qpos)) {
+        rows_taken(tls_thr);
+        return;
+    }
     if (!affine_load(fr, it, &x))
         return;
     tls_unstamped = 1;
-    if (trips > it && (!x.nirr || trips - it <= COMMHINT_RT_LOOP_BUF))
+    if (trips > it && (!x.nirr || trips - it <= COMMHINT_RT_LOOP_BUF) &&
+        !(it == 0 && tls_thr && rows_take(tls_thr, fr, &x, trips)))
         affine_make(fr, &x, it, trips);
     tls_unstamped = 0;
 }
@@ -2498,10 +2593,12 @@ static void rt_on_exit_signal(int sig, siginfo_t *si, void *uc)
         goto answer;
     if (t->state == RT_THREAD_ACTIVE &&
         ((run_count(&t->run) && !t->run.busy) || (t->pack.len && !t->pack.busy) ||
+         (t->rows.rows && !t->rows.busy) ||
          ((queue_pending(t) || loops_pending()) && !t->run.busy && !t->pack.busy))) {
         (void)flush_locked(t, t->pos, 1, 0);
         t->flushed = 0;
         __atomic_store_n(&t->pos, 0, __ATOMIC_RELEASE);
+        rows_close(t, RT_IN_SIGNAL_LOCKED);
         if (run_count(&t->run) && !t->run.busy)
             run_write(t, RT_IN_SIGNAL_LOCKED, 0);
         else
@@ -2536,6 +2633,7 @@ static void close_other_runs(void)
     for (t = __atomic_load_n(&rt_g.threads, __ATOMIC_ACQUIRE); t; t = t->next)
         if (t != self && __atomic_load_n(&t->state, __ATOMIC_RELAXED) == RT_THREAD_ACTIVE &&
             (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED) ||
+             __atomic_load_n(&t->rows.rows, __ATOMIC_RELAXED) ||
              __atomic_load_n(&t->queue.on, __ATOMIC_ACQUIRE))) /* its qpos is read under its lock below */
             break;
     if (!t || sigaction(RT_SIG_EXIT, NULL, &old) < 0)
@@ -2556,6 +2654,7 @@ static void close_other_runs(void)
         rt_lock(&t->lock);
         if (t->state == RT_THREAD_ACTIVE &&
             (__atomic_load_n(&t->run.period, __ATOMIC_RELAXED) || __atomic_load_n(&t->pack.len, __ATOMIC_RELAXED) ||
+             __atomic_load_n(&t->rows.rows, __ATOMIC_RELAXED) ||
              queue_pending(t))) {
             __atomic_store_n(&t->exit_state, RT_EXIT_ASKED, __ATOMIC_RELEASE);
             if (pthread_sigqueue(t->tid, RT_SIG_EXIT, (union sigval){.sival_ptr = t}) == 0)
@@ -2651,6 +2750,8 @@ static void rt_on_signal(int sig, siginfo_t *si, void *uc)
                        __atomic_compare_exchange_n(&rt_g.dying, &none, me, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
         /* this thread's run, unless the signal came while run_write was
          * ending it */
+        if (t)
+            rows_close(t, 1);
         if (t && run_count(&t->run) && !t->run.busy)
             run_write(t, 1, 0);
         else if (t)

@@ -1,0 +1,181 @@
+/* rows.c - decoding of CHT_REC_ROWS records (trace-format.h): the records
+ * of the rows of a loop nest, rebuilt one by one for the cursor, which
+ * treats them as records read from the stream (as pack.c's).  Everything
+ * comes from the file: every count is checked against the format's limits
+ * and every byte read against the code's end.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "reader-private.h"
+
+/* Closes the record with a reason. */
+static __attribute__((noinline, cold)) int bad(struct rd_rows *w, char *why, size_t len, const char *what)
+{
+    snprintf(why, len, "rows record is corrupt: %s at code byte %u of %u (%u rows left)", what, w->pos, w->nbytes,
+             w->rows_left);
+    w->active = false;
+    return TRACE_ERR_FORMAT;
+}
+
+/* The address count of a COMP or LOOP key, or -1 if it is neither. */
+static int key_n(uint64_t key)
+{
+    uint32_t type = (uint32_t)(key & 0xffff), aux = (uint32_t)(key >> 16 & 0xffff);
+    if (type == CHT_REC_COMP)
+        return aux >= 1 && aux <= CHT_REPEAT_MAX_ADDRS ? (int)aux : -1;
+    if (type == CHT_REC_LOOP)
+        return aux >= CHT_LOOP_ENTER && aux <= CHT_LOOP_EXIT ? 0 : -1;
+    return -1;
+}
+
+static int row_begin(struct rd_rows *w, bool first, char *why, size_t len);
+
+int rd_rows_start(struct rd_rows *w, const struct cht_rec_rows *rec, char *why, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)(rec + 1);
+    uint64_t base[RD_ROWS_ADDRS], start[RD_ROWS_ADDRS];
+    uint32_t nb = rec->nb, per = rec->per, nab = 0, nal = 0, i;
+
+    memset(w, 0, offsetof(struct rd_rows, key));
+    if (rec->rows < 1 || rec->rows > CHT_ROWS_COUNT_MAX || rec->nbytes < 1 || rec->nbytes > CHT_ROWS_BYTES_MAX ||
+        nb > CHT_REPEAT_PERIOD_MAX || per < 1 || per > CHT_REPEAT_PERIOD_MAX) {
+        snprintf(why, len, "rows record has rows=%u nbytes=%u nb=%u per=%u, outside the format's limits", rec->rows,
+                 rec->nbytes, nb, per);
+        return TRACE_ERR_FORMAT;
+    }
+    memcpy(w->key, p, 8 * (size_t)(nb + per));
+    for (i = 0; i < nb + per; i++) {
+        int n = key_n(w->key[i]);
+        if (n < 0) {
+            snprintf(why, len, "rows record has a key 0x%llx of no COMP or LOOP record", (unsigned long long)w->key[i]);
+            return TRACE_ERR_FORMAT;
+        }
+        if (i < nb) {
+            w->boff[i] = nab;
+            nab += (uint32_t)n;
+        } else {
+            w->loff[i - nb] = nal;
+            nal += (uint32_t)n;
+        }
+    }
+    if (nab != rec->nab || nal != rec->nal) {
+        snprintf(why, len, "rows record has nab=%u nal=%u, its keys %u and %u", rec->nab, rec->nal, nab, nal);
+        return TRACE_ERR_FORMAT;
+    }
+    p += 8 * (size_t)(nb + per);
+    memcpy(base, p, 8 * (size_t)nab);
+    p += 8 * (size_t)nab;
+    memcpy(w->bstride, p, 8 * (size_t)nab);
+    p += 8 * (size_t)nab;
+    memcpy(start, p, 8 * (size_t)nal);
+    p += 8 * (size_t)nal;
+    memcpy(w->step, p, 8 * (size_t)nal);
+    p += 8 * (size_t)nal;
+    for (i = 0; i < nab; i++)
+        w->bcur[i] = base[i];
+    for (i = 0; i < nal; i++) {
+        w->irr[i] = w->step[i] == CHT_REPEAT_IRREGULAR;
+        w->nirr += w->irr[i];
+        w->cur[i] = start[i];  /* an irregular address moves from here */
+        w->row0[i] = start[i]; /* row 0's prediction */
+    }
+    w->code = p;
+    w->nbytes = rec->nbytes;
+    w->rows_left = rec->rows;
+    w->nb = nb;
+    w->per = per;
+    w->nab = nab;
+    w->nal = nal;
+    w->active = true;
+    return row_begin(w, true, why, len);
+}
+
+/* Begins the next row: its trip count and iteration-0 affine addresses. */
+static int row_begin(struct rd_rows *w, bool first, char *why, size_t len)
+{
+    uint64_t trips, z;
+    if (rd_varint(w->code, &w->pos, w->nbytes, &trips) < 0 || trips < 1 || trips > CHT_ROWS_TRIPS_MAX)
+        return bad(w, why, len, "bad trip count");
+    for (uint32_t i = 0; i < w->nal; i++) {
+        if (w->irr[i])
+            continue;
+        if (rd_varint(w->code, &w->pos, w->nbytes, &z) < 0)
+            return bad(w, why, len, "bad start difference");
+        if (!first)
+            w->row0[i] += w->trips * (uint64_t)w->step[i];
+        w->row0[i] += (z >> 1) ^ (~(z & 1) + 1);
+        w->cur[i] = w->row0[i];
+    }
+    w->trips = trips;
+    w->it = 0;
+    w->phase = 0;
+    w->between = false;
+    w->rows_left--;
+    return 0;
+}
+
+/* A record of key k with addresses a into out. */
+static inline void emit(uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], uint64_t key, const uint64_t *a)
+{
+    struct cht_rec *h = (struct cht_rec *)out;
+    uint32_t type = (uint32_t)(key & 0xffff), aux = (uint32_t)(key >> 16 & 0xffff);
+    uint32_t n = type == CHT_REC_COMP ? aux : 0;
+    h->type = (uint16_t)type;
+    h->aux = (uint16_t)aux;
+    h->size = 16 + 8 * n;
+    out[1] = key >> 32; /* site or loop, then the reserved word 0 */
+    memcpy(out + 2, a, 8 * (size_t)n);
+}
+
+int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len)
+{
+    uint32_t j;
+
+    if (w->between) {
+        j = w->phase;
+        emit(out, w->key[j], w->bcur + w->boff[j]);
+        if (++w->phase == w->nb) {
+            for (uint32_t i = 0; i < w->nab; i++)
+                w->bcur[i] += (uint64_t)w->bstride[i];
+            if (row_begin(w, false, why, len) < 0)
+                return TRACE_ERR_FORMAT;
+        }
+        return 0;
+    }
+    if (w->phase == 0 && w->nirr) {
+        /* the iteration's irregular addresses, in address order */
+        for (uint32_t i = 0; i < w->nal; i++) {
+            int32_t d;
+            if (!w->irr[i])
+                continue;
+            if (w->pos + 4 > w->nbytes)
+                return bad(w, why, len, "code ends in a column");
+            memcpy(&d, w->code + w->pos, 4);
+            w->pos += 4;
+            w->cur[i] += (uint64_t)(int64_t)d;
+        }
+    }
+    j = w->phase;
+    emit(out, w->key[w->nb + j], w->cur + w->loff[j]);
+    if (++w->phase < w->per)
+        return 0;
+    /* the iteration is done */
+    w->phase = 0;
+    for (uint32_t i = 0; i < w->nal; i++)
+        if (!w->irr[i])
+            w->cur[i] += (uint64_t)w->step[i];
+    if (++w->it < w->trips)
+        return 0;
+    if (!w->rows_left) {
+        w->active = false;
+        if (w->pos != w->nbytes)
+            return bad(w, why, len, "code goes on after the last row");
+        return 0;
+    }
+    if (w->nb) {
+        w->between = true;
+        return 0;
+    }
+    return row_begin(w, false, why, len) < 0 ? TRACE_ERR_FORMAT : 0;
+}
