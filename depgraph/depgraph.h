@@ -539,6 +539,10 @@ struct dg_bytes {
 /* Appends n bytes (false on out-of-memory, leaving b as it was). */
 bool dg_bytes_put(struct dg_bytes *b, const void *p, size_t n);
 void dg_bytes_free(struct dg_bytes *b);
+/* One buffer per process of x (zeroed; NULL on out-of-memory), and its
+ * release (each buffer, then the array; NULL is fine). */
+struct dg_bytes *dg_bytes_per_proc(int K);
+void dg_bytes_per_proc_free(struct dg_bytes *b, int K);
 
 enum dg_xchg_op { DG_XCHG_SUM, DG_XCHG_MIN, DG_XCHG_MAX };
 

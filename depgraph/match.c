@@ -164,18 +164,6 @@ static bool ghost_add(struct dg_match *m, struct dg_pos p, const struct dg_msgre
     return true;
 }
 
-static struct dg_bytes *bufs_new(int K)
-{
-    return calloc((size_t)K, sizeof(struct dg_bytes));
-}
-
-static void bufs_free(struct dg_bytes *b, int K)
-{
-    for (int q = 0; b && q < K; q++)
-        dg_bytes_free(&b[q]);
-    free(b);
-}
-
 /* Appends a fixed part and, to another process, the record after it. */
 static bool put_with(struct dg_bytes *b, const void *head, size_t n, const struct dg_msgrec *rec, bool remote)
 {
@@ -387,7 +375,7 @@ static int number(struct dg_match *m, const int *owner, const struct dg_xchg *x,
 {
     int K = x->nprocs, me = x->proc, rc = TRACE_ERR_NOMEM;
     int64_t *counts = calloc((size_t)K, sizeof *counts);
-    struct dg_bytes *out = bufs_new(K), *in = bufs_new(K);
+    struct dg_bytes *out = dg_bytes_per_proc(K), *in = dg_bytes_per_proc(K);
     m->coll_first = calloc((size_t)K + 1, sizeof *m->coll_first);
     m->nprocs = K;
     if (counts && out && in && m->coll_first) {
@@ -440,8 +428,8 @@ static int number(struct dg_match *m, const int *owner, const struct dg_xchg *x,
     rc = dg_xchg_agree(x, rc);
 out:
     free(counts);
-    bufs_free(out, K);
-    bufs_free(in, K);
+    dg_bytes_per_proc_free(out, K);
+    dg_bytes_per_proc_free(in, K);
     return rc;
 }
 
@@ -450,8 +438,8 @@ int dg_match_build_dist(const struct dg_mpilog *const *logs, int nranks, const i
 {
     int K = x->nprocs, me = x->proc, rc = TRACE_ERR_NOMEM;
     struct dg_match *m = calloc(1, sizeof *m);
-    struct dg_bytes *env = bufs_new(K), *col = bufs_new(K), *ein = bufs_new(K), *cin = bufs_new(K);
-    struct dg_bytes *ans = bufs_new(K), *ain = bufs_new(K);
+    struct dg_bytes *env = dg_bytes_per_proc(K), *col = dg_bytes_per_proc(K), *ein = dg_bytes_per_proc(K), *cin = dg_bytes_per_proc(K);
+    struct dg_bytes *ans = dg_bytes_per_proc(K), *ain = dg_bytes_per_proc(K);
     struct coll_ent *c = NULL;
     size_t nc = 0;
     if (m && env && col && ein && cin && ans && ain) {
@@ -482,12 +470,12 @@ int dg_match_build_dist(const struct dg_mpilog *const *logs, int nranks, const i
     m = NULL;
 out:
     free(c);
-    bufs_free(env, K);
-    bufs_free(col, K);
-    bufs_free(ein, K);
-    bufs_free(cin, K);
-    bufs_free(ans, K);
-    bufs_free(ain, K);
+    dg_bytes_per_proc_free(env, K);
+    dg_bytes_per_proc_free(col, K);
+    dg_bytes_per_proc_free(ein, K);
+    dg_bytes_per_proc_free(cin, K);
+    dg_bytes_per_proc_free(ans, K);
+    dg_bytes_per_proc_free(ain, K);
     dg_match_destroy(m);
     return rc;
 }

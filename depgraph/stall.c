@@ -199,13 +199,20 @@ static uint32_t member_index(const struct replay *R, uint32_t inst, struct dg_po
     return R->base[inst - R->lo] + dg_match_coll_place(R->m, inst, p.rank);
 }
 
+/* Whether a member is there for a nonblocking wait: started when its
+ * own record is a nonblocking completion after its start, else reached. */
+static bool member_ready(uint8_t f)
+{
+    return (f & M_QUALIFIES) ? (f & M_STARTED) != 0 : (f & M_REACHED) != 0;
+}
+
 /* Whether member k of instance i is there for a member that waits for
  * it: reached (a blocking wait), or for a nonblocking one, started when
  * k's own record is a nonblocking completion after its start. */
 static bool member_there(const struct replay *R, uint32_t k, bool nb)
 {
     uint8_t f = R->mflag[k];
-    return nb && (f & M_QUALIFIES) ? (f & M_STARTED) != 0 : (f & M_REACHED) != 0;
+    return nb ? member_ready(f) : (f & M_REACHED) != 0;
 }
 
 static void release(struct replay *R, uint32_t inst, uint32_t k)
@@ -228,7 +235,7 @@ static bool member_nb(const struct replay *R, struct dg_pos p)
 static bool may_go(const struct replay *R, uint32_t i, uint32_t k, uint32_t nm, bool nb)
 {
     uint8_t f = R->mflag[k];
-    uint32_t self = (f & M_QUALIFIES) ? (f & M_STARTED) != 0 : (f & M_REACHED) != 0;
+    uint32_t self = member_ready(f);
     return nb ? R->nready[i] - self == nm - 1 : R->nreached[i] - ((f & M_REACHED) != 0) == nm - 1;
 }
 
@@ -256,14 +263,14 @@ static void instance_note(struct replay *R, const struct note *n)
     dg_match_coll(R->m, n->inst, &nm);
     uint8_t *f = &R->mflag[k];
     uint32_t reached0 = R->nreached[i], ready0 = R->nready[i];
-    bool was_ready = (*f & M_QUALIFIES) ? (*f & M_STARTED) : (*f & M_REACHED);
+    bool was_ready = member_ready(*f);
     if (n->kind == N_STARTED) {
         *f |= M_STARTED;
     } else if (!(*f & (M_REACHED | M_RELEASED))) {
         R->nreached[i]++;
         *f |= M_REACHED | M_WAITING;
     }
-    bool ready = (*f & M_QUALIFIES) ? (*f & M_STARTED) : (*f & M_REACHED);
+    bool ready = member_ready(*f);
     if (ready && !was_ready)
         R->nready[i]++;
     if ((R->nreached[i] != reached0 && R->nreached[i] + 1 >= nm) || (R->nready[i] != ready0 && R->nready[i] + 1 >= nm))
@@ -447,8 +454,8 @@ static int setup(struct replay *R, const struct dg_move *const *moves, const uin
     R->wnext = calloc(P ? P : 1, sizeof *R->wnext);
     R->work = calloc(P ? P : 1, sizeof *R->work);
     R->queued = calloc(P ? P : 1, 1);
-    R->out = calloc((size_t)R->K, sizeof *R->out);
-    R->in = calloc((size_t)R->K, sizeof *R->in);
+    R->out = dg_bytes_per_proc(R->K);
+    R->in = dg_bytes_per_proc(R->K);
     if (!R->o || !R->cur || !R->fact || !R->watch || !R->nwatch || !R->wnext || !R->work || !R->queued ||
         !R->out || !R->in)
         return TRACE_ERR_NOMEM;
@@ -600,12 +607,6 @@ static void replay_free(struct replay *R)
         if (R->watch)
             free(R->watch[r]);
     }
-    for (int q = 0; q < R->K; q++) {
-        if (R->out)
-            dg_bytes_free(&R->out[q]);
-        if (R->in)
-            dg_bytes_free(&R->in[q]);
-    }
     free(R->o);
     free(R->cur);
     free(R->fact);
@@ -614,8 +615,8 @@ static void replay_free(struct replay *R)
     free(R->wnext);
     free(R->work);
     free(R->queued);
-    free(R->out);
-    free(R->in);
+    dg_bytes_per_proc_free(R->out, R->K);
+    dg_bytes_per_proc_free(R->in, R->K);
     free(R->sync);
     free(R->base);
     free(R->mflag);

@@ -34,6 +34,18 @@ void dg_bytes_free(struct dg_bytes *b)
     *b = (struct dg_bytes){0};
 }
 
+struct dg_bytes *dg_bytes_per_proc(int K)
+{
+    return calloc(K > 0 ? (size_t)K : 1, sizeof(struct dg_bytes));
+}
+
+void dg_bytes_per_proc_free(struct dg_bytes *b, int K)
+{
+    for (int q = 0; b && q < K; q++)
+        dg_bytes_free(&b[q]);
+    free(b);
+}
+
 int dg_xchg_agree(const struct dg_xchg *x, int rc)
 {
     int64_t v = rc < 0 ? rc : 0;

@@ -39,7 +39,7 @@ struct cm_item {
 static int share_maps(const struct dg_mpilog *const *logs, int P, const struct dg_xchg *x, struct search_clocks *c)
 {
     int K = x->nprocs, rc = 0;
-    struct dg_bytes *out = calloc((size_t)K, sizeof *out), *in = calloc((size_t)K, sizeof *in);
+    struct dg_bytes *out = dg_bytes_per_proc(K), *in = dg_bytes_per_proc(K);
     if (!out || !in)
         rc = TRACE_ERR_NOMEM;
     for (int r = 0; r < P && rc == 0; r++) {
@@ -58,12 +58,8 @@ static int share_maps(const struct dg_mpilog *const *logs, int P, const struct d
                 if (it.rank >= 0 && it.rank < P)
                     c->cm[it.rank] = it.cm;
             }
-    for (int q = 0; out && in && q < K; q++) {
-        dg_bytes_free(&out[q]);
-        dg_bytes_free(&in[q]);
-    }
-    free(out);
-    free(in);
+    dg_bytes_per_proc_free(out, K);
+    dg_bytes_per_proc_free(in, K);
     return rc;
 }
 

@@ -560,7 +560,7 @@ static int gather(struct ws *w)
 {
     const struct dg_xchg *x = w->x->xchg;
     int K = x->nprocs, rc = 0;
-    struct dg_bytes *out = calloc((size_t)K, sizeof *out), *in = calloc((size_t)K, sizeof *in);
+    struct dg_bytes *out = dg_bytes_per_proc(K), *in = dg_bytes_per_proc(K);
     if (!out || !in)
         rc = TRACE_ERR_NOMEM;
     for (size_t i = 0; i < w->nent && rc == 0 && x->proc != 0; i++) {
@@ -591,12 +591,8 @@ static int gather(struct ws *w)
             }
         rc = nomem ? TRACE_ERR_NOMEM : 0;
     }
-    for (int q = 0; out && in && q < K; q++) {
-        dg_bytes_free(&out[q]);
-        dg_bytes_free(&in[q]);
-    }
-    free(out);
-    free(in);
+    dg_bytes_per_proc_free(out, K);
+    dg_bytes_per_proc_free(in, K);
     if (rc < 0 || x->proc != 0)
         return rc;
     /* sites of ranks whose results process 0 does not have: left out */
