@@ -858,6 +858,105 @@ static void test_rows_expands(void **state)
     expect_end(t, c, 7, 14, 2);
 }
 
+/* One row of `trips` iterations (the irregular address moving by d[i]),
+ * then `tail` bytes of code. */
+static size_t row_code(uint8_t *code, uint8_t trips, const int32_t *d, const uint8_t *tail, size_t ntail)
+{
+    size_t at = 2;
+    code[0] = trips;
+    code[1] = 0x00; /* the affine address where predicted */
+    for (uint8_t i = 0; i < trips; i++, at += 4)
+        memcpy(code + at, &d[i], 4);
+    memcpy(code + at, tail, ntail);
+    return at + ntail;
+}
+
+/* A row's iterations after its first are expanded as a REPEAT_COL of its
+ * first (rows_repeat, cursor.c): with runs they come as one run, of the
+ * events record by record would give. */
+static void test_rows_as_runs(void **state)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    const struct trace_run *run;
+    struct trace_event mat;
+    struct trace_range rg[CHT_REPEAT_MAX_ADDRS];
+    struct trace_iter it[TRACE_MAX_LOOP_DEPTH];
+    int32_t d[12];
+    uint64_t irr[12], at = 500, n = 0;
+    uint8_t code[64];
+    int ret, runs = 0;
+    (void)state;
+
+    for (int i = 0; i < 12; i++) {
+        d[i] = i * 37 % 11 - 5;
+        irr[i] = at += (uint64_t)(int64_t)d[i];
+    }
+    write_meta(dir);
+    struct tg_file *f = std_rank(dir);
+    tg_rows(f, 1, 2, code, (uint32_t)row_code(code, 12, d, NULL, 0));
+    tg_end(f, 12, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, TRACE_CURSOR_RUNS);
+    while ((ret = trace_cursor_next_run(c, &ev, &run)) > 0) {
+        uint64_t m = ret == 2 ? run->reps * run->period : 1;
+        runs += ret == 2;
+        for (uint64_t k = 0; k < m; k++, n++) {
+            if (ret == 2)
+                trace_run_event(run, k, &mat, rg, it), ev = &mat;
+            assert_true(n < 12);
+            assert_int_equal(ev->site, 100);
+            assert_int_equal(ev->index, n);
+            assert_int_equal(ev->ranges[0].addr, 1000 + 8 * n);
+            assert_int_equal(ev->ranges[1].addr, irr[n]);
+        }
+    }
+    assert_int_equal(ret, 0);
+    assert_int_equal(n, 12);
+    assert_int_equal(runs, 1);
+    expect_end(t, c, 12, 24, 0);
+}
+
+/* What follows a row is damaged: the row is decoded record by record, so
+ * that the error comes after the same `want` events as before rows went as
+ * repeats (all 3, or 2 where the error is found with the row's last
+ * record). */
+static void check_row_then_bad(uint32_t rows, const uint8_t *tail, size_t ntail, int want, const char *why)
+{
+    struct trace *t;
+    struct trace_cursor *c;
+    const struct trace_event *ev;
+    int32_t d[3] = { 4, -2, 9 };
+    uint8_t code[32];
+    int ret, n = 0;
+
+    write_meta(dir);
+    struct tg_file *f = std_rank(dir);
+    tg_rows(f, rows, 2, code, (uint32_t)row_code(code, 3, d, tail, ntail));
+    tg_end(f, 3, 1, 0);
+    tg_close(f);
+    open_rank0(&t, &c, TRACE_CURSOR_RUNS);
+    while ((ret = trace_cursor_next(c, &ev)) == 1)
+        assert_int_equal(ev->ranges[1].addr, 500 + (n == 0 ? 4 : n == 1 ? 2 : 11)), n++;
+    if (ret != TRACE_ERR_FORMAT || n != want)
+        fail_msg("%s: %d events, then %d: %s", why, n, ret, trace_cursor_error(c));
+    ASSERT_HAS(trace_cursor_error(c), why);
+    trace_cursor_close(c);
+    trace_close(t);
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
+}
+
+static void test_rows_damaged_after_row(void **state)
+{
+    static const uint8_t zero_trips[] = { 0x00, 0x00 }, more[] = { 0x01 }, cut[] = { 0x02, 0x00, 1, 0 };
+    (void)state;
+    check_row_then_bad(2, zero_trips, sizeof(zero_trips), 3, "bad trip count");
+    check_row_then_bad(1, more, sizeof(more), 2, "code goes on after the last row");
+    check_row_then_bad(2, cut, sizeof(cut), 3, "code ends in a column");
+    check_row_then_bad(2, NULL, 0, 3, "bad trip count");
+}
+
 /* A damaged ROWS gives a format error naming the file and what is wrong. */
 static void check_bad_rows(uint32_t rows, uint16_t nal, const uint8_t *code, uint32_t len, const char *why)
 {
@@ -1890,6 +1989,8 @@ int main(void)
         T(test_pack_damaged),
         T(test_rows_expands),
         T(test_rows_damaged),
+        T(test_rows_as_runs),
+        T(test_rows_damaged_after_row),
         T(test_comp_unknown_site),
         T(test_comp_naccess_mismatch),
         T(test_site_table_in_rank_stream),

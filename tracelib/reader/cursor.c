@@ -557,6 +557,31 @@ static __attribute__((noinline)) int rows_start(struct trace_cursor *c, struct r
     return 0;
 }
 
+/* The rest of a row of the open ROWS record as a REPEAT_COL (a REPEAT if
+ * none of its addresses is irregular) of the iteration just decoded into
+ * the history: the cursor then expands it, or hands it over as a run, as
+ * it does a REPEAT_COL's.  0, or -1 if out of memory. */
+static __attribute__((noinline)) int rows_repeat(struct trace_cursor *c)
+{
+    struct rd_rows *w = &c->rows;
+    if (!c->rep_col && !(c->rep_col = malloc(CHT_REPEAT_COL_MAX * sizeof(*c->rep_col))))
+        return -1;
+    for (uint32_t j = 0; j < w->per; j++)
+        c->rep_off[j] = w->loff[j];
+    for (uint32_t i = 0; i < w->nal; i++)
+        c->rep_stride[i] = w->irr[i] ? CHT_REPEAT_IRREGULAR : w->step[i];
+    c->rep_period = w->per;
+    c->rep_ncol = w->take * w->nirr;
+    c->rep_icol = 0;
+    c->rep_is_col = w->nirr > 0;
+    c->rep_left = c->rep_count = w->take * w->per;
+    c->rep_norun = false;
+    c->rep_phase = 0;
+    c->rep_thread = c->rows_thread;
+    rd_rows_take(w, c->rep_col);
+    return 0;
+}
+
 /* A PACK record's code is corrupt: the reason is in c->msg. */
 static __attribute__((noinline, cold)) int pack_error(struct trace_cursor *c)
 {
@@ -672,6 +697,8 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             if (rd_rows_next(&c->rows, th->hist[th->head].w, c->msg, sizeof(c->msg)) < 0)
                 return pack_error(c);
             hist_advance(th);
+            if (c->rows.take && rows_repeat(c) < 0)
+                return nomem(c);
         } else {
             ret = trace_stream_next(c->s, &rec);
             if (ret < 0)

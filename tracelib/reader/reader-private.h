@@ -242,6 +242,8 @@ struct rd_rows {
     uint32_t nb, per, nab, nal, nirr;
     uint32_t phase;            /* next record of the between records or of the iteration */
     uint64_t trips, it;        /* of the current row */
+    uint32_t take;             /* iterations 1 .. trips-1 of the row, when rd_rows_next has just
+                                  ended its iteration 0 and they may go as a repeat (rd_rows_take) */
     uint64_t key[2 * CHT_REPEAT_PERIOD_MAX];
     uint32_t boff[CHT_REPEAT_PERIOD_MAX], loff[CHT_REPEAT_PERIOD_MAX];
     uint64_t bcur[RD_ROWS_ADDRS];
@@ -258,6 +260,15 @@ int rd_rows_start(struct rd_rows *w, const struct cht_rec_rows *rec, char *why, 
 /* Decodes the next record of the open ROWS into w (as rd_pack_next): 0, or
  * TRACE_ERR_FORMAT with the reason in why (the record is then closed). */
 int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len);
+/* After rd_rows_next set w->take: takes the row's other w->take iterations
+ * at once, their irregular addresses' differences into col (w->take * nirr
+ * entries, iteration by iteration, in the order rd_rows_next applies them:
+ * a REPEAT_COL's column), and leaves w after the row.  Cannot fail:
+ * rd_rows_next offers them only when the code holds them and what follows
+ * the row decodes.  The caller expands them as a REPEAT of period w->per
+ * over the iteration just decoded, with strides w->step (irregular ones
+ * CHT_REPEAT_IRREGULAR), which makes the same records. */
+void rd_rows_take(struct rd_rows *w, int32_t *col);
 
 struct rd_modules {
     struct rd_module *v;

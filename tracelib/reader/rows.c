@@ -1,6 +1,8 @@
 /* rows.c - decoding of CHT_REC_ROWS records (trace-format.h): the records
  * of the rows of a loop nest, rebuilt one by one for the cursor, which
- * treats them as records read from the stream (as pack.c's).  Everything
+ * treats them as records read from the stream (as pack.c's); a row's
+ * iterations after its first go to the cursor at once, as a REPEAT_COL of
+ * its first (rd_rows_take), which it can hand over as a run.  Everything
  * comes from the file: every count is checked against the format's limits
  * and every byte read against the code's end.
  */
@@ -115,6 +117,54 @@ static int row_begin(struct rd_rows *w, bool first, char *why, size_t len)
     return 0;
 }
 
+static int row_end(struct rd_rows *w, char *why, size_t len);
+
+/* Whether what follows the current row, from code byte pos on, decodes
+ * (as row_end and row_begin would take it, without changing w). */
+static bool row_end_ok(const struct rd_rows *w, uint32_t pos)
+{
+    uint64_t trips, z;
+    if (!w->rows_left)
+        return pos == w->nbytes;
+    if (w->nb)
+        return true; /* the between records read no code */
+    if (rd_varint(w->code, &pos, w->nbytes, &trips) < 0 || trips < 1 || trips > CHT_ROWS_TRIPS_MAX)
+        return false;
+    for (uint32_t i = 0; i < w->nal; i++)
+        if (!w->irr[i] && rd_varint(w->code, &pos, w->nbytes, &z) < 0)
+            return false;
+    return true;
+}
+
+/* After iteration 0 of the current row: whether its other iterations may
+ * go as one repeat (rd_rows_take): the format's limits of a REPEAT_COL, the
+ * code holds their columns, and what follows decodes, so that a corrupt
+ * record still fails where expanding it record by record would. */
+static bool can_take(const struct rd_rows *w)
+{
+    uint64_t n = w->trips - 1, bytes = 4 * n * w->nirr;
+    return n * w->per <= CHT_REPEAT_COUNT_MAX && n * w->nirr <= CHT_REPEAT_COL_MAX &&
+           w->pos + bytes <= w->nbytes && row_end_ok(w, w->pos + (uint32_t)bytes);
+}
+
+void rd_rows_take(struct rd_rows *w, int32_t *col)
+{
+    uint32_t n = w->take, m = n * w->nirr;
+    char why[8];
+
+    memcpy(col, w->code + w->pos, 4 * (size_t)m);
+    w->pos += 4 * m;
+    for (uint32_t j = 0, at = 0; j < n; j++)
+        for (uint32_t i = 0; i < w->nal; i++)
+            if (w->irr[i])
+                w->cur[i] += (uint64_t)(int64_t)col[at++];
+            else
+                w->cur[i] += (uint64_t)w->step[i];
+    w->it = w->trips;
+    w->take = 0;
+    (void)row_end(w, why, sizeof(why)); /* can_take checked it decodes */
+}
+
 /* A record of key k with addresses a into out. */
 static inline void emit(uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], uint64_t key, const uint64_t *a)
 {
@@ -132,6 +182,7 @@ int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char
 {
     uint32_t j;
 
+    w->take = 0;
     if (w->between) {
         j = w->phase;
         emit(out, w->key[j], w->bcur + w->boff[j]);
@@ -165,8 +216,18 @@ int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char
     for (uint32_t i = 0; i < w->nal; i++)
         if (!w->irr[i])
             w->cur[i] += (uint64_t)w->step[i];
-    if (++w->it < w->trips)
+    if (++w->it < w->trips) {
+        if (w->it == 1 && can_take(w))
+            w->take = (uint32_t)(w->trips - 1);
         return 0;
+    }
+    return row_end(w, why, len);
+}
+
+/* The row's last iteration is done: the between records, the next row or
+ * the record's end. */
+static int row_end(struct rd_rows *w, char *why, size_t len)
+{
     if (!w->rows_left) {
         w->active = false;
         if (w->pos != w->nbytes)
