@@ -867,7 +867,8 @@ static size_t row_code(uint8_t *code, uint8_t trips, const int32_t *d, const uin
     code[1] = 0x00; /* the affine address where predicted */
     for (uint8_t i = 0; i < trips; i++, at += 4)
         memcpy(code + at, &d[i], 4);
-    memcpy(code + at, tail, ntail);
+    if (ntail)
+        memcpy(code + at, tail, ntail);
     return at + ntail;
 }
 
