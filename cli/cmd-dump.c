@@ -97,11 +97,6 @@ static void locate(struct trace_cursor *cur, const struct trace_event *ev, struc
     }
 }
 
-static void put_escaped(FILE *f, const char *s)
-{
-    search_write_escaped(f, s, strlen(s));
-}
-
 static const char *kind_name(const struct trace_event *ev)
 {
     switch (ev->kind) {
@@ -302,6 +297,68 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
     }
 }
 
+/* The start of an event's text line, built in memory and written in one
+ * go: a dump writes tens of millions of lines, and printf and per-piece
+ * stdio calls were most of its time. */
+struct line {
+    FILE *f;
+    size_t n;
+    char b[4096];
+};
+
+static void line_flush(struct line *l)
+{
+    fwrite(l->b, 1, l->n, l->f);
+    l->n = 0;
+}
+
+static void line_put(struct line *l, const char *s, size_t len)
+{
+    if (len > sizeof l->b - l->n) {
+        line_flush(l);
+        if (len > sizeof l->b) {
+            fwrite(s, 1, len, l->f);
+            return;
+        }
+    }
+    memcpy(l->b + l->n, s, len);
+    l->n += len;
+}
+
+static void line_str(struct line *l, const char *s) { line_put(l, s, strlen(s)); }
+
+/* s with search_write_escaped's escapes */
+static void line_escaped(struct line *l, const char *s)
+{
+    size_t len = strlen(s), n = search_escape_free(s, len);
+    if (n == len) {
+        line_put(l, s, len);
+    } else {
+        line_flush(l);
+        search_write_escaped(l->f, s, len);
+    }
+}
+
+static void line_u64(struct line *l, uint64_t v)
+{
+    char b[20];
+    size_t n = sizeof b;
+    do
+        b[--n] = (char)('0' + v % 10);
+    while (v /= 10);
+    line_put(l, b + n, sizeof b - n);
+}
+
+static void line_hex(struct line *l, uint64_t v)
+{
+    char b[16];
+    size_t n = sizeof b;
+    do
+        b[--n] = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    line_put(l, b + n, sizeof b - n);
+}
+
 static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_event *ev,
                        const struct dump_opts *o, uint64_t t0)
 {
@@ -310,45 +367,71 @@ static void text_event(FILE *f, struct trace_cursor *cur, const struct trace_eve
     /* Text is read by people and editors started in the source tree: paths
      * below the current directory are shown relative to it. */
     /* names that came from the trace, escaped: they cannot drive the terminal */
-    put_escaped(f, search_display_path(w.file, true));
-    fprintf(f, ":%u:%u: ", w.line, w.col);
-    put_escaped(f, kind_name(ev));
-    fprintf(f, " rank=%d ev=%" PRIu64, ev->rank, ev->index);
-    if (ev->thread)
-        fprintf(f, " thread=%u", ev->thread);
+    struct line l;
+    l.f = f;
+    l.n = 0;
+    line_escaped(&l, search_display_path(w.file, true));
+    line_put(&l, ":", 1);
+    line_u64(&l, w.line);
+    line_put(&l, ":", 1);
+    line_u64(&l, w.col);
+    line_put(&l, ": ", 2);
+    line_escaped(&l, kind_name(ev));
+    line_str(&l, " rank=");
+    if (ev->rank < 0)
+        line_put(&l, "-", 1);
+    line_u64(&l, ev->rank < 0 ? -(uint64_t)(int64_t)ev->rank : (uint64_t)ev->rank);
+    line_str(&l, " ev=");
+    line_u64(&l, ev->index);
+    if (ev->thread) {
+        line_str(&l, " thread=");
+        line_u64(&l, ev->thread);
+    }
     if (ev->depth) {
-        fputs(" iter=[", f);
+        line_str(&l, " iter=[");
         for (uint32_t i = 0; i < ev->depth; i++) {
             const struct trace_loop_info *li = trace_cursor_loop(cur, ev->iters[i].loop);
-            fprintf(f, "%sL%u=%" PRIu64, i ? " " : "", li ? li->line : 0, ev->iters[i].iter);
+            line_str(&l, i ? " L" : "L");
+            line_u64(&l, li ? li->line : 0);
+            line_put(&l, "=", 1);
+            line_u64(&l, ev->iters[i].iter);
         }
-        fputc(']', f);
+        line_put(&l, "]", 1);
     }
     if (ev->kind == TRACE_EV_COMP) {
         for (uint32_t i = 0; i < ev->nranges; i++) {
             const struct trace_range *r = &ev->ranges[i];
-            if (o->stable)
-                fprintf(f, " %c:+%" PRIu64, r->write ? 'W' : 'R', r->len);
-            else
-                fprintf(f, " %c:0x%" PRIx64 "+%" PRIu64, r->write ? 'W' : 'R', r->addr, r->len);
+            line_str(&l, r->write ? " W:" : " R:");
+            if (!o->stable) {
+                line_str(&l, "0x");
+                line_hex(&l, r->addr);
+            }
+            line_put(&l, "+", 1);
+            line_u64(&l, r->len);
         }
     } else if (ev->kind == TRACE_EV_MPI) {
+        line_flush(&l); /* text_mpi writes to f: what l holds goes first */
         text_mpi(f, ev, o, t0);
     } else if (ev->kind == TRACE_EV_LOOP) {
         const struct trace_loop_info *li = trace_cursor_loop(cur, ev->loop);
-        fprintf(f, " loop=L%u", li ? li->line : 0);
+        line_str(&l, " loop=L");
+        line_u64(&l, li ? li->line : 0);
     }
     if (w.func && *w.func) {
-        fputs(" func=", f);
-        put_escaped(f, w.func);
+        line_str(&l, " func=");
+        line_escaped(&l, w.func);
     }
     if (w.symbolized)
         for (unsigned i = 1; i < w.loc.nframes; i++) {
-            fputs(" inlined-at=", f);
-            put_escaped(f, search_display_path(w.loc.frames[i].file, true));
-            fprintf(f, ":%u:%u", w.loc.frames[i].line, w.loc.frames[i].col);
+            line_str(&l, " inlined-at=");
+            line_escaped(&l, search_display_path(w.loc.frames[i].file, true));
+            line_put(&l, ":", 1);
+            line_u64(&l, w.loc.frames[i].line);
+            line_put(&l, ":", 1);
+            line_u64(&l, w.loc.frames[i].col);
         }
-    fputc('\n', f);
+    line_put(&l, "\n", 1);
+    line_flush(&l);
 }
 
 static void json_u64(FILE *f, const char *k, uint64_t v) { fprintf(f, ",\"%s\":%" PRIu64, k, v); }

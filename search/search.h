@@ -770,6 +770,9 @@ int search_report_write(FILE *f, const struct search_report *rep, int format, co
  * written as \xHH: text that came from a trace (a file or function name)
  * cannot drive the terminal. */
 void search_write_escaped(FILE *f, const char *s, size_t len);
+/* How many of s's first len bytes search_write_escaped writes as they are:
+ * the length of the prefix without a character it escapes. */
+size_t search_escape_free(const char *s, size_t len);
 /* s as a JSON string literal, quotes included. */
 void search_json_string(FILE *f, const char *s);
 /* Path p shown relative to the current directory when it lies below it and

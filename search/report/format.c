@@ -96,14 +96,27 @@ static void free_views(struct view *v, uint32_t n)
     free(v);
 }
 
-void search_write_escaped(FILE *f, const char *s, size_t len)
+size_t search_escape_free(const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    for (; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
+            break;
+    }
+    return i;
+}
+
+void search_write_escaped(FILE *f, const char *s, size_t len)
+{
+    while (len) { /* the characters without escapes in one go, then one escaped */
+        size_t n = search_escape_free(s, len);
+        fwrite(s, 1, n, f);
+        if (n == len)
+            break;
+        fprintf(f, "\\x%02x", (unsigned char)s[n]);
+        s += n + 1;
+        len -= n + 1;
     }
 }
 

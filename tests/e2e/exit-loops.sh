@@ -7,7 +7,8 @@
 # random columns, an indirect access strided after all) and loops with
 # calls) at -O1, -O2 and
 # -O3, with each encoding of the runtime and with more than a run's 2^20
-# records in one loop, and on every bundled example at -O2.  The program's
+# records in one loop, and on every bundled example at -O2 (the largest at
+# smaller sizes: small_args in lib.sh).  The program's
 # output is the uninstrumented build's.
 source "$(dirname "$0")/lib.sh"
 export COMMHINT_FLUSH_MS=0
@@ -106,9 +107,10 @@ for src in examples/*.c; do
     COMMHINT_EXIT_LOOPS=0 build_prog "$src" "$WORK/pb/$ex/$ex" -O2
     a=$WORK/exit/$ex
     b=$WORK/perit/$ex
-    trace_run "$a" "$NP" "${norand[@]}" "$bin"
+    read -r -a args <<<"$(small_args "$ex")"
+    trace_run "$a" "$NP" "${norand[@]}" "$bin" "${args[@]}"
     expect_eq "$ex: traced run exits 0" "$?" 0
-    trace_run "$b" "$NP" "${norand[@]}" "$WORK/pb/$ex/$ex"
+    trace_run "$b" "$NP" "${norand[@]}" "$WORK/pb/$ex/$ex" "${args[@]}"
     expect_eq "$ex: traced run (per iteration) exits 0" "$?" 0
     same_events "$ex O2" "$a" "$b"
     "$CH" hints "$a" --format=json --stable >"$a.hints" 2>/dev/null

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `commhint export --format=otf2 -o DIR` end to end (docs/export.md, "OTF2"):
-# every bundled example, traced on 4 ranks, exported to an OTF2 archive
+# every bundled example (the largest at smaller sizes: small_args in
+# lib.sh), traced on 4 ranks, exported to an OTF2 archive
 # that otf2-print reads without error, and read back with the otf2 Python
 # module (python3-otf2): one location per rank, a region per MPI function
 # and call site with its file and line, as many Enter events per MPI
@@ -189,7 +190,8 @@ for src in examples/*.c examples/*.cpp; do
     bin=$B/examples/O2/$ex
     [ -x "$bin" ] || { not_ok "$ex: instrumented binary exists" "$bin (make examples)"; continue; }
     dir=$WORK/$ex.trace
-    trace_run "$dir" "$NP" "$bin" || { not_ok "$ex: traced run exits 0" "$(tail -5 "$dir.err")"; continue; }
+    read -r -a args <<<"$(small_args "$ex")"
+    trace_run "$dir" "$NP" "$bin" "${args[@]}" || { not_ok "$ex: traced run exits 0" "$(tail -5 "$dir.err")"; continue; }
     "$CH" info "$dir" --format=json >"$WORK/info.json" 2>/dev/null &&
         "$CH" hints "$dir" --format=json >"$WORK/hints.json" 2>/dev/null &&
         "$CH" export "$dir" -o "$WORK/chrome.json" 2>/dev/null ||

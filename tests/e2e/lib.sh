@@ -53,6 +53,19 @@ build_prog() {
     "$CH" cc mpicc -g "$o" -o "$out" "$src" -lm "$@"
 }
 
+# small_args EXAMPLE: arguments that shrink the bundled examples whose
+# default run records millions of events (halo_staging: 20 million on 4
+# ranks, about 40 million dump lines; heat_helpers: 2 million), for the
+# tests that compare two encodings or builds of the same run rather than
+# judge the examples' hints at their documented sizes.  Empty for the
+# others (their default runs record at most half a million events).
+small_args() {
+    case $1 in
+        halo_staging | halo_staging_after) echo 64 64 12 ;;
+        heat_helpers) echo 48 10 5 ;;
+    esac
+}
+
 # trace_run DIR NP PROGRAM [ARGS...]: run traced on NP ranks; output in DIR.out
 trace_run() {
     local dir=$1 np=$2; shift 2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run encoding (CHT_REC_REPEAT, and CHT_REC_PACK for the records no run
 # takes): every bundled example at -O0 and -O2 on 4
-# ranks, traced with COMMHINT_RUNS=0 and with runs on, decodes to the same
+# ranks (the largest at smaller sizes: small_args in lib.sh), traced with COMMHINT_RUNS=0 and with runs on, decodes to the same
 # events (dump --stable) and the same hints.  On the regular Jacobi sweeps
 # the trace with runs is several times smaller; on the others (short loops,
 # many MPI calls, so zstd already finds the repetition) it is at most 10%
@@ -30,9 +30,10 @@ for src in examples/*.c; do
         mkdir -p "$WORK/off" "$WORK/on"
         off=$WORK/off/$ex-$O
         on=$WORK/on/$ex-$O
-        COMMHINT_RUNS=0 trace_run "$off" "$NP" "${norand[@]}" "$bin"
+        read -r -a args <<<"$(small_args "$ex")"
+        COMMHINT_RUNS=0 trace_run "$off" "$NP" "${norand[@]}" "$bin" "${args[@]}"
         expect_eq "$ex $O: traced run with COMMHINT_RUNS=0 exits 0" "$?" 0
-        COMMHINT_RUNS=1 trace_run "$on" "$NP" "${norand[@]}" "$bin"
+        COMMHINT_RUNS=1 trace_run "$on" "$NP" "${norand[@]}" "$bin" "${args[@]}"
         expect_eq "$ex $O: traced run with runs exits 0" "$?" 0
         "$CH" dump "$off" --stable --loops >"$off.dump" 2>"$off.derr"
         expect_eq "$ex $O: dump without runs exits 0" "$?" 0

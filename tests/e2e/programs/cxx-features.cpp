@@ -44,7 +44,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const std::size_t n = 4096;
+    const std::size_t n = 1024;
     Field<double> mine(n), theirs(n);
     std::vector<long> keys(n);
     const int peer = rank ^ 1;
