@@ -297,9 +297,10 @@ static void text_mpi(FILE *f, const struct trace_event *ev, const struct dump_op
     }
 }
 
-/* The start of an event's text line, built in memory and written in one
- * go: a dump writes tens of millions of lines, and printf and per-piece
- * stdio calls were most of its time. */
+/* An event's text line, built in memory and written in one go (text_mpi's
+ * part of an MPI event's line goes straight to the file, after what the
+ * buffer holds): a dump writes tens of millions of lines, and printf and
+ * per-piece stdio calls were most of its time. */
 struct line {
     FILE *f;
     size_t n;
