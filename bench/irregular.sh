@@ -91,7 +91,7 @@ declare -A R
 declare -A F=([store]="" [write]="" [zstd]="")
 floor_bytes=0
 for p in "${progs[@]}"; do
-    ps=() pw=() ts=() tw=() ds=() os=() us=() es=() rs=()
+    ps=() pw=() ts=() tw=() ds=() os=() us=() es=() rs=() ls=()
     for ((i = 0; i < REPS; i++)); do
         read -r s w <<<"$(run "$tmp/out" mpiexec -n "$RANKS" "$tmp/$p-plain" ${args[$p]})"
         ps+=("$s"); pw+=("$w")
@@ -125,6 +125,12 @@ for p in "${progs[@]}"; do
         read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-e0.trace" -- "$tmp/$p-perit" ${args[$p]})"
         es+=("$s")
         rm -rf "$tmp/$p-e0.trace"
+        # zstd's level 1 for every chunk, as before the faster level for chunks that hardly compress
+        rm -rf "$tmp/$p-l1.trace"
+        read -r s w <<<"$(COMMHINT_ZSTD_LEVEL=1 run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p-l1.trace" -- "$tmp/$p-traced" ${args[$p]})"
+        ls+=("$s")
+        l1disk=$("$CH" info "$tmp/$p-l1.trace" --format=json | jnum bytes_on_disk)
+        rm -rf "$tmp/$p-l1.trace"
         rm -rf "$tmp/$p.trace"
         read -r s w <<<"$(run "$tmp/out" "$CH" run -n "$RANKS" -o "$tmp/$p.trace" -- "$tmp/$p-traced" ${args[$p]})"
         ts+=("$s"); tw+=("$w")
@@ -141,7 +147,7 @@ for p in "${progs[@]}"; do
     R[$p]="$(median "${ps[@]}") $(median "${ts[@]}") $(median "${pw[@]}") $(median "${tw[@]}") $acc $ev $disk $raw"
     R[$p]+=" $(median "${hs[@]}") $(maxof "${hm[@]}") $(median "${hc[@]}") $(median "${qs[@]}") $(median "${qc[@]}")"
     R[$p]+=" $(median "${ds[@]}") $(median "${os[@]}") $(median "${zs[@]}") $(median "${us[@]}") $(median "${es[@]}")"
-    R[$p]+=" $(median "${rs[@]}")"
+    R[$p]+=" $(median "${rs[@]}") $(median "${ls[@]}") $l1disk"
 done
 
 {
@@ -156,7 +162,7 @@ echo
 echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
     printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
         "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
 done
@@ -173,7 +179,7 @@ echo
 echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | per-iteration loop s | ratio | \`COMMHINT_ROWS=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` | traced / per-iteration | traced / \`ROWS=0\` |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
     printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$dl" \
         "$(div "$dl" "$pl" 1)" "$ol" "$(div "$ol" "$pl" 1)" "$ul" "$(div "$ul" "$pl" 1)" "$el" "$(div "$el" "$pl" 1)" \
         "$rl" "$(div "$rl" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" "$(div "$tl" "$ul" 2)" \
@@ -185,13 +191,26 @@ fs=$(median ${F[store]}); fw=$(median ${F[write]}); fz=$(median ${F[zstd]})
 echo "spmv's floor: the program built as its own least tracer (bench/spmv.c, \`-DSPMV_FLOOR\`), recording"
 echo "only what the trace must hold (each row's length, each \`x[col[j]]\` address as a 32-bit difference)"
 echo "into a 1 MiB buffer, in the same alternation: the buffer dropped when full (*store*), written"
-echo "(*write*), compressed by zstd at level 1 (the runtime's default) and written (*zstd*)."
+echo "(*write*), compressed by zstd at level 1 (the runtime's level) and written (*zstd*)."
 echo
 echo "| plain loop s | store s | ratio | write s | ratio | zstd s | ratio | zstd B/access | traced loop s | ratio | traced / floor | traced disk B/access |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '| %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %s | %.3f | %s | %s | %s |\n' "$pl" "$fs" "$(div "$fs" "$pl" 1)" \
     "$fw" "$(div "$fw" "$pl" 1)" "$fz" "$(div "$fz" "$pl" 1)" "$(div "$floor_bytes" "$acc" 3)" "$tl" \
     "$(div "$tl" "$pl" 1)" "$(div "$tl" "$fz" 2)" "$(div "$disk" "$acc" 3)"
+echo
+echo "The runtime compresses a thread's chunks at zstd level 1 (\`COMMHINT_ZSTD_LEVEL\`), but when one"
+echo "shrinks by less than a quarter (spmv's random column differences), its next 15 at a level close to a"
+echo "copy (--fast=100), then one at level 1 again. In the same alternation, the traced build with"
+echo "\`COMMHINT_ZSTD_LEVEL=1\` (level 1 for every chunk, as before):"
+echo
+echo "| program | traced loop s | ratio | disk B/access | \`COMMHINT_ZSTD_LEVEL=1\` loop s | ratio | disk B/access | traced / level 1 |"
+echo "|---|---|---|---|---|---|---|---|"
+for p in "${progs[@]}"; do
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
+    printf '| %s | %.3f | %s | %s | %.3f | %s | %s | %s |\n' "$p" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$disk" "$acc" 3)" \
+        "$l1" "$(div "$l1" "$pl" 1)" "$(div "$l1disk" "$acc" 3)" "$(div "$tl" "$l1" 2)"
+done
 echo
 echo "Analysis of the last traced run: \`commhint hints\` on one process, and \`mpiexec -n 2 commhint hints"
 echo "--parallel\` (its CPU time is the launcher's and both processes'); peak memory of the one process;"
@@ -200,7 +219,7 @@ echo
 echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s | hints s, \`PACK=0\` trace |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl <<<"${R[$p]}"
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
         "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
         $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc" "$zs"

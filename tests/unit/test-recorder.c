@@ -646,6 +646,8 @@ static void on_term(int sig)
     _exit(42);
 }
 
+#define ZSTD_NOISE_EVENTS 120000
+
 /* Emits n events that compress badly. */
 static void emit_noise(uint32_t n)
 {
@@ -719,6 +721,14 @@ static int child_main(const char *what)
             return 13;
         if (rt_reserve(64) != NULL) /* the MPI wrappers get no space either */
             return 14;
+        return 0;
+    }
+    if (!strcmp(what, "zstd-adapt")) {
+        /* chunks that compress, then chunks that hardly do, then again
+         * chunks that compress (test_zstd_adapt) */
+        emit_range(0, 0, 40000);
+        emit_noise(ZSTD_NOISE_EVENTS);
+        emit_range(0, 40000, 400000);
         return 0;
     }
     if (!strcmp(what, "efbig")) {
@@ -819,7 +829,7 @@ static void run_child(const char *what, const char *const *env, const char *errf
         "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
         /* this process traces itself (the in-process tests): its children
          * are traced processes of their own, not processes it started */
-        "COMMHINT_TRACE_OWNER", NULL};
+        "COMMHINT_TRACE_OWNER", "COMMHINT_ZSTD_LEVEL", NULL};
     char exe[PATH_MAX];
     size_t len;
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1); /* valgrind-proof */
@@ -1101,6 +1111,89 @@ static void test_write_error(void **state)
     free(path);
     free(dir);
     free(c.err);
+}
+
+/* The chunks a thread's buffer filled (not the metadata's): those with events. */
+static bool chunk_has_events(const struct parsed *ps, uint64_t seq)
+{
+    for (size_t i = 0; i < ps->nrecs; i++)
+        if (ps->recs[i].chunk == seq && (is_event(&ps->recs[i]) || ps->recs[i].h.type == CHT_REC_PACK))
+            return true;
+    return false;
+}
+
+/* Without COMMHINT_ZSTD_LEVEL, a thread chunk that level 1 shrinks by less
+ * than a quarter sends the next RT_ZSTD_FAST_CHUNKS to RT_ZSTD_FAST_LEVEL,
+ * then one to level 1 again: the same program traced with
+ * COMMHINT_ZSTD_LEVEL=1 gives the same chunks, records and, where level 1
+ * was used, payload sizes; the fast chunks are the ones that rule picks
+ * from the level-1 sizes, and they are larger. */
+static void test_zstd_adapt(void **state)
+{
+    struct child c[2];
+    struct parsed ps[2];
+    char *dir_env, *dir[2], *err = path_join(child_tmp, "stderr");
+    (void)state;
+
+    for (int k = 0; k < 2; k++) {
+        char name[16];
+        snprintf(name, sizeof(name), "trace%d", k);
+        dir[k] = path_join(child_tmp, name);
+        assert_true(asprintf(&dir_env, "COMMHINT_TRACE_DIR=%s", dir[k]) > 0);
+        /* packs (runs on): the noise's addresses as differences, which
+         * level 1 hardly shrinks; no flusher, so that both runs cut the
+         * same chunks */
+        const char *env[] = {dir_env, "PMI_RANK=0", "COMMHINT_RUNS=1", "COMMHINT_FLUSH_MS=0",
+                             k ? "COMMHINT_ZSTD_LEVEL=1" : "COMMHINT_ZSTD_LEVEL", NULL};
+        run_child("zstd-adapt", env, err, &c[k]);
+        assert_true(WIFEXITED(c[k].status));
+        assert_int_equal(WEXITSTATUS(c[k].status), 0);
+        assert_string_equal(c[k].err, "");
+        char *path = path_join(dir[k], "rank-00000.chtr");
+        parse_file(path, CHT_MAGIC_RANK, &ps[k], 0);
+        free(path);
+        free(dir_env);
+    }
+    assert_int_equal(ps[0].nchunks, ps[1].nchunks);
+    assert_int_equal(ps[0].nrecs, ps[1].nrecs);
+    for (size_t i = 0; i < ps[0].nrecs; i++) {
+        assert_int_equal(ps[0].recs[i].h.type, ps[1].recs[i].h.type);
+        assert_int_equal(ps[0].recs[i].h.size, ps[1].recs[i].h.size);
+        if (is_event(&ps[0].recs[i]) || ps[0].recs[i].h.type == CHT_REC_PACK)
+            assert_memory_equal(ps[0].recs[i].p, ps[1].recs[i].p, ps[0].recs[i].h.size);
+    }
+    uint32_t zfast = 0, nfast = 0, nslow_poor = 0, nthread = 0;
+    for (size_t i = 0; i < ps[0].nchunks; i++) {
+        const struct cht_chunk_header *a = &ps[0].chunks[i], *b = &ps[1].chunks[i];
+        assert_int_equal(a->raw_size, b->raw_size);
+        if (!chunk_has_events(&ps[1], b->seq))
+            continue; /* metadata (its run id differs) */
+        nthread++;
+        bool poor = b->raw_size >= RT_ZSTD_JUDGE_MIN && 4 * (uint64_t)b->stored_size > 3 * (uint64_t)b->raw_size;
+        if (zfast) {
+            assert_true(a->stored_size > b->stored_size);
+            nfast++;
+            zfast--;
+        } else {
+            assert_int_equal(a->stored_size, b->stored_size);
+            if (poor) {
+                zfast = RT_ZSTD_FAST_CHUNKS;
+                nslow_poor++;
+            }
+        }
+    }
+    /* the noise filled more than one fast stretch, looked again between
+     * them, and the chunks after it went back to level 1 for good */
+    assert_true(nfast >= RT_ZSTD_FAST_CHUNKS + 1);
+    assert_true(nslow_poor >= 2);
+    assert_true(nthread > nfast + nslow_poor + 2);
+    assert_int_equal(zfast, 0);
+    for (int k = 0; k < 2; k++) {
+        parsed_free(&ps[k]);
+        free(dir[k]);
+        free(c[k].err);
+    }
+    free(err);
 }
 
 static void test_thread_reuse(void **state)
@@ -2288,6 +2381,7 @@ int main(int argc, char **argv)
         C(test_unwritable_dir),
         C(test_disable),
         C(test_write_error),
+        C(test_zstd_adapt),
         C(test_thread_reuse),
         C(test_concurrent_flush),
         C(test_signal_while_threads_write),

@@ -78,6 +78,16 @@ enum rt_off_bit {
 #define RT_FLUSH_MS_MAX 3600000
 #define RT_ZSTD_LEVEL_MIN (-5)
 #define RT_ZSTD_LEVEL_MAX 12 /* a context costs ~40 MiB per thread at 12 */
+/* Thread chunks that the level shrinks by less than a quarter (random
+ * addresses, as spmv's x[col[j]] differences: 0.78 of their raw size at
+ * level 1) are not worth its time: unless COMMHINT_ZSTD_LEVEL is set, the
+ * thread's next RT_ZSTD_FAST_CHUNKS chunks are compressed at
+ * RT_ZSTD_FAST_LEVEL (about 7 times as fast, close to their raw size),
+ * then one at the level again to look (writer.c, rt_zstd_pick) */
+#define RT_ZSTD_FAST_LEVEL (-100)
+#define RT_ZSTD_FAST_CHUNKS 15u
+#define RT_ZSTD_JUDGE_MIN (32u << 10) /* bytes: smaller chunks (flushed at exit,
+                                         by the flusher) say nothing */
 #define RT_MAX_TUS 65536u
 #define RT_MAX_MODULES 4096u     /* module start addresses remembered */
 #define RT_META_PIECE (4u << 20) /* bytes: metadata chunks are cut near this */
@@ -378,6 +388,8 @@ struct rt_thread {
     pthread_t tid;      /* the owner, for rt_finish's request to end its run */
     int exit_state;     /* enum rt_exit_state, atomic */
     ZSTD_CCtx *cctx;    /* static context in the node's memory */
+    int zlevel;         /* the level cctx is set to */
+    uint32_t zfast;     /* chunks left at RT_ZSTD_FAST_LEVEL (rt_zstd_pick) */
     unsigned char *out; /* chunk header + compressed payload */
     size_t out_cap;     /* bytes */
     void *altstack;
@@ -396,6 +408,8 @@ struct rt_global {
     int started;   /* a thread buffer has been registered */
     int finishing; /* rt_finish ran */
     int zstd_level;
+    int zstd_adapt; /* COMMHINT_ZSTD_LEVEL not set: thread chunks that hardly
+                       compress get a faster level (rt_zstd_pick) */
     int runs;      /* COMMHINT_RUNS (default 1): new thread buffers encode runs */
     int cols;      /* COMMHINT_COLUMNS (default: without packs): their runs may have columns */
     int loop_cols; /* COMMHINT_COLUMNS not 0 (default): so may loops recorded at their exits */
@@ -528,11 +542,15 @@ RT_HIDDEN int rt_mkdir_p(const char *dir);
 RT_HIDDEN int rt_create_fresh(const char *path);
 /* Compresses len bytes of whole records (nrec of them, or RT_COUNT to have
  * them counted) with cctx into out (header + payload, out_cap bytes) and
- * appends the chunk to sink.  0 or a negative status (tracing is then
- * stopped). */
+ * appends the chunk to sink; *stored (if not NULL) gets the payload's
+ * bytes.  0 or a negative status (tracing is then stopped). */
 #define RT_COUNT UINT64_MAX
 RT_HIDDEN int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
-                            unsigned char *out, size_t out_cap, uint32_t thread);
+                            unsigned char *out, size_t out_cap, uint32_t thread, size_t *stored);
+/* Sets the level of a thread's context for its next chunk (RT_ZSTD_FAST_LEVEL
+ * or rt_g.zstd_level), from what the last one's (raw, stored: 0 if none)
+ * compressed to; under the thread's lock. */
+RT_HIDDEN void rt_zstd_pick(struct rt_thread *t, size_t raw, size_t stored);
 /* Like rt_emit_chunk, but cuts the records into chunks of about
  * RT_META_PIECE bytes; out_cap must be at least rt_out_bound(len). */
 RT_HIDDEN int rt_emit_records(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len,

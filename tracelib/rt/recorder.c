@@ -336,7 +336,11 @@ static void rt_init_once(void)
     rt_g.buf_cap = (size_t)kb << 10;
     level = env_setting("COMMHINT_ZSTD_LEVEL", RT_ZSTD_LEVEL_DEFAULT, RT_ZSTD_LEVEL_MIN, RT_ZSTD_LEVEL_MAX);
     rt_g.zstd_level = (int)level;
+    v = getenv("COMMHINT_ZSTD_LEVEL");
+    rt_g.zstd_adapt = !v || !*v;
     rt_g.cctx_size = ZSTD_estimateCCtxSize(rt_g.zstd_level);
+    if (rt_g.zstd_adapt && ZSTD_estimateCCtxSize(RT_ZSTD_FAST_LEVEL) > rt_g.cctx_size)
+        rt_g.cctx_size = ZSTD_estimateCCtxSize(RT_ZSTD_FAST_LEVEL);
     rt_g.runs = env_long("COMMHINT_RUNS", 1) != 0;
     rt_g.pack = env_long("COMMHINT_PACK", rt_g.runs) != 0;
     /* with packs, runs with columns take more time than they save: an
@@ -423,6 +427,7 @@ static struct rt_thread *thread_new(void)
     t->out_cap = out_cap;
     p += ALIGN64(out_cap);
     t->cctx = rt_cctx_init(p);
+    t->zlevel = rt_g.zstd_level;
     p += ALIGN64(rt_g.cctx_size);
     t->altstack = p;
     t->mem = mem;
@@ -551,6 +556,7 @@ static struct rt_thread *rt_thread_register(void)
 static int flush_locked(struct rt_thread *t, uint64_t end, int in_signal, int force)
 {
     uint32_t from = RT_POS_BYTES(t->flushed);
+    size_t stored = 0;
     int off, e;
 
     if (RT_POS_BYTES(end) <= from)
@@ -564,7 +570,9 @@ static int flush_locked(struct rt_thread *t, uint64_t end, int in_signal, int fo
     e = rt_stream_ensure(in_signal);
     if (e >= 0)
         e = rt_emit_chunk(&rt_g.stream, t->cctx, t->data + from, RT_POS_BYTES(end) - from,
-                          RT_POS_RECS(end) - RT_POS_RECS(t->flushed), t->out, t->out_cap, t->index);
+                          RT_POS_RECS(end) - RT_POS_RECS(t->flushed), t->out, t->out_cap, t->index, &stored);
+    if (e >= 0)
+        rt_zstd_pick(t, RT_POS_BYTES(end) - from, stored);
     t->flushed = end;
     t->nflush++;
     return e < 0 ? e : RT_OK;

@@ -163,6 +163,27 @@ ZSTD_CCtx *rt_cctx_init(void *mem)
     return c;
 }
 
+void rt_zstd_pick(struct rt_thread *t, size_t raw, size_t stored)
+{
+    int level = rt_g.zstd_level;
+
+    if (!rt_g.zstd_adapt)
+        return;
+    if (t->zfast) {
+        /* the chunk was one of the fast ones: after the last of them, the
+         * next one goes at the level again and is judged */
+        if (--t->zfast)
+            level = RT_ZSTD_FAST_LEVEL;
+    } else if (raw >= RT_ZSTD_JUDGE_MIN && stored && 4 * (uint64_t)stored > 3 * (uint64_t)raw) {
+        t->zfast = RT_ZSTD_FAST_CHUNKS;
+        level = RT_ZSTD_FAST_LEVEL;
+    }
+    /* between frames a context takes new parameters; should it refuse, the
+     * level it has stays */
+    if (level != t->zlevel && !ZSTD_isError(ZSTD_CCtx_setParameter(t->cctx, ZSTD_c_compressionLevel, level)))
+        t->zlevel = level;
+}
+
 /* Number of records in len bytes of whole records. */
 static uint64_t count_records(const unsigned char *raw, size_t len)
 {
@@ -188,10 +209,10 @@ int rt_writing_own(void)
 
 /* Compresses and writes one chunk at the sink's end. */
 static int emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
-                      unsigned char *out, size_t out_cap, uint32_t thread);
+                      unsigned char *out, size_t out_cap, uint32_t thread, size_t *stored);
 
 int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
-                  unsigned char *out, size_t out_cap, uint32_t thread)
+                  unsigned char *out, size_t out_cap, uint32_t thread, size_t *stored)
 {
     /* counted before the check, so that a thread handling a fatal signal
      * that sees no write in progress sees every later one refused */
@@ -211,20 +232,22 @@ int rt_emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t le
         tls_writing++;
         __atomic_fetch_add(&rt_g.writing, 1, __ATOMIC_SEQ_CST);
     }
-    int e = emit_chunk(s, cctx, raw, len, nrec, out, out_cap, thread);
+    int e = emit_chunk(s, cctx, raw, len, nrec, out, out_cap, thread, stored);
     __atomic_fetch_sub(&rt_g.writing, 1, __ATOMIC_SEQ_CST);
     tls_writing--;
     return e;
 }
 
 static int emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t len, uint64_t nrec,
-                      unsigned char *out, size_t out_cap, uint32_t thread)
+                      unsigned char *out, size_t out_cap, uint32_t thread, size_t *stored_out)
 {
     struct cht_chunk_header h;
     uint64_t off;
     size_t stored;
     int e;
 
+    if (stored_out)
+        *stored_out = 0;
     if (len == 0)
         return RT_OK;
     if (out_cap <= CHUNK_HDR || len > CHT_CHUNK_MAX_RAW) {
@@ -236,6 +259,8 @@ static int emit_chunk(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_
         rt_fail(s->path, ZSTD_getErrorName(stored));
         return RT_ERR_IO;
     }
+    if (stored_out)
+        *stored_out = stored;
     memset(&h, 0, sizeof(h));
     h.magic = CHT_CHUNK_MAGIC;
     h.header_size = CHUNK_HDR;
@@ -272,14 +297,14 @@ int rt_emit_records(struct rt_sink *s, ZSTD_CCtx *cctx, const void *raw, size_t 
         struct cht_rec r;
         memcpy(&r, p + cur, sizeof(r));
         if (cur > start && cur + r.size - start > RT_META_PIECE) {
-            if ((e = rt_emit_chunk(s, cctx, p + start, cur - start, RT_COUNT, out, out_cap, thread)) < 0)
+            if ((e = rt_emit_chunk(s, cctx, p + start, cur - start, RT_COUNT, out, out_cap, thread, NULL)) < 0)
                 return e;
             start = cur;
         }
         cur += r.size;
     }
     if (cur > start)
-        return rt_emit_chunk(s, cctx, p + start, cur - start, RT_COUNT, out, out_cap, thread);
+        return rt_emit_chunk(s, cctx, p + start, cur - start, RT_COUNT, out, out_cap, thread, NULL);
     return RT_OK;
 }
 
@@ -603,7 +628,7 @@ int rt_stream_write_end(int32_t exit_status, uint32_t thread)
 
     r.records = __atomic_load_n(&rt_g.records, __ATOMIC_RELAXED);
     _Static_assert(sizeof(out) >= CHUNK_HDR + ZSTD_COMPRESSBOUND(sizeof(r)), "END chunk fits");
-    return rt_emit_chunk(&rt_g.stream, rt_g.mcctx, &r, sizeof(r), 1, out, sizeof(out), thread);
+    return rt_emit_chunk(&rt_g.stream, rt_g.mcctx, &r, sizeof(r), 1, out, sizeof(out), thread, NULL);
 }
 
 int rt_meta_file_write(void)
