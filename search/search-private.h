@@ -335,9 +335,10 @@ bool search_fix_bound_fits(const struct search_hint *h, const struct trace_site_
  * its related lines and the statements the engines found around the
  * windows: dep (the last one the call depends on) and use (the first one
  * that depends on it), either may be NULL; dep_earlier and use_later:
- * they run in another iteration of a loop around the call. */
+ * they run in another iteration of a loop around the call; dep_loops:
+ * search_overlap.dep_loops over the merged entries. */
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
-                        const struct trace_site_info *use, bool use_later);
+                        const struct trace_site_info *use, bool use_later, uint32_t dep_loops);
 /* Whether h's overlap fix starts the call where it is and waits for it
  * right after it: an edit that changes nothing. */
 bool search_fix_changes_nothing(const struct search_hint *h);

@@ -202,6 +202,11 @@ struct search_overlap {
     uint8_t nback_others, nfwd_others;
     struct search_bound back_others[SEARCH_OV_OTHERS], fwd_others[SEARCH_OV_OTHERS];
     bool dep_earlier;      /* dep_site runs in an earlier iteration of a loop around the call */
+    /* the loops (bit id % 32) that run a backward window's bound but not
+     * the call, over the instances whose window has room (both engines):
+     * a start right before such a loop would leave the bound after it
+     * (bound-in-helper.c: the barrier of each block, in a helper) */
+    uint32_t dep_loops;
     bool use_later;        /* use_site runs in a later one */
     const struct trace_site_info *dep_info, *use_info;
     /* display only (streaming engine; not compared between engines) */

@@ -342,7 +342,7 @@ bool search_fix_changes_nothing(const struct search_hint *h)
 }
 
 void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep, bool dep_earlier,
-                        const struct trace_site_info *use, bool use_later)
+                        const struct trace_site_info *use, bool use_later, uint32_t dep_loops)
 {
     const struct search_related *first_before = NULL, *last_after = NULL, *first_part = NULL;
     bool before_part = false, unknown_part = false;
@@ -391,10 +391,14 @@ void search_fix_overlap(struct search_hint *h, const struct trace_site_info *dep
             /* the condition of an if on the call's path (heat2D's
              * `if (taskid == MASTER)`, the call in its else) */
             h->fix.start.branch = true;
-    } else if (before_part || !on_path(h, first_before->func))
+    } else if (before_part || !on_path(h, first_before->func) ||
+               (first_before->loop && !search_hint_encloses(h, first_before->loop->id) &&
+                (dep_loops >> (first_before->loop->id % 32) & 1)))
         /* no statement bounds the windows and some executions of a line
-         * cannot move, or the first line is off the call's path: only the
-         * call's own place holds for all of them */
+         * cannot move, or the first line is off the call's path, or it is
+         * in a loop that ran a window's bound (bound-in-helper.c: a helper's
+         * barrier ends each block; before the loop would leave it after the
+         * start): only the call's own place holds for all of them */
         h->fix.start = fix_at(h->file, h->func, h->line, h->col, SEARCH_FIX_AT);
     else if (first_before->loop && !search_hint_encloses(h, first_before->loop->id))
         /* every execution can move: before the loop it is in (its region) */

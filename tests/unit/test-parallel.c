@@ -474,10 +474,10 @@ static void test_corrupted(void **state)
     assert_int_equal(unpack_copy(p, len, &err), TRACE_ERR_FORMAT);
     /* the first box of the first overlap deeper than SEARCH_BOX_DEPTH:
      * overlap = site 4, call 2, role 1, flag 1, needs_buffer 1, over_site
-     * 4 (no over flag: not a variant), 11 x u64, then boxes n 4, more 8,
-     * then the first box's depth */
+     * 4 (no over flag: not a variant), 4 x u64, dep_loops u32, 7 x u64,
+     * then boxes n 4, more 8, then the first box's depth */
     memcpy(p, buf, len);
-    size_t depth_off = OFF_NOVERLAPS + 4 + 4 + 2 + 1 + 1 + 1 + 4 + 88 + 4 + 8;
+    size_t depth_off = OFF_NOVERLAPS + 4 + 4 + 2 + 1 + 1 + 1 + 4 + 88 + 4 + 4 + 8;
     assert_int_equal(get_u32(p + depth_off), 0);
     put_u32(p + depth_off, SEARCH_BOX_DEPTH + 1);
     assert_int_equal(unpack_copy(p, len, &err), TRACE_ERR_FORMAT);

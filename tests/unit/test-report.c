@@ -284,7 +284,7 @@ static void test_overlap_merge(void **state)
     /* a partial line below the call comes first: it runs after the call
      * in the same iteration */
     h->related[2].total = h->related[2].events + 1;
-    search_fix_overlap(h, NULL, false, NULL, false);
+    search_fix_overlap(h, NULL, false, NULL, false, 0);
     assert_int_equal(h->fix.wait.line, 40);
     assert_int_equal(h->fix.wait.where, SEARCH_FIX_BEFORE);
     assert_false(h->fix.wait.other_iteration);
@@ -293,24 +293,24 @@ static void test_overlap_merge(void **state)
      * then drops the hint: its edit changes nothing) */
     const char *func = h->related[2].func;
     h->related[2].func = "elsewhere";
-    search_fix_overlap(h, NULL, false, NULL, false);
+    search_fix_overlap(h, NULL, false, NULL, false, 0);
     assert_int_equal(h->fix.wait.where, SEARCH_FIX_AFTER);
     assert_int_equal(h->fix.wait.line, h->line);
     h->related[2].func = func;
     h->related[2].total = h->related[2].events;
     /* every execution of every line in the windows: after the last */
     h->related[1].total = h->related[1].events;
-    search_fix_overlap(h, NULL, false, NULL, false);
+    search_fix_overlap(h, NULL, false, NULL, false, 0);
     assert_int_equal(h->fix.wait.where, SEARCH_FIX_AFTER);
     assert_int_equal(h->fix.wait.line, 40);
     /* a line before the call some of whose executions cannot move: the
      * call starts where it is */
     h->related[0].total = h->related[0].events + 1;
-    search_fix_overlap(h, NULL, false, NULL, false);
+    search_fix_overlap(h, NULL, false, NULL, false, 0);
     assert_int_equal(h->fix.start.where, SEARCH_FIX_AT);
     assert_int_equal(h->fix.start.line, h->line);
     h->related[0].total = h->related[0].events;
-    search_fix_overlap(h, NULL, false, NULL, false);
+    search_fix_overlap(h, NULL, false, NULL, false, 0);
     m = search_fix_text(h, false);
     assert_string_equal(m, "start the MPI_Recv as MPI_Irecv right before line 27, and MPI_Wait for it right "
                            "after line 40");

@@ -892,8 +892,11 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
      * starts or waits at the call) */
     const struct search_overlap *dep = back && back->dep_site != CHT_NONE ? back : NULL;
     const struct search_overlap *use = fwd && fwd->use_site != CHT_NONE ? fwd : NULL;
+    uint32_t dep_loops = 0;
+    for (size_t k = i; k < j; k++)
+        dep_loops |= e[k].ov->dep_loops;
     search_fix_overlap(h, dep ? dep->dep_info : NULL, dep && dep->dep_earlier, use ? use->use_info : NULL,
-                       use && use->use_later);
+                       use && use->use_later, dep_loops);
     rc = fix_window(x, h, e, i, j, sd, &truncated);
     free(sd);
     if (rc < 0)

@@ -41,6 +41,7 @@ struct search_overlap_fixn {
     uint64_t dep, use;
     uint8_t bw_empty, fw_empty; /* SEARCH_OV_ROOM, _EMPTY or _EMPTY_OUTSIDE: a search found no room */
     uint64_t bw_key, fw_key;    /* _EMPTY: what bounds it (site | SEARCH_OV_OTHER_ITER) */
+    uint32_t dep_loops;         /* the loops around dep that are not around the call */
 };
 
 /* The windows of candidate i: backward [*blo, i) and forward (i, *fhi]
@@ -80,11 +81,14 @@ static bool windows(const struct search_ref *x, size_t i, bool nb, size_t *blo, 
         } else if (*blo >= top) {
             fx->bw_empty = SEARCH_OV_EMPTY;
         }
-        if (*blo < top) /* the fix's start: after the dependence */
+        if (*blo < top) { /* the fix's start: after the dependence */
             fx->dep = found ? search_ov_key(ev[k - 1].site,
                                             search_ov_iter_order(ev[k - 1].iters, ev[k - 1].depth, c->iters, c->depth),
                                             true)
                             : CHT_NONE;
+            if (found)
+                fx->dep_loops = search_ov_loops_outside(ev[k - 1].iters, ev[k - 1].depth, c->iters, c->depth);
+        }
         if (!found && h < i)
             truncated = true;
     }
@@ -158,10 +162,12 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
     size_t blo, fhi, over = SIZE_MAX;
     uint64_t wcount = 0, cns = search_call_ns(c);
     struct search_set_time wt = {0}, at = {0};
-    struct search_overlap_fixn fx = {UINT64_MAX, UINT64_MAX, SEARCH_OV_ROOM, SEARCH_OV_ROOM, SEARCH_OV_NO_KEY, SEARCH_OV_NO_KEY};
+    struct search_overlap_fixn fx = {UINT64_MAX,       UINT64_MAX,       SEARCH_OV_ROOM, SEARCH_OV_ROOM,
+                                     SEARCH_OV_NO_KEY, SEARCH_OV_NO_KEY, 0};
     bool trunc = windows(x, i, o->needs_buffer, &blo, &fhi, &over, &fx);
     int rc;
 
+    o->dep_loops |= fx.dep_loops;
     if ((fx.dep != UINT64_MAX && (rc = search_ov_count(&sc->dep_n, fx.dep)) < 0) ||
         (fx.use != UINT64_MAX && (rc = search_ov_count(&sc->use_n, fx.use)) < 0))
         return rc;

@@ -483,6 +483,7 @@ static int backward(struct search_stream *s, struct csite *c, struct inst *in, c
             uint32_t nd = 0;
             const struct trace_iter *it = search_stream_iters(s, d, moved, &nd);
             uint64_t key = search_ov_key(d->site, search_ov_iter_order(it, nd, e->iters, e->depth), true);
+            c->o.dep_loops |= search_ov_loops_outside(it, nd, e->iters, e->depth);
             int rc = search_ov_count(&c->dep_n, key);
             if (rc < 0)
                 return rc;

@@ -103,6 +103,7 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
     CMP(with_window);
     CMP(back_empty);
     CMP(back_empty_outside);
+    CMP(dep_loops);
     CMP(fwd_empty);
     CMP(fwd_empty_outside);
     CMP(fwd_chained);
@@ -208,6 +209,7 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u64(b, o->with_window);
         pk_u64(b, o->back_empty);
         pk_u64(b, o->back_empty_outside);
+        pk_u32(b, o->dep_loops);
         pk_u64(b, o->fwd_empty);
         pk_u64(b, o->fwd_empty_outside);
         pk_u64(b, o->fwd_chained);
@@ -344,6 +346,7 @@ static void ov_unpack(struct pk_rd *r, struct search_rank_result *res)
         o->with_window = rd_u64(r);
         o->back_empty = rd_u64(r);
         o->back_empty_outside = rd_u64(r);
+        o->dep_loops = rd_u32(r);
         o->fwd_empty = rd_u64(r);
         o->fwd_empty_outside = rd_u64(r);
         o->fwd_chained = rd_u64(r);
@@ -393,6 +396,23 @@ int search_ov_iter_order(const struct trace_iter *a, uint32_t na, const struct t
                 break;
             }
     return 0;
+}
+
+uint32_t search_ov_loops_outside(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb)
+{
+    uint32_t m = 0;
+    innermost(&a, &na);
+    innermost(&b, &nb);
+    if (na == SEARCH_BOX_DEPTH)
+        return UINT32_MAX;
+    for (uint32_t i = 0; i < na; i++) {
+        bool in_b = false;
+        for (uint32_t j = 0; j < nb && !in_b; j++)
+            in_b = a[i].loop == b[j].loop;
+        if (!in_b)
+            m |= 1u << (a[i].loop % 32);
+    }
+    return m;
 }
 
 bool search_ov_shares_loop(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb)

@@ -56,6 +56,10 @@ static inline uint64_t search_ov_key(uint32_t site, int order, bool back)
     bool other = back ? order < 0 : order > 0;
     return site | (other ? SEARCH_OV_OTHER_ITER : 0) | (back && other && order < -1 ? SEARCH_OV_FAR_ITER : 0);
 }
+/* The loops of iteration vector a that are not in b (innermost
+ * SEARCH_BOX_DEPTH levels), as a mask of bits id % 32: every bit when a
+ * keeps SEARCH_BOX_DEPTH levels (deeper ones are not known). */
+uint32_t search_ov_loops_outside(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
 /* Whether two iteration vectors share a loop (on the innermost levels both
  * engines keep): false when one runs outside every loop around the other. */
 bool search_ov_shares_loop(const struct trace_iter *a, uint32_t na, const struct trace_iter *b, uint32_t nb);
