@@ -150,6 +150,11 @@ for p in "${progs[@]}"; do
     R[$p]+=" $(median "${rs[@]}") $(median "${ls[@]}") $l1disk"
 done
 
+# fields P: program P's figures (R[P]) into the variables the tables print
+fields() {
+    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$1]}"
+}
+
 {
 echo "# Tracing and analysis on irregular code"
 echo
@@ -162,7 +167,7 @@ echo
 echo "| program | plain loop s | traced loop s | loop ratio | plain run s | traced run s | run ratio | accesses | raw B/access | disk B/access | disk MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
+    fields "$p"
     printf '| %s | %.3f | %.3f | %s | %.3f | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$tl" "$(div "$tl" "$pl" 1)" \
         "$pw" "$tw" "$(div "$tw" "$pw" 1)" "$acc" "$(div "$raw" "$acc" 3)" "$(div "$disk" "$acc" 3)" "$(div "$disk" 1048576 1)"
 done
@@ -179,14 +184,14 @@ echo
 echo "| program | plain loop s | \`COMMHINT_DISABLE=1\` loop s | ratio | \`COMMHINT_PACK=0\` loop s | ratio | \`COMMHINT_QUEUE=0\` loop s | ratio | per-iteration loop s | ratio | \`COMMHINT_ROWS=0\` loop s | ratio | traced loop s | ratio | traced / \`PACK=0\` | traced / \`QUEUE=0\` | traced / per-iteration | traced / \`ROWS=0\` |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
+    fields "$p"
     printf '| %s | %.3f | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s | %s | %s | %s |\n' "$p" "$pl" "$dl" \
         "$(div "$dl" "$pl" 1)" "$ol" "$(div "$ol" "$pl" 1)" "$ul" "$(div "$ul" "$pl" 1)" "$el" "$(div "$el" "$pl" 1)" \
         "$rl" "$(div "$rl" "$pl" 1)" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$tl" "$ol" 2)" "$(div "$tl" "$ul" 2)" \
         "$(div "$tl" "$el" 2)" "$(div "$tl" "$rl" 2)"
 done
 echo
-read -r pl tl _ _ acc _ disk _ <<<"${R[spmv]}"
+fields spmv
 fs=$(median ${F[store]}); fw=$(median ${F[write]}); fz=$(median ${F[zstd]})
 echo "spmv's floor: the program built as its own least tracer (bench/spmv.c, \`-DSPMV_FLOOR\`), recording"
 echo "only what the trace must hold (each row's length, each \`x[col[j]]\` address as a 32-bit difference)"
@@ -207,7 +212,7 @@ echo
 echo "| program | traced loop s | ratio | disk B/access | \`COMMHINT_ZSTD_LEVEL=1\` loop s | ratio | disk B/access | traced / level 1 |"
 echo "|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
+    fields "$p"
     printf '| %s | %.3f | %s | %s | %.3f | %s | %s | %s |\n' "$p" "$tl" "$(div "$tl" "$pl" 1)" "$(div "$disk" "$acc" 3)" \
         "$l1" "$(div "$l1" "$pl" 1)" "$(div "$l1disk" "$acc" 3)" "$(div "$tl" "$l1" 2)"
 done
@@ -219,7 +224,7 @@ echo
 echo "| program | events | hints s | hints CPU s | M accesses/s | M events/s | peak MB | --parallel 2 s | speed-up | --parallel 2 CPU s | hints s, \`PACK=0\` trace |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for p in "${progs[@]}"; do
-    read -r pl tl pw tw acc ev disk raw hs hm hc qs qc dl ol zs ul el rl l1 l1disk <<<"${R[$p]}"
+    fields "$p"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %d | %.2f | %s | %.2f | %.2f |\n' "$p" "$ev" "$hs" "$hc" \
         "$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1)" "$(div "$ev" "$(echo "$hs * 1000000" | bc -l)" 1)" \
         $((hm / 1024)) "$qs" "$(div "$hs" "$qs")" "$qc" "$zs"
@@ -229,14 +234,14 @@ echo "Issue 20's goals, from the rows above:"
 echo
 echo "| goal | measured | met |"
 echo "|---|---|---|"
-read -r pl tl _ _ acc _ disk _ hs _ _ qs _ <<<"${R[spmv]}"
+fields spmv
 r=$(div "$tl" "$pl" 1); b=$(div "$disk" "$acc" 3); a=$(div "$acc" "$(echo "$hs * 1000000" | bc -l)" 1); q=$(div "$hs" "$qs")
 yes() { [ "$(echo "$1" | bc -l)" = 1 ] && echo yes || echo no; }
 echo "| spmv tracing at most 10x the plain loop | ${r}x | $(yes "$r <= 10") |"
 echo "| spmv at most 1.5 bytes per access on disk | $b | $(yes "$b <= 1.5") |"
 echo "| spmv hints at least 30 M accesses/s | $a | $(yes "$a >= 30") |"
 echo "| spmv --parallel 2 at least 1.7x one process | ${q}x | $(yes "$q >= 1.7") |"
-read -r pl tl _ <<<"${R[stencil]}"
+fields stencil
 r=$(div "$tl" "$pl" 1)
 echo "| stencil tracing at most 2x the plain loop | ${r}x | $(yes "$r <= 2") |"
 echo
