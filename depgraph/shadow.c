@@ -52,20 +52,21 @@ struct big_range {
     int k;           /* 0 writer, 1 reader */
 };
 
-/* A store of the common case, made later (see dg_shadow_update). */
+/* A store of the common case, made later (see dg_shadow_update): v into
+ * the granule at g0 and the one at g1 (the same one for a 4-byte access). */
 struct pending {
-    struct shadow_page *p;
-    uint64_t v;    /* index + 1 */
-    unsigned g;    /* first granule */
-    unsigned k, n; /* kind, granules (1 or 2) */
+    uint64_t *g0, *g1;
+    uint64_t v; /* index + 1 */
 };
 
 #define PENDING 16 /* stores in flight: a gather's shadow misses the caches */
 
 struct dg_shadow {
     struct dg_map pages; /* page number -> struct shadow_page * */
-    struct pending pend[PENDING];
-    unsigned npend, pend_head; /* a ring, oldest at pend_head */
+    struct pending pend[PENDING]; /* a ring, oldest at pend_head; a free entry stores
+                                   * into sink */
+    unsigned pend_head, npend; /* npend: the entries not free, the last pushed */
+    uint64_t sink;
     struct {
         uint64_t pno;
         struct shadow_page *page;
@@ -152,6 +153,8 @@ int dg_shadow_create(struct dg_shadow **out)
         return TRACE_ERR_NOMEM;
     for (int i = 0; i < CACHE; i++)
         s->cache[i].pno = UINT64_MAX;
+    for (int i = 0; i < PENDING; i++)
+        s->pend[i] = (struct pending){&s->sink, &s->sink, 0};
     *out = s;
     return 0;
 }
@@ -243,46 +246,49 @@ static struct shadow_page *page_make(struct dg_shadow *s, uint64_t pno, int *rc)
     return p;
 }
 
-/* Makes a pending store: the granules' values and, on a page that ever had
- * a split granule, their split bits cleared. */
-static inline void pending_do(const struct pending *x)
+/* page_make with the cache's hit inline: a gather leaves its page at
+ * almost every access. */
+static inline struct shadow_page *page_at(struct dg_shadow *s, uint64_t pno, int *rc)
 {
-    struct shadow_page *p = x->p;
-    for (unsigned q = x->g; q < x->g + x->n; q++) {
-        p->v[x->k][q] = x->v;
-        if (p->any_split[x->k])
-            p->split[x->k][q / 64] &= ~(1ull << (q % 64));
-    }
+    unsigned slot = (unsigned)(pno % CACHE);
+    return s->cache[slot].pno == pno ? s->cache[slot].page : page_make(s, pno, rc);
 }
 
-/* Queues the store of v into the n granules at address a of page p (kind
- * k), after a prefetch of their line; the oldest pending store is made if
- * the queue is full. */
+/* Queues the store of v into the n granules (1 or 2) at address a of page
+ * p (kind k), after a prefetch of their line, and makes the oldest pending
+ * store (a free entry's goes to the sink).  A split bit is cleared at once:
+ * nothing sets one while stores are pending (every other update flushes
+ * them first), and only a query, after a flush, reads them. */
 static inline void pending_push(struct dg_shadow *s, struct shadow_page *p, uint64_t a, int k,
                                 unsigned n, uint64_t v)
 {
     unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
-    __builtin_prefetch(&p->v[k][g], 1, 3);
-    unsigned at = (s->pend_head + s->npend) % PENDING;
-    if (s->npend == PENDING) {
-        pending_do(&s->pend[s->pend_head]);
-        s->pend_head = (s->pend_head + 1) % PENDING;
-    } else {
-        s->npend++;
-    }
-    s->pend[at] = (struct pending){p, v, g, (unsigned)k, n};
+    uint64_t *at = &p->v[k][g];
+    __builtin_prefetch(at, 1, 3);
+    if (p->any_split[k])
+        for (unsigned q = g; q < g + n; q++)
+            p->split[k][q / 64] &= ~(1ull << (q % 64));
+    struct pending *x = &s->pend[s->pend_head];
+    *x->g0 = x->v;
+    *x->g1 = x->v;
+    *x = (struct pending){at, at + n - 1, v};
+    s->pend_head = (s->pend_head + 1) % PENDING;
+    s->npend += s->npend < PENDING;
 }
 
-/* Makes every pending store, oldest first: before anything else reads or
- * writes the shadow.  Const for the queries: what is pending is part of the
- * shadow's value, not of its state. */
+/* Makes every pending store, oldest first, and frees the entries: before
+ * anything else reads or writes the shadow.  Const for the queries: what
+ * is pending is part of the shadow's value, not of its state. */
 static void pending_flush(const struct dg_shadow *cs)
 {
     struct dg_shadow *s = (struct dg_shadow *)cs;
-    for (unsigned i = 0; i < s->npend; i++)
-        pending_do(&s->pend[(s->pend_head + i) % PENDING]);
+    for (unsigned i = s->npend; i > 0; i--) {
+        struct pending *x = &s->pend[(s->pend_head - i) % PENDING];
+        *x->g0 = x->v;
+        *x->g1 = x->v;
+        *x = (struct pending){&s->sink, &s->sink, 0};
+    }
     s->npend = 0;
-    s->pend_head = 0;
 }
 
 static inline bool is_split(const struct shadow_page *p, int k, unsigned g)
@@ -412,7 +418,7 @@ int dg_shadow_update(struct dg_shadow *s, const struct dg_range *r, uint64_t ind
      * in the reader's stores, at 30% of the samples). */
     if ((r->len == 8 || r->len == 4) && (a & (r->len - 1)) == 0) {
         int rc;
-        struct shadow_page *p = page_make(s, a >> PAGE_SHIFT, &rc);
+        struct shadow_page *p = page_at(s, a >> PAGE_SHIFT, &rc);
         if (!p)
             return rc;
         pending_push(s, p, a, k, (unsigned)(r->len / GRAN), v);
@@ -480,7 +486,7 @@ static int update_run_events(struct dg_shadow *s, const struct dg_run *r, uint64
             int rc;
             if ((len == 8 || len == 4) && (a & (len - 1)) == 0) {
                 if (a >> PAGE_SHIFT != acc[i].pno) {
-                    if (!(acc[i].page = page_make(s, a >> PAGE_SHIFT, &rc)))
+                    if (!(acc[i].page = page_at(s, a >> PAGE_SHIFT, &rc)))
                         return rc;
                     acc[i].pno = a >> PAGE_SHIFT;
                 }
