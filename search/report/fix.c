@@ -711,6 +711,8 @@ static void overlap_text(struct search_text *b, const struct search_hint *h, boo
     if (!*nb) { /* a wait or probe: it moves */
         search_text_printf(b, "move the %s ", call);
         where_text(b, h, &h->fix.wait, relative, false);
+        if (h->fix.wait.split) /* before a loop it may stand before already: split it */
+            split_text(b, h, &h->fix.wait, true, relative);
         return;
     }
     if (through) {
