@@ -794,13 +794,114 @@ static bool run_column_fits(const uint64_t *a, uint64_t len, uint64_t reps)
     return true;
 }
 
+/* Whether no address of a run of rows' phase p wraps around: a between
+ * phase's strided over its rows, an inner one's over each row's
+ * iterations, or each of its column's. */
+static bool rows_phase_fits(const struct trace_run *r, uint32_t p)
+{
+    const struct trace_rows *w = r->rows;
+    const struct trace_run_phase *ph = &r->ph[p];
+    for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+        const struct trace_range *x = &ph->ev.ranges[k];
+        if (!ph->row_addr) {
+            uint64_t n = w->nrows - 1 + w->between_last;
+            if (n && !run_range_fits(x, ph->stride[k], n))
+                return false;
+        } else if (!ph->row_addr[k]) {
+            if (!run_column_fits(ph->addr[k], x->len, w->itb[w->nrows]))
+                return false;
+        } else {
+            for (uint64_t i = 0; i < w->nrows; i++) {
+                struct trace_range y = {ph->row_addr[k][i], x->len, x->write};
+                if (!run_range_fits(&y, ph->stride[k], w->trips[i]))
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The index of the last event of a run of rows' phase p (UINT64_MAX if it
+ * has none: a between phase of a run of one row without them). */
+static uint64_t rows_last(const struct trace_rows *w, uint32_t p)
+{
+    uint64_t i = w->nrows - 1;
+    if (p >= w->nb)
+        return w->at[i] + (w->trips[i] - 1) * w->ni + (p - w->nb);
+    if (!w->between_last) {
+        if (!i)
+            return UINT64_MAX;
+        i--;
+    }
+    return w->at[i] + w->trips[i] * w->ni + p;
+}
+
+/* dg_builder_convert_run of a run of rows. */
+static int convert_rows(struct dg_builder *b, const struct trace_run *r, const struct dg_run **out)
+{
+    const struct trace_rows *w = r->rows;
+    struct dg_run *d = &b->run;
+    if (r->period != w->nb + w->ni || r->period > DG_RUN_PERIOD_MAX)
+        return 0;
+    d->first = r->first;
+    d->reps = 1;
+    d->period = r->period;
+    d->granular = false;
+    d->irregular = false;
+    d->rows = w;
+    for (uint32_t p = 0; p < r->period; p++) {
+        const struct trace_event *tev = &r->ph[p].ev;
+        if (tev->kind != TRACE_EV_COMP || tev->nranges > DG_RUN_MAX_ADDRS || !rows_phase_fits(r, p))
+            return 0;
+        convert_common(&d->ph[p].ev, tev);
+        d->ph[p].stride = r->ph[p].stride;
+        d->ph[p].diter = r->ph[p].diter;
+        d->ph[p].addr = r->ph[p].addr;
+        d->ph[p].row_addr = r->ph[p].row_addr;
+        d->ph[p].row_diter = r->ph[p].row_diter;
+        d->irregular |= r->ph[p].addr != NULL;
+    }
+    /* the latest event of each phase's site, in event order */
+    uint64_t last[DG_RUN_PERIOD_MAX];
+    uint32_t ord[DG_RUN_PERIOD_MAX], n = 0;
+    for (uint32_t p = 0; p < r->period; p++) {
+        last[p] = rows_last(w, p);
+        if (last[p] == UINT64_MAX)
+            continue;
+        uint32_t at = n++;
+        for (; at > 0 && last[ord[at - 1]] > last[p]; at--)
+            ord[at] = ord[at - 1];
+        ord[at] = p;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        int rc = set_last(b, r->ph[ord[k]].ev.site, r->first + last[ord[k]]);
+        if (rc < 0)
+            return rc;
+    }
+    /* its last events, for the companions of a call right after it */
+    uint64_t total = dg_run_events(d), t = total > RECENT ? total - RECENT : 0;
+    struct dg_rows_pos x = dg_rows_at(d, t);
+    for (; t < total; t++, dg_rows_next(w, &x)) {
+        const struct dg_run_phase *ph = &d->ph[x.p];
+        struct dg_range rg[DG_RUN_MAX_ADDRS];
+        for (uint32_t k = 0; k < ph->ev.nranges; k++)
+            rg[k] = (struct dg_range){dg_rows_addr(d, ph, k, &x), ph->ev.ranges[k].len, ph->ev.ranges[k].write};
+        recent_add(b, r->first + t, ph->ev.site, ph->ev.nranges, rg);
+    }
+    *out = d;
+    return 1;
+}
+
 int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
                            const struct dg_run **out)
 {
     *out = NULL;
+    if (r->rows)
+        return convert_rows(b, r, out);
     if (!r->reps || !r->period || r->period > DG_RUN_PERIOD_MAX)
         return 0;
     struct dg_run *d = &b->run;
+    d->rows = NULL;
     d->first = r->first;
     d->reps = r->reps;
     d->period = r->period;
@@ -829,6 +930,8 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
         d->ph[p].stride = r->ph[p].stride;
         d->ph[p].diter = r->ph[p].diter;
         d->ph[p].addr = r->ph[p].addr;
+        d->ph[p].row_addr = NULL;
+        d->ph[p].row_diter = NULL;
     }
     /* the latest event of each phase's site: its last repetition (phases
      * later in the period come later, so a site in two phases ends at the
@@ -857,6 +960,24 @@ int dg_builder_convert_run(struct dg_builder *b, const struct trace_run *r,
 void dg_run_event(const struct dg_run *r, uint64_t t, struct dg_event *ev,
                   struct dg_range *ranges, struct trace_iter *iters)
 {
+    if (r->rows) {
+        struct dg_rows_pos x = dg_rows_at(r, t);
+        const struct dg_run_phase *ph = &r->ph[x.p];
+        uint64_t j = x.p < r->rows->nb ? x.i : x.m;
+        *ev = ph->ev;
+        ev->index = r->first + t;
+        for (uint32_t k = 0; k < ev->nranges; k++) {
+            ranges[k] = ev->ranges[k];
+            ranges[k].addr = dg_rows_addr(r, ph, k, &x);
+        }
+        for (uint32_t k = 0; k < ev->depth; k++) {
+            iters[k] = ev->iters[k];
+            iters[k].iter += j * ph->diter[k] + (ph->row_diter ? x.i * ph->row_diter[k] : 0);
+        }
+        ev->ranges = ranges;
+        ev->iters = iters;
+        return;
+    }
     uint64_t j = t / r->period;
     const struct dg_run_phase *ph = &r->ph[t % r->period];
     *ev = ph->ev;

@@ -228,6 +228,9 @@ struct dg_run_phase {
     const uint64_t *diter;   /* ev.depth entries, iterations per repetition */
     const uint64_t *const *addr; /* as trace_run_phase.addr: NULL, or per range NULL
                                     (strided) or its address in each repetition */
+    /* a run of rows' inner phase: as trace_run_phase's (NULL otherwise) */
+    const uint64_t *const *row_addr;
+    const uint64_t *row_diter;
 };
 
 /* Range k's address in repetition j of a run's phase. */
@@ -237,6 +240,9 @@ static inline uint64_t dg_run_addr(const struct dg_run_phase *ph, uint32_t k, ui
                                    : ph->ev.ranges[k].addr + j * (uint64_t)ph->stride[k];
 }
 
+/* A run of rows (the reader's struct trace_rows, borrowed): rows set,
+ * ph[0 .. rows->nb) the between phases and ph[rows->nb ..] the inner ones,
+ * period their number and reps 1; granular is false. */
 struct dg_run {
     uint64_t first, reps;
     uint32_t period;         /* 1 .. DG_RUN_PERIOD_MAX */
@@ -244,7 +250,73 @@ struct dg_run {
                                 boundaries and is at most 4 KiB long */
     bool irregular;          /* some phase has addresses without a stride (addr) */
     struct dg_run_phase ph[DG_RUN_PERIOD_MAX];
+    const struct trace_rows *rows;
 };
+
+/* The events of a run. */
+static inline uint64_t dg_run_events(const struct dg_run *r)
+{
+    return r->rows ? r->rows->at[r->rows->nrows] : r->reps * r->period;
+}
+
+/* Where a walk over a run of rows is: the event's row, iteration (0 for a
+ * between event) and phase. */
+struct dg_rows_pos {
+    uint64_t i, m;
+    uint32_t p;
+};
+
+/* The position of event t of a run of rows. */
+static inline struct dg_rows_pos dg_rows_at(const struct dg_run *r, uint64_t t)
+{
+    struct dg_rows_pos x;
+    trace_rows_locate(r->rows, t, &x.i, &x.p, &x.m);
+    return x;
+}
+
+/* The position of the event after x. */
+static inline void dg_rows_next(const struct trace_rows *w, struct dg_rows_pos *x)
+{
+    if (x->p >= w->nb) {
+        if (++x->p < w->nb + w->ni)
+            return;
+        x->p = w->nb;
+        if (++x->m < w->trips[x->i])
+            return;
+        x->m = 0;
+        if (w->nb && (x->i + 1 < w->nrows || w->between_last)) {
+            x->p = 0;
+            return;
+        }
+        x->i++;
+        return;
+    }
+    if (++x->p < w->nb)
+        return;
+    x->p = w->nb;
+    x->i++;
+}
+
+/* Steps a walk over a row's inner events (phase *q of P, the inner ones
+ * from nb; iteration *m of trips): true when the row's inner part is done
+ * (*q back at nb, *m at trips). */
+static inline bool dg_rows_inner_next(uint32_t *q, uint64_t *m, uint32_t nb, uint32_t P, uint64_t trips)
+{
+    if (++*q < P)
+        return false;
+    *q = nb;
+    return ++*m == trips;
+}
+
+/* Range k's address in the event of a run of rows at x (of phase ph). */
+static inline uint64_t dg_rows_addr(const struct dg_run *r, const struct dg_run_phase *ph, uint32_t k,
+                                    const struct dg_rows_pos *x)
+{
+    if (!ph->row_addr) /* a between phase: strided by rows */
+        return ph->ev.ranges[k].addr + x->i * (uint64_t)ph->stride[k];
+    return ph->row_addr[k] ? ph->row_addr[k][x->i] + x->m * (uint64_t)ph->stride[k]
+                           : ph->addr[k][r->rows->itb[x->i] + x->m];
+}
 
 /* Converts a reader's run: 1 with *out set (borrowed like events), 0 if the
  * run must be expanded instead (an address would wrap around, or a range

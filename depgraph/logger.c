@@ -625,7 +625,7 @@ int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const str
 
 int dg_logger_feed_run(struct dg_logger *l, const struct dg_run *r)
 {
-    const uint64_t n = r->reps * r->period;
+    const uint64_t n = dg_run_events(r);
     static const struct trace_event comp = {.kind = TRACE_EV_COMP};
     struct dg_event ev;
     struct dg_range ranges[DG_RUN_MAX_ADDRS];

@@ -67,6 +67,7 @@ struct dg_shadow {
                                    * into sink */
     unsigned pend_head, npend; /* npend: the entries not free, the last pushed */
     uint64_t sink;
+    bool split_seen[2];  /* some page's any_split[k] was ever set */
     struct {
         uint64_t pno;
         struct shadow_page *page;
@@ -265,7 +266,7 @@ static inline void pending_push(struct dg_shadow *s, struct shadow_page *p, uint
     unsigned g = (unsigned)(a & (PAGE_SIZE - 1)) / GRAN;
     uint64_t *at = &p->v[k][g];
     __builtin_prefetch(at, 1, 3);
-    if (p->any_split[k])
+    if (s->split_seen[k] && p->any_split[k]) /* the page's flag is a miss for a gather: rarely read */
         for (unsigned q = g; q < g + n; q++)
             p->split[k][q / 64] &= ~(1ull << (q % 64));
     struct pending *x = &s->pend[s->pend_head];
@@ -317,6 +318,7 @@ static int granule_set_part(struct dg_shadow *s, struct shadow_page *p, int k, u
             b[i] = p->v[k][g];
         p->split[k][g / 64] |= 1ull << (g % 64);
         p->any_split[k] = true;
+        s->split_seen[k] = true;
     }
     for (unsigned i = lo; i < hi; i++)
         b[i] = v;
@@ -504,6 +506,121 @@ static int update_run_events(struct dg_shadow *s, const struct dg_run *r, uint64
     return 0;
 }
 
+/* An access of a run of rows' phase to make: where its address comes
+ * from, and the page it was in last time. */
+struct rows_acc {
+    const uint64_t *col;  /* an irregular one's, by iteration */
+    const uint64_t *row;  /* an inner strided one's, by row (NULL: a between one) */
+    uint64_t base;        /* a between one's in row 0 */
+    int64_t stride;       /* per iteration (inner) or row (between) */
+    uint64_t len, pno;
+    uint64_t align;       /* an aligned int or double: len - 1; else all bits (never) */
+    struct shadow_page *page;
+    int kind;             /* 0 write, 1 read */
+    bool write;
+};
+
+/* Makes access x of a run of rows at address a, by event index. */
+static inline __attribute__((always_inline)) int rows_store(struct dg_shadow *s, struct rows_acc *x, uint64_t a,
+                                                            uint64_t index)
+{
+    int rc;
+    if ((a & x->align) == 0) {
+        if (a >> PAGE_SHIFT != x->pno) {
+            if (!(x->page = page_at(s, a >> PAGE_SHIFT, &rc)))
+                return rc;
+            x->pno = a >> PAGE_SHIFT;
+        }
+        pending_push(s, x->page, a, x->kind, (unsigned)(x->len / GRAN), index + 1);
+        return 0;
+    }
+    struct dg_range y = {a, x->len, x->write};
+    return dg_shadow_update(s, &y, index);
+}
+
+/* A run of rows: its accesses in event order (as update_run_events makes a
+ * run's), row by row, each inner iteration's phases, then the row's
+ * between phases; a row's inner part whose phases have nothing to make
+ * (writes_only: spmv's gather) is stepped over at once. */
+static int update_rows(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1, bool writes_only)
+{
+    const struct trace_rows *w = r->rows;
+    const uint32_t nb = w->nb, P = r->period;
+    struct rows_acc acc[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    uint32_t nacc[DG_RUN_PERIOD_MAX], inner_n = 0, any = 0;
+    int rc;
+    for (uint32_t p = 0; p < P; p++) {
+        const struct dg_run_phase *ph = &r->ph[p];
+        nacc[p] = 0;
+        for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+            const struct dg_range *rg = &ph->ev.ranges[k];
+            if (!rg->len || (writes_only && !rg->write))
+                continue;
+            struct rows_acc *x = &acc[p][nacc[p]++];
+            x->col = ph->row_addr && !ph->row_addr[k] ? ph->addr[k] : NULL;
+            x->row = ph->row_addr ? ph->row_addr[k] : NULL;
+            x->base = rg->addr;
+            x->stride = ph->stride[k];
+            x->len = rg->len;
+            x->align = rg->len == 8 || rg->len == 4 ? rg->len - 1 : UINT64_MAX;
+            x->pno = UINT64_MAX;
+            x->kind = rg->write ? 0 : 1;
+            x->write = rg->write;
+        }
+        any += nacc[p];
+        if (p >= nb)
+            inner_n += nacc[p];
+    }
+    if (!any)
+        return 0;
+    struct dg_rows_pos x = dg_rows_at(r, t0);
+    uint64_t t = t0;
+    while (t < t1) {
+        const uint64_t i = x.i;
+        if (x.p >= nb) { /* the inner part of row i, from iteration x.m, phase x.p */
+            const uint64_t trips = w->trips[i], g0 = w->itb[i];
+            uint64_t m = x.m;
+            uint32_t q = x.p;
+            if (!inner_n) {
+                uint64_t left = (trips - m) * (P - nb) - (q - nb);
+                if (left > t1 - t) {
+                    t = t1;
+                    break;
+                }
+                t += left;
+            } else {
+                for (;;) {
+                    for (uint32_t j = 0; j < nacc[q]; j++) {
+                        struct rows_acc *y = &acc[q][j];
+                        uint64_t a = y->col ? y->col[g0 + m] : y->row[i] + m * (uint64_t)y->stride;
+                        if ((rc = rows_store(s, y, a, r->first + t)) < 0)
+                            return rc;
+                    }
+                    t++;
+                    if (dg_rows_inner_next(&q, &m, nb, P, trips))
+                        break;
+                    if (t == t1)
+                        return 0;
+                }
+            }
+            if (t == t1)
+                break;
+            if (!nb || (i + 1 == w->nrows && !w->between_last)) {
+                x.i++, x.p = nb, x.m = 0;
+                continue;
+            }
+            x.p = 0;
+        }
+        /* the between part of row i, from phase x.p */
+        for (uint32_t q = x.p; q < nb && t < t1; q++, t++)
+            for (uint32_t j = 0; j < nacc[q]; j++)
+                if ((rc = rows_store(s, &acc[q][j], acc[q][j].base + i * (uint64_t)acc[q][j].stride, r->first + t)) < 0)
+                    return rc;
+        x.i++, x.p = nb, x.m = 0;
+    }
+    return 0;
+}
+
 int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t0, uint64_t t1,
                          bool writes_only)
 {
@@ -522,6 +639,8 @@ int dg_shadow_update_run(struct dg_shadow *s, const struct dg_run *r, uint64_t t
         if (!any)
             return 0;
     }
+    if (r->rows)
+        return update_rows(s, r, t0, t1, writes_only);
     if (r->irregular)
         return update_run_events(s, r, t0, t1, writes_only);
     memset(pno_of, 0xff, sizeof pno_of);

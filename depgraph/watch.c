@@ -415,6 +415,20 @@ uint64_t dg_watch_first_conflict_run(struct dg_watch *w, const struct dg_run *r,
         return t0; /* a fence conflicts with every event */
     if (!w->nranges)
         return t1; /* keys only: computation carries none */
+    if (r->rows) {
+        /* a run of rows: each event's accesses looked up */
+        struct dg_rows_pos x = dg_rows_at(r, t0);
+        for (uint64_t t = t0; t < t1; t++, dg_rows_next(r->rows, &x)) {
+            const struct dg_run_phase *ph = &r->ph[x.p];
+            for (uint32_t k = 0; k < ph->ev.nranges; k++) {
+                struct dg_range y = ph->ev.ranges[k];
+                y.addr = dg_rows_addr(r, ph, k, &x);
+                if (range_visit(w, &y, false))
+                    return t;
+            }
+        }
+        return t1;
+    }
     if ((uint64_t)w->nranges * P > 4 * (t1 - t0)) {
         /* few events for many ranges: look each event's accesses up */
         for (uint64_t t = t0; t < t1; t++) {

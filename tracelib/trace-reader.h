@@ -279,8 +279,10 @@ enum trace_cursor_flag {
     TRACE_CURSOR_LOOPS = 1u << 0, /* also return TRACE_EV_LOOP events */
     TRACE_CURSOR_RUNS = 1u << 1,  /* trace_cursor_next_run may return runs
                                      (not with TRACE_CURSOR_LOOPS) */
-    TRACE_CURSOR_CONTEXTS = 1u << 2 /* an MPI event with a call path gets the site of
-                                       its calling context (trace_site_info.ctx) */
+    TRACE_CURSOR_CONTEXTS = 1u << 2, /* an MPI event with a call path gets the site of
+                                        its calling context (trace_site_info.ctx) */
+    TRACE_CURSOR_ROWS = 1u << 3      /* with TRACE_CURSOR_RUNS: the rows of a loop nest
+                                        may come as one run (trace_run.rows) */
 };
 
 /* Frames above an MPI call that calling contexts keep (TRACE_CTX_DEPTH
@@ -311,23 +313,80 @@ struct trace_run_phase {
     const uint64_t *diter;   /* ev.depth entries */
     const uint64_t *const *addr; /* NULL if every range is strided, else ev.nranges
                                     entries, NULL for a strided range */
+    /* a run of rows' inner phase (struct trace_rows): per range, NULL
+     * (irregular) or its address in iteration 0 of each row; and per
+     * level, the iteration vector's change from one row to the next */
+    const uint64_t *const *row_addr;
+    const uint64_t *row_diter;
 };
 
-/* Range k's address in repetition j of a run's phase. */
+/* Range k's address in repetition j of a run's phase (not of a run of rows). */
 static inline uint64_t trace_run_addr(const struct trace_run_phase *ph, uint32_t k, uint64_t j)
 {
     return ph->addr && ph->addr[k] ? ph->addr[k][j]
                                    : ph->ev.ranges[k].addr + j * (uint64_t)ph->stride[k];
 }
 
-struct trace_run {
-    uint64_t first;          /* index of its first event */
-    uint64_t reps;           /* repetitions, at least 1 */
-    uint32_t period;         /* events per repetition, 1 .. CHT_REPEAT_PERIOD_MAX */
-    const struct trace_run_phase *ph; /* period entries */
+/* A run of the rows of a loop nest (a CHT_REC_ROWS record's, with
+ * TRACE_CURSOR_ROWS): trace_run.rows set, ph[0 .. nb) the between phases
+ * and ph[nb .. nb + ni) the inner ones.  Row i is trips[i] iterations, each
+ * an event of every inner phase, then, unless it is the last row and
+ * !between_last, an event of every between phase; its first event is
+ * event at[i] of the run (at[nrows]: the events).  Inner phase q's event
+ * in iteration m of row i: range k at row_addr[k][i] + m * stride[k], or,
+ * irregular, at addr[k][itb[i] + m] (itb[i]: the iterations of the rows
+ * before); iteration level l at ev.iters[l] + i * row_diter[l] + m *
+ * diter[l].  Between phase p's event in row i: range k at ev.ranges[k] +
+ * i * stride[k], level l at ev.iters[l] + i * diter[l]. */
+struct trace_rows {
+    uint64_t nrows;          /* at least 1 */
+    uint32_t nb, ni;         /* between and inner phases (ni at least 1) */
+    bool between_last;
+    const uint64_t *trips;   /* nrows entries, each at least 1 */
+    const uint64_t *at;      /* nrows + 1 entries */
+    const uint64_t *itb;     /* nrows + 1 entries */
 };
 
-/* Event t (0 <= t < reps * period) of a run, written to *ev with its
+/* Where event t of a run of rows is: its row (*i), its phase (*p) and its
+ * iteration in the row (*m; 0 for a between event). */
+static inline void trace_rows_locate(const struct trace_rows *w, uint64_t t, uint64_t *i, uint32_t *p,
+                                     uint64_t *m)
+{
+    uint64_t lo = 0, hi = w->nrows - 1;
+    while (lo < hi) { /* the last row whose first event is at or before t */
+        uint64_t mid = (lo + hi + 1) / 2;
+        if (w->at[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    uint64_t u = t - w->at[lo], in = w->trips[lo] * w->ni;
+    *i = lo;
+    if (u < in) {
+        *p = w->nb + (uint32_t)(u % w->ni);
+        *m = u / w->ni;
+    } else {
+        *p = (uint32_t)(u - in);
+        *m = 0;
+    }
+}
+
+struct trace_run {
+    uint64_t first;          /* index of its first event */
+    uint64_t reps;           /* repetitions, at least 1 (a run of rows: 1) */
+    uint32_t period;         /* events per repetition, 1 .. CHT_REPEAT_PERIOD_MAX (a run of
+                                rows: its phases, nb + ni) */
+    const struct trace_run_phase *ph; /* period entries */
+    const struct trace_rows *rows;    /* a run of rows, or NULL */
+};
+
+/* The events of a run. */
+static inline uint64_t trace_run_events(const struct trace_run *r)
+{
+    return r->rows ? r->rows->at[r->rows->nrows] : r->reps * r->period;
+}
+
+/* Event t (0 <= t < trace_run_events) of a run, written to *ev with its
  * ranges in `ranges` (room for ph[p].ev.nranges, at most
  * CHT_REPEAT_MAX_ADDRS) and its iteration vector in `iters` (room for
  * ph[p].ev.depth, at most TRACE_MAX_LOOP_DEPTH). */

@@ -40,7 +40,7 @@ int search_engine_feed_run(struct search_engine *e, const struct dg_run *r)
     struct dg_event ev;
     struct dg_range ranges[DG_RUN_MAX_ADDRS];
     static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
-    for (uint64_t t = 0, n = r->reps * r->period; t < n; t++) {
+    for (uint64_t t = 0, n = dg_run_events(r); t < n; t++) {
         dg_run_event(r, t, &ev, ranges, iters);
         int rc = e->ops->feed(e->state, &ev);
         if (rc < 0)
@@ -149,7 +149,7 @@ static int analyse_run(struct dg_builder *b, struct search_engine *e, struct dg_
     int rc = dg_builder_convert_run(b, run, &dr);
     if (rc < 0)
         return rc;
-    *n += run->reps * run->period;
+    *n += trace_run_events(run);
     if (rc > 0) {
         rc = search_engine_feed_run(e, dr);
         return rc < 0 ? rc : dg_logger_feed_run(lg, dr);
@@ -157,7 +157,7 @@ static int analyse_run(struct dg_builder *b, struct search_engine *e, struct dg_
     struct trace_event tev;
     struct trace_range ranges[CHT_REPEAT_MAX_ADDRS];
     static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
-    for (uint64_t t = 0; t < run->reps * run->period; t++) {
+    for (uint64_t t = 0; t < trace_run_events(run); t++) {
         const struct dg_event *ev;
         trace_run_event(run, t, &tev, ranges, iters);
         rc = dg_builder_convert(b, &tev, &ev);
@@ -181,7 +181,9 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
     struct dg_logger *lg = NULL;
     struct search_rank_result *r = NULL;
     *out = NULL;
-    int rc = trace_cursor_open(t, rank, TRACE_CURSOR_CONTEXTS | (o && o->expand_runs ? 0 : TRACE_CURSOR_RUNS), &c, err);
+    int rc = trace_cursor_open(t, rank,
+                               TRACE_CURSOR_CONTEXTS | (o && o->expand_runs ? 0 : TRACE_CURSOR_RUNS | TRACE_CURSOR_ROWS),
+                               &c, err);
     if (rc < 0)
         return rc;
     uint64_t total = trace_rank_file_size(t, rank); /* for progress */
@@ -201,7 +203,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
             if (rc < 0) {
                 snprintf(err->msg, sizeof err->msg, "analysis failed: rank=%d events=%llu..%llu "
                          "reason=%s", rank, (unsigned long long)run->first,
-                         (unsigned long long)(run->first + run->reps * run->period - 1),
+                         (unsigned long long)(run->first + trace_run_events(run) - 1),
                          trace_status_str(rc));
                 goto out;
             }

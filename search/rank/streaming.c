@@ -566,6 +566,22 @@ static bool run_ctx_as_before(const struct dg_run *r, uint32_t p)
     return true;
 }
 
+/* Room for the next run context and its slopes. */
+static int ctx_room(struct search_stream *s)
+{
+    int rc = ring_reserve((void **)&s->ctxs, &s->ccap, s->cmax, s->nctx, sizeof *s->ctxs);
+    if (rc < 0)
+        return rc;
+    if (s->ctx_d_cap != s->ccap) {
+        void *q = realloc(s->ctx_d, s->ccap * sizeof *s->ctx_d);
+        if (!q)
+            return TRACE_ERR_NOMEM;
+        s->ctx_d = q;
+        s->ctx_d_cap = s->ccap;
+    }
+    return 0;
+}
+
 /* One context per phase of run events [t0, t1), from repetition t0 / P on,
  * with its slope: event t of phase p has context seq[p] moved by (t / P -
  * t0 / P) slopes. */
@@ -585,15 +601,8 @@ static int run_contexts(struct search_stream *s, const struct dg_run *r, uint64_
             seq[p] = seq[p - 1]; /* the same context in every repetition */
             continue;
         }
-        if ((rc = ring_reserve((void **)&s->ctxs, &s->ccap, s->cmax, s->nctx, sizeof *s->ctxs)) < 0)
+        if ((rc = ctx_room(s)) < 0)
             return rc;
-        if (s->ctx_d_cap != s->ccap) {
-            void *q = realloc(s->ctx_d, s->ccap * sizeof *s->ctx_d);
-            if (!q)
-                return TRACE_ERR_NOMEM;
-            s->ctx_d = q;
-            s->ctx_d_cap = s->ccap;
-        }
         struct search_ctx *c = &s->ctxs[s->nctx % s->ccap];
         const struct dg_run_phase *ph = &r->ph[p];
         run_ctx(r, j0 * P + p, c);
@@ -604,6 +613,26 @@ static int run_contexts(struct search_stream *s, const struct dg_run *r, uint64_
     return 0;
 }
 
+/* What every stretch of a run starts with: its events counted, their
+ * accesses into the shadow, the open gap (its id into *gid, after its
+ * events are added) and room in the ring. */
+static int bulk_begin(struct search_stream *s, const struct dg_run *r, uint64_t t0, uint64_t t1, uint64_t *gid)
+{
+    uint64_t n = t1 - t0, last = r->first + t1 - 1;
+    int rc;
+    s->comp_events += n;
+    if ((rc = dg_shadow_update_run(s->shadow, r, t0, t1, false)) < 0)
+        return rc;
+    if (!s->gap_open && (rc = gap_push(s, r->first + t0)) < 0)
+        return rc;
+    *gid = s->first_gap + s->ngaps - 1;
+    gap_get(s, *gid)->n += n;
+    while (s->rcap <= last && s->rcap < s->rmax)
+        if ((rc = ring_reserve((void **)&s->ring, &s->rcap, s->rmax, last, sizeof *s->ring)) < 0)
+            return rc;
+    return 0;
+}
+
 /* Events t0 .. t1-1 of a run, none of which a kind needs to see alone,
  * and none at which a kind must act or a batch ends: what stream_feed
  * does for each of them, at once. */
@@ -611,24 +640,16 @@ static int run_bulk(struct search_stream *s, const struct dg_run *r, uint64_t t0
                     const bool *as_before)
 {
     const uint32_t P = r->period;
-    uint64_t n = t1 - t0, i0 = r->first + t0, last = r->first + t1 - 1;
+    uint64_t last = r->first + t1 - 1, gid;
     int rc;
-    s->comp_events += n;
-    if ((rc = dg_shadow_update_run(s->shadow, r, t0, t1, false)) < 0)
+    if ((rc = bulk_begin(s, r, t0, t1, &gid)) < 0)
         return rc;
-    if (!s->gap_open && (rc = gap_push(s, i0)) < 0)
-        return rc;
-    uint64_t gid = s->first_gap + s->ngaps - 1;
-    gap_get(s, gid)->n += n;
     for (uint32_t p = 0; p < P; p++) {
         /* events of phase p in [t0, t1) */
         uint64_t k = (t1 + P - 1 - p) / P - (t0 + P - 1 - p) / P;
         if (k && (rc = site_count_n(s, r->ph[p].ev.site, k)) < 0)
             return rc;
     }
-    while (s->rcap <= last && s->rcap < s->rmax)
-        if ((rc = ring_reserve((void **)&s->ring, &s->rcap, s->rmax, last, sizeof *s->ring)) < 0)
-            return rc;
     uint64_t seq[DG_RUN_PERIOD_MAX];
     if ((rc = run_contexts(s, r, t0, t1, as_before, seq)) < 0)
         return rc;
@@ -654,13 +675,117 @@ static int run_bulk(struct search_stream *s, const struct dg_run *r, uint64_t t0
     return 0;
 }
 
+/* A new context: event x's of a run of rows (iteration 0 of its row, for
+ * an inner phase), with the slope of its phase (per iteration, or per row
+ * for a between phase); its sequence number. */
+static int rows_ctx(struct search_stream *s, const struct dg_run *r, const struct dg_rows_pos *x, uint64_t *seq)
+{
+    int rc;
+    if ((rc = ctx_room(s)) < 0)
+        return rc;
+    const struct dg_run_phase *ph = &r->ph[x->p];
+    struct search_ctx *c = &s->ctxs[s->nctx % s->ccap];
+    uint32_t d = ph->ev.depth, keep = d < SEARCH_BOX_DEPTH ? d : SEARCH_BOX_DEPTH;
+    bool inner = x->p >= r->rows->nb;
+    c->depth = keep;
+    for (uint32_t l = 0; l < keep; l++) {
+        uint32_t at = d - keep + l;
+        c->it[l] = ph->ev.iters[at];
+        c->it[l].iter += x->i * (inner ? ph->row_diter[at] : ph->diter[at]);
+        s->ctx_d[s->nctx % s->ccap][l] = ph->diter[at];
+    }
+    *seq = s->nctx++;
+    return 0;
+}
+
+/* run_bulk of events t0 .. t1-1 of a run of rows: a context per between
+ * phase (moving by rows) and per inner phase and row (moving by
+ * iterations), each made at its phase's first event here (at most one per
+ * event, as the ring of contexts needs). */
+static int rows_bulk(struct search_stream *s, const struct dg_run *r, uint64_t t0, uint64_t t1)
+{
+    const struct trace_rows *w = r->rows;
+    const uint32_t nb = w->nb, P = r->period;
+    uint64_t last = r->first + t1 - 1, gid, w0 = s->cum_w;
+    uint64_t count[DG_RUN_PERIOD_MAX] = {0}, seq[DG_RUN_PERIOD_MAX], from[DG_RUN_PERIOD_MAX];
+    struct search_ring_ev tpl[DG_RUN_PERIOD_MAX]; /* each phase's entry but for ctx, rep and wpos */
+    bool made[DG_RUN_PERIOD_MAX] = {false};
+    int rc;
+    if ((rc = bulk_begin(s, r, t0, t1, &gid)) < 0)
+        return rc;
+    for (uint32_t p = 0; p < P; p++) {
+        const struct dg_event *e = &r->ph[p].ev;
+        tpl[p] = (struct search_ring_ev){.site = e->site, .site_flags = e->site_flags, .kind = DG_COMP,
+                                         .gap = gid, .w = (uint32_t)search_weight(e)};
+    }
+    struct dg_rows_pos x = dg_rows_at(r, t0);
+    uint64_t t = t0;
+#define ROWS_PUT(q, repv)                                                                  \
+    do {                                                                                   \
+        struct search_ring_ev *e = ring_get(s, r->first + t);                              \
+        *e = tpl[q];                                                                       \
+        e->ctx = seq[q];                                                                   \
+        e->rep = (uint32_t)(repv);                                                         \
+        e->wpos = s->cum_w;                                                                \
+        s->cum_w += e->w;                                                                  \
+        count[q]++;                                                                        \
+    } while (0)
+    while (t < t1) {
+        const uint64_t i = x.i;
+        if (x.p >= nb) { /* row i's inner part, from iteration x.m, phase x.p: new contexts */
+            const uint64_t trips = w->trips[i];
+            uint64_t m = x.m;
+            uint32_t q = x.p;
+            for (uint32_t k = nb; k < P; k++)
+                made[k] = false;
+            for (;;) {
+                if (!made[q]) {
+                    struct dg_rows_pos at = {i, 0, q};
+                    if ((rc = rows_ctx(s, r, &at, &seq[q])) < 0)
+                        return rc;
+                    made[q] = true;
+                }
+                ROWS_PUT(q, m);
+                t++;
+                if (dg_rows_inner_next(&q, &m, nb, P, trips) || t == t1)
+                    break;
+            }
+            if (t == t1)
+                break;
+            if (!nb || (i + 1 == w->nrows && !w->between_last)) {
+                x.i++, x.p = nb, x.m = 0;
+                continue;
+            }
+            x.p = 0;
+        }
+        for (uint32_t q = x.p; q < nb && t < t1; q++, t++) { /* row i's between part */
+            if (!made[q]) {
+                struct dg_rows_pos at = {i, 0, q};
+                if ((rc = rows_ctx(s, r, &at, &seq[q])) < 0)
+                    return rc;
+                from[q] = i;
+                made[q] = true;
+            }
+            ROWS_PUT(q, i - from[q]);
+        }
+        x.i++, x.p = nb, x.m = 0;
+    }
+#undef ROWS_PUT
+    for (uint32_t p = 0; p < P; p++)
+        if (count[p] && (rc = site_count_n(s, r->ph[p].ev.site, count[p])) < 0)
+            return rc;
+    gap_get(s, gid)->w += s->cum_w - w0;
+    s->next = last + 1;
+    return 0;
+}
+
 /* Feeds a run event by event. */
 static int run_events(struct search_stream *s, const struct dg_run *r)
 {
     struct dg_event ev;
     struct dg_range ranges[DG_RUN_MAX_ADDRS];
     static _Thread_local struct trace_iter iters[TRACE_MAX_LOOP_DEPTH];
-    for (uint64_t t = 0, n = r->reps * r->period; t < n; t++) {
+    for (uint64_t t = 0, n = dg_run_events(r); t < n; t++) {
         dg_run_event(r, t, &ev, ranges, iters);
         int rc = stream_feed(s, &ev);
         if (rc < 0)
@@ -672,7 +797,7 @@ static int run_events(struct search_stream *s, const struct dg_run *r)
 static int stream_feed_run(void *state, const struct dg_run *r)
 {
     struct search_stream *s = state;
-    const uint64_t n = r->reps * r->period;
+    const uint64_t n = dg_run_events(r);
     bool as_before[DG_RUN_PERIOD_MAX];
     struct dg_event ev;
     struct dg_range ranges[DG_RUN_MAX_ADDRS];
@@ -682,7 +807,7 @@ static int stream_feed_run(void *state, const struct dg_run *r)
         return TRACE_ERR_ARG;
     if (!s->runs_whole)
         return run_events(s, r);
-    for (uint32_t p = 0; p < r->period; p++)
+    for (uint32_t p = 0; p < r->period && !r->rows; p++)
         as_before[p] = run_ctx_as_before(r, p);
     for (uint64_t t = 0; t < n;) {
         uint64_t i = r->first + t;
@@ -699,7 +824,7 @@ static int stream_feed_run(void *state, const struct dg_run *r)
         for (unsigned k = 0; k < s->nk; k++)
             x = s->kind[k]->run_alone(s->kstate[k], s, r, t, x);
         if (x > t) {
-            if ((rc = run_bulk(s, r, t, x, as_before)) < 0)
+            if ((rc = r->rows ? rows_bulk(s, r, t, x) : run_bulk(s, r, t, x, as_before)) < 0)
                 return rc;
             if (s->next % BATCH == 0 && s->next > s->H && (rc = stream_flush(s, s->next - s->H)) < 0)
                 return rc;

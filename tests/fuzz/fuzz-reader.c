@@ -197,15 +197,24 @@ static void read_runs(struct trace *t, int rank)
     int rc;
 
     err.msg[0] = '\0';
-    rc = trace_cursor_open(t, rank, TRACE_CURSOR_RUNS, &c, &err);
+    rc = trace_cursor_open(t, rank, TRACE_CURSOR_RUNS | TRACE_CURSOR_ROWS, &c, &err);
     need_message(rc, err.msg, "trace_cursor_open (runs)");
     if (rc < 0)
         return;
     while ((rc = trace_cursor_next_run(c, &ev, &run)) > 0) {
-        if (run)
-            sink += run->first + run->reps * run->period + run->ph[run->period - 1].ev.nranges;
-        else
+        if (run) {
+            /* its first and last events (a run of rows: through its tables) */
+            static struct trace_iter it[TRACE_MAX_LOOP_DEPTH];
+            struct trace_range rg[CHT_REPEAT_MAX_ADDRS];
+            struct trace_event e;
+            uint64_t n = trace_run_events(run);
+            trace_run_event(run, 0, &e, rg, it);
+            sink += e.index + (e.nranges ? rg[0].addr : 0);
+            trace_run_event(run, n - 1, &e, rg, it);
+            sink += e.index + (e.nranges ? rg[e.nranges - 1].addr : 0) + (e.depth ? it[e.depth - 1].iter : 0);
+        } else {
             touch_event(c, ev, &nsym);
+        }
     }
     need_message(rc, trace_cursor_error(c), "trace_cursor_next_run");
     trace_cursor_stats(c, &st);

@@ -63,6 +63,8 @@ seed jacobi examples/jacobi.c 2
 seed small-sends examples/small_sends.c 2
 seed gather $P/gather.c 2 16 3
 seed master-worker examples/master_worker.c 2
+# rows of a loop nest (CHT_REC_ROWS), which the reader hands over as runs of rows
+seed rows $P/rows.c 2 200 1 spmv
 # whole traces for the hints harness too (small ones: they run slowly), and
 # one with a short horizon
 "$PACK" --mode=2 "$OUT/hints/deadlock-file" "$W/deadlock.trace"

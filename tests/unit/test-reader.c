@@ -987,6 +987,181 @@ static void test_rows_damaged(void **state)
     check_bad_rows(1, 1, rows3, 10, "nab=0 nal=1, its keys 0 and 2");
 }
 
+/* ---- runs of rows (TRACE_CURSOR_ROWS) -------------------------------------- */
+
+/* A loop nest's ROWS record of `rows` rows as the pass records one: its
+ * between records EXIT 51, comp 100 {3000 + 16 i, 4000 - 8 i}, ITER 50,
+ * ENTER 51 (with reenter; else comp 100, ITER 50: the inner loop's count
+ * goes on across rows), an iteration ITER 51, comp 100 {1000 + 8 j, moved
+ * by starts[i] at row i's start, irregular from 500 by the next of d}.
+ * `bad` bytes are cut off the end of its code (negative: that many zeros
+ * added). */
+static void tg_rows_nest(struct tg_file *f, uint32_t rows, const uint8_t *trips, const int8_t *starts,
+                         const int32_t *d, bool reenter, int bad)
+{
+    uint8_t body[4096], code[2048];
+    uint32_t len = 0, k = 0;
+    uint16_t nb = reenter ? 4 : 2, c16[4] = {nb, 2, 2, 2};
+    uint64_t keys[6], *kp = keys;
+    if (reenter)
+        *kp++ = CHT_REC_LOOP | (uint64_t)CHT_LOOP_EXIT << 16 | 51ull << 32;
+    *kp++ = CHT_REC_COMP | 2ull << 16 | 100ull << 32;
+    *kp++ = CHT_REC_LOOP | (uint64_t)CHT_LOOP_ITER << 16 | 50ull << 32;
+    if (reenter)
+        *kp++ = CHT_REC_LOOP | (uint64_t)CHT_LOOP_ENTER << 16 | 51ull << 32;
+    *kp++ = CHT_REC_LOOP | (uint64_t)CHT_LOOP_ITER << 16 | 51ull << 32;
+    *kp++ = CHT_REC_COMP | 2ull << 16 | 100ull << 32;
+    uint64_t tabs[8] = {3000, 4000, 16, (uint64_t)-8, 1000, 500, 8, (uint64_t)CHT_REPEAT_IRREGULAR};
+    for (uint32_t i = 0; i < rows; i++) {
+        code[len++] = trips[i];
+        code[len++] = (uint8_t)(starts[i] >= 0 ? 2 * starts[i] : -2 * starts[i] - 1); /* zigzag */
+        for (uint8_t m = 0; m < trips[i]; m++, len += 4)
+            memcpy(code + len, &d[k++], 4);
+    }
+    if (bad > 0)
+        len -= (uint32_t)bad;
+    for (; bad < 0; bad++)
+        code[len++] = 0;
+    size_t at = 16;
+    memcpy(body, &rows, 4);
+    memcpy(body + 4, &len, 4);
+    memcpy(body + 8, c16, 8);
+    memcpy(body + at, keys, 8 * (size_t)(kp - keys));
+    at += 8 * (size_t)(kp - keys);
+    memcpy(body + at, tabs, sizeof(tabs));
+    at += sizeof(tabs);
+    memcpy(body + at, code, len);
+    tg_rec(f, CHT_REC_ROWS, 0, body, at + len);
+}
+
+static int rows_end; /* how the last rows_runs_same's cursors ended */
+static char rows_msg[512];
+
+/* Reads rank 0 expanded and with runs of rows (each expanded with
+ * trace_run_event): the same events, the same end (the same error, if
+ * any) and statistics.  Returns the runs of rows seen. */
+static int rows_runs_same(void)
+{
+    struct trace *t;
+    struct trace_cursor *a = NULL, *b = NULL;
+    const struct trace_event *ea, *eb;
+    const struct trace_run *run = NULL;
+    struct trace_event mat;
+    struct trace_range rg[CHT_REPEAT_MAX_ADDRS];
+    static struct trace_iter it[TRACE_MAX_LOOP_DEPTH];
+    struct trace_err err = {""};
+    uint64_t t_in = 0, n = 0;
+    int ra, rb, nrows = 0;
+
+    if (trace_open(dir, &t, &err) || trace_cursor_open(t, 0, 0, &a, &err) ||
+        trace_cursor_open(t, 0, TRACE_CURSOR_RUNS | TRACE_CURSOR_ROWS, &b, &err))
+        fail_msg("open: %s", err.msg);
+    for (;; n++) {
+        ra = trace_cursor_next(a, &ea);
+        if (run && t_in < trace_run_events(run)) {
+            trace_run_event(run, t_in++, &mat, rg, it), eb = &mat, rb = 1;
+        } else if ((rb = trace_cursor_next_run(b, &eb, &run)) == 2) {
+            nrows += run->rows != NULL;
+            t_in = 0;
+            trace_run_event(run, t_in++, &mat, rg, it), eb = &mat, rb = 1;
+        } else {
+            run = NULL;
+        }
+        if (ra != rb)
+            fail_msg("event %" PRIu64 ": expanded %d (%s), with runs of rows %d (%s)", n, ra,
+                     trace_cursor_error(a), rb, trace_cursor_error(b));
+        if (ra != 1)
+            break;
+        if (ea->index != eb->index || ea->site != eb->site || ea->depth != eb->depth || ea->nranges != eb->nranges)
+            fail_msg("event %" PRIu64 ": index %" PRIu64 "/%" PRIu64 " site %u/%u depth %u/%u", n, ea->index,
+                     eb->index, ea->site, eb->site, ea->depth, eb->depth);
+        for (uint32_t k = 0; k < ea->nranges; k++)
+            if (ea->ranges[k].addr != eb->ranges[k].addr || ea->ranges[k].len != eb->ranges[k].len)
+                fail_msg("event %" PRIu64 " range %u: %" PRIx64 " expanded, %" PRIx64 " with runs of rows", n, k,
+                         ea->ranges[k].addr, eb->ranges[k].addr);
+        for (uint32_t k = 0; k < ea->depth; k++)
+            if (ea->iters[k].loop != eb->iters[k].loop || ea->iters[k].iter != eb->iters[k].iter)
+                fail_msg("event %" PRIu64 " level %u: loop %u iter %" PRIu64 " expanded, loop %u iter %" PRIu64,
+                         n, k, ea->iters[k].loop, ea->iters[k].iter, eb->iters[k].loop, eb->iters[k].iter);
+    }
+    if (ra < 0)
+        assert_string_equal(trace_cursor_error(a), trace_cursor_error(b));
+    rows_end = ra;
+    snprintf(rows_msg, sizeof(rows_msg), "%s", ra < 0 ? trace_cursor_error(a) : "");
+    struct trace_cursor_stats sa, sb;
+    trace_cursor_stats(a, &sa);
+    trace_cursor_stats(b, &sb);
+    assert_int_equal(sa.records, sb.records);
+    assert_int_equal(sa.comp_events, sb.comp_events);
+    assert_int_equal(sa.loop_records, sb.loop_records);
+    assert_int_equal(sa.accesses, sb.accesses);
+    trace_cursor_close(a);
+    trace_cursor_close(b);
+    trace_close(t);
+    return nrows;
+}
+
+/* One trace: ENTER 50, ITER 50, ENTER 51, the nest's rows (twice: two
+ * records, the between records of the first's last row between them as
+ * records), then REPEATs that go
+ * back into the history the rows left: an iteration (period 2) and a
+ * whole row with its between records (period 6, when the last row has
+ * one iteration).  Returns the runs of rows seen. */
+static int rows_nest_case(uint32_t rows, const uint8_t *trips, bool reenter, int bad)
+{
+    static const int8_t starts[8] = {0, 0, 2, -1, 0, 3, 0, 0};
+    int32_t d[64];
+    for (int k = 0; k < 64; k++)
+        d[k] = (k * 37 % 23 - 11) * 8;
+    write_meta(dir);
+    struct tg_file *f = std_rank(dir);
+    tg_loop(f, CHT_LOOP_ENTER, 50);
+    tg_loop(f, CHT_LOOP_ITER, 50);
+    tg_loop(f, CHT_LOOP_ENTER, 51);
+    tg_rows_nest(f, rows, trips, starts, d, reenter, 0);
+    /* the between records after the first record's last row, as records */
+    uint64_t ab[2] = {7000, 7100};
+    if (reenter)
+        tg_loop(f, CHT_LOOP_EXIT, 51);
+    tg_comp(f, 100, 2, ab);
+    tg_loop(f, CHT_LOOP_ITER, 50);
+    if (reenter)
+        tg_loop(f, CHT_LOOP_ENTER, 51);
+    tg_rows_nest(f, rows, trips, starts, d + 7, reenter, bad);
+    static const int64_t s2[2] = {8, 4}, s6[4] = {16, -8, 8, 12};
+    tg_repeat(f, 2, 3, 2, s2, 2);
+    if (reenter && rows > 1 && trips[rows - 1] == 1)
+        tg_repeat(f, 6, 2, 4, s6, 4);
+    tg_end(f, 0, 1, 0);
+    tg_close(f);
+    int n = rows_runs_same();
+    tg_rmdir(dir), free(dir), dir = tg_tmpdir();
+    if (rows_end != (bad ? TRACE_ERR_FORMAT : 0))
+        fail_msg("rows=%u bad=%d: the cursors ended with %d: %s", rows, bad, rows_end, rows_msg);
+    return n;
+}
+
+/* The rows of a loop nest as runs of rows: the same events, iteration
+ * vectors and statistics as expanding them, and a history that the
+ * REPEATs after them read the same; a nest whose inner loop's count goes
+ * on across rows comes record by record; a damaged record reports the
+ * same error after the same events. */
+static void test_rows_runs(void **state)
+{
+    static const uint8_t t5[5] = {3, 1, 4, 1, 5}, t6[6] = {2, 7, 1, 1, 3, 1}, t1[1] = {1}, t3[3] = {4, 4, 4};
+    (void)state;
+    assert_true(rows_nest_case(5, t5, true, 0) >= 2);
+    assert_true(rows_nest_case(6, t6, true, 0) >= 2);
+    assert_true(rows_nest_case(1, t1, true, 0) >= 2);
+    assert_true(rows_nest_case(3, t3, true, 0) >= 2);
+    assert_int_equal(rows_nest_case(5, t5, false, 0), 0); /* not re-entered: not affine in the row */
+    /* damaged second record: a column cut short in its last row, code
+     * after its last row, a trip count of 0 in its next row */
+    assert_true(rows_nest_case(5, t5, true, 4) >= 1);
+    assert_true(rows_nest_case(5, t5, true, -1) >= 1);
+    assert_true(rows_nest_case(6, t6, true, 2 + 4 * 3 + 4) >= 1);
+}
+
 /* ---- computation events against the site table -------------------------- */
 
 static void test_comp_unknown_site(void **state)
@@ -1991,6 +2166,7 @@ int main(void)
         T(test_rows_expands),
         T(test_rows_damaged),
         T(test_rows_as_runs),
+        T(test_rows_runs),
         T(test_rows_damaged_after_row),
         T(test_comp_unknown_site),
         T(test_comp_naccess_mismatch),

@@ -1968,10 +1968,11 @@ static void run_check(const struct run_op *o, void *vctx)
 
 static uint64_t runs_seen; /* runs the last round trip's trace came in */
 
-/* Reads rank 0 twice, expanded and with runs (TRACE_CURSOR_RUNS, each run
- * expanded with trace_run_event), and checks that the events and the final
- * statistics are the same; returns the number of runs seen. */
-static uint64_t runs_cursor_same(struct trace *t)
+/* Reads rank 0 twice, expanded and with runs (`flags`: TRACE_CURSOR_RUNS,
+ * perhaps with TRACE_CURSOR_ROWS; each run expanded with trace_run_event),
+ * and checks that the events and the final statistics are the same;
+ * returns the number of runs seen (*nrows: of them runs of rows). */
+static uint64_t runs_cursor_same_flags(struct trace *t, unsigned flags, uint64_t *nrows)
 {
     struct trace_cursor *a, *b;
     struct trace_err err;
@@ -1983,12 +1984,12 @@ static uint64_t runs_cursor_same(struct trace *t)
     uint64_t t_in = 0, nruns = 0, n = 0;
     int ra, rb = 0;
 
-    if (trace_cursor_open(t, 0, 0, &a, &err) != 0 ||
-        trace_cursor_open(t, 0, TRACE_CURSOR_RUNS, &b, &err) != 0)
+    *nrows = 0;
+    if (trace_cursor_open(t, 0, 0, &a, &err) != 0 || trace_cursor_open(t, 0, flags, &b, &err) != 0)
         fail_msg("trace_cursor_open: %s", err.msg);
     for (;;) {
         ra = trace_cursor_next(a, &ea);
-        if (run && t_in < run->reps * run->period) {
+        if (run && t_in < trace_run_events(run)) {
             trace_run_event(run, t_in++, &mat, rg, it);
             eb = &mat;
             rb = 1;
@@ -1997,6 +1998,7 @@ static uint64_t runs_cursor_same(struct trace *t)
             rb = trace_cursor_next_run(b, &eb, &run);
             if (rb == 2) {
                 nruns++;
+                *nrows += run->rows != NULL;
                 t_in = 0;
                 trace_run_event(run, t_in++, &mat, rg, it);
                 eb = &mat;
@@ -2036,6 +2038,16 @@ static uint64_t runs_cursor_same(struct trace *t)
     trace_cursor_close(a);
     trace_cursor_close(b);
     return nruns;
+}
+
+/* With runs, then with runs of rows too (tests/unit/test-reader.c's
+ * test_rows_runs checks them on nests that make some). */
+static uint64_t runs_cursor_same(struct trace *t)
+{
+    uint64_t rows, n = runs_cursor_same_flags(t, TRACE_CURSOR_RUNS, &rows);
+    assert_int_equal(rows, 0);
+    runs_cursor_same_flags(t, TRACE_CURSOR_RUNS | TRACE_CURSOR_ROWS, &rows);
+    return n;
 }
 
 /* Runs case `which` in a child with runs on, reads it back with the reader

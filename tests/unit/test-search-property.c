@@ -1098,15 +1098,114 @@ static void gen_run(struct run_store *s, uint64_t first, uint64_t space)
             s->di[p][depth - 1] = 0, s->di[p][0] = 1;
 }
 
-/* Feeds t's events with runs inserted before some of them, to one engine
- * as runs and to another event by event; the results must be identical. */
-static void runs_case(struct trace_case *t, uint64_t seed, uint64_t *nruns, uint64_t *nevents)
+#define ROWS_MAX 40 /* rows of a random run of rows, of at most COL_REPS / ROWS_MAX iterations */
+
+struct rows_store {
+    struct run_store rs; /* its phases: ranges, strides, vectors, columns (by iteration) */
+    struct trace_rows w;
+    uint64_t trips[ROWS_MAX], at[ROWS_MAX + 1], itb[ROWS_MAX + 1];
+    uint64_t ra[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS][ROWS_MAX]; /* inner strided: per row */
+    const uint64_t *rap[DG_RUN_PERIOD_MAX][DG_RUN_MAX_ADDRS];
+    uint64_t rdi[DG_RUN_PERIOD_MAX][MAXD];
+};
+
+/* A random run of rows from index first: 0 to 2 between phases strided by
+ * rows, 1 to 3 inner ones strided by iterations from each row's own start
+ * or gathering; rows of 1 to 10 iterations; iteration vectors that move
+ * with rows, iterations, both or neither. */
+static void gen_rows(struct rows_store *s, uint64_t first, uint64_t space)
+{
+    struct dg_run *r = &s->rs.r;
+    struct trace_rows *w = &s->w;
+    static const int64_t strides[] = {8, 8, 4, -8, 0, 16, 24};
+    uint32_t depth = (uint32_t)between(0, MAXD);
+    bool odd = chance(10);
+
+    memset(r, 0, sizeof(*r));
+    w->nb = (uint32_t)between(0, 2);
+    w->ni = (uint32_t)between(1, 3);
+    w->nrows = between(1, ROWS_MAX);
+    w->between_last = w->nb && chance(50);
+    s->at[0] = s->itb[0] = 0;
+    for (uint64_t i = 0; i < w->nrows; i++) {
+        s->trips[i] = chance(10) ? 1 : between(1, COL_REPS / ROWS_MAX);
+        s->itb[i + 1] = s->itb[i] + s->trips[i];
+        s->at[i + 1] = s->at[i] + s->trips[i] * w->ni + (i + 1 < w->nrows || w->between_last ? w->nb : 0);
+    }
+    w->trips = s->trips, w->at = s->at, w->itb = s->itb;
+    r->first = first;
+    r->reps = 1;
+    r->period = w->nb + w->ni;
+    r->rows = w;
+    for (uint32_t p = 0; p < r->period; p++) {
+        struct dg_event *e = &r->ph[p].ev;
+        struct dg_run_phase *ph = &r->ph[p];
+        bool inner = p >= w->nb;
+        uint32_t nr = (uint32_t)between(0, 3);
+        e->kind = DG_COMP;
+        e->index = first;
+        e->site = (uint32_t)between(1, 8);
+        e->site_flags = e->site % 3 == 0 ? CHT_SITEF_CONDITIONAL : 0;
+        e->weight = site_weight(e->site);
+        e->peer = CHT_RANK_NONE;
+        ph->addr = NULL;
+        ph->row_addr = inner ? s->rap[p] : NULL;
+        ph->row_diter = inner ? s->rdi[p] : NULL;
+        for (uint32_t k = 0; k < nr; k++) {
+            struct dg_range *x = &s->rs.rg[p][k];
+            int64_t st = strides[between(0, sizeof(strides) / sizeof(strides[0]) - 1)];
+            uint64_t reps = inner ? COL_REPS / ROWS_MAX : ROWS_MAX;
+            x->len = odd ? between(1, 9) : chance(50) ? 8 : 4;
+            x->write = chance(40);
+            x->addr = (BASE + (uint64_t)(-st > 0 ? -st : 0) * reps + between(0, space - 1)) & ~(uint64_t)(odd ? 0 : 3);
+            s->rs.st[p][k] = st;
+            s->rs.ap[p][k] = NULL;
+            s->rap[p][k] = NULL;
+            if (!inner)
+                continue;
+            if (chance(40)) { /* a gather: an address per iteration */
+                for (uint64_t g = 0; g < w->itb[w->nrows]; g++) {
+                    uint64_t a = BASE + between(0, space - 1);
+                    s->rs.col[p][k][g] = g && chance(20) ? s->rs.col[p][k][g - 1] : odd ? a : a & ~(uint64_t)3;
+                }
+                s->rs.st[p][k] = 0;
+                s->rs.ap[p][k] = s->rs.col[p][k];
+                ph->addr = s->rs.ap[p];
+                x->addr = s->rs.col[p][k][0];
+                r->irregular = true;
+            } else { /* strided from each row's own start */
+                for (uint64_t i = 0; i < w->nrows; i++)
+                    s->ra[p][k][i] = i && chance(50) ? s->ra[p][k][i - 1] + w->trips[i - 1] * (uint64_t)st
+                                                     : (x->addr + between(0, space / 2)) & ~(uint64_t)(odd ? 0 : 3);
+                s->rap[p][k] = s->ra[p][k];
+                x->addr = s->ra[p][k][0];
+            }
+        }
+        e->nranges = nr;
+        e->ranges = s->rs.rg[p];
+        e->depth = depth;
+        for (uint32_t l = 0; l < depth; l++) {
+            s->rs.it[p][l] = (struct trace_iter){.loop = 20 + l, .iter = between(1, 30)};
+            s->rs.di[p][l] = chance(60);
+            s->rdi[p][l] = chance(60);
+        }
+        e->iters = s->rs.it[p];
+        ph->stride = s->rs.st[p];
+        ph->diter = s->rs.di[p];
+    }
+}
+
+/* Feeds t's events with runs (runs of rows too) inserted before some of
+ * them, to one engine as runs and to another event by event; the results
+ * must be identical. */
+static void runs_case(struct trace_case *t, uint64_t seed, uint64_t *nruns, uint64_t *nrows, uint64_t *nevents)
 {
     struct search_opts o = {.engine = SEARCH_ENGINE_STREAMING, .horizon = t->horizon,
                             .max_boxes = t->max_boxes};
     struct search_engine *a = NULL, *b = NULL;
     struct search_rank_result *ra = NULL, *rb = NULL;
     static struct run_store rs;
+    static struct rows_store ws;
     struct dg_event ev;
     struct dg_range rg[DG_RUN_MAX_ADDRS];
     struct trace_iter it[MAXD];
@@ -1121,15 +1220,21 @@ static void runs_case(struct trace_case *t, uint64_t seed, uint64_t *nruns, uint
     assert_int_equal(search_engine_create(&o, 3, &b), 0);
     for (size_t i = 0; i <= t->n; i++) {
         if (chance(i == t->n ? 50 : 4)) {
-            gen_run(&rs, next, space);
-            assert_int_equal(search_engine_feed_run(a, &rs.r), 0);
-            for (uint64_t u = 0; u < rs.r.reps * rs.r.period; u++) {
-                dg_run_event(&rs.r, u, &ev, rg, it);
+            bool rows = chance(40);
+            const struct dg_run *r = rows ? &ws.rs.r : &rs.r;
+            if (rows)
+                gen_rows(&ws, next, space);
+            else
+                gen_run(&rs, next, space);
+            assert_int_equal(search_engine_feed_run(a, r), 0);
+            for (uint64_t u = 0; u < dg_run_events(r); u++) {
+                dg_run_event(r, u, &ev, rg, it);
                 assert_int_equal(search_engine_feed(b, &ev), 0);
             }
-            next += rs.r.reps * rs.r.period;
-            *nevents += rs.r.reps * rs.r.period;
+            next += dg_run_events(r);
+            *nevents += dg_run_events(r);
             ++*nruns;
+            *nrows += rows;
         }
         if (i == t->n)
             break;
@@ -1151,17 +1256,18 @@ static void test_runs_agree(void **state)
 {
     static struct trace_case t;
     uint64_t n = env_u64("COMMHINT_PROPERTY_RUNS", 600), first = env_u64("COMMHINT_PROPERTY_SEED", 1);
-    uint64_t nruns = 0, nevents = 0;
+    uint64_t nruns = 0, nrows = 0, nevents = 0;
     (void)state;
     for (uint64_t seed = first; seed < first + n; seed++) {
         generate(&t, seed, seed % 8 == 0);
         fix_pointers(&t);
-        runs_case(&t, seed, &nruns, &nevents);
+        runs_case(&t, seed, &nruns, &nrows, &nevents);
     }
-    fprintf(stderr, "# %" PRIu64 " traces with %" PRIu64 " runs of %" PRIu64 " events in all\n", n,
-            nruns, nevents);
+    fprintf(stderr, "# %" PRIu64 " traces with %" PRIu64 " runs (%" PRIu64 " of rows) of %" PRIu64
+            " events in all\n", n, nruns, nrows, nevents);
     tc_free(&t);
     assert_true(nruns > n / 2);
+    assert_true(nrows > n / 8);
 }
 
 /* The generator is deterministic: the same seed gives the same events. */

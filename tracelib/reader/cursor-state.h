@@ -62,6 +62,7 @@ struct trace_cursor {
     /* the ROWS record being decoded */
     struct rd_rows rows;
     size_t rows_thread;       /* index in threads */
+    uint32_t rows_norun;      /* rows whose run of rows failed: at 2, no more are tried */
 
     /* the run last returned (TRACE_CURSOR_RUNS) */
     struct trace_run run;
@@ -77,6 +78,15 @@ struct trace_cursor {
     uint64_t *run_dend;           /* [RD_MAX_LOOP_DEPTH]: the stack's change per repetition */
     uint64_t *run_col;            /* [CHT_REPEAT_COL_MAX]: a column run's irregular addresses */
     const uint64_t *run_addr[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS]; /* into run_col */
+    /* the run of rows last returned (TRACE_CURSOR_ROWS, rows-run.c): its
+     * tables, what the simulation learnt, and the phases' per-row parts */
+    struct trace_rows rr;
+    struct rd_rows_tables rr_tab;
+    uint64_t rr_slot_cap[RD_ROWS_ADDRS];    /* the entries each rr_tab.slot has room for */
+    uint64_t rr_bcur0[RD_ROWS_ADDRS];       /* the between records' addresses in row 0 */
+    struct rr_model *rr_model;
+    uint64_t *rr_row_diter;                 /* [PERIOD_MAX][RD_MAX_LOOP_DEPTH] */
+    const uint64_t *rr_row_addr[CHT_REPEAT_PERIOD_MAX][CHT_REPEAT_MAX_ADDRS]; /* into rr_tab */
     bool finished;
     bool ev_comp_only;        /* ev's fields other than a COMP event's are 0 */
     bool cut_short;
@@ -107,8 +117,17 @@ static inline void hist_advance(struct rd_thread *th)
         th->nhist++;
 }
 
+/* The buffers runs are made in (run.c), each allocated once: 0, or -1 if
+ * out of memory. */
+int rd_run_buffers(struct trace_cursor *c);
+
 /* A REPEAT's remaining whole repetitions as one run (run.c): 1 with c->run
  * set, 0 if not, -1 if out of memory. */
 int rd_run_start(struct trace_cursor *c, struct rd_thread *th);
+
+/* At the start of a row of the open ROWS record: that row and the next
+ * ones as one run of rows (rows-run.c): 1 with c->run set, 0 if not, -1
+ * if out of memory. */
+int rd_rows_run_start(struct trace_cursor *c, struct rd_thread *th);
 
 #endif

@@ -114,6 +114,13 @@ void trace_cursor_close(struct trace_cursor *c)
     free(c->run_from);
     free(c->run_dend);
     free(c->run_col);
+    free(c->rr_tab.trips);
+    free(c->rr_tab.at);
+    free(c->rr_tab.itb);
+    for (size_t i = 0; i < RD_ROWS_ADDRS; i++)
+        free(c->rr_tab.slot[i]);
+    free(c->rr_model);
+    free(c->rr_row_diter);
     free(c);
 }
 
@@ -554,6 +561,7 @@ static __attribute__((noinline)) int rows_start(struct trace_cursor *c, struct r
     if (rd_rows_start(&c->rows, (const void *)rec, why, sizeof(why)) < 0)
         return rec_error(c, "%s", why);
     c->rows_thread = (size_t)(th - c->threads);
+    c->rows_norun = 0;
     return 0;
 }
 
@@ -693,6 +701,19 @@ int trace_cursor_next_run(struct trace_cursor *c, const struct trace_event **ev,
             hist_advance(th);
         } else if (c->rows.active) {
             th = &c->threads[c->rows_thread];
+            if (run && c->rows_norun < 2 && !c->rows.between && c->rows.it == 0 && c->rows.phase == 0 &&
+                (c->flags & (TRACE_CURSOR_RUNS | TRACE_CURSOR_LOOPS | TRACE_CURSOR_ROWS)) ==
+                    (TRACE_CURSOR_RUNS | TRACE_CURSOR_ROWS)) {
+                ret = rd_rows_run_start(c, th);
+                if (ret < 0)
+                    return nomem(c);
+                if (ret > 0) {
+                    *run = &c->run;
+                    return 2;
+                }
+                if (!c->rows.active)
+                    continue;
+            }
             rec = (const void *)th->hist[th->head].w; /* decoded into the history */
             if (rd_rows_next(&c->rows, th->hist[th->head].w, c->msg, sizeof(c->msg)) < 0)
                 return pack_error(c);

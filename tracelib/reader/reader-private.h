@@ -270,6 +270,30 @@ int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char
  * CHT_REPEAT_IRREGULAR), which makes the same records. */
 void rd_rows_take(struct rd_rows *w, int32_t *col);
 
+/* The rows rd_rows_bulk takes at once, in the caller's tables. */
+struct rd_rows_tables {
+    uint64_t cap_rows, cap_iters; /* room */
+    uint32_t nb, ni;              /* events of the between records, of an iteration */
+    uint64_t *trips;              /* cap_rows: each row's iterations */
+    uint64_t *at, *itb;           /* cap_rows + 1: the events and the iterations before each row */
+    /* per address of an iteration's records (slot i, as w->cur): a
+     * strided one's address in iteration 0 of each row (cap_rows), an
+     * irregular one's in each iteration (cap_iters) */
+    uint64_t *slot[RD_ROWS_ADDRS];
+    uint64_t rows;                /* taken */
+    bool between_last;            /* the last row taken has its between records */
+};
+
+/* At the start of a row of the open ROWS record (no record of it decoded
+ * yet): takes that row and the next ones, whole, each with its between
+ * records if it has them, as expanding them would, into t: at least one
+ * row unless the tables have no room for it, at most until max_iters
+ * iterations are taken.  A row whose code is corrupt, or whose next row's
+ * is, is left (with its between records, if those decode) for expanding,
+ * which reports the error where it would have.  Leaves w after the rows.
+ * 0 (t->rows may be 0). */
+int rd_rows_bulk(struct rd_rows *w, struct rd_rows_tables *t, uint64_t max_iters);
+
 struct rd_modules {
     struct rd_module *v;
     size_t n, cap;

@@ -119,21 +119,27 @@ static int row_begin(struct rd_rows *w, bool first, char *why, size_t len)
 
 static int row_end(struct rd_rows *w, char *why, size_t len);
 
-/* Whether what follows the current row, from code byte pos on, decodes
- * (as row_end and row_begin would take it, without changing w). */
-static bool row_end_ok(const struct rd_rows *w, uint32_t pos)
+/* Whether a row begins at code byte pos (as row_begin would read it). */
+static bool row_begin_ok(const struct rd_rows *w, uint32_t pos)
 {
     uint64_t trips, z;
-    if (!w->rows_left)
-        return pos == w->nbytes;
-    if (w->nb)
-        return true; /* the between records read no code */
     if (rd_varint(w->code, &pos, w->nbytes, &trips) < 0 || trips < 1 || trips > CHT_ROWS_TRIPS_MAX)
         return false;
     for (uint32_t i = 0; i < w->nal; i++)
         if (!w->irr[i] && rd_varint(w->code, &pos, w->nbytes, &z) < 0)
             return false;
     return true;
+}
+
+/* Whether what follows the current row, from code byte pos on, decodes
+ * (as row_end and row_begin would take it, without changing w). */
+static bool row_end_ok(const struct rd_rows *w, uint32_t pos)
+{
+    if (!w->rows_left)
+        return pos == w->nbytes;
+    if (w->nb)
+        return true; /* the between records read no code */
+    return row_begin_ok(w, pos);
 }
 
 /* After iteration 0 of the current row: whether its other iterations may
@@ -239,4 +245,66 @@ static int row_end(struct rd_rows *w, char *why, size_t len)
         return 0;
     }
     return row_begin(w, false, why, len) < 0 ? TRACE_ERR_FORMAT : 0;
+}
+
+int rd_rows_bulk(struct rd_rows *w, struct rd_rows_tables *t, uint64_t max_iters)
+{
+    uint64_t k = 0, its = 0;
+    char why[8];
+
+    t->between_last = false;
+    t->itb[0] = 0;
+    t->at[0] = 0;
+    while (w->active && !w->between && w->it == 0 && w->phase == 0 && k < t->cap_rows && its < max_iters) {
+        uint64_t n = w->trips, bytes = 4 * n * w->nirr;
+        if (its + n > t->cap_iters || w->pos + bytes > w->nbytes ||
+            (!w->rows_left && w->pos + bytes != w->nbytes) ||
+            (w->rows_left && !w->nb && !row_begin_ok(w, w->pos + (uint32_t)bytes)))
+            break; /* too long for the tables, or expanding the row reports what is wrong */
+        t->trips[k] = n;
+        for (uint32_t i = 0; i < w->nal; i++)
+            if (!w->irr[i])
+                t->slot[i][k] = w->row0[i];
+        if (w->nirr) {
+            const unsigned char *p = w->code + w->pos;
+            for (uint64_t j = 0; j < n; j++)
+                for (uint32_t i = 0; i < w->nal; i++) {
+                    int32_t d;
+                    if (!w->irr[i])
+                        continue;
+                    memcpy(&d, p, 4);
+                    p += 4;
+                    t->slot[i][its + j] = w->cur[i] += (uint64_t)(int64_t)d;
+                }
+            w->pos += (uint32_t)bytes;
+        }
+        for (uint32_t i = 0; i < w->nal; i++)
+            if (!w->irr[i])
+                w->cur[i] = w->row0[i] + n * (uint64_t)w->step[i];
+        its += n;
+        t->itb[k + 1] = its;
+        t->at[k + 1] = t->at[k] + n * t->ni;
+        t->between_last = false;
+        w->it = n;
+        w->phase = 0;
+        k++;
+        if (!w->rows_left) { /* the record's last row: its code ends here (checked) */
+            (void)row_end(w, why, sizeof(why));
+            break;
+        }
+        if (w->nb) {
+            if (!row_begin_ok(w, w->pos)) {
+                /* expanding the between records then reports the next row */
+                w->between = true;
+                break;
+            }
+            for (uint32_t i = 0; i < w->nab; i++)
+                w->bcur[i] += (uint64_t)w->bstride[i];
+            t->at[k] += t->nb;
+            t->between_last = true;
+        }
+        (void)row_begin(w, false, why, sizeof(why)); /* checked: it decodes */
+    }
+    t->rows = k;
+    return 0;
 }

@@ -21,19 +21,31 @@ static void rd_run_column(uint64_t *out, uint32_t nb, uint32_t R, uint64_t *cur,
 void trace_run_event(const struct trace_run *r, uint64_t t, struct trace_event *ev,
                      struct trace_range *ranges, struct trace_iter *iters)
 {
-    uint64_t j = t / r->period;
+    uint64_t j = t / r->period, i = 0, m = 0;
     const struct trace_run_phase *ph = &r->ph[t % r->period];
-    uint32_t k;
+    const struct trace_rows *w = r->rows;
+    uint32_t k, p;
 
+    if (w) {
+        trace_rows_locate(w, t, &i, &p, &m);
+        ph = &r->ph[p];
+        j = p < w->nb ? i : m;
+    }
     *ev = ph->ev;
     ev->index = r->first + t;
     for (k = 0; k < ev->nranges; k++) {
         ranges[k] = ev->ranges[k];
-        ranges[k].addr = trace_run_addr(ph, k, j);
+        if (w && ph->row_addr)
+            ranges[k].addr = ph->row_addr[k] ? ph->row_addr[k][i] + m * (uint64_t)ph->stride[k]
+                                             : ph->addr[k][w->itb[i] + m];
+        else
+            ranges[k].addr = trace_run_addr(ph, k, j);
     }
     for (k = 0; k < ev->depth; k++) {
         iters[k] = ev->iters[k];
         iters[k].iter += j * ph->diter[k];
+        if (w && ph->row_diter)
+            iters[k].iter += i * ph->row_diter[k];
     }
     ev->ranges = ranges;
     ev->iters = iters;
@@ -136,6 +148,21 @@ static int run_columns(struct trace_cursor *c, const struct rd_hent *base, const
     return 0;
 }
 
+int rd_run_buffers(struct trace_cursor *c)
+{
+    if (!c->run_iters)
+        c->run_iters = malloc(3 * CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_iters));
+    if (!c->run_diter)
+        c->run_diter = malloc(CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_diter));
+    if (!c->run_sim)
+        c->run_sim = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_sim));
+    if (!c->run_from)
+        c->run_from = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_from));
+    if (!c->run_dend)
+        c->run_dend = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_dend));
+    return c->run_iters && c->run_diter && c->run_sim && c->run_from && c->run_dend ? 0 : -1;
+}
+
 int rd_run_start(struct trace_cursor *c, struct rd_thread *th)
 {
     uint32_t P = c->rep_period, R = c->rep_left / P, pc = 0, pos, k, e;
@@ -157,15 +184,8 @@ int rd_run_start(struct trace_cursor *c, struct rd_thread *th)
     }
     if (!pc || (uint64_t)R * pc < (c->rep_is_col ? RUN_MIN_COL_EVENTS : RUN_MIN_EVENTS))
         return 0;
-    if (!c->run_iters) {
-        c->run_iters = malloc(3 * CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_iters));
-        c->run_diter = malloc(CHT_REPEAT_PERIOD_MAX * RD_MAX_LOOP_DEPTH * sizeof(*c->run_diter));
-        c->run_sim = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_sim));
-        c->run_from = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_from));
-        c->run_dend = malloc(RD_MAX_LOOP_DEPTH * sizeof(*c->run_dend));
-        if (!c->run_iters || !c->run_diter || !c->run_sim || !c->run_from || !c->run_dend)
-            return -1;
-    }
+    if (rd_run_buffers(c) < 0)
+        return -1;
     if (!run_simulate(c, th, base, P, lead))
         return 0;
     /* the events of the run's first repetition, and their slopes */
@@ -211,11 +231,14 @@ int rd_run_start(struct trace_cursor *c, struct rd_thread *th)
             diter[k] = v2[k].iter - v1[k].iter;
         ph->stride = c->run_stride[e];
         ph->diter = diter;
+        ph->row_addr = NULL;
+        ph->row_diter = NULL;
     }
     c->run.first = c->index;
     c->run.reps = R;
     c->run.period = pc;
     c->run.ph = c->run_ph;
+    c->run.rows = NULL;
 
     /* the cursor as after expanding it */
     c->index += (uint64_t)R * pc;
