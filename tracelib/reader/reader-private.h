@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace-reader.h"
 
@@ -269,6 +270,20 @@ int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char
  * over the iteration just decoded, with strides w->step (irregular ones
  * CHT_REPEAT_IRREGULAR), which makes the same records. */
 void rd_rows_take(struct rd_rows *w, int32_t *col);
+
+/* A ROWS record's record of key `key` (its keys' form) with addresses a,
+ * as it enters the history, into out. */
+static inline void rd_rows_emit(uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], uint64_t key, const uint64_t *a)
+{
+    struct cht_rec *h = (struct cht_rec *)out;
+    uint32_t type = (uint32_t)(key & 0xffff), aux = (uint32_t)(key >> 16 & 0xffff);
+    uint32_t n = type == CHT_REC_COMP ? aux : 0;
+    h->type = (uint16_t)type;
+    h->aux = (uint16_t)aux;
+    h->size = 16 + 8 * n;
+    out[1] = key >> 32; /* site or loop, then the reserved word 0 */
+    memcpy(out + 2, a, 8 * (size_t)n);
+}
 
 /* The rows rd_rows_bulk takes at once, in the caller's tables. */
 struct rd_rows_tables {

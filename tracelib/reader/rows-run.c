@@ -203,22 +203,18 @@ static void rr_record(const struct trace_cursor *c, const struct rd_rows *w, uin
                       struct rd_hent *h)
 {
     const struct rd_rows_tables *t = &c->rr_tab;
-    uint64_t key = w->key[r];
-    uint32_t type = (uint32_t)(key & 0xffff), n = type == CHT_REC_COMP ? (uint32_t)(key >> 16 & 0xffff) : 0;
-    struct cht_rec *hd = (struct cht_rec *)h->w;
-    hd->type = (uint16_t)type;
-    hd->aux = (uint16_t)(key >> 16 & 0xffff);
-    hd->size = (uint16_t)(16 + 8 * n);
-    h->w[1] = key >> 32;
+    uint64_t key = w->key[r], a[CHT_REPEAT_MAX_ADDRS];
+    uint32_t n = (key & 0xffff) == CHT_REC_COMP ? (uint32_t)(key >> 16 & 0xffff) : 0;
     for (uint32_t k = 0; k < n; k++) {
         if (r < w->nb) {
             uint32_t s = w->boff[r] + k;
-            h->w[2 + k] = c->rr_bcur0[s] + i * (uint64_t)w->bstride[s];
+            a[k] = c->rr_bcur0[s] + i * (uint64_t)w->bstride[s];
         } else {
             uint32_t s = w->loff[r - w->nb] + k;
-            h->w[2 + k] = w->irr[s] ? t->slot[s][t->itb[i] + m] : t->slot[s][i] + m * (uint64_t)w->step[s];
+            a[k] = w->irr[s] ? t->slot[s][t->itb[i] + m] : t->slot[s][i] + m * (uint64_t)w->step[s];
         }
     }
+    rd_rows_emit(h->w, key, a);
 }
 
 /* The history's last records after the run, oldest first. */

@@ -171,19 +171,6 @@ void rd_rows_take(struct rd_rows *w, int32_t *col)
     (void)row_end(w, why, sizeof(why)); /* can_take checked it decodes */
 }
 
-/* A record of key k with addresses a into out. */
-static inline void emit(uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], uint64_t key, const uint64_t *a)
-{
-    struct cht_rec *h = (struct cht_rec *)out;
-    uint32_t type = (uint32_t)(key & 0xffff), aux = (uint32_t)(key >> 16 & 0xffff);
-    uint32_t n = type == CHT_REC_COMP ? aux : 0;
-    h->type = (uint16_t)type;
-    h->aux = (uint16_t)aux;
-    h->size = 16 + 8 * n;
-    out[1] = key >> 32; /* site or loop, then the reserved word 0 */
-    memcpy(out + 2, a, 8 * (size_t)n);
-}
-
 int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char *why, size_t len)
 {
     uint32_t j;
@@ -191,7 +178,7 @@ int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char
     w->take = 0;
     if (w->between) {
         j = w->phase;
-        emit(out, w->key[j], w->bcur + w->boff[j]);
+        rd_rows_emit(out, w->key[j], w->bcur + w->boff[j]);
         if (++w->phase == w->nb) {
             for (uint32_t i = 0; i < w->nab; i++)
                 w->bcur[i] += (uint64_t)w->bstride[i];
@@ -214,7 +201,7 @@ int rd_rows_next(struct rd_rows *w, uint64_t out[2 + CHT_REPEAT_MAX_ADDRS], char
         }
     }
     j = w->phase;
-    emit(out, w->key[w->nb + j], w->cur + w->loff[j]);
+    rd_rows_emit(out, w->key[w->nb + j], w->cur + w->loff[j]);
     if (++w->phase < w->per)
         return 0;
     /* the iteration is done */
