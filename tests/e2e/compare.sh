@@ -64,7 +64,10 @@ check("every call site pairs with the same line", all(s["before"] and s["after"]
       and s["before"]["line"] == s["after"]["line"] for s in sites),
       "\n".join(str(s) for s in sites)[:2000])
 check("the larger run makes more calls", c["after"]["mpi_calls"] > c["before"]["mpi_calls"])
-check("and takes longer", c["after"]["run_ns"] > c["before"]["run_ns"])
+# not "the larger run takes longer": two runs of a few ms each order by noise on a loaded machine
+check("both runs have a time, and their MPI time (summed over ranks) fits in it",
+      all(0 < c[k]["mpi_ns"] <= c[k]["run_ns"] * c[k]["world_size"] for k in ("before", "after")),
+      str({k: (c[k]["run_ns"], c[k]["mpi_ns"]) for k in ("before", "after")}))
 check("no hint is new at a line without one before", all(h["status"] != "new" or h["by_order"] is False for h in c["hints"]))
 EOF
 
