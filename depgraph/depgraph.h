@@ -729,6 +729,23 @@ void dg_hb_destroy(struct dg_hb *h);
  * replay it then takes fails. */
 int dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b);
 
+/* The same answers spread over the processes of x (every process calls
+ * it; hb-dist.c): logs, owner and m as dg_match_build_dist's; q[0..nq)
+ * are this process's queries (any ranks, any order, repeats allowed; each
+ * process its own, none is fine) and ans[i] gets what dg_hb_before of the
+ * serial dg_hb_build over every rank's log would say of q[i] (1 or 0).
+ * Each process replays its own ranks; what a send or a collective passes
+ * travels as a note to the process that receives it.  Memory per process:
+ * its ranks' records and the queries' tokens in flight, nothing per
+ * record of other processes' ranks. */
+int dg_hb_answer_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
+                      const struct dg_xchg *x, const struct dg_hb_query *q, size_t nq, uint8_t *ans);
+/* A dg_hb whose queries q[0..nq) were answered already (ans[i], as
+ * dg_hb_answer_dist gives them): no replay; pairs not among them are
+ * replayed as dg_hb_build's are, over logs and m. */
+int dg_hb_build_answered(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                         const struct dg_hb_query *q, const uint8_t *ans, size_t nq, struct dg_hb **out);
+
 /* A chain of messages that makes a happen before b: up to max positions
  * (pairs: the SEND or COLL record, then its receiving record) from a's rank
  * to b's rank; returns the number written (0 if a and b are on one rank,

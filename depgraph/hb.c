@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "depgraph.h"
+#include "hb-private.h"
 
 struct dg_hb {
     int nranks;
@@ -40,21 +40,6 @@ struct dg_hb {
     struct dg_hb_query *q; /* sorted, distinct */
     uint8_t *ans;
     size_t nq;
-};
-
-/* A set of tokens, sorted. */
-struct tokset {
-    uint32_t *v;
-    uint32_t n, cap;
-};
-
-/* Positions of a rank with something to do there, sorted by position. */
-struct ev {
-    uint32_t pos, id;
-};
-struct evlist {
-    struct ev *e;
-    uint32_t n, cap, at;
 };
 
 struct wnode {
@@ -99,100 +84,24 @@ struct run {
     int err;
 };
 
-/* Room for one more of n elements of size `size` in *p (*cap of them):
- * false if memory ran out (*p unchanged). */
-static bool room(void **p, uint32_t n, uint32_t *cap, size_t size)
-{
-    if (n < *cap)
-        return true;
-    uint32_t nc = *cap ? *cap * 2 : 64;
-    void *q = realloc(*p, (size_t)nc * size);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = nc;
-    return true;
-}
-
 /* ---- token sets ------------------------------------------------------------- */
 
-/* The index of the first token of s at or above t. */
-static uint32_t ts_lower(const struct tokset *s, uint32_t t)
+static bool pending(const void *ctx, uint32_t t)
 {
-    uint32_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if (s->v[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-static bool ts_has(const struct tokset *s, uint32_t t)
-{
-    uint32_t i = ts_lower(s, t);
-    return i < s->n && s->v[i] == t;
-}
-
-static bool ts_reserve(struct tokset *s, uint32_t n)
-{
-    if (n <= s->cap)
-        return true;
-    uint32_t nc = s->cap ? s->cap : 4;
-    while (nc < n)
-        nc *= 2;
-    uint32_t *p = realloc(s->v, nc * sizeof *p);
-    if (!p)
-        return false;
-    s->v = p;
-    s->cap = nc;
-    return true;
+    return ((const struct run *)ctx)->pending[t] != 0;
 }
 
 /* dst |= src, dropping the tokens no query needs any more. */
 static void ts_union(struct run *R, struct tokset *dst, const struct tokset *src)
 {
-    if (!src || !src->n)
-        return;
-    if (!ts_reserve(&R->tmp, dst->n + src->n)) {
+    if (src && !ts_merge_keep(dst, src->v, src->n, &R->tmp, pending, R))
         R->err = TRACE_ERR_NOMEM;
-        return;
-    }
-    uint32_t i = 0, j = 0, n = 0, *o = R->tmp.v;
-    while (i < dst->n || j < src->n) {
-        uint32_t t;
-        if (j >= src->n || (i < dst->n && dst->v[i] < src->v[j]))
-            t = dst->v[i++];
-        else if (i >= dst->n || src->v[j] < dst->v[i])
-            t = src->v[j++];
-        else
-            t = dst->v[i++], j++;
-        if (R->pending[t])
-            o[n++] = t;
-    }
-    struct tokset sw = *dst;
-    *dst = R->tmp;
-    dst->n = n;
-    R->tmp = sw;
 }
 
 static void ts_add(struct run *R, struct tokset *s, uint32_t t)
 {
-    if (ts_has(s, t))
-        return;
-    if (!ts_reserve(s, s->n + 1)) {
+    if (!ts_insert(s, t))
         R->err = TRACE_ERR_NOMEM;
-        return;
-    }
-    uint32_t k = s->n;
-    while (k > 0 && s->v[k - 1] > t) {
-        s->v[k] = s->v[k - 1];
-        k--;
-    }
-    s->v[k] = t;
-    s->n++;
 }
 
 /* ---- groups ------------------------------------------------------------------
@@ -385,35 +294,6 @@ static void wake(struct run *R, uint32_t *head)
 }
 
 /* ---- the replay ---------------------------------------------------------------- */
-
-/* Which way a collective passes what its members know: 1 root -> others,
- * 2 others -> root, 0 all to all (every form of the call: Ibcast and
- * Bcast_init as Bcast).  Neighbourhood collectives pass all to all: more
- * edges than the neighbours alone give, which is the safe side for the
- * deadlock check, the one user of this order (it refuses a delay when a
- * receive happens before what a call waits for: an extra edge can only
- * refuse more). */
-static int coll_dir(int call)
-{
-    switch (trace_mpi_call_base(call)) {
-    case CHT_MPI_BCAST: case CHT_MPI_SCATTER: case CHT_MPI_SCATTERV:
-        return 1;
-    case CHT_MPI_REDUCE: case CHT_MPI_GATHER: case CHT_MPI_GATHERV:
-        return 2;
-    default:
-        return 0;
-    }
-}
-
-static bool gives(int dir, bool root)
-{
-    return dir == 0 || (dir == 1 && root) || (dir == 2 && !root);
-}
-
-static bool takes(int dir, bool root)
-{
-    return dir == 0 || (dir == 1 && !root) || (dir == 2 && root);
-}
 
 /* Where member record y of a collective at position p gave what it knew:
  * its start for a nonblocking collective, else the record itself. */
@@ -654,26 +534,6 @@ static void run_all(struct run *R)
 
 /* ---- setting up a replay -------------------------------------------------------- */
 
-static int ev_push(struct evlist *L, uint32_t pos, uint32_t id)
-{
-    if (!room((void **)&L->e, L->n, &L->cap, sizeof *L->e))
-        return TRACE_ERR_NOMEM;
-    L->e[L->n++] = (struct ev){pos, id};
-    return 0;
-}
-
-static int ev_cmp(const void *pa, const void *pb)
-{
-    const struct ev *a = pa, *b = pb;
-    return a->pos != b->pos ? (a->pos < b->pos ? -1 : 1) : (a->id < b->id ? -1 : a->id > b->id);
-}
-
-static void ev_sort(struct evlist *L)
-{
-    if (L->n > 1)
-        qsort(L->e, L->n, sizeof *L->e, ev_cmp);
-}
-
 static void run_free(struct run *R)
 {
     for (int r = 0; R->cur && r < R->P; r++) {
@@ -865,6 +725,46 @@ int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg
         dg_hb_destroy(h);
         return rc;
     }
+    *out = h;
+    return 0;
+}
+
+/* A query with its answer, sorted as the queries are. */
+struct qa {
+    struct dg_hb_query q;
+    uint8_t ans;
+};
+
+static int qa_cmp(const void *pa, const void *pb)
+{
+    return query_cmp(&((const struct qa *)pa)->q, &((const struct qa *)pb)->q);
+}
+
+int dg_hb_build_answered(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                         const struct dg_hb_query *q, const uint8_t *ans, size_t nq, struct dg_hb **out)
+{
+    struct dg_hb *h = calloc(1, sizeof *h);
+    struct qa *v = malloc((nq ? nq : 1) * sizeof *v);
+    size_t n = 0;
+    if (h) {
+        *h = (struct dg_hb){nranks, logs, m, malloc((nq ? nq : 1) * sizeof *h->q), malloc(nq ? nq : 1), 0};
+    }
+    if (!h || !v || !h->q || !h->ans) {
+        free(v);
+        dg_hb_destroy(h);
+        return TRACE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < nq; i++)
+        if (valid(logs, nranks, q[i].a) && valid(logs, nranks, q[i].b) && q[i].a.rank != q[i].b.rank)
+            v[n++] = (struct qa){q[i], ans[i]};
+    if (n > 1)
+        qsort(v, n, sizeof *v, qa_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (h->nq == 0 || query_cmp(&h->q[h->nq - 1], &v[i].q)) {
+            h->q[h->nq] = v[i].q;
+            h->ans[h->nq++] = v[i].ans;
+        }
+    free(v);
     *out = h;
     return 0;
 }

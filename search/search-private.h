@@ -174,7 +174,11 @@ struct search_xrank {
     const struct dg_xchg *xchg;              /* the processes of the stage (one: serial) */
     const int *owner;                        /* [world_size]: each rank's process (NULL: serial) */
     bool partial;                            /* spread over processes: the matching, the clocks,
-                                                the wait states and stalls (no hb) */
+                                                the wait states and stalls, the hb answers */
+    struct dg_hb_query *hbq;                 /* partial, on process 0: every process's queries */
+    uint8_t *hbans;                          /* and their answers (dg_hb_answer_dist) */
+    size_t hbn;
+    bool hb_answered;
 };
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
@@ -236,6 +240,9 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
  * checks (*q malloc'ed, *nq entries): what search_xrank_build gives dg_hb. */
 struct dg_hb_query;
 int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);
+/* The same spread over x's processes (every process calls it): the pairs
+ * of this process's ranks' checks, and of the collectives it owns. */
+int search_deadlock_queries_dist(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);
 /* The same for a hint made of groups[k] of ranks[k], k < n, applied on all
  * of them at once (the change is to the source, so every rank that runs
  * those lines makes it): 1 with *why set if the changed run deadlocks. */

@@ -101,6 +101,17 @@ for prog in agg-sendrecv deadlock-symmetric deadlock; do
         else not_ok "$prog, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
     done
 done
+# dft's checks ask whether receives happen before what a delayed send's
+# call waits for (a group it forbids: 'would deadlock: rank 0 receives that
+# message ...'): the happens-before pairs answered by every process
+# together (dg_hb_answer_dist), each process asking its ranks' pairs.
+want=$("$CH" hints "$WORK/ex-dft" --format=json --all --explain 2>&1)
+expect_match "dft: a delay forbidden by the happens-before order" "$want" 'would deadlock: rank [0-9]+ receives that message'
+for k in 2 3 4; do
+    got=$("$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/ex-dft" --format=json --all --explain 2>&1)
+    if [ "$got" = "$want" ]; then ok "dft --explain, $k processes: same JSON and messages as serial"
+    else not_ok "dft --explain, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+done
 expect_match "deadlock-symmetric: a group is forbidden by the replay of the changed run" \
     "$("$CH" hints "$WORK/dl-deadlock-symmetric" --format=json --all --explain 2>/dev/null)" 'deadlock'
 

@@ -3,7 +3,10 @@
  * processes): on random runs, every process holding the logs of some ranks
  * only, the distributed matching (dg_match_build_dist) gives each process
  * the answers the serial dg_match_build gives about its ranks, and the
- * distributed wait states (search_waitstates) give the serial report.
+ * distributed wait states (search_waitstates) give the serial report,
+ * the distributed replay of a changed run finds the serial stall, and the
+ * distributed happens-before (dg_hb_answer_dist) gives each process the
+ * serial answers to its own queries.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -575,12 +578,295 @@ static void test_stall_random(void **state)
     assert_true(clean > 40);
 }
 
+/* ---- happens-before ------------------------------------------------------------------ */
+
+/* Each process's own queries and the answers it got. */
+struct hb_shared {
+    int P, K;
+    const struct dg_mpilog *all[MAXP];
+    const int *owner;
+    struct dg_hb_query *q[8];
+    size_t nq[8];
+    uint8_t *ans[8];
+};
+
+static int hb_proc(const struct dg_xchg *x, void *arg)
+{
+    struct proc_arg *a = arg;
+    struct hb_shared *sh = (struct hb_shared *)a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    for (int r = 0; r < sh->P; r++)
+        if (sh->all[r] && sh->owner[r] == x->proc)
+            mine[r] = sh->all[r];
+    struct dg_match *m = NULL;
+    int rc = dg_match_build_dist(mine, sh->P, sh->owner, x, &m);
+    if (rc < 0)
+        return rc;
+    rc = dg_hb_answer_dist(mine, sh->P, m, sh->owner, x, sh->q[x->proc], sh->nq[x->proc], sh->ans[x->proc]);
+    dg_match_destroy(m);
+    return rc;
+}
+
+static bool hb_valid(const struct dg_mpilog *const *all, int P, struct dg_pos p)
+{
+    return p.rank >= 0 && p.rank < P && all[p.rank] && p.pos < all[p.rank]->n;
+}
+
+/* A random record of a random rank with a log (DG_POS_NONE if none found). */
+static struct dg_pos any_rec(const struct dg_mpilog *const *all, int P)
+{
+    for (int tries = 0; tries < 4 * P; tries++) {
+        int r = (int)rnd((uint64_t)P);
+        if (all[r] && all[r]->n)
+            return (struct dg_pos){r, (uint32_t)rnd(all[r]->n)};
+    }
+    return DG_POS_NONE;
+}
+
+/* The first record of `kind` in g from a random place on (wrapping
+ * around), UINT32_MAX if none. */
+static uint32_t find_kind(const struct dg_mpilog *g, uint8_t kind)
+{
+    uint32_t s = (uint32_t)rnd(g->n);
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->rec[(s + i) % g->n].kind == kind)
+            return (s + i) % g->n;
+    return UINT32_MAX;
+}
+
+/* A query whose answer is often 1: a at or before a SEND (or a COLL) of
+ * its rank, b at or after the record that receives it (the matched RECV,
+ * or another member's record of the instance); now and then b is the
+ * record just before that one.  False if none was found. */
+static bool chain_query(const struct dg_mpilog *const *all, int P, const struct dg_match *m, struct dg_hb_query *q)
+{
+    struct dg_pos s = any_rec(all, P), t = DG_POS_NONE;
+    if (s.rank < 0)
+        return false;
+    bool coll = rnd(3) == 0;
+    uint32_t k = find_kind(all[s.rank], coll ? DG_MSG_COLL : DG_MSG_SEND);
+    if (k == UINT32_MAX)
+        return false;
+    s.pos = k;
+    if (!coll) {
+        t = dg_match_peer(m, s);
+    } else {
+        uint32_t ci = dg_match_coll_of(m, s), n = 0;
+        const struct dg_pos *mem = ci != UINT32_MAX ? dg_match_coll(m, ci, &n) : NULL;
+        if (n) {
+            uint32_t j = (uint32_t)rnd(n);
+            t = mem[j].rank == s.rank ? mem[(j + 1) % n] : mem[j];
+        }
+    }
+    if (!hb_valid(all, P, t))
+        return false;
+    q->a = rnd(2) ? s : (struct dg_pos){s.rank, (uint32_t)rnd(s.pos + 1)};
+    if (t.pos > 0 && rnd(8) == 0)
+        q->b = (struct dg_pos){t.rank, t.pos - 1};
+    else
+        q->b = (struct dg_pos){t.rank, t.pos + (uint32_t)rnd(all[t.rank]->n - t.pos)};
+    return true;
+}
+
+/* One query of a process: records on two ranks, a third of them along a
+ * message or a collective (chain_query), some early on one rank and late
+ * on another; now and then a repeat of an earlier one, both on one rank,
+ * past the end of a log, on a rank without a log, or outside the ranks
+ * (what the serial order says of those: 0, or the log order). */
+static struct dg_hb_query random_query(const struct dg_mpilog *const *all, int P, const struct dg_match *m,
+                                       const struct dg_hb_query *prev, size_t nprev)
+{
+    struct dg_hb_query q = {any_rec(all, P), any_rec(all, P)};
+    int what = (int)rnd(24);
+    if (what == 0 && nprev)
+        return prev[rnd(nprev)];
+    if (what < 9 && chain_query(all, P, m, &q))
+        return q;
+    if (q.a.rank < 0)
+        return q;
+    uint32_t na = all[q.a.rank]->n;
+    switch (what) {
+    case 9: case 10: /* one rank */
+        q.b = (struct dg_pos){q.a.rank, (uint32_t)rnd(na)};
+        return q;
+    case 11: /* past the end */
+        if (rnd(2))
+            q.a.pos = na + (uint32_t)rnd(3);
+        else if (q.b.rank >= 0)
+            q.b.pos = all[q.b.rank]->n + (uint32_t)rnd(3);
+        return q;
+    case 12: /* a rank without a log */
+        for (int i = 0, s = (int)rnd((uint64_t)P); i < P; i++)
+            if (!all[(s + i) % P]) {
+                struct dg_pos n = {(s + i) % P, (uint32_t)rnd(5)};
+                *(rnd(2) ? &q.a : &q.b) = n;
+                break;
+            }
+        return q;
+    case 13: /* outside the ranks */
+        *(rnd(2) ? &q.a : &q.b) = (struct dg_pos){rnd(2) ? -1 : P, (uint32_t)rnd(3)};
+        return q;
+    default:
+        break;
+    }
+    for (int tries = 0; tries < 8 && q.b.rank == q.a.rank; tries++)
+        q.b = any_rec(all, P);
+    if (what < 17 && q.b.rank >= 0) { /* early on a's rank, late on b's */
+        uint32_t nb = all[q.b.rank]->n;
+        q.a.pos = (uint32_t)rnd(na / 3 + 1);
+        q.b.pos = nb - 1 - (uint32_t)rnd(nb / 3 + 1 < nb ? nb / 3 + 1 : nb);
+    }
+    return q;
+}
+
+/* The round, for a failure: ranks, owners and records. */
+static void hb_dump(const struct hb_shared *sh, const struct dg_mpilog *l)
+{
+    fprintf(stderr, "P=%d K=%d\n", sh->P, sh->K);
+    for (int r = 0; r < sh->P; r++) {
+        fprintf(stderr, "rank %d owner %d log %d n %u\n", r, sh->owner[r], sh->all[r] != NULL, l[r].n);
+        for (uint32_t i = 0; i < l[r].n; i++) {
+            const struct dg_msgrec *x = &l[r].rec[i];
+            fprintf(stderr, "   %u: kind %d call %d peer %d tag %d seq %lu comm %lx size %u flags %x fwd %lu\n", i,
+                    x->kind, x->call, x->peer, x->tag, (unsigned long)x->seq, (unsigned long)x->comm, x->comm_size,
+                    x->flags, (unsigned long)x->fwd_pos);
+        }
+    }
+}
+
+/* Every answer of every process is the serial one; counts the answers
+ * about records on two ranks (cnt[0]: 0, cnt[1]: 1). */
+static void hb_check_answers(const struct hb_shared *sh, const struct dg_mpilog *l, const struct dg_hb *h,
+                             int round, uint64_t cnt[2])
+{
+    for (int k = 0; k < sh->K; k++)
+        for (size_t i = 0; i < sh->nq[k]; i++) {
+            const struct dg_hb_query *q = &sh->q[k][i];
+            int want = dg_hb_before(h, q->a, q->b);
+            assert_true(want == 0 || want == 1);
+            if (sh->ans[k][i] != want) {
+                hb_dump(sh, l);
+                fail_msg("round %d, K=%d, process %d: query %zu (%d:%u before %d:%u?) answered %d, serially %d",
+                         round, sh->K, k, i, q->a.rank, q->a.pos, q->b.rank, q->b.pos, sh->ans[k][i], want);
+            }
+            if (q->a.rank != q->b.rank && hb_valid(sh->all, sh->P, q->a) && hb_valid(sh->all, sh->P, q->b))
+                cnt[want]++;
+        }
+}
+
+/* A dg_hb built by process 0 from every process's queries and answers:
+ * it gives back the answers (those turned over too: they are not replayed
+ * again), and replays pairs not asked as the serial one does. */
+static void hb_check_answered(const struct hb_shared *sh, const struct dg_match *m, const struct dg_hb *h,
+                              const struct dg_hb_query *Q, size_t nall, int round)
+{
+    uint8_t *A = malloc(nall ? nall : 1), *flip = malloc(nall ? nall : 1);
+    assert_true(A && flip);
+    size_t n = 0;
+    for (int k = 0; k < sh->K; k++)
+        for (size_t i = 0; i < sh->nq[k]; i++, n++)
+            flip[n] = !(A[n] = sh->ans[k][i]);
+    struct dg_hb *h2 = NULL, *h3 = NULL;
+    assert_int_equal(dg_hb_build_answered(sh->all, sh->P, m, Q, A, nall, &h2), 0);
+    for (size_t i = 0; i < nall; i++) {
+        int want = dg_hb_before(h, Q[i].a, Q[i].b), got = dg_hb_before(h2, Q[i].a, Q[i].b);
+        if (got != want)
+            fail_msg("round %d: answered query %zu (%d:%u before %d:%u?) gives %d, serially %d", round, i,
+                     Q[i].a.rank, Q[i].a.pos, Q[i].b.rank, Q[i].b.pos, got, want);
+    }
+    for (int t = 0; t < 4; t++) {
+        struct dg_pos a = any_rec(sh->all, sh->P), b = any_rec(sh->all, sh->P);
+        if (a.rank < 0 || b.rank == a.rank)
+            continue;
+        int want = dg_hb_before(h, a, b), got = dg_hb_before(h2, a, b);
+        if (got != want)
+            fail_msg("round %d: pair not asked (%d:%u before %d:%u?) gives %d, serially %d", round, a.rank, a.pos,
+                     b.rank, b.pos, got, want);
+    }
+    dg_hb_destroy(h2);
+    assert_int_equal(dg_hb_build_answered(sh->all, sh->P, m, Q, flip, nall, &h3), 0);
+    for (size_t i = 0; i < nall; i++)
+        if (Q[i].a.rank != Q[i].b.rank && hb_valid(sh->all, sh->P, Q[i].a) && hb_valid(sh->all, sh->P, Q[i].b) &&
+            dg_hb_before(h3, Q[i].a, Q[i].b) != flip[i])
+            fail_msg("round %d: query %zu (%d:%u before %d:%u?) answered %d was replayed", round, i, Q[i].a.rank,
+                     Q[i].a.pos, Q[i].b.rank, Q[i].b.pos, flip[i]);
+    dg_hb_destroy(h3);
+    free(A);
+    free(flip);
+}
+
+/* Random runs (nonblocking collectives in half of them, some ranks
+ * without a log): each process asks its own queries (dg_hb_answer_dist)
+ * and gets what the serial dg_hb over every process's queries says; a
+ * dg_hb built from those answers (dg_hb_build_answered) agrees with the
+ * serial one.  Enough answers are 1 and 0 that neither passes by chance. */
+static void test_hb_random(void **state)
+{
+    (void)state;
+    srand(20261202);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    uint64_t cnt[2] = {0, 0};
+    for (int round = 0; round < 300; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run_nb(l, P, 10 + (int)rnd(120), off, false, rnd(2));
+        struct hb_shared sh = {.P = P, .K = K};
+        int owner[MAXP];
+        for (int r = 0; r < P; r++) {
+            sh.all[r] = rnd(15) ? &l[r] : NULL;
+            owner[r] = sh.all[r] ? (int)rnd((uint64_t)K) : (rnd(2) ? -1 : (int)rnd((uint64_t)K));
+        }
+        sh.owner = owner;
+        struct dg_match *m = NULL;
+        assert_int_equal(dg_match_build(sh.all, P, &m), 0);
+        size_t nall = 0;
+        for (int k = 0; k < K; k++) {
+            sh.nq[k] = (size_t)rnd(41);
+            sh.q[k] = malloc((sh.nq[k] ? sh.nq[k] : 1) * sizeof *sh.q[k]);
+            sh.ans[k] = malloc(sh.nq[k] ? sh.nq[k] : 1);
+            assert_true(sh.q[k] && sh.ans[k]);
+            memset(sh.ans[k], 0xa5, sh.nq[k]); /* neither 0 nor 1: each must be written */
+            for (size_t i = 0; i < sh.nq[k]; i++)
+                sh.q[k][i] = random_query(sh.all, P, m, sh.q[k], i);
+            nall += sh.nq[k];
+        }
+        struct dg_hb_query *Q = malloc((nall ? nall : 1) * sizeof *Q);
+        assert_non_null(Q);
+        for (int k = 0, n = 0; k < K; n += (int)sh.nq[k], k++)
+            memcpy(Q + n, sh.q[k], sh.nq[k] * sizeof *Q);
+        struct dg_hb *h = NULL;
+        assert_int_equal(dg_hb_build(sh.all, P, m, Q, nall, &h), 0);
+        struct proc_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct proc_arg){(struct shared *)&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, hb_proc, args), 0);
+        hb_check_answers(&sh, l, h, round, cnt);
+        hb_check_answered(&sh, m, h, Q, nall, round);
+        dg_hb_destroy(h);
+        dg_match_destroy(m);
+        free(Q);
+        for (int k = 0; k < K; k++) {
+            free(sh.q[k]);
+            free(sh.ans[k]);
+        }
+        for (int r = 0; r < P; r++)
+            dg_mpilog_free(&l[r]);
+    }
+    assert_true(cnt[0] > 1000); /* 6094 and 10744 at this seed */
+    assert_true(cnt[1] > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_random),
         cmocka_unit_test(test_waitstates_random),
         cmocka_unit_test(test_stall_random),
+        cmocka_unit_test(test_hb_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
