@@ -179,6 +179,10 @@ struct search_xrank {
     uint8_t *hbans;                          /* and their answers (dg_hb_answer_dist) */
     size_t hbn;
     bool hb_answered;
+    struct search_xrank *dist;               /* whole, on process 0: the partial context it
+                                                completed, for the jobs (jobs.c) */
+    struct dg_bytes *jout, *jin;             /* partial: the jobs' exchanges */
+    bool jobs_over;                          /* partial: the other processes left the jobs */
 };
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
@@ -240,6 +244,17 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
  * checks (*q malloc'ed, *nq entries): what search_xrank_build gives dg_hb. */
 struct dg_hb_query;
 int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);
+/* search/xrank/jobs.c: the questions about the whole run that process 0
+ * asks of a partial context d (its own, or whole->dist), answered by
+ * every process.  The others wait in search_xrank_serve until process 0
+ * calls search_xrank_end (its status becomes theirs); a job that fails
+ * ends them all.  search_xrank_stall_job is dg_stall_check over the
+ * spread logs: moves and blocked of every rank, on process 0. */
+int search_xrank_serve(struct search_xrank *d);
+int search_xrank_end(struct search_xrank *d, int rc);
+int search_xrank_stall_job(struct search_xrank *d, struct dg_move *const *mv, const uint32_t *nmv,
+                           struct dg_stall_wait *blocked, bool *stalled);
+
 /* The same spread over x's processes (every process calls it): the pairs
  * of this process's ranks' checks, and of the collectives it owns. */
 int search_deadlock_queries_dist(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);

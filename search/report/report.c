@@ -545,6 +545,9 @@ int search_report_follow(struct search_rank_result *const *ranks, int n, int wor
         return rc;
     rc = search_waitstates(xr, &rep);
     free(rep.waits);
+    /* then the questions process 0's merges ask, until it is done */
+    if (rc == 0 && x->nprocs > 1)
+        rc = search_xrank_serve(xr);
     search_xrank_destroy(xr);
     return rc;
 }
@@ -597,12 +600,16 @@ int search_report_build_dist(struct search_rank_result *const *ranks, int n, int
         (rc = search_waitstates(xr, rep)) < 0)
         goto fail;
     if (xr->partial) {
+        /* the others wait for jobs (search_xrank_serve) from here until
+         * search_xrank_end, in every way out */
         struct search_xrank *whole = NULL;
         rc = search_xrank_complete(xr, &whole);
-        search_xrank_destroy(xr);
-        xr = whole;
-        if (rc < 0)
+        if (rc < 0) {
+            search_xrank_end(xr, rc);
             goto fail;
+        }
+        whole->dist = xr;
+        xr = whole;
     }
     if ((rc = merge_kinds(ranks, n, rep, xr, &hs, &dropped)) < 0 ||
         (rc = search_collectives_explain(xr, &coll, &ncoll, &cdrop, &ncdrop)) < 0)
@@ -655,12 +662,20 @@ int search_report_build_dist(struct search_rank_result *const *ranks, int n, int
     rep->hints = hs.v;
     rep->ndropped = dropped.n;
     rep->dropped = dropped.v;
+    if (xr->dist && (rc = search_xrank_end(xr->dist, 0)) < 0) {
+        rep->hints = NULL; /* back to hs and dropped, freed below */
+        rep->dropped = NULL;
+        rep->nhints = rep->ndropped = 0;
+        goto fail;
+    }
     search_xrank_destroy(xr);
     free(coll);
     free(cdrop);
     *out = rep;
     return 0;
 fail:
+    if (xr && xr->dist)
+        search_xrank_end(xr->dist, rc);
     for (uint32_t i = 0; i < hs.n; i++)
         search_hint_clear(&hs.v[i]);
     free(hs.v);

@@ -499,7 +499,10 @@ int search_hint_unsafe(const struct search_xrank *x, const int *ranks, const uin
     rc = 0;
     if (!any)
         goto out; /* no group delays a send past a blocking call */
-    if ((rc = dg_stall_check(x->logs, P, x->match, (const struct dg_move *const *)M.mv, M.n, b, &stalled)) < 0)
+    /* spread (--parallel): every process replays its ranks of the changed run */
+    if ((rc = x->dist ? search_xrank_stall_job(x->dist, M.mv, M.n, b, &stalled)
+                      : dg_stall_check(x->logs, P, x->match, (const struct dg_move *const *)M.mv, M.n, b,
+                                       &stalled)) < 0)
         goto out;
     if (stalled) {
         rc = (*why = cycle_explain(x, &M, b)) ? 1 : TRACE_ERR_NOMEM;

@@ -102,7 +102,12 @@ static int build(struct search_rank_result *const *ranks, int n, int world_size,
     x->n = n;
     x->by_rank = calloc(P ? P : 1, sizeof *x->by_rank);
     x->logs = calloc(P ? P : 1, sizeof *x->logs);
-    if (dg_xchg_agree(xc, x->by_rank && x->logs ? 0 : TRACE_ERR_NOMEM) < 0)
+    if (xc->nprocs > 1) {
+        x->jout = dg_bytes_per_proc(xc->nprocs);
+        x->jin = dg_bytes_per_proc(xc->nprocs);
+    }
+    bool jobs = xc->nprocs == 1 || (x->jout && x->jin);
+    if (dg_xchg_agree(xc, x->by_rank && x->logs && jobs ? 0 : TRACE_ERR_NOMEM) < 0)
         goto nomem;
     for (int i = 0; i < n; i++) {
         if (!ranks[i] || ranks[i]->rank < 0)
@@ -184,6 +189,11 @@ void search_xrank_destroy(struct search_xrank *x)
     dg_hb_destroy(x->hb);
     free(x->hbq);
     free(x->hbans);
+    if (x->xchg) {
+        dg_bytes_per_proc_free(x->jout, x->xchg->nprocs);
+        dg_bytes_per_proc_free(x->jin, x->xchg->nprocs);
+    }
+    search_xrank_destroy(x->dist);
     dg_match_destroy(x->match);
     free(x->by_rank);
     free((void *)x->logs);

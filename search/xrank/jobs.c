@@ -1,0 +1,202 @@
+/* jobs.c - process 0 asks, every process answers.  Once the spread part of
+ * the cross-rank stage is done (search_xrank_build_dist, the wait states),
+ * process 0 merges the hints over the whole context it completed, and the
+ * questions about the whole run its merges ask are jobs for every process:
+ * the other processes wait for them (search_xrank_serve) until process 0
+ * says it is done (search_xrank_end), and each job is one exchange that
+ * hands each process its part of the question (the moves of its ranks),
+ * the spread replay, and one exchange that brings the answers to process 0.
+ *
+ * Jobs:
+ *   - STALL: would the run deadlock with these records moved (the changed
+ *     run of a hint's groups on all its ranks, deadlock.c)?  Every process
+ *     replays its ranks (dg_stall_check_dist); where each rank stopped goes
+ *     to process 0.
+ *   - END: process 0 is done (its status: a failure there is the others'
+ *     too). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "search-private.h"
+
+enum { JOB_END = 1, JOB_STALL = 2 };
+
+struct job {
+    uint32_t kind;
+    int32_t status;
+};
+
+/* The moves of one rank, followed by n struct dg_move. */
+struct job_moves {
+    int32_t rank;
+    uint32_t n;
+};
+
+/* Where a rank stopped. */
+struct job_wait {
+    int32_t rank, pad;
+    struct dg_stall_wait w;
+};
+
+/* Process 0: the job's header to every other process (its payload is
+ * appended to d->jout[q] after it); *st turns negative if memory ran out. */
+static void job_begin(struct search_xrank *d, uint32_t kind, int *st)
+{
+    struct job j = {kind, 0};
+    for (int q = 1; *st == 0 && q < d->xchg->nprocs; q++)
+        if (!dg_bytes_put(&d->jout[q], &j, sizeof j))
+            *st = TRACE_ERR_NOMEM;
+}
+
+/* Process 0: the job goes (a negative status goes instead: the others
+ * leave with it).  After a failure every process has left the jobs. */
+static int job_send(struct search_xrank *d, int st)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int rc = xc->alltoall(xc->ctx, st, d->jout, d->jin);
+    for (int q = 0; q < xc->nprocs; q++)
+        dg_bytes_free(&d->jin[q]);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc < 0 ? rc : 0;
+}
+
+/* Every process: the moves of its ranks replayed together; process 0
+ * gets where every rank stopped (blocked, or NULL elsewhere). */
+static int stall_run(struct search_xrank *d, struct dg_move **mv, uint32_t *nmv, struct dg_stall_wait *blocked,
+                     bool *stalled, int st)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int P = d->world_size;
+    struct dg_stall_wait *b = calloc(P ? (size_t)P : 1, sizeof *b);
+    int rc = dg_xchg_agree(xc, st < 0 ? st : b ? 0 : TRACE_ERR_NOMEM);
+    if (rc == 0)
+        rc = dg_stall_check_dist(d->logs, P, d->match, d->owner, xc, (const struct dg_move *const *)mv, nmv, b,
+                                 stalled);
+    struct dg_bytes *out = d->jout, *in = d->jin;
+    if (rc == 0) {
+        int st = 0;
+        for (int r = 0; r < P && xc->proc != 0 && st == 0; r++)
+            if (d->logs[r]) {
+                struct job_wait w = {r, 0, b[r]};
+                if (!dg_bytes_put(&out[0], &w, sizeof w))
+                    st = TRACE_ERR_NOMEM;
+            }
+        rc = xc->alltoall(xc->ctx, st, out, in);
+        if (rc >= 0 && blocked) {
+            memcpy(blocked, b, (size_t)P * sizeof *b); /* this process's ranks, DG_POS_NONE elsewhere */
+            for (int q = 1; q < xc->nprocs; q++)
+                for (size_t off = 0; off + sizeof(struct job_wait) <= in[q].len; off += sizeof(struct job_wait)) {
+                    struct job_wait w;
+                    memcpy(&w, in[q].p + off, sizeof w);
+                    if (w.rank >= 0 && w.rank < P)
+                        blocked[w.rank] = w.w;
+                }
+        }
+        for (int q = 0; q < xc->nprocs; q++)
+            dg_bytes_free(&in[q]);
+        rc = rc < 0 ? rc : 0;
+    }
+    free(b);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc;
+}
+
+int search_xrank_stall_job(struct search_xrank *d, struct dg_move *const *mv, const uint32_t *nmv,
+                           struct dg_stall_wait *blocked, bool *stalled)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int P = d->world_size, st = 0;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    job_begin(d, JOB_STALL, &st);
+    for (int r = 0; r < P && st == 0; r++) {
+        int q = d->owner ? d->owner[r] : 0;
+        if (!nmv[r] || q <= 0 || q >= xc->nprocs)
+            continue;
+        struct job_moves h = {r, nmv[r]};
+        if (!dg_bytes_put(&d->jout[q], &h, sizeof h) || !dg_bytes_put(&d->jout[q], mv[r], nmv[r] * sizeof *mv[r]))
+            st = TRACE_ERR_NOMEM;
+    }
+    int rc = job_send(d, st);
+    if (rc < 0)
+        return rc;
+    /* process 0 replays only the moves of its own ranks */
+    struct dg_move **own = calloc(P ? (size_t)P : 1, sizeof *own);
+    uint32_t *nown = calloc(P ? (size_t)P : 1, sizeof *nown);
+    for (int r = 0; r < P && own && nown; r++)
+        if (d->logs[r]) {
+            own[r] = mv[r];
+            nown[r] = nmv[r];
+        }
+    rc = stall_run(d, own, nown, blocked, stalled, own && nown ? 0 : TRACE_ERR_NOMEM);
+    free(own);
+    free(nown);
+    return rc;
+}
+
+/* Another process: the moves of its ranks from a STALL job, replayed. */
+static int serve_stall(struct search_xrank *d, const struct dg_bytes *in)
+{
+    int P = d->world_size;
+    struct dg_move **mv = calloc(P ? (size_t)P : 1, sizeof *mv);
+    uint32_t *nmv = calloc(P ? (size_t)P : 1, sizeof *nmv);
+    int st = mv && nmv ? 0 : TRACE_ERR_NOMEM;
+    size_t off = sizeof(struct job);
+    while (st == 0 && off + sizeof(struct job_moves) <= in->len) {
+        struct job_moves h;
+        memcpy(&h, in->p + off, sizeof h);
+        off += sizeof h;
+        size_t bytes = (size_t)h.n * sizeof(struct dg_move);
+        if (h.rank < 0 || h.rank >= P || bytes > in->len - off || mv[h.rank])
+            break; /* cannot happen: the jobs are ours */
+        if (!(mv[h.rank] = malloc(bytes ? bytes : 1))) {
+            st = TRACE_ERR_NOMEM;
+            break;
+        }
+        memcpy(mv[h.rank], in->p + off, bytes);
+        nmv[h.rank] = h.n;
+        off += bytes;
+    }
+    bool stalled = false;
+    int rc = stall_run(d, mv, nmv, NULL, &stalled, st);
+    for (int r = 0; mv && r < P; r++)
+        free(mv[r]);
+    free(mv);
+    free(nmv);
+    return rc;
+}
+
+int search_xrank_serve(struct search_xrank *d)
+{
+    const struct dg_xchg *xc = d->xchg;
+    for (;;) {
+        int rc = xc->alltoall(xc->ctx, 0, d->jout, d->jin);
+        struct dg_bytes got = d->jin[0]; /* the job: the jobs' exchanges reuse jin */
+        d->jin[0] = (struct dg_bytes){0};
+        for (int q = 1; q < xc->nprocs; q++)
+            dg_bytes_free(&d->jin[q]);
+        struct job j = {0, 0};
+        if (rc >= 0 && got.len >= sizeof j)
+            memcpy(&j, got.p, sizeof j);
+        if (rc >= 0 && j.kind == JOB_STALL)
+            rc = serve_stall(d, &got);
+        dg_bytes_free(&got);
+        if (rc < 0 || j.kind != JOB_STALL) {
+            d->jobs_over = true;
+            return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
+        }
+    }
+}
+
+int search_xrank_end(struct search_xrank *d, int rc)
+{
+    if (d->jobs_over)
+        return rc;
+    int st = 0;
+    job_begin(d, JOB_END, &st);
+    int got = job_send(d, rc < 0 ? rc : st);
+    d->jobs_over = true;
+    return rc < 0 ? rc : got;
+}
