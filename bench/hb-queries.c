@@ -8,12 +8,16 @@
  * a receive two ranks the other way at step i + 3 (across an Allreduce
  * every so often).
  *
- *   hb-queries P STEPS [--nonblocking]
+ *   hb-queries P STEPS [--nonblocking] [--spread K]
  *
  * Prints one line: ranks, records, queries, the seconds of dg_hb_build,
  * the peak resident memory before and after it, how many of the queries
  * hold, and what vector clocks of every record would have needed
- * (ranks x records x 4 bytes). */
+ * (ranks x records x 4 bytes).  With --spread K, a second line: the same
+ * queries answered by the replay spread over K threads standing for K
+ * processes (dg_hb_answer_dist, hb-dist.c; each holding the logs of P / K
+ * ranks in a block, asking the queries of its ranks), its seconds
+ * (matching included) and whether every answer is the serial one. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +27,48 @@
 #include <time.h>
 
 #include "depgraph.h"
+
+/* --spread: what the threads share, and each one's part. */
+struct spread {
+    int P, K;
+    const struct dg_mpilog *const *logs;
+    const int *owner;
+    const struct dg_hb_query *q;
+    size_t nq;
+    uint8_t *ans; /* [nq], each answered by the process of its a */
+};
+
+static int spread_proc(const struct dg_xchg *x, void *arg)
+{
+    const struct spread *S = arg;
+    const struct dg_mpilog **mine = calloc((size_t)S->P, sizeof *mine);
+    struct dg_hb_query *q = malloc((S->nq ? S->nq : 1) * sizeof *q);
+    size_t *idx = malloc((S->nq ? S->nq : 1) * sizeof *idx), n = 0;
+    uint8_t *ans = malloc(S->nq ? S->nq : 1);
+    struct dg_match *m = NULL;
+    int rc = mine && q && idx && ans ? 0 : TRACE_ERR_NOMEM;
+    for (int r = 0; rc == 0 && r < S->P; r++)
+        if (S->owner[r] == x->proc)
+            mine[r] = S->logs[r];
+    for (size_t i = 0; rc == 0 && i < S->nq; i++)
+        if (S->owner[S->q[i].a.rank] == x->proc) {
+            idx[n] = i;
+            q[n++] = S->q[i];
+        }
+    rc = dg_xchg_agree(x, rc);
+    if (rc == 0)
+        rc = dg_match_build_dist(mine, S->P, S->owner, x, &m);
+    if (rc == 0)
+        rc = dg_hb_answer_dist(mine, S->P, m, S->owner, x, q, n, ans);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        S->ans[idx[i]] = ans[i];
+    dg_match_destroy(m);
+    free(mine);
+    free(q);
+    free(idx);
+    free(ans);
+    return rc;
+}
 
 static struct dg_msgrec *add(struct dg_mpilog *g, int kind, int call, int peer, int tag, uint64_t seq,
                              int P)
@@ -60,13 +106,21 @@ static long peak_mb(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: hb-queries P STEPS [--nonblocking]\n");
+        fprintf(stderr, "usage: hb-queries P STEPS [--nonblocking] [--spread K]\n");
         return 2;
     }
-    int P = atoi(argv[1]), steps = atoi(argv[2]);
-    bool nb = argc > 3 && !strcmp(argv[3], "--nonblocking");
-    if (P < 3 || steps < 4) {
-        fprintf(stderr, "hb-queries: P must be 3 or more and STEPS 4 or more\n");
+    int P = atoi(argv[1]), steps = atoi(argv[2]), K = 0;
+    bool nb = false;
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--nonblocking"))
+            nb = true;
+        else if (!strcmp(argv[i], "--spread") && i + 1 < argc)
+            K = atoi(argv[++i]);
+        else
+            P = 0; /* the usage below */
+    }
+    if (P < 3 || steps < 4 || K < 0 || K > 64) {
+        fprintf(stderr, "hb-queries: P must be 3 or more, STEPS 4 or more and K at most 64\n");
         return 2;
     }
     struct dg_mpilog *l = calloc((size_t)P, sizeof *l);
@@ -137,6 +191,34 @@ int main(int argc, char **argv)
            P, recs, nq, nb ? " (Iallreduce)" : "",
            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, before, peak_mb(), yes,
            (double)recs * (double)P * 4 / 1e9);
+    if (K > 0) {
+        int *owner = malloc((size_t)P * sizeof *owner);
+        uint8_t *ans = malloc(nq ? nq : 1);
+        struct spread S = {P, K, logs, owner, q, nq, ans};
+        void **args = malloc((size_t)K * sizeof *args);
+        if (!owner || !ans || !args) {
+            fprintf(stderr, "hb-queries: out of memory\n");
+            return 1;
+        }
+        for (int r = 0; r < P; r++)
+            owner[r] = (int)((int64_t)r * K / P);
+        for (int k = 0; k < K; k++)
+            args[k] = &S;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int rc = dg_xchg_threads(K, spread_proc, args);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        size_t same = 0;
+        for (size_t i = 0; rc == 0 && i < nq; i++)
+            same += ans[i] == (dg_hb_before(h, q[i].a, q[i].b) == 1);
+        printf("  spread over %d threads: %.2f s (matching included), %s\n", K,
+               (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+               rc < 0 ? "failed" : same == nq ? "every answer the serial one" : "ANSWERS DIFFER");
+        free(owner);
+        free(ans);
+        free(args);
+        if (rc < 0 || same != nq)
+            return 1;
+    }
     dg_hb_destroy(h);
     dg_match_destroy(m);
     for (int r = 0; r < P; r++)

@@ -18,10 +18,14 @@
  *     (STALLED).
  * Between two stalls every process ends where the serial replay ends
  * (a rank's progress only ever lets others progress), so the answers are
- * the serial ones for any number of processes.  The sets are hb.c's up to
- * their form: a collective over every rank puts its union into each
- * member's set instead of marking it known everywhere, and a group is
- * copied into its takers' sets.  A token retires through its home (the
+ * the serial ones for any number of processes.  The sets take hb.c's
+ * forms: a blocking collective over every rank that passes all to all (or
+ * from a root) sends its union once to each process, which marks its ranks
+ * as knowing it from their record of it on (WORLD) and empties the
+ * givers' sets; a nonblocking instance's group goes once to each process
+ * with a taker (GROUP), and a taker's set holds the group's token (ntotal
+ * + instance) while a token in it lives; a set going to another process
+ * travels with its groups opened.  A token retires through its home (the
  * process of its record): each answer of a query about it is told there
  * (DONE), and once none is left every process is told (RETIRED) and drops
  * it from the sets it merges.
@@ -38,74 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hb-private.h"
-
-enum {
-    H_REG = 1, H_TOK, H_TOKANS, H_ANS, H_SETUP, /* before the replay */
-    H_MSG, H_REACHED, H_CONTRIB, H_STALLED, H_RELEASE, H_DONE, H_RETIRED
-};
-enum { SET_CONTRIB = 1, SET_CARRY = 2 };
-
-/* A note; ntok tokens (uint32_t) follow it. */
-struct hnote {
-    uint32_t kind, ntok;
-    uint32_t inst, id;
-    int32_t proc;
-    uint32_t flags;
-    struct dg_pos at, b;
-};
-
-/* A query answered here (its b is on one of this process's ranks). */
-struct lq {
-    struct dg_pos a, b;
-    int32_t asker, home;
-    uint32_t aid, tok;
-    uint8_t live;
-};
-
-/* A member of an instance this process owns. */
-enum { MB_ARRIVED = 1, MB_WAITING = 2, MB_CONTRIB = 4, MB_GONE = 8, MB_NB = 16, MB_ROOT = 32 };
-struct inst {
-    uint32_t base, n, narrived, ncontrib;
-    uint8_t blocking, nb, broken, built;
-    struct tokset group;
-};
-
-struct hd {
-    const struct dg_mpilog *const *logs; /* this process's ranks */
-    const struct dg_match *m;
-    const int *owner;
-    int P, K, me;
-    uint8_t *ans;
-    struct lq *lq;
-    uint32_t nlq, clq;
-    struct dg_map tokmap;  /* pos_key(a) -> this process's token number + 1 */
-    struct dg_pos *tokpos; /* [ntok] */
-    uint32_t *tokleft;     /* [ntok]: its queries not answered yet */
-    uint32_t ntok, ctok, ntotal, *tokbase; /* tokbase [K + 1] */
-    uint8_t *retired;      /* a bit per token */
-    uint32_t *cur, *relpos; /* per rank: its next record; where it was released */
-    uint8_t *rel;
-    struct tokset *know;      /* per rank: the tokens it knows */
-    struct evlist *src, *tgt;  /* per rank: tokens made, queries answered, by position */
-    struct dg_map contrib;  /* pos_key(contribution) -> position of its COLL record */
-    struct dg_map carry;    /* pos_key(COLL record): arrives with its set */
-    struct dg_map inbox;    /* pos_key(receive) -> slot + 1 of what its send knew */
-    struct tokset *slot;
-    uint32_t nslot, cslot, *freed, nfreed, cfreed;
-    uint32_t lo, hi;        /* instances this process owns */
-    struct inst *in;
-    uint8_t *mflag;
-    uint16_t *mcall;
-    struct tokset *mset, *cset; /* per member: what it knew on arriving, at its contribution */
-    int *work;
-    size_t nwork;
-    uint8_t *queued;
-    struct dg_bytes *out, *inb;
-    struct tokset tmp;
-    int rc;
-};
-
+#include "hb-dist-private.h"
 static uint64_t pos_key(struct dg_pos p)
 {
     return (uint64_t)(uint32_t)p.rank << 32 | p.pos;
@@ -113,9 +50,20 @@ static uint64_t pos_key(struct dg_pos p)
 
 /* ---- token sets ----------------------------------------------------------------------- */
 
+static const struct group *group_of(const struct hd *R, uint32_t g)
+{
+    const uint64_t *v = R->gmap.n ? dg_map_get(&R->gmap, g - R->ntotal) : NULL;
+    return v ? &R->grp[*v - 1] : NULL;
+}
+
+/* A record token no query needs any more, or a group none of whose
+ * tokens lives. */
 static bool is_retired(const struct hd *R, uint32_t t)
 {
-    return t < R->ntotal && (R->retired[t >> 3] >> (t & 7) & 1);
+    if (t < R->ntotal)
+        return R->retired[t >> 3] >> (t & 7) & 1;
+    const struct group *g = group_of(R, t);
+    return !g || !g->live;
 }
 
 static bool live(const void *ctx, uint32_t t)
@@ -124,7 +72,7 @@ static bool live(const void *ctx, uint32_t t)
 }
 
 /* dst |= v[0..n) (sorted), without the retired tokens. */
-static void ts_merge(struct hd *R, struct tokset *dst, const uint32_t *v, uint32_t n)
+void hd_ts_merge(struct hd *R, struct tokset *dst, const uint32_t *v, uint32_t n)
 {
     if (!ts_merge_keep(dst, v, n, &R->tmp, live, R))
         R->rc = TRACE_ERR_NOMEM;
@@ -136,7 +84,21 @@ static void ts_add(struct hd *R, struct tokset *s, uint32_t t)
         R->rc = TRACE_ERR_NOMEM;
 }
 
-static void ts_free(struct tokset *s)
+/* dst |= v[0..n) with its groups opened (record tokens only). */
+void hd_ts_merge_flat(struct hd *R, struct tokset *dst, const uint32_t *v, uint32_t n)
+{
+    uint32_t k = 0;
+    while (k < n && v[k] < R->ntotal)
+        k++;
+    hd_ts_merge(R, dst, v, k);
+    for (; k < n; k++) {
+        const struct group *g = group_of(R, v[k]);
+        if (g && g->live)
+            hd_ts_merge(R, dst, g->s.v, g->s.n);
+    }
+}
+
+void hd_ts_free(struct tokset *s)
 {
     free(s->v);
     *s = (struct tokset){0};
@@ -144,7 +106,7 @@ static void ts_free(struct tokset *s)
 
 /* ---- notes ------------------------------------------------------------------------------ */
 
-static int rank_owner(const struct hd *R, int r)
+int hd_rank_owner(const struct hd *R, int r)
 {
     if (r < 0 || r >= R->P)
         return -1;
@@ -160,7 +122,7 @@ static void deliver(struct hd *R, const struct hnote *n, const uint32_t *tok);
 
 /* A note (and tokens tok[0..n->ntok)) to process `to`: taken at once
  * here, sent otherwise; to nobody if no process holds it. */
-static void note(struct hd *R, int to, const struct hnote *n, const uint32_t *tok)
+void hd_note(struct hd *R, int to, const struct hnote *n, const uint32_t *tok)
 {
     if (to == R->me) {
         deliver(R, n, tok);
@@ -168,21 +130,31 @@ static void note(struct hd *R, int to, const struct hnote *n, const uint32_t *to
     }
     if (to < 0 || to >= R->K)
         return;
+    struct hnote c;
+    if (n->ntok && tok[n->ntok - 1] >= R->ntotal) {
+        /* the groups are this process's: their tokens travel */
+        R->flat.n = 0;
+        hd_ts_merge_flat(R, &R->flat, tok, n->ntok);
+        c = *n;
+        c.ntok = R->flat.n;
+        n = &c;
+        tok = R->flat.v;
+    }
     if (!dg_bytes_put(&R->out[to], n, sizeof *n) ||
         (n->ntok && !dg_bytes_put(&R->out[to], tok, n->ntok * sizeof *tok)))
         R->rc = TRACE_ERR_NOMEM;
 }
 
-static void note_simple(struct hd *R, int to, uint32_t kind, uint32_t inst, uint32_t id, struct dg_pos at)
+void hd_note_simple(struct hd *R, int to, uint32_t kind, uint32_t inst, uint32_t id, struct dg_pos at)
 {
     struct hnote n = {kind, 0, inst, id, R->me, 0, at, DG_POS_NONE};
-    note(R, to, &n, NULL);
+    hd_note(R, to, &n, NULL);
 }
 
-static void note_set(struct hd *R, int to, uint32_t kind, uint32_t inst, struct dg_pos at, const struct tokset *s)
+void hd_note_set(struct hd *R, int to, uint32_t kind, uint32_t inst, struct dg_pos at, const struct tokset *s)
 {
     struct hnote n = {kind, s ? s->n : 0, inst, 0, R->me, 0, at, DG_POS_NONE};
-    note(R, to, &n, s ? s->v : NULL);
+    hd_note(R, to, &n, s ? s->v : NULL);
 }
 
 static void wake(struct hd *R, int r)
@@ -197,7 +169,7 @@ static void wake(struct hd *R, int r)
 
 static void answer(struct hd *R, int asker, uint32_t aid, bool yes)
 {
-    note_simple(R, asker, H_ANS, yes, aid, DG_POS_NONE);
+    hd_note_simple(R, asker, H_ANS, yes, aid, DG_POS_NONE);
 }
 
 static void on_reg(struct hd *R, const struct hnote *n)
@@ -207,20 +179,20 @@ static void on_reg(struct hd *R, const struct hnote *n)
         answer(R, n->proc, n->id, false);
     } else if (a.rank == b.rank) {
         answer(R, n->proc, n->id, a.pos < b.pos);
-    } else if (rank_owner(R, a.rank) < 0 || rank_owner(R, a.rank) >= R->K) {
+    } else if (hd_rank_owner(R, a.rank) < 0 || hd_rank_owner(R, a.rank) >= R->K) {
         answer(R, n->proc, n->id, false);
     } else if (!room((void **)&R->lq, R->nlq, &R->clq, sizeof *R->lq)) {
         R->rc = TRACE_ERR_NOMEM;
     } else {
         R->lq[R->nlq] = (struct lq){a, b, n->proc, -1, n->id, 0, 0};
-        note_simple(R, rank_owner(R, a.rank), H_TOK, 0, R->nlq++, a);
+        hd_note_simple(R, hd_rank_owner(R, a.rank), H_TOK, 0, R->nlq++, a);
     }
 }
 
 static void on_tok(struct hd *R, const struct hnote *n)
 {
     if (!here(R, n->at)) {
-        note_simple(R, n->proc, H_TOKANS, UINT32_MAX, n->id, n->at);
+        hd_note_simple(R, n->proc, H_TOKANS, UINT32_MAX, n->id, n->at);
         return;
     }
     uint64_t *t = dg_map_put(&R->tokmap, pos_key(n->at), 0);
@@ -239,7 +211,7 @@ static void on_tok(struct hd *R, const struct hnote *n)
         *t = ++R->ntok;
     }
     R->tokleft[*t - 1]++;
-    note_simple(R, n->proc, H_TOKANS, (uint32_t)*t - 1, n->id, n->at);
+    hd_note_simple(R, n->proc, H_TOKANS, (uint32_t)*t - 1, n->id, n->at);
 }
 
 static void on_tokans(struct hd *R, const struct hnote *n)
@@ -254,165 +226,6 @@ static void on_tokans(struct hd *R, const struct hnote *n)
     q->home = n->proc;
     q->tok = n->inst;
     q->live = 1;
-}
-
-/* ---- the instances this process owns ------------------------------------------------------ */
-
-static void release(struct hd *R, uint32_t inst, uint32_t j, const struct tokset *s)
-{
-    struct inst *I = &R->in[inst - R->lo];
-    uint32_t n = 0;
-    const struct dg_pos *mem = dg_match_coll(R->m, inst, &n);
-    R->mflag[I->base + j] = (uint8_t)((R->mflag[I->base + j] & ~MB_WAITING) | MB_GONE);
-    note_set(R, rank_owner(R, mem[j].rank), H_RELEASE, inst, mem[j], s);
-}
-
-/* Every member has arrived at a blocking instance: the givers' union (by
- * the call of member k, the one that resolves it) to the takers, unless a
- * member went past it in a stall (then it passes nothing). */
-static void resolve_blocking(struct hd *R, uint32_t inst, uint32_t k)
-{
-    struct inst *I = &R->in[inst - R->lo];
-    struct tokset all = {0};
-    int dir = coll_dir(R->mcall[I->base + k]);
-    for (uint32_t j = 0; j < I->n && !I->broken; j++)
-        if (gives(dir, R->mflag[I->base + j] & MB_ROOT))
-            ts_merge(R, &all, R->mset[I->base + j].v, R->mset[I->base + j].n);
-    for (uint32_t j = 0; j < I->n; j++) {
-        uint8_t f = R->mflag[I->base + j];
-        ts_free(&R->mset[I->base + j]);
-        if (f & MB_GONE)
-            continue;
-        release(R, inst, j, !I->broken && takes(dir, f & MB_ROOT) ? &all : NULL);
-    }
-    ts_free(&all);
-}
-
-/* Whether waiting nonblocking member j may go: every other member has
- * contributed. */
-static bool nb_ready(const struct hd *R, const struct inst *I, uint32_t j)
-{
-    return I->ncontrib - ((R->mflag[I->base + j] & MB_CONTRIB) ? 1 : 0) + 1 >= I->n;
-}
-
-static void release_nb(struct hd *R, uint32_t inst, uint32_t j)
-{
-    struct inst *I = &R->in[inst - R->lo];
-    int dir = coll_dir(R->mcall[I->base + j]);
-    if (!takes(dir, R->mflag[I->base + j] & MB_ROOT)) {
-        release(R, inst, j, NULL);
-        return;
-    }
-    if (!I->built) { /* what its givers knew at their contributions, so far */
-        I->built = 1;
-        for (uint32_t i = 0; i < I->n; i++) {
-            if ((R->mflag[I->base + i] & MB_CONTRIB) && gives(dir, R->mflag[I->base + i] & MB_ROOT))
-                ts_merge(R, &I->group, R->cset[I->base + i].v, R->cset[I->base + i].n);
-            ts_free(&R->cset[I->base + i]);
-        }
-    }
-    struct tokset g = I->group; /* released to this process: merged into another set */
-    release(R, inst, j, &g);
-}
-
-static void sweep_nb(struct hd *R, uint32_t inst)
-{
-    struct inst *I = &R->in[inst - R->lo];
-    for (uint32_t j = 0; j < I->n; j++) {
-        uint8_t f = R->mflag[I->base + j];
-        if ((f & MB_WAITING) && (f & MB_NB) && nb_ready(R, I, j))
-            release_nb(R, inst, j);
-    }
-}
-
-static void on_member(struct hd *R, const struct hnote *n, const uint32_t *tok)
-{
-    if (n->inst < R->lo || n->inst >= R->hi)
-        return;
-    struct inst *I = &R->in[n->inst - R->lo];
-    uint32_t j = dg_match_coll_place(R->m, n->inst, n->at.rank);
-    if (j >= I->n)
-        return;
-    uint8_t *f = &R->mflag[I->base + j];
-    if (n->kind == H_STALLED) {
-        I->broken = 1;
-        *f = (uint8_t)((*f & ~MB_WAITING) | MB_GONE);
-        return;
-    }
-    if (n->kind == H_CONTRIB) {
-        if (*f & MB_CONTRIB)
-            return;
-        *f |= MB_CONTRIB;
-        I->ncontrib++;
-        if (!I->built) {
-            struct tokset *c = &R->cset[I->base + j];
-            ts_merge(R, c, tok, n->ntok);
-        }
-        if (I->ncontrib + 1 >= I->n)
-            sweep_nb(R, n->inst);
-        return;
-    }
-    /* reached */
-    if (*f & (MB_ARRIVED | MB_GONE))
-        return;
-    *f |= MB_ARRIVED | MB_WAITING;
-    I->narrived++;
-    if (I->blocking)
-        ts_merge(R, &R->mset[I->base + j], tok, n->ntok);
-    if (I->blocking && I->narrived == I->n) {
-        uint32_t k = j;
-        for (uint32_t i = 0; (*f & MB_NB) && i < I->n; i++)
-            if (!(R->mflag[I->base + i] & MB_NB)) {
-                k = i; /* a blocking member resolves it */
-                break;
-            }
-        resolve_blocking(R, n->inst, k);
-    } else if ((*f & MB_NB) && nb_ready(R, I, j)) {
-        release_nb(R, n->inst, j);
-    }
-}
-
-/* Members, their flags and calls; the SETUP notes of nonblocking instances. */
-static int inst_setup(struct hd *R)
-{
-    dg_match_coll_here(R->m, &R->lo, &R->hi);
-    uint32_t ni = R->hi - R->lo, total = 0;
-    if (!(R->in = calloc(ni ? ni : 1, sizeof *R->in)))
-        return TRACE_ERR_NOMEM;
-    for (uint32_t i = 0; i < ni; i++) {
-        dg_match_coll(R->m, R->lo + i, &R->in[i].n);
-        R->in[i].base = total;
-        total += R->in[i].n;
-    }
-    R->mflag = calloc(total ? total : 1, 1);
-    R->mcall = calloc(total ? total : 1, sizeof *R->mcall);
-    R->mset = calloc(total ? total : 1, sizeof *R->mset);
-    R->cset = calloc(total ? total : 1, sizeof *R->cset);
-    if (!R->mflag || !R->mcall || !R->mset || !R->cset)
-        return TRACE_ERR_NOMEM;
-    for (uint32_t i = 0; i < ni; i++) {
-        struct inst *I = &R->in[i];
-        uint32_t n = 0;
-        const struct dg_pos *mem = dg_match_coll(R->m, R->lo + i, &n);
-        for (uint32_t j = 0; j < n; j++) {
-            const struct dg_msgrec *y = dg_match_rec(R->m, mem[j]);
-            bool nb = y && (y->flags & DG_MSGF_NONBLOCKING);
-            R->mflag[I->base + j] = (uint8_t)((nb ? MB_NB : 0) | (y && (y->flags & DG_MSGF_ROOT) ? MB_ROOT : 0));
-            R->mcall[I->base + j] = y ? y->call : 0;
-            I->nb |= nb;
-            I->blocking |= !nb;
-        }
-        for (uint32_t j = 0; I->nb && j < n; j++) {
-            const struct dg_msgrec *y = dg_match_rec(R->m, mem[j]);
-            bool nb = R->mflag[I->base + j] & MB_NB;
-            uint32_t fl = (nb && y && y->fwd_pos < mem[j].pos ? 0 : SET_CONTRIB) | (nb && I->blocking ? SET_CARRY : 0);
-            if (fl) {
-                struct hnote s = {H_SETUP, 0, R->lo + i, 0, R->me, fl, mem[j], DG_POS_NONE};
-                note(R, rank_owner(R, mem[j].rank), &s, NULL);
-            }
-        }
-    }
-    return R->rc;
 }
 
 /* ---- a rank's replay ---------------------------------------------------------------------- */
@@ -432,7 +245,7 @@ static uint32_t slot_new(struct hd *R)
 
 static void slot_free(struct hd *R, uint32_t s)
 {
-    ts_free(&R->slot[s]);
+    hd_ts_free(&R->slot[s]);
     R->freed[R->nfreed++] = s; /* freed has room for every slot */
 }
 
@@ -452,7 +265,7 @@ static void on_msg(struct hd *R, const struct hnote *n, const uint32_t *tok)
             return;
         *v = (uint64_t)s + 1;
     }
-    ts_merge(R, &R->slot[*v - 1], tok, n->ntok);
+    hd_ts_merge(R, &R->slot[*v - 1], tok, n->ntok);
     if (R->cur[p.rank] == p.pos)
         wake(R, p.rank);
 }
@@ -462,10 +275,110 @@ static void on_release(struct hd *R, const struct hnote *n, const uint32_t *tok)
     struct dg_pos p = n->at;
     if (!here(R, p) || R->cur[p.rank] != p.pos)
         return; /* it went past in a stall */
-    ts_merge(R, &R->know[p.rank], tok, n->ntok);
+    if (n->flags & 1) {
+        uint32_t g = R->ntotal + n->inst;
+        if (!is_retired(R, g))
+            ts_add(R, &R->know[p.rank], g);
+    } else {
+        hd_ts_merge(R, &R->know[p.rank], tok, n->ntok);
+    }
     R->rel[p.rank] = 1;
     R->relpos[p.rank] = p.pos;
     wake(R, p.rank);
+}
+
+/* Collective w over every rank passed tok[0..ntok) all to all (or from
+ * its root): each rank here, at its record of it, knows them from there
+ * on, and a giver's own set is in them. */
+static void on_world(struct hd *R, const struct hnote *n, const uint32_t *tok)
+{
+    if (!room((void **)&R->wset, R->nworld, &R->cworld, sizeof *R->wset) ||
+        !(R->wbits = realloc(R->wbits, (size_t)R->cworld * R->wbytes))) {
+        R->rc = TRACE_ERR_NOMEM;
+        return;
+    }
+    uint32_t w = R->nworld++;
+    uint8_t *bits = &R->wbits[(size_t)w * R->wbytes];
+    memset(bits, 0, R->wbytes);
+    R->wset[w] = (struct tokset){0};
+    hd_ts_merge(R, &R->wset[w], tok, n->ntok);
+    for (uint32_t i = 0; i < n->ntok && R->rc == 0; i++) {
+        uint64_t *h = dg_map_put(&R->wfirst, tok[i], 0);
+        if (!h || !room((void **)&R->wn, R->nwn, &R->cwn, sizeof *R->wn)) {
+            R->rc = TRACE_ERR_NOMEM;
+            return;
+        }
+        R->wn[R->nwn] = (struct wnode){w, (uint32_t)*h};
+        *h = ++R->nwn;
+    }
+    for (int r = 0; r < R->P; r++) {
+        struct dg_pos p = {r, R->cur[r]};
+        if (!here(R, p) || dg_match_coll_of(R->m, p) != n->inst)
+            continue;
+        bits[r >> 3] |= (uint8_t)(1u << (r & 7));
+        if (gives((int)n->flags, R->logs[r]->rec[p.pos].flags & DG_MSGF_ROOT))
+            R->know[r].n = 0; /* all it knew is in the collective's */
+        R->rel[r] = 1;
+        R->relpos[r] = p.pos;
+        wake(R, r);
+    }
+}
+
+/* Instance n->inst's group: kept once here, for its takers. */
+static void on_group(struct hd *R, const struct hnote *n, const uint32_t *tok)
+{
+    uint64_t *v = dg_map_put(&R->gmap, n->inst, 0);
+    if (!v || *v || !room((void **)&R->grp, R->ngrp, &R->cgrp, sizeof *R->grp)) {
+        R->rc = v && *v ? R->rc : TRACE_ERR_NOMEM; /* (sent once) */
+        return;
+    }
+    uint32_t k = R->ngrp++;
+    *v = (uint64_t)k + 1;
+    struct group *g = &R->grp[k];
+    *g = (struct group){{0}, 0};
+    hd_ts_merge(R, &g->s, tok, n->ntok);
+    g->live = g->s.n;
+    for (uint32_t i = 0; i < g->s.n && R->rc == 0; i++) {
+        uint64_t *h = dg_map_put(&R->gfirst, g->s.v[i], 0);
+        if (!h || !room((void **)&R->gn, R->ngn, &R->cgn, sizeof *R->gn)) {
+            R->rc = TRACE_ERR_NOMEM;
+            return;
+        }
+        R->gn[R->ngn] = (struct wnode){k, (uint32_t)*h};
+        *h = ++R->ngn;
+    }
+}
+
+/* Record token t retired: the groups holding it lose one, and a group
+ * none of whose tokens lives is dropped. */
+static void retire(struct hd *R, uint32_t t)
+{
+    R->retired[t >> 3] |= (uint8_t)(1u << (t & 7));
+    const uint64_t *h = R->gfirst.n ? dg_map_get(&R->gfirst, t) : NULL;
+    for (uint32_t k = h ? (uint32_t)*h : 0; k; k = R->gn[k - 1].next) {
+        struct group *g = &R->grp[R->gn[k - 1].w];
+        if (g->live && --g->live == 0)
+            hd_ts_free(&g->s);
+    }
+}
+
+/* Does rank r know token t (its set and the groups in it, or a
+ * collective over every rank it has passed)? */
+static bool knows(const struct hd *R, int r, uint32_t t)
+{
+    const struct tokset *k = &R->know[r];
+    if (ts_has(k, t))
+        return true;
+    for (uint32_t i = ts_lower(k, R->ntotal); i < k->n; i++) {
+        const struct group *g = group_of(R, k->v[i]);
+        if (g && g->live && ts_has(&g->s, t))
+            return true;
+    }
+    const uint64_t *h = R->wfirst.n ? dg_map_get(&R->wfirst, t) : NULL;
+    for (uint32_t k = h ? (uint32_t)*h : 0; k; k = R->wn[k - 1].next)
+        if (R->wbits[(size_t)R->wn[k - 1].w * R->wbytes + (r >> 3)] >> (r & 7) & 1)
+            return true;
+    return false;
 }
 
 static void deliver(struct hd *R, const struct hnote *n, const uint32_t *tok)
@@ -484,18 +397,20 @@ static void deliver(struct hd *R, const struct hnote *n, const uint32_t *tok)
         }
         break;
     case H_MSG: on_msg(R, n, tok); break;
-    case H_REACHED: case H_CONTRIB: case H_STALLED: on_member(R, n, tok); break;
+    case H_REACHED: case H_CONTRIB: case H_STALLED: hd_on_member(R, n, tok); break;
     case H_RELEASE: on_release(R, n, tok); break;
+    case H_WORLD: on_world(R, n, tok); break;
+    case H_GROUP: on_group(R, n, tok); break;
     case H_DONE: {
         uint32_t t = n->id - R->tokbase[R->me];
         if (n->id >= R->tokbase[R->me] && t < R->ntok && R->tokleft[t] && --R->tokleft[t] == 0)
             for (int q = 0; q < R->K; q++)
-                note_simple(R, q, H_RETIRED, 0, n->id, DG_POS_NONE);
+                hd_note_simple(R, q, H_RETIRED, 0, n->id, DG_POS_NONE);
         break;
     }
     case H_RETIRED:
         if (n->id < R->ntotal)
-            R->retired[n->id >> 3] |= (uint8_t)(1u << (n->id & 7));
+            retire(R, n->id);
         break;
     }
 }
@@ -514,7 +429,7 @@ static void arrive(struct hd *R, int r)
     if (x->kind != DG_MSG_COLL || (inst = dg_match_coll_of(R->m, at)) == UINT32_MAX)
         return;
     bool carry = !(x->flags & DG_MSGF_NONBLOCKING) || (R->carry.n && dg_map_get(&R->carry, pos_key(at)));
-    note_set(R, dg_match_coll_owner(R->m, inst), H_REACHED, inst, at, carry ? &R->know[r] : NULL);
+    hd_note_set(R, dg_match_coll_owner(R->m, inst), H_REACHED, inst, at, carry ? &R->know[r] : NULL);
 }
 
 /* Rank r passes its record cur: the queries asked there are answered,
@@ -527,8 +442,8 @@ static void pass(struct hd *R, int r)
     struct tokset *k = &R->know[r];
     for (struct evlist *L = &R->tgt[r]; L->at < L->n && L->e[L->at].pos == p; L->at++) {
         struct lq *q = &R->lq[L->e[L->at].id];
-        answer(R, q->asker, q->aid, ts_has(k, q->tok));
-        note_simple(R, q->home, H_DONE, 0, q->tok, DG_POS_NONE);
+        answer(R, q->asker, q->aid, knows(R, r, q->tok));
+        hd_note_simple(R, q->home, H_DONE, 0, q->tok, DG_POS_NONE);
     }
     for (struct evlist *L = &R->src[r]; L->at < L->n && L->e[L->at].pos == p; L->at++)
         ts_add(R, k, L->e[L->at].id);
@@ -536,14 +451,14 @@ static void pass(struct hd *R, int r)
     if (x->kind == DG_MSG_SEND) {
         struct dg_pos q = dg_match_peer(R->m, at);
         if (q.rank >= 0)
-            note_set(R, rank_owner(R, q.rank), H_MSG, 0, q, k);
+            hd_note_set(R, hd_rank_owner(R, q.rank), H_MSG, 0, q, k);
     }
     const uint64_t *c = R->contrib.n ? dg_map_get(&R->contrib, pos_key(at)) : NULL;
     if (c) {
         struct dg_pos cp = {r, (uint32_t)*c};
         uint32_t inst = dg_match_coll_of(R->m, cp);
         if (inst != UINT32_MAX)
-            note_set(R, dg_match_coll_owner(R->m, inst), H_CONTRIB, inst, cp, k);
+            hd_note_set(R, dg_match_coll_owner(R->m, inst), H_CONTRIB, inst, cp, k);
     }
     R->cur[r]++;
     arrive(R, r);
@@ -559,7 +474,7 @@ static bool can_pass(struct hd *R, int r)
         uint64_t *v = R->inbox.n ? dg_map_get(&R->inbox, pos_key(p)) : NULL;
         if (!v)
             return false;
-        ts_merge(R, &R->know[r], R->slot[*v - 1].v, R->slot[*v - 1].n);
+        hd_ts_merge(R, &R->know[r], R->slot[*v - 1].v, R->slot[*v - 1].n);
         slot_free(R, (uint32_t)*v - 1);
         dg_map_del(&R->inbox, pos_key(p));
         return true;
@@ -586,7 +501,7 @@ static void stall_pass(struct hd *R, int r)
     const struct dg_msgrec *x = &R->logs[r]->rec[p.pos];
     uint32_t inst;
     if (x->kind == DG_MSG_COLL && (inst = dg_match_coll_of(R->m, p)) != UINT32_MAX)
-        note_simple(R, dg_match_coll_owner(R->m, inst), H_STALLED, inst, 0, p);
+        hd_note_simple(R, dg_match_coll_owner(R->m, inst), H_STALLED, inst, 0, p);
     pass(R, r);
     wake(R, r);
 }
@@ -610,16 +525,14 @@ static int round_trip(struct hd *R, const struct dg_xchg *x)
             size_t tb = (size_t)n.ntok * sizeof(uint32_t);
             if (tb > R->inb[q].len - off)
                 break; /* cannot happen: the notes are ours */
-            uint32_t *tok = NULL;
-            if (n.ntok && !(tok = malloc(tb))) {
+            if (!ts_reserve(&R->note_tok, n.ntok)) {
                 R->rc = TRACE_ERR_NOMEM;
                 break;
             }
             if (tb)
-                memcpy(tok, R->inb[q].p + off, tb);
+                memcpy(R->note_tok.v, R->inb[q].p + off, tb);
             off += tb;
-            deliver(R, &n, tok);
-            free(tok);
+            deliver(R, &n, R->note_tok.v);
         }
         dg_bytes_free(&R->inb[q]);
     }
@@ -651,6 +564,8 @@ static int number_tokens(struct hd *R, const struct dg_xchg *x)
             R->tokbase[q] = (uint32_t)b;
     }
     free(cnt);
+    if (rc == 0 && (uint64_t)R->tokbase[R->K] + dg_match_ncoll(R->m) > UINT32_MAX)
+        rc = TRACE_ERR_ARG; /* the groups' tokens follow the records' */
     if (rc == 0) {
         R->ntotal = R->tokbase[R->K];
         if (!(R->retired = calloc(R->ntotal / 8 + 1, 1)))
@@ -685,6 +600,7 @@ static int hd_init(struct hd *R)
     R->queued = calloc(np, 1);
     R->out = dg_bytes_per_proc(R->K);
     R->inb = dg_bytes_per_proc(R->K);
+    R->wbytes = (uint32_t)(np / 8 + 1);
     if (!R->cur || !R->relpos || !R->rel || !R->know || !R->src || !R->tgt || !R->work || !R->queued ||
         !R->out || !R->inb)
         return TRACE_ERR_NOMEM;
@@ -699,14 +615,14 @@ static int hd_init(struct hd *R)
                 return TRACE_ERR_NOMEM;
         }
     }
-    return inst_setup(R);
+    return hd_inst_setup(R);
 }
 
 static void hd_free(struct hd *R)
 {
     for (int r = 0; r < R->P; r++) {
         if (R->know)
-            ts_free(&R->know[r]);
+            hd_ts_free(&R->know[r]);
         if (R->src)
             free(R->src[r].e);
         if (R->tgt)
@@ -721,8 +637,10 @@ static void hd_free(struct hd *R)
         if (R->cset)
             free(R->cset[k].v);
     }
-    for (uint32_t i = 0; R->in && i < R->hi - R->lo; i++)
+    for (uint32_t i = 0; R->in && i < R->hi - R->lo; i++) {
         free(R->in[i].group.v);
+        free(R->in[i].gsent);
+    }
     free(R->in);
     free(R->mflag);
     free(R->mcall);
@@ -746,6 +664,20 @@ static void hd_free(struct hd *R)
     free(R->tokbase);
     free(R->retired);
     free(R->tmp.v);
+    free(R->note_tok.v);
+    free(R->flat.v);
+    for (uint32_t g = 0; g < R->ngrp; g++)
+        free(R->grp[g].s.v);
+    free(R->grp);
+    free(R->gn);
+    dg_map_free(&R->gmap);
+    dg_map_free(&R->gfirst);
+    for (uint32_t w = 0; w < R->nworld; w++)
+        free(R->wset[w].v);
+    free(R->wset);
+    free(R->wbits);
+    free(R->wn);
+    dg_map_free(&R->wfirst);
     dg_map_free(&R->tokmap);
     dg_map_free(&R->contrib);
     dg_map_free(&R->carry);
@@ -802,11 +734,11 @@ int dg_hb_answer_dist(const struct dg_mpilog *const *logs, int nranks, const str
     /* the queries to their b's processes, and on to their tokens (a
      * failure here travels as this process's status) */
     for (size_t i = 0; R.rc == 0 && i < nq; i++) {
-        int to = rank_owner(&R, q[i].b.rank);
+        int to = hd_rank_owner(&R, q[i].b.rank);
         if (q[i].a.rank < 0 || q[i].a.rank >= nranks || to < 0 || to >= R.K)
             continue; /* 0: outside the logs */
         struct hnote n = {H_REG, 0, 0, (uint32_t)i, R.me, 0, q[i].a, q[i].b};
-        note(&R, to, &n, NULL);
+        hd_note(&R, to, &n, NULL);
     }
     while ((rc = round_trip(&R, x)) > 0)
         ;
