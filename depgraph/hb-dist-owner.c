@@ -5,7 +5,7 @@
  * owner lets each go (RELEASE) with what hb.c's rules give it: a blocking
  * instance's givers' union once every member is there (over every rank:
  * once to each process, WORLD), a nonblocking one's group once every other
- * member has contributed (once to each process with a taker, GROUP). */
+ * member has contributed (once to every process, GROUP). */
 #include <string.h>
 
 #include "hb-dist-private.h"
@@ -85,20 +85,19 @@ static void release_nb(struct hd *R, uint32_t inst, uint32_t j)
                 hd_ts_merge_flat(R, &I->group, R->cset[I->base + i].v, R->cset[I->base + i].n);
             hd_ts_free(&R->cset[I->base + i]);
         }
-        if (I->group.n && !(I->gsent = calloc((size_t)R->K / 8 + 1, 1)))
-            R->rc = TRACE_ERR_NOMEM;
+        /* the group, once to every process before any set holds its
+         * token: a set then travels with the token */
+        for (int q = 0; q < R->K && I->group.n; q++) {
+            struct hnote g = {H_GROUP, I->group.n, inst, 0, R->me, 0, DG_POS_NONE, DG_POS_NONE};
+            hd_note(R, q, &g, I->group.v);
+        }
     }
     uint32_t n = 0;
     const struct dg_pos *mem = dg_match_coll(R->m, inst, &n);
     int q = hd_rank_owner(R, mem[j].rank);
-    if (!I->group.n || q < 0 || q >= R->K || !I->gsent) {
+    if (!I->group.n || q < 0 || q >= R->K) {
         release(R, inst, j, NULL);
         return;
-    }
-    if (!(I->gsent[q >> 3] >> (q & 7) & 1)) { /* the group, once to each process with a taker */
-        I->gsent[q >> 3] |= (uint8_t)(1u << (q & 7));
-        struct hnote g = {H_GROUP, I->group.n, inst, 0, R->me, 0, DG_POS_NONE, DG_POS_NONE};
-        hd_note(R, q, &g, I->group.v);
     }
     R->mflag[I->base + j] = (uint8_t)((R->mflag[I->base + j] & ~MB_WAITING) | MB_GONE);
     struct hnote rl = {H_RELEASE, 0, inst, 0, R->me, 1 /* takes the group */, mem[j], DG_POS_NONE};

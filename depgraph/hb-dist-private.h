@@ -36,7 +36,6 @@ struct inst {
     uint32_t base, n, narrived, ncontrib;
     uint8_t blocking, nb, broken, built;
     struct tokset group;
-    uint8_t *gsent; /* a bit per process the group went to */
 };
 
 struct hd {
@@ -93,7 +92,7 @@ struct hd {
     size_t nwork;
     uint8_t *queued;
     struct dg_bytes *out, *inb;
-    struct tokset tmp, note_tok, flat;
+    struct tokset tmp, note_tok;
     int rc;
 };
 

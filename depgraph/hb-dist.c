@@ -22,10 +22,11 @@
  * forms: a blocking collective over every rank that passes all to all (or
  * from a root) sends its union once to each process, which marks its ranks
  * as knowing it from their record of it on (WORLD) and empties the
- * givers' sets; a nonblocking instance's group goes once to each process
- * with a taker (GROUP), and a taker's set holds the group's token (ntotal
- * + instance) while a token in it lives; a set going to another process
- * travels with its groups opened.  A token retires through its home (the
+ * givers' sets; a nonblocking instance's group goes once to every process
+ * (GROUP), and a taker's set holds the group's token (ntotal
+ * + instance) while a token in it lives; every process gets each group
+ * (before any set with its token), so sets travel with group tokens.  A
+ * token retires through its home (the
  * process of its record): each answer of a query about it is told there
  * (DONE), and once none is left every process is told (RETIRED) and drops
  * it from the sets it merges.
@@ -130,16 +131,6 @@ void hd_note(struct hd *R, int to, const struct hnote *n, const uint32_t *tok)
     }
     if (to < 0 || to >= R->K)
         return;
-    struct hnote c;
-    if (n->ntok && tok[n->ntok - 1] >= R->ntotal) {
-        /* the groups are this process's: their tokens travel */
-        R->flat.n = 0;
-        hd_ts_merge_flat(R, &R->flat, tok, n->ntok);
-        c = *n;
-        c.ntok = R->flat.n;
-        n = &c;
-        tok = R->flat.v;
-    }
     if (!dg_bytes_put(&R->out[to], n, sizeof *n) ||
         (n->ntok && !dg_bytes_put(&R->out[to], tok, n->ntok * sizeof *tok)))
         R->rc = TRACE_ERR_NOMEM;
@@ -637,10 +628,8 @@ static void hd_free(struct hd *R)
         if (R->cset)
             free(R->cset[k].v);
     }
-    for (uint32_t i = 0; R->in && i < R->hi - R->lo; i++) {
+    for (uint32_t i = 0; R->in && i < R->hi - R->lo; i++)
         free(R->in[i].group.v);
-        free(R->in[i].gsent);
-    }
     free(R->in);
     free(R->mflag);
     free(R->mcall);
@@ -665,7 +654,6 @@ static void hd_free(struct hd *R)
     free(R->retired);
     free(R->tmp.v);
     free(R->note_tok.v);
-    free(R->flat.v);
     for (uint32_t g = 0; g < R->ngrp; g++)
         free(R->grp[g].s.v);
     free(R->grp);
