@@ -468,6 +468,17 @@ static void test_waitstates_random(void **state)
 
 /* ---- the replay of a changed run ------------------------------------------------------- */
 
+/* Process x's logs (mine: of the ranks it owns among all[0..P)) and their
+ * distributed matching. */
+static int proc_match(const struct dg_mpilog *const *all, int P, const int *owner, const struct dg_xchg *x,
+                      const struct dg_mpilog **mine, struct dg_match **m)
+{
+    for (int r = 0; r < P; r++)
+        if (all[r] && owner[r] == x->proc)
+            mine[r] = all[r];
+    return dg_match_build_dist(mine, P, owner, x, m);
+}
+
 struct st_shared {
     int P, K;
     const struct dg_mpilog *all[MAXP];
@@ -483,11 +494,8 @@ static int stall_proc(const struct dg_xchg *x, void *arg)
     struct proc_arg *a = arg;
     struct st_shared *sh = (struct st_shared *)a->sh;
     const struct dg_mpilog *mine[MAXP] = {0};
-    for (int r = 0; r < sh->P; r++)
-        if (sh->all[r] && sh->owner[r] == x->proc)
-            mine[r] = sh->all[r];
     struct dg_match *m = NULL;
-    int rc = dg_match_build_dist(mine, sh->P, sh->owner, x, &m);
+    int rc = proc_match(sh->all, sh->P, sh->owner, x, mine, &m);
     if (rc < 0)
         return rc;
     struct dg_stall_wait b[MAXP];
@@ -595,11 +603,8 @@ static int hb_proc(const struct dg_xchg *x, void *arg)
     struct proc_arg *a = arg;
     struct hb_shared *sh = (struct hb_shared *)a->sh;
     const struct dg_mpilog *mine[MAXP] = {0};
-    for (int r = 0; r < sh->P; r++)
-        if (sh->all[r] && sh->owner[r] == x->proc)
-            mine[r] = sh->all[r];
     struct dg_match *m = NULL;
-    int rc = dg_match_build_dist(mine, sh->P, sh->owner, x, &m);
+    int rc = proc_match(sh->all, sh->P, sh->owner, x, mine, &m);
     if (rc < 0)
         return rc;
     rc = dg_hb_answer_dist(mine, sh->P, m, sh->owner, x, sh->q[x->proc], sh->nq[x->proc], sh->ans[x->proc]);
