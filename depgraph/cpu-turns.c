@@ -13,6 +13,7 @@
  * share of the CPU, the host's ranks taking turns in rank order. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "replay-private.h"
 
@@ -69,9 +70,16 @@ static int host_key_cmp(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+/* What the turns need to know of every rank's host (its log's). */
+struct host_fact {
+    int32_t rank;
+    uint32_t id;    /* 0: the log does not say */
+    uint32_t cpus;
+};
+
 /* Each rank's host (host[P]): ranks with the same host id share one, in
  * 0..n-1; -1 if its log does not say.  Returns n, or -1 if out of memory. */
-static int hosts_of(const struct dg_mpilog *const *logs, int P, int *host)
+static int hosts_of(const struct host_fact *f, int P, int *host)
 {
     struct host_key *k = malloc((P ? (size_t)P : 1) * sizeof *k);
     if (!k)
@@ -79,8 +87,8 @@ static int hosts_of(const struct dg_mpilog *const *logs, int P, int *host)
     size_t n = 0;
     for (int r = 0; r < P; r++) {
         host[r] = -1;
-        if (logs[r] && logs[r]->host.host_id)
-            k[n++] = (struct host_key){logs[r]->host.host_id, r};
+        if (f[r].id)
+            k[n++] = (struct host_key){f[r].id, r};
     }
     qsort(k, n, sizeof *k, host_key_cmp);
     int nh = 0;
@@ -93,36 +101,60 @@ static int hosts_of(const struct dg_mpilog *const *logs, int P, int *host)
     return n ? nh + 1 : 0;
 }
 
-bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair, int *host_out)
+/* Each rank's host (host[P]) and share of a CPU (fair[P]) from every
+ * rank's host fact (f[P]; id 0 for ranks without a log); false if out of
+ * memory. */
+static bool crowd_of(const struct host_fact *f, int P, double *fair, int *host)
 {
     size_t np = P ? (size_t)P : 1;
-    int *host = host_out ? host_out : malloc(np * sizeof *host);
     uint32_t *count = calloc(np, sizeof *count), *cpus = calloc(np, sizeof *cpus);
-    if (!host || !count || !cpus || hosts_of(logs, P, host) < 0) {
-        if (host != host_out)
-            free(host);
+    if (!count || !cpus || hosts_of(f, P, host) < 0) {
         free(count);
         free(cpus);
         return false;
     }
     for (int r = 0; r < P; r++) {
         int x = host[r];
-        if (x < 0 || !logs[r]->host.cpus)
+        if (x < 0 || !f[r].cpus)
             continue;
         count[x]++;
-        if (!cpus[x] || logs[r]->host.cpus < cpus[x])
-            cpus[x] = logs[r]->host.cpus;
+        if (!cpus[x] || f[r].cpus < cpus[x])
+            cpus[x] = f[r].cpus;
     }
     for (int r = 0; r < P; r++) {
         int x = host[r];
-        over[r] = logs[r] && dg_has_cpu_times(logs[r]);
         fair[r] = x >= 0 && cpus[x] && count[x] > cpus[x] ? (double)cpus[x] / count[x] : 1;
     }
-    if (host != host_out)
-        free(host);
     free(count);
     free(cpus);
     return true;
+}
+
+static struct host_fact fact_of(const struct dg_mpilog *const *logs, int r)
+{
+    struct host_fact f = {r, 0, 0};
+    if (logs[r]) {
+        f.id = logs[r]->host.host_id;
+        f.cpus = logs[r]->host.cpus;
+    }
+    return f;
+}
+
+bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair, int *host_out)
+{
+    size_t np = P ? (size_t)P : 1;
+    int *host = host_out ? host_out : malloc(np * sizeof *host);
+    struct host_fact *f = malloc(np * sizeof *f);
+    bool ok = host && f;
+    for (int r = 0; ok && r < P; r++) {
+        f[r] = fact_of(logs, r);
+        over[r] = logs[r] && dg_has_cpu_times(logs[r]);
+    }
+    ok = ok && crowd_of(f, P, fair, host);
+    if (host != host_out)
+        free(host);
+    free(f);
+    return ok;
 }
 
 /* A stretch off is a burst's or a call's wall time less its CPU time. */
@@ -210,18 +242,43 @@ void dg_turns_free(struct turns *t, int P)
  * off its CPU has the turns the run shows (schedule_rank), and after its
  * last time is on for a slots and off for b, from its median stretch off
  * and its share of the CPU, the host's ranks taking turns in rank order. */
-bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t t0, struct turns *t)
+/* A rank's turns after its last time: on for a slots, off for b. */
+struct turn_fact {
+    int32_t rank;
+    uint32_t a;   /* 0: the rank has no turns */
+};
+
+int dg_turns_of_dist(const struct dg_mpilog *const *logs, int P, const struct dg_xchg *x, double q, uint64_t t0,
+                     struct turns *t)
 {
-    size_t np = P ? (size_t)P : 1;
-    bool *over = malloc(np * sizeof *over);
+    size_t np = P ? (size_t)P : 1, nmine = 0;
     double *fair = malloc(np * sizeof *fair), *tmp = malloc(dg_off_capacity(logs, P) * sizeof *tmp);
     uint32_t *slot = calloc(np, sizeof *slot); /* per host: slots handed out so far */
     int *host = malloc(np * sizeof *host);
-    bool ok = over && fair && slot && tmp && host && q > 0 && dg_crowded(logs, P, over, fair, host);
-    for (int r = 0; r < P; r++)
+    struct host_fact *f = calloc(np, sizeof *f), *mine = malloc(np * sizeof *mine);
+    struct turn_fact *tf = malloc(np * sizeof *tf);
+    struct dg_bytes all = {0};
+    int rc = fair && tmp && slot && host && f && mine && tf ? 0 : TRACE_ERR_NOMEM;
+    for (int r = 0; r < P; r++) {
         t[r] = (struct turns){false, NULL, 0, 0, 1, 0, 0};
-    for (int r = 0; ok && r < P; r++) {
-        if (!over[r])
+        if (rc == 0 && logs[r])
+            mine[nmine++] = fact_of(logs, r);
+    }
+    /* every rank's host, then each rank's share of a CPU */
+    if ((rc = dg_xchg_allgather(x, rc, mine, nmine * sizeof *mine, &all)) < 0)
+        goto out;
+    for (size_t i = 0; i + sizeof *f <= all.len; i += sizeof *f) {
+        struct host_fact h;
+        memcpy(&h, all.p + i, sizeof h);
+        if (h.rank >= 0 && h.rank < P)
+            f[h.rank] = h;
+    }
+    dg_bytes_free(&all);
+    rc = q > 0 && crowd_of(f, P, fair, host) ? 0 : TRACE_ERR_NOMEM;
+    /* this process's ranks: their turns after the run */
+    nmine = 0;
+    for (int r = 0; rc == 0 && r < P; r++) {
+        if (!logs[r] || !dg_has_cpu_times(logs[r]))
             continue;
         double med, share;
         size_t noff;
@@ -237,19 +294,49 @@ bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t 
             b = (uint32_t)fmax(1, fmin(TURN_MAX, round(med / q)));
             a = (uint32_t)fmax(1, fmin(TURN_MAX, round(b * share / (1 - share))));
         }
-        int x = host[r] < 0 ? 0 : host[r];
-        t[r] = (struct turns){true, NULL, 0, 0, a, b, slot[x] % (a + b)};
-        slot[x] += a;
-        ok = schedule_rank(logs[r], t0, &t[r]);
+        t[r] = (struct turns){true, NULL, 0, 0, a, b, 0};
+        tf[nmine++] = (struct turn_fact){r, a};
     }
-    if (!ok)
+    /* the host's ranks take turns in rank order: each rank's phase is the
+     * slots of the ranks before it */
+    if ((rc = dg_xchg_allgather(x, rc, tf, nmine * sizeof *tf, &all)) < 0)
+        goto out;
+    memset(tf, 0, np * sizeof *tf);
+    for (size_t i = 0; i + sizeof *tf <= all.len; i += sizeof *tf) {
+        struct turn_fact h;
+        memcpy(&h, all.p + i, sizeof h);
+        if (h.rank >= 0 && h.rank < P)
+            tf[h.rank] = h;
+    }
+    for (int r = 0; r < P; r++) {
+        if (!tf[r].a)
+            continue;
+        int hx = host[r] < 0 ? 0 : host[r];
+        if (t[r].on)
+            t[r].phase = slot[hx] % (t[r].a + t[r].b);
+        slot[hx] += tf[r].a;
+    }
+    for (int r = 0; rc == 0 && r < P; r++)
+        if (t[r].on && !schedule_rank(logs[r], t0, &t[r]))
+            rc = TRACE_ERR_NOMEM;
+    rc = dg_xchg_agree(x, rc);
+out:
+    if (rc < 0)
         dg_turns_free(t, P);
-    free(over);
+    dg_bytes_free(&all);
     free(fair);
     free(slot);
     free(tmp);
     free(host);
-    return ok;
+    free(f);
+    free(mine);
+    free(tf);
+    return rc;
+}
+
+bool dg_turns_of(const struct dg_mpilog *const *logs, int P, double q, uint64_t t0, struct turns *t)
+{
+    return dg_turns_of_dist(logs, P, dg_xchg_serial(), q, t0, t) == 0;
 }
 
 /* The first stretch off of rank k that ends after t (noff if none). */

@@ -638,6 +638,11 @@ const struct dg_xchg *dg_xchg_serial(void);
 /* Every process's status agreed: the lowest (a failure anywhere is a
  * failure everywhere, so that all leave a step together). */
 int dg_xchg_agree(const struct dg_xchg *x, int rc);
+/* Every process's `len` bytes at `mine` (status: this process's; negative:
+ * it failed), concatenated in process order into *all (the caller frees
+ * it with dg_bytes_free): an agreement, one exchange and an agreement
+ * again.  Returns the agreed status. */
+int dg_xchg_allgather(const struct dg_xchg *x, int status, const void *mine, size_t len, struct dg_bytes *all);
 /* Runs fn(x, arg_i) on K threads, each with its dg_xchg (proc i of K), and
  * returns the lowest of their results (or a status if the threads could
  * not be started). */
@@ -841,6 +846,14 @@ int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct 
 int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
                   const struct dg_replay_params *pp, const struct dg_change *ch, size_t nch,
                   struct dg_replay_rank *out);
+/* The same spread over the processes of x (every process calls it, with
+ * the same parameters and changes): logs, owner and m as
+ * dg_match_build_dist's; out[r] is filled for this process's ranks (zero
+ * for the others').  With one process (dg_xchg_serial, owner NULL) it is
+ * dg_replay_run. */
+int dg_replay_run_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
+                       const struct dg_xchg *x, const struct dg_replay_params *pp, const struct dg_change *ch,
+                       size_t nch, struct dg_replay_rank *out);
 
 #ifdef __cplusplus
 }

@@ -43,67 +43,44 @@
  *     the largest message of the instance).
  * A rank is replayed as a list of items (computation, a call, a post, a
  * wait) built from its log and the changes; an item that waits for
- * another rank leaves the rank blocked until that rank has progressed. */
+ * another rank leaves the rank blocked until that rank has progressed.
+ * A replay that stalls (the logs, or a change, do not replay) lets the
+ * blocked rank that is earliest (then lowest) go on as if its wait were
+ * over.
+ *
+ * Spread over the processes of a dg_xchg (dg_replay_run_dist), each
+ * process replays its own ranks and learns what it needs of the others'
+ * from notes (struct rp_note), as the messages of the run would have told
+ * it:
+ *   - a posted send's arrival goes to its receive's process (ARRIVAL), and
+ *     to the receives of the sends it carries (merged); above the eager
+ *     limit its post goes there instead (SENT), the receive's process
+ *     computes the arrival once the receive is posted, in the receiver's
+ *     turns, and tells the send (PULLED);
+ *   - a member's post of a recorded collective (and a nonblocking one's
+ *     start) goes to the process that owns the instance (REACHED,
+ *     STARTED), which computes each member's completion once the members
+ *     it waits for are there (replay-owner.c) and tells it (DONE);
+ *   - a rank's first member of a changed instance (DG_CHANGE_COLL) goes to
+ *     the instance's owner (LEAD, owner id mod K), which tells every
+ *     process when it completes (INSTDONE).
+ * Every value is a function of posts only, so the ranks end where the
+ * serial replay ends them whatever the order of the steps: rounds of the
+ * exchange until nobody has work or notes, then a stall is broken at the
+ * lowest (clock, rank) of all processes, by two all-reduces.  With one
+ * process the same code runs with nothing travelling. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay-private.h"
 
-enum item_kind { IT_COMP, IT_CALL, IT_POST, IT_WAIT };
-
-struct item {
-    uint8_t kind;
-    uint32_t call;  /* IT_CALL, IT_POST, IT_WAIT: the call (index in the rank's calls) */
-    double ns;      /* IT_COMP */
-};
-
-/* A rank's calls: the first record of each, in log order. */
-struct rank {
-    struct turns tn;
-    uint32_t ncalls;
-    uint32_t *first;  /* log position of the call's first record */
-    struct item *it;
-    size_t nit, cit;
-    size_t next;      /* next item */
-    double t;         /* its clock */
-    double *at;       /* per log position: when the record was posted (NAN: not yet) */
-    double *done;     /* per log position: a SEND's arrival at its receiver (NAN: not known) */
-    uint32_t *into;   /* per log position: MERGE target (UINT32_MAX: none) */
-    uint64_t *extra;  /* per log position: bytes carried for merged sends */
-    uint32_t *coll;   /* per log position: collective instance + 1 (0: none) */
-    bool *lead;       /* per log position: the rank's first member of its instance */
-};
-
-/* A recorded collective instance, computed once for all its members. */
-struct coll_cache {
-    uint32_t scan[2];   /* members scanned, blocking [0] and nonblocking [1] */
-    double ready[2];    /* the latest post among them */
-    double least;       /* the least time a member spent in it */
-    bool least_known;
-};
-
-struct rstate {
-    const struct dg_mpilog *const *logs;
-    const struct dg_match *m;
-    const struct dg_replay_params *pp;
-    int P;
-    struct rank *rk;
-    uint32_t ninst;
-    uint32_t *inst_steps;
-    uint64_t *inst_bytes;
-    uint32_t *inst_ranks;
-    double *inst_ready;   /* max of the members' posts so far */
-    uint32_t *inst_posted; /* members posted so far */
-    struct coll_cache *cc; /* [dg_match_ncoll] */
-};
-
-static uint32_t call_end(const struct dg_mpilog *log, const struct rank *c, uint32_t k)
+uint64_t rp_key(struct dg_pos p)
 {
-    return k + 1 < c->ncalls ? c->first[k + 1] : log->n;
+    return (uint64_t)(uint32_t)p.rank << 32 | p.pos;
 }
 
-static double coll_steps(int call, uint32_t p)
+double rp_coll_steps(int call, uint32_t p)
 {
     double lg = p > 1 ? ceil(log2((double)p)) : 0;
     switch (trace_mpi_call_base(call)) {
@@ -117,16 +94,21 @@ static double coll_steps(int call, uint32_t p)
     }
 }
 
-static double xfer(const struct dg_replay_params *pp, uint64_t bytes)
+double rp_xfer(const struct dg_replay_params *pp, uint64_t bytes)
 {
     return pp->ideal ? 0 : pp->lat_ns + (double)bytes * pp->ns_per_byte;
 }
 
-static int push(struct rank *k, struct item it)
+static uint32_t call_end(const struct dg_mpilog *log, const struct rp_rank *c, uint32_t k)
+{
+    return k + 1 < c->ncalls ? c->first[k + 1] : log->n;
+}
+
+static int push(struct rp_rank *k, struct rp_item it)
 {
     if (k->nit == k->cit) {
         size_t nc = k->cit ? 2 * k->cit : 64;
-        struct item *p = realloc(k->it, nc * sizeof *p);
+        struct rp_item *p = realloc(k->it, nc * sizeof *p);
         if (!p)
             return TRACE_ERR_NOMEM;
         k->it = p;
@@ -136,187 +118,232 @@ static int push(struct rank *k, struct item it)
     return 0;
 }
 
-/* ---- posting and completing records ------------------------------------------------- */
-
-static const struct dg_msgrec *rec(const struct rstate *S, struct dg_pos p)
+static int rank_proc(const struct rp_state *S, int r)
 {
-    return &S->logs[p.rank]->rec[p.pos];
+    if (r < 0 || r >= S->P)
+        return -1;
+    return S->owner ? S->owner[r] : 0;
+}
+
+static bool mine(const struct rp_state *S, struct dg_pos p)
+{
+    return p.rank >= 0 && p.rank < S->P && S->logs[p.rank] && p.pos < S->logs[p.rank]->n;
+}
+
+static void wake(struct rp_state *S, int r)
+{
+    struct rp_rank *k = &S->rk[r];
+    if (!k->queued && k->next < k->nit) {
+        k->queued = true;
+        S->work[S->nwork++] = r;
+    }
+}
+
+/* The changed instance of record p of any rank (0: none), else id + 1. */
+static uint32_t coll_of(const struct rp_state *S, struct dg_pos p)
+{
+    const uint64_t *v = S->collof.n ? dg_map_get(&S->collof, rp_key(p)) : NULL;
+    return v ? (uint32_t)*v : 0;
+}
+
+/* ---- notes ------------------------------------------------------------------------------- */
+
+static void deliver(struct rp_state *S, const struct rp_note *n);
+
+void rp_note(struct rp_state *S, int q, const struct rp_note *n)
+{
+    if (q == S->me) {
+        deliver(S, n);
+        return;
+    }
+    if (q < 0 || q >= S->K)
+        return; /* nobody holds it: nobody waits for it */
+    if (!dg_bytes_put(&S->out[q], n, sizeof *n))
+        S->rc = TRACE_ERR_NOMEM;
+}
+
+static void note_rank(struct rp_state *S, int kind, struct dg_pos at, double t, uint64_t bytes)
+{
+    struct rp_note n = {(uint32_t)kind, 0, at, t, bytes};
+    rp_note(S, rank_proc(S, at.rank), &n);
+}
+
+/* Send p's arrival is known (done[p]): its receive and those of the sends
+ * it carries learn it (not those of sends in a changed instance: theirs is
+ * the instance's end). */
+static void arrived(struct rp_state *S, struct dg_pos p, bool self)
+{
+    double t = S->rk[p.rank].done[p.pos];
+    struct dg_pos q = dg_match_peer(S->m, p);
+    if (self && q.rank >= 0 && !coll_of(S, p))
+        note_rank(S, RN_ARRIVAL, q, t, 0);
+    size_t lo = 0, hi = S->ncarried;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        struct dg_pos c = S->carried[2 * mid];
+        if (c.rank < p.rank || (c.rank == p.rank && c.pos < p.pos))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < S->ncarried && S->carried[2 * lo].rank == p.rank && S->carried[2 * lo].pos == p.pos; lo++) {
+        struct dg_pos s = S->carried[2 * lo + 1];
+        q = dg_match_peer(S->m, s);
+        if (q.rank >= 0 && !coll_of(S, s))
+            note_rank(S, RN_ARRIVAL, q, t, 0);
+    }
 }
 
 /* The send's bytes, with those of the sends merged into it. */
-static uint64_t send_bytes(const struct rstate *S, struct dg_pos p)
+static uint64_t send_bytes(const struct rp_state *S, struct dg_pos p)
 {
-    return rec(S, p)->bytes + S->rk[p.rank].extra[p.pos];
+    return S->logs[p.rank]->rec[p.pos].bytes + S->rk[p.rank].extra[p.pos];
 }
 
-/* Arrival of the message of SEND p at its receiver, NAN if not known yet. */
-static double arrival(struct rstate *S, struct dg_pos p)
+/* Send p was posted: eager, its arrival is known now; a rendezvous waits
+ * for its receive's post, on the receive's process. */
+static void send_posted(struct rp_state *S, struct dg_pos p)
 {
-    struct rank *k = &S->rk[p.rank];
+    struct rp_rank *k = &S->rk[p.rank];
     if (k->into[p.pos] != UINT32_MAX)
-        return arrival(S, (struct dg_pos){p.rank, k->into[p.pos]});
-    if (!isnan(k->done[p.pos]) || isnan(k->at[p.pos]))
-        return k->done[p.pos];
+        return; /* travels in its carrier's message */
     uint64_t bytes = send_bytes(S, p);
     struct dg_pos q = dg_match_peer(S->m, p);
-    if (bytes > S->pp->eager_max && q.rank >= 0 && !(rec(S, q)->flags & DG_MSGF_NONBLOCKING)) {
-        double post = S->rk[q.rank].at[q.pos];
-        if (isnan(post))
-            return NAN; /* rendezvous: the receive is not posted yet */
-        /* the receiver pulls the message in when it runs (its turns on
-         * shared CPUs); the sender learns it in its own turn (complete) */
-        double t = dg_turns_notice(&S->rk[q.rank].tn, S->pp, fmax(k->at[p.pos], post));
-        k->done[p.pos] = t + xfer(S->pp, bytes);
-    } else {
-        k->done[p.pos] = k->at[p.pos] + fmax(0, xfer(S->pp, bytes) - S->pp->or_ns); /* L includes the
-                                                                                     receive's own time */
+    const struct dg_msgrec *y = q.rank >= 0 ? dg_match_rec(S->m, q) : NULL;
+    if (bytes > S->pp->eager_max && y && !(y->flags & DG_MSGF_NONBLOCKING)) {
+        note_rank(S, RN_SENT, q, k->at[p.pos], bytes);
+        return;
     }
-    return k->done[p.pos];
+    /* L includes the receive's own time */
+    k->done[p.pos] = k->at[p.pos] + fmax(0, rp_xfer(S->pp, bytes) - S->pp->or_ns);
+    arrived(S, p, true);
 }
 
-/* When collective instance i completes (NAN: a member is not there yet). */
-static double inst_done(struct rstate *S, uint32_t i)
+/* Receive q, posted, pulls in a rendezvous message posted at ts: when the
+ * receiver runs (its turns on shared CPUs); the send learns it. */
+static void pull(struct rp_state *S, struct dg_pos q, double ts, double x)
 {
-    if (S->inst_posted[i] < S->inst_ranks[i])
-        return NAN;
-    return S->inst_ready[i] + (double)S->inst_steps[i] * xfer(S->pp, S->inst_bytes[i]);
+    struct rp_rank *k = &S->rk[q.rank];
+    double t = dg_turns_notice(&k->tn, S->pp, fmax(ts, k->at[q.pos]));
+    k->done[q.pos] = t + x;
+    note_rank(S, RN_PULLED, dg_match_peer(S->m, q), k->done[q.pos], 0);
+    wake(S, q.rank);
 }
 
-/* The latest post of the members of instance ci (a nonblocking call's
- * members at their starts, variant nb), scanned once per instance: where
- * a scan stopped at a member not posted yet, the next one goes on. */
-static double members_ready(struct rstate *S, uint32_t ci, const struct dg_pos *mem, uint32_t n, bool nb)
+static void deliver(struct rp_state *S, const struct rp_note *n)
 {
-    struct coll_cache *c = &S->cc[ci];
-    for (; c->scan[nb] < n; c->scan[nb]++) {
-        struct dg_pos at = mem[c->scan[nb]];
-        const struct dg_msgrec *y = rec(S, at);
-        if (nb && (y->flags & DG_MSGF_NONBLOCKING) && y->fwd_pos < at.pos)
-            at.pos = (uint32_t)y->fwd_pos;
-        double a = S->rk[at.rank].at[at.pos];
-        if (isnan(a))
-            return NAN;
-        c->ready[nb] = c->scan[nb] ? fmax(c->ready[nb], a) : a;
-    }
-    return c->ready[nb];
-}
-
-/* A small rooted collective (at most eager_max bytes), as MPICH runs it: a
- * binomial tree over the members' places relative to the root.  A gather
- * or reduce waits for the members of its subtree (the root: for all), a
- * broadcast or scatter for its ancestors up to the root.  Returns when
- * those of member v (its place) have posted (NAN: not yet); *steps is the
- * tree's depth below or above it. */
-static double tree_ready(struct rstate *S, const struct dg_pos *mem, uint32_t n, uint32_t v, uint32_t root,
-                         bool up, double *steps)
-{
-    double ready = -INFINITY;
-    uint32_t span = up ? (v ? (v & -v) : n) : 0, end = v + span < n ? v + span : n;
-    double d = 0;
-    if (up)
-        *steps = end - v > 1 ? ceil(log2((double)(end - v))) : 0;
-    else
-        for (uint32_t w = v; w; w -= w & -w)
-            d++;
-    /* gather, reduce: the subtree [v, end); broadcast, scatter: v and its
-     * ancestors */
-    for (uint32_t u = v, w = v, i = 0;; i++) {
-        if (up ? u >= end : i > d)
-            break;
-        double a = S->rk[mem[(u + root) % n].rank].at[mem[(u + root) % n].pos];
-        if (isnan(a))
-            return NAN;
-        ready = fmax(ready, a);
-        if (up) {
-            u++;
-        } else if (w) {
-            u = w - (w & -w);
-            w -= w & -w;
+    struct dg_pos p = n->at;
+    switch (n->kind) {
+    case RN_REACHED: case RN_STARTED: case RN_LEAD:
+        rp_owner_take(S, n);
+        return;
+    case RN_INSTDONE:
+        if (n->inst < S->ninst && isnan(S->inst_done[n->inst])) {
+            S->inst_done[n->inst] = n->t;
+            for (int r = 0; r < S->P; r++)
+                if (S->logs[r])
+                    wake(S, r);
         }
+        return;
     }
-    if (!up)
-        *steps = d;
-    return ready;
+    if (!mine(S, p))
+        return;
+    struct rp_rank *k = &S->rk[p.rank];
+    switch (n->kind) {
+    case RN_ARRIVAL: case RN_DONE:
+        k->done[p.pos] = n->t;
+        wake(S, p.rank);
+        return;
+    case RN_PULLED:
+        k->done[p.pos] = n->t;
+        arrived(S, p, false);
+        wake(S, p.rank);
+        return;
+    case RN_SENT: {
+        double x = rp_xfer(S->pp, n->bytes);
+        if (!isnan(k->at[p.pos])) {
+            pull(S, p, n->t, x);
+            return;
+        }
+        if (S->npend == S->cpend) {
+            size_t c = S->cpend ? 2 * S->cpend : 16;
+            double *v = realloc(S->pend, 2 * c * sizeof *v);
+            if (!v) {
+                S->rc = TRACE_ERR_NOMEM;
+                return;
+            }
+            S->pend = v;
+            S->cpend = c;
+        }
+        uint64_t *slot = dg_map_put(&S->rdv, rp_key(p), S->npend);
+        if (!slot) {
+            S->rc = TRACE_ERR_NOMEM;
+            return;
+        }
+        S->pend[2 * S->npend] = n->t;
+        S->pend[2 * S->npend + 1] = x;
+        S->npend++;
+        return;
+    }
+    }
 }
 
-/* When the recorded collective of record p completes (NAN: not yet). */
-static double coll_done(struct rstate *S, struct dg_pos me)
-{
-    const struct dg_msgrec *x = rec(S, me);
-    uint32_t n = 0, ci = dg_match_coll_of(S->m, me);
-    const struct dg_pos *mem = dg_match_coll(S->m, ci, &n);
-    bool nb = x->flags & DG_MSGF_NONBLOCKING;
-    double ready = S->rk[me.rank].at[me.pos];
-    uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
-    uint32_t members = x->comm_size ? x->comm_size : n;
-    int base = trace_mpi_call_base(x->call);
-    int tree = 0; /* 1: up (gather, reduce), 2: down (broadcast, scatter) */
-    if (bytes <= S->pp->eager_max && x->peer >= 0 && !nb) {
-        if (base == CHT_MPI_GATHER || base == CHT_MPI_GATHERV || base == CHT_MPI_REDUCE)
-            tree = 1;
-        else if (base == CHT_MPI_BCAST || base == CHT_MPI_SCATTER || base == CHT_MPI_SCATTERV)
-            tree = 2;
-    }
-    double steps = coll_steps(x->call, members);
-    if (!n)
-        return ready + steps * xfer(S->pp, bytes);
-    if (tree) {
-        /* members' places: their order by world rank (the communicator's,
-         * as a split keeps it), from the root */
-        uint32_t v = dg_match_coll_place(S->m, ci, me.rank), root = dg_match_coll_place(S->m, ci, x->peer);
-        double a = tree_ready(S, mem, n, (v + n - root) % n, root, tree == 1, &steps);
-        if (isnan(a))
-            return NAN;
-        ready = fmax(ready, a);
-        double cost = steps * xfer(S->pp, bytes);
-        return ready + fmax(cost, S->pp->ideal ? 0 : S->pp->o_ns);
-    }
-    double a = members_ready(S, ci, mem, n, nb);
-    if (isnan(a))
-        return NAN;
-    ready = fmax(ready, a);
-    double cost = steps * xfer(S->pp, bytes);
-    /* the member that arrived last waited least: its time in the call is
-     * the collective's own cost, if larger (a first call that sets up the
-     * communicator's collectives costs ms) */
-    struct coll_cache *c = &S->cc[ci];
-    if (!nb && !c->least_known) {
-        c->least = INFINITY;
-        for (uint32_t i = 0; i < n; i++) {
-            const struct dg_msgrec *y = rec(S, mem[i]);
-            if (y->t_exit >= y->t_enter && y->t_exit)
-                c->least = fmin(c->least, (double)(y->t_exit - y->t_enter));
-        }
-        c->least_known = true;
-    }
-    if (!nb && isfinite(c->least) && !S->pp->ideal)
-        cost = fmax(cost, c->least);
-    return ready + cost;
-}
+/* ---- posting and completing records ------------------------------------------------- */
 
 /* Posts the records of call c of rank r at time t (records already posted
- * keep their time). */
-static void post(struct rstate *S, int r, uint32_t c, double t)
+ * keep their time), and says so to those who wait for them. */
+static void post(struct rp_state *S, int r, uint32_t c, double t)
 {
-    struct rank *k = &S->rk[r];
+    struct rp_rank *k = &S->rk[r];
     const struct dg_mpilog *log = S->logs[r];
     for (uint32_t p = k->first[c]; p < call_end(log, k, c); p++) {
         if (!isnan(k->at[p]))
             continue;
         k->at[p] = t;
+        struct dg_pos me = {r, p};
+        const struct dg_msgrec *x = &log->rec[p];
         uint32_t i = k->coll[p];
         if (i && k->lead[p]) {
-            S->inst_ready[i - 1] = S->inst_posted[i - 1] ? fmax(S->inst_ready[i - 1], t) : t;
-            S->inst_posted[i - 1]++;
+            struct rp_note n = {RN_LEAD, i - 1, me, t, 0};
+            rp_note(S, (int)((i - 1) % (uint32_t)S->K), &n);
+        }
+        if (x->kind == DG_MSG_SEND) {
+            send_posted(S, me);
+        } else if (x->kind == DG_MSG_RECV) {
+            const uint64_t *v = S->rdv.n ? dg_map_get(&S->rdv, rp_key(me)) : NULL;
+            if (v)
+                pull(S, me, S->pend[2 * *v], S->pend[2 * *v + 1]);
+        } else if (x->kind == DG_MSG_COLL) {
+            uint32_t ci = dg_match_coll_of(S->m, me);
+            if (ci != UINT32_MAX) {
+                struct rp_note n = {RN_REACHED, ci, me, t, 0};
+                rp_note(S, dg_match_coll_owner(S->m, ci), &n);
+            }
+        }
+        const uint64_t *cp = S->starts.n ? dg_map_get(&S->starts, rp_key(me)) : NULL;
+        if (cp) {
+            struct dg_pos w = {r, (uint32_t)*cp};
+            uint32_t ci = dg_match_coll_of(S->m, w);
+            struct rp_note n = {RN_STARTED, ci, w, t, 0};
+            rp_note(S, dg_match_coll_owner(S->m, ci), &n);
         }
     }
 }
 
+/* When the recorded collective at p completes, with no instance (no other
+ * member is known). */
+static double coll_alone(const struct rp_state *S, struct dg_pos me)
+{
+    const struct dg_msgrec *x = &S->logs[me.rank]->rec[me.pos];
+    uint64_t bytes = x->bytes > x->rbytes ? x->bytes : x->rbytes;
+    return S->rk[me.rank].at[me.pos] + rp_coll_steps(x->call, x->comm_size) * rp_xfer(S->pp, bytes);
+}
+
 /* When call c of rank r (posted) completes: NAN if it waits for another
  * rank that has not got far enough. */
-static double complete(struct rstate *S, int r, uint32_t c)
+static double complete(struct rp_state *S, int r, uint32_t c)
 {
-    struct rank *k = &S->rk[r];
+    struct rp_rank *k = &S->rk[r];
     const struct dg_mpilog *log = S->logs[r];
     const struct dg_replay_params *pp = S->pp;
     double end = -INFINITY, own = 0;
@@ -329,7 +356,7 @@ static double complete(struct rstate *S, int r, uint32_t c)
         if (k->coll[p]) {
             modelled = true;
             if (k->lead[p]) {
-                double d = inst_done(S, k->coll[p] - 1);
+                double d = S->inst_done[k->coll[p] - 1];
                 if (isnan(d))
                     return NAN;
                 end = fmax(end, d);
@@ -340,30 +367,30 @@ static double complete(struct rstate *S, int r, uint32_t c)
             modelled = true;
             if (k->into[p] != UINT32_MAX)
                 continue; /* travels later, in another message */
-            double a = arrival(S, me);
-            if (isnan(a)) {
-                if (!(x->flags & DG_MSGF_NONBLOCKING))
-                    return NAN;
+            if (x->flags & DG_MSGF_NONBLOCKING) {
+                /* its own time; the message goes on without it */
+                end = fmax(end, start + (pp->ideal ? 0 : pp->o_ns));
                 continue;
             }
+            double a = k->done[p];
+            if (isnan(a))
+                return NAN;
             bool rdv = send_bytes(S, me) > pp->eager_max;
-            end = fmax(end, rdv && !(x->flags & DG_MSGF_NONBLOCKING) ? a : start + (pp->ideal ? 0 : pp->o_ns));
+            end = fmax(end, rdv ? a : start + (pp->ideal ? 0 : pp->o_ns));
         } else if (x->kind == DG_MSG_RECV) {
             modelled = true;
             struct dg_pos s = dg_match_peer(S->m, me);
             double a = start;
             if (s.rank >= 0) {
-                if (S->rk[s.rank].coll[s.pos])
-                    a = inst_done(S, S->rk[s.rank].coll[s.pos] - 1);
-                else
-                    a = arrival(S, s);
+                uint32_t i = coll_of(S, s);
+                a = i ? S->inst_done[i - 1] : k->done[p];
                 if (isnan(a))
                     return NAN; /* its send has not left yet */
             }
             end = fmax(end, fmax(start, a) + (pp->ideal ? 0 : pp->or_ns));
         } else if (x->kind == DG_MSG_COLL) {
             modelled = true;
-            double d = coll_done(S, me);
+            double d = dg_match_coll_of(S->m, me) == UINT32_MAX ? coll_alone(S, me) : k->done[p];
             if (isnan(d))
                 return NAN;
             end = fmax(end, (x->flags & DG_MSGF_NONBLOCKING) ? fmax(start, d) : d);
@@ -379,13 +406,12 @@ static double complete(struct rstate *S, int r, uint32_t c)
     return end;
 }
 
-/* Runs rank r's items as far as it can; true if it progressed. */
-static bool advance(struct rstate *S, int r)
+/* Runs rank r's items as far as it can. */
+static void advance(struct rp_state *S, int r)
 {
-    struct rank *k = &S->rk[r];
-    bool progress = false;
-    while (k->next < k->nit) {
-        const struct item *it = &k->it[k->next];
+    struct rp_rank *k = &S->rk[r];
+    while (k->next < k->nit && S->rc == 0) {
+        const struct rp_item *it = &k->it[k->next];
         if (it->kind == IT_COMP) {
             k->t = dg_turns_run(&k->tn, S->pp, k->t, it->ns);
         } else if (it->kind == IT_POST) {
@@ -395,20 +421,26 @@ static bool advance(struct rstate *S, int r)
                 post(S, r, it->call, k->t);
             double d = complete(S, r, it->call);
             if (isnan(d))
-                return progress;
+                return;
             k->t = dg_turns_notice(&k->tn, S->pp, fmax(k->t, d));
         }
         k->next++;
-        progress = true;
     }
-    return progress;
 }
 
+static void run_local(struct rp_state *S)
+{
+    while (S->nwork && S->rc == 0) {
+        int r = S->work[--S->nwork];
+        S->rk[r].queued = false;
+        advance(S, r);
+    }
+}
 /* ---- building the items ------------------------------------------------------------- */
 
 /* The call whose gap (from the previous call's exit to its entry) holds
  * measured time t, and the offset in it; the last call if t is later. */
-static uint32_t gap_of(const struct dg_mpilog *log, const struct rank *k, uint64_t t, double *off)
+static uint32_t gap_of(const struct dg_mpilog *log, const struct rp_rank *k, uint64_t t, double *off)
 {
     uint32_t lo = 1, hi = k->ncalls - 1; /* first call with t_enter >= t */
     while (lo < hi) {
@@ -442,9 +474,9 @@ static int action_cmp(const void *a, const void *b)
 
 /* Rank r's items: its gaps and calls, with the posts and waits of the
  * calls made nonblocking (acts: n of them) placed in the gaps. */
-static int build_items(struct rstate *S, int r, struct action *acts, size_t n, const bool *moved)
+static int build_items(struct rp_state *S, int r, struct action *acts, size_t n, const bool *moved)
 {
-    struct rank *k = &S->rk[r];
+    struct rp_rank *k = &S->rk[r];
     const struct dg_mpilog *log = S->logs[r];
     if (n)
         qsort(acts, n, sizeof *acts, action_cmp);
@@ -465,24 +497,24 @@ static int build_items(struct rstate *S, int r, struct action *acts, size_t n, c
         double done = 0;
         for (; a < n && acts[a].gap == c; a++) {
             double off = fmin(acts[a].off * scale, gap);
-            if (off > done && push(k, (struct item){IT_COMP, 0, off - done}) < 0)
+            if (off > done && push(k, (struct rp_item){IT_COMP, 0, off - done}) < 0)
                 return TRACE_ERR_NOMEM;
             done = fmax(done, off);
-            if (push(k, (struct item){acts[a].kind, acts[a].call, 0}) < 0)
+            if (push(k, (struct rp_item){acts[a].kind, acts[a].call, 0}) < 0)
                 return TRACE_ERR_NOMEM;
         }
-        if (gap > done && push(k, (struct item){IT_COMP, 0, gap - done}) < 0)
+        if (gap > done && push(k, (struct rp_item){IT_COMP, 0, gap - done}) < 0)
             return TRACE_ERR_NOMEM;
         if (c + 1 == k->ncalls)
             break; /* the last call's entry is the end */
-        if (!moved[c] && push(k, (struct item){IT_CALL, c, 0}) < 0)
+        if (!moved[c] && push(k, (struct rp_item){IT_CALL, c, 0}) < 0)
             return TRACE_ERR_NOMEM;
     }
     return 0;
 }
 
 /* The call (index in the rank's calls) holding log position p. */
-static uint32_t call_of(const struct rank *k, uint32_t p)
+static uint32_t call_of(const struct rp_rank *k, uint32_t p)
 {
     uint32_t lo = 0, hi = k->ncalls;
     while (hi - lo > 1) {
@@ -495,10 +527,10 @@ static uint32_t call_of(const struct rank *k, uint32_t p)
     return lo;
 }
 
-static void state_free(struct rstate *S)
+static void state_free(struct rp_state *S)
 {
     for (int r = 0; S->rk && r < S->P; r++) {
-        struct rank *k = &S->rk[r];
+        struct rp_rank *k = &S->rk[r];
         free(k->first);
         free(k->it);
         free(k->at);
@@ -510,24 +542,36 @@ static void state_free(struct rstate *S)
         free(k->tn.off);
     }
     free(S->rk);
+    free(S->work);
+    dg_bytes_per_proc_free(S->out, S->K);
+    dg_bytes_per_proc_free(S->in, S->K);
+    dg_map_free(&S->starts);
+    dg_map_free(&S->rdv);
+    dg_map_free(&S->collof);
+    free(S->pend);
+    free(S->carried);
     free(S->inst_steps);
-    free(S->inst_bytes);
     free(S->inst_ranks);
-    free(S->inst_ready);
-    free(S->cc);
     free(S->inst_posted);
+    free(S->inst_bytes);
+    free(S->inst_ready);
+    free(S->inst_done);
+    rp_owner_free(S);
 }
 
-static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
+/* This process's ranks' arrays, each with no change yet. */
+static int ranks_init(struct rp_state *S)
 {
     int P = S->P;
-    uint32_t ncoll = dg_match_ncoll(S->m);
-    if (!(S->rk = calloc(P ? P : 1, sizeof *S->rk)) || !(S->cc = calloc(ncoll ? ncoll : 1, sizeof *S->cc)))
+    if (!(S->rk = calloc(P ? P : 1, sizeof *S->rk)) || !(S->work = malloc((P ? P : 1) * sizeof *S->work)) ||
+        !(S->out = dg_bytes_per_proc(S->K)) || !(S->in = dg_bytes_per_proc(S->K)))
         return TRACE_ERR_NOMEM;
     for (int r = 0; r < P; r++) {
-        struct rank *k = &S->rk[r];
+        struct rp_rank *k = &S->rk[r];
         const struct dg_mpilog *log = S->logs[r];
-        uint32_t n = log ? log->n : 0;
+        if (!log)
+            continue;
+        uint32_t n = log->n;
         k->first = malloc((n ? n : 1) * sizeof *k->first);
         k->at = malloc((n ? n : 1) * sizeof *k->at);
         k->done = malloc((n ? n : 1) * sizeof *k->done);
@@ -542,28 +586,41 @@ static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
                 k->first[k->ncalls++] = p;
             k->at[p] = k->done[p] = NAN;
             k->into[p] = UINT32_MAX;
+            const struct dg_msgrec *x = &log->rec[p];
+            struct dg_pos me = {r, p};
+            if (x->kind == DG_MSG_COLL && (x->flags & DG_MSGF_NONBLOCKING) && x->fwd_pos < p &&
+                dg_match_coll_of(S->m, me) != UINT32_MAX &&
+                !dg_map_put(&S->starts, rp_key((struct dg_pos){r, (uint32_t)x->fwd_pos}), p))
+                return TRACE_ERR_NOMEM;
         }
     }
-    /* collective instances: ids as given, compacted */
-    uint32_t maxid = 0;
-    for (size_t i = 0; i < nch; i++)
-        if (ch[i].kind == DG_CHANGE_COLL && ch[i].id + 1 > maxid)
-            maxid = ch[i].id + 1;
-    S->ninst = maxid;
-    if (maxid) {
-        S->inst_steps = calloc(maxid, sizeof *S->inst_steps);
-        S->inst_bytes = calloc(maxid, sizeof *S->inst_bytes);
-        S->inst_ranks = calloc(maxid, sizeof *S->inst_ranks);
-        S->inst_ready = calloc(maxid, sizeof *S->inst_ready);
-        S->inst_posted = calloc(maxid, sizeof *S->inst_posted);
-        if (!S->inst_steps || !S->inst_bytes || !S->inst_ranks || !S->inst_ready || !S->inst_posted)
-            return TRACE_ERR_NOMEM;
-    }
+    return 0;
+}
+
+static int carried_cmp(const void *a, const void *b)
+{
+    const struct dg_pos *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The changes of this process's ranks applied (a merged send travels in
+ * its carrier's message; a call joins a changed instance), every rank's
+ * changed instances known, and each merged send's last carrier. */
+static int changes_init(struct rp_state *S, const struct dg_change *ch, size_t nch, int64_t *lastv)
+{
     for (size_t i = 0; i < nch; i++) {
         const struct dg_change *c = &ch[i];
-        if (c->rank < 0 || c->rank >= P || !S->logs[c->rank] || c->pos >= S->logs[c->rank]->n)
+        if (c->kind == DG_CHANGE_COLL) { /* the last change of a record is its own */
+            uint64_t *v = dg_map_put(&S->collof, rp_key((struct dg_pos){c->rank, c->pos}), 0);
+            if (!v)
+                return TRACE_ERR_NOMEM;
+            *v = c->id + 1;
+        }
+        if (!mine(S, (struct dg_pos){c->rank, c->pos}))
             continue;
-        struct rank *k = &S->rk[c->rank];
+        struct rp_rank *k = &S->rk[c->rank];
         const struct dg_msgrec *x = &S->logs[c->rank]->rec[c->pos];
         if (c->kind == DG_CHANGE_MERGE && x->kind == DG_MSG_SEND && c->into < S->logs[c->rank]->n &&
             c->into != c->pos) {
@@ -572,127 +629,248 @@ static int state_init(struct rstate *S, const struct dg_change *ch, size_t nch)
         } else if (c->kind == DG_CHANGE_COLL) {
             k->coll[c->pos] = c->id + 1;
             uint64_t b = x->bytes > x->rbytes ? x->bytes : x->rbytes;
-            if (b > S->inst_bytes[c->id])
-                S->inst_bytes[c->id] = b;
-            S->inst_steps[c->id] = c->steps;
+            if ((int64_t)b > lastv[2 * c->id])
+                lastv[2 * c->id] = (int64_t)b;
+            lastv[2 * c->id + 1] = (int64_t)i + 1; /* its steps: the last change's */
         }
     }
-    /* each rank's first member of an instance leads it there */
-    uint32_t *seen = maxid ? calloc(maxid, sizeof *seen) : NULL; /* rank + 1 that has a lead */
-    if (maxid && !seen)
-        return TRACE_ERR_NOMEM;
-    for (int r = 0; r < P; r++) {
+    /* each merged send's last carrier (a cycle of merges carries nothing) */
+    size_t n = 0, cap = 0;
+    for (int r = 0; r < S->P; r++) {
         const struct dg_mpilog *log = S->logs[r];
-        struct rank *k = &S->rk[r];
+        struct rp_rank *k = &S->rk[r];
+        for (uint32_t p = 0; log && p < log->n; p++) {
+            if (k->into[p] == UINT32_MAX)
+                continue;
+            uint32_t f = k->into[p], hops = 0;
+            while (k->into[f] != UINT32_MAX && hops++ < log->n)
+                f = k->into[f];
+            if (k->into[f] != UINT32_MAX)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                struct dg_pos *v = realloc(S->carried, 2 * cap * sizeof *v);
+                if (!v)
+                    return TRACE_ERR_NOMEM;
+                S->carried = v;
+            }
+            S->carried[2 * n] = (struct dg_pos){r, f};
+            S->carried[2 * n + 1] = (struct dg_pos){r, p};
+            n++;
+        }
+    }
+    S->ncarried = n;
+    if (n > 1)
+        qsort(S->carried, n, 2 * sizeof *S->carried, carried_cmp);
+    return 0;
+}
+
+/* Each rank's first member of a changed instance leads it there; the
+ * instances' members, bytes and steps agreed over the processes. */
+static int instances_init(struct rp_state *S, const struct dg_change *ch, size_t nch, const struct dg_xchg *x)
+{
+    uint32_t maxid = 0;
+    for (size_t i = 0; i < nch; i++)
+        if (ch[i].kind == DG_CHANGE_COLL && ch[i].id + 1 > maxid)
+            maxid = ch[i].id + 1;
+    S->ninst = maxid;
+    size_t ni = maxid ? maxid : 1;
+    int64_t *v = calloc(3 * ni, sizeof *v); /* [2i]: bytes, [2i+1]: last change + 1; [2 ni + i]: ranks */
+    S->inst_steps = calloc(ni, sizeof *S->inst_steps);
+    S->inst_ranks = calloc(ni, sizeof *S->inst_ranks);
+    S->inst_posted = calloc(ni, sizeof *S->inst_posted);
+    S->inst_bytes = calloc(ni, sizeof *S->inst_bytes);
+    S->inst_ready = calloc(ni, sizeof *S->inst_ready);
+    S->inst_done = malloc(ni * sizeof *S->inst_done);
+    uint32_t *seen = calloc(ni, sizeof *seen); /* rank + 1 that has a lead */
+    int rc = v && S->inst_steps && S->inst_ranks && S->inst_posted && S->inst_bytes && S->inst_ready &&
+                     S->inst_done && seen
+                 ? 0
+                 : TRACE_ERR_NOMEM;
+    if (rc == 0)
+        rc = changes_init(S, ch, nch, v);
+    for (int r = 0; rc == 0 && r < S->P; r++) {
+        const struct dg_mpilog *log = S->logs[r];
+        struct rp_rank *k = &S->rk[r];
         for (uint32_t p = 0; log && p < log->n; p++) {
             uint32_t i = k->coll[p];
             if (i && seen[i - 1] != (uint32_t)r + 1) {
                 seen[i - 1] = (uint32_t)r + 1;
                 k->lead[p] = true;
-                S->inst_ranks[i - 1]++;
+                v[2 * ni + i - 1]++;
             }
         }
     }
+    if ((rc = dg_xchg_agree(x, rc)) == 0 && maxid && x->nprocs > 1 &&
+        ((rc = x->allreduce(x->ctx, v, 2 * (int)ni, DG_XCHG_MAX)) == 0))
+        rc = x->allreduce(x->ctx, v + 2 * ni, (int)ni, DG_XCHG_SUM);
+    for (uint32_t i = 0; rc == 0 && i < maxid; i++) {
+        S->inst_bytes[i] = (uint64_t)v[2 * i];
+        S->inst_steps[i] = v[2 * i + 1] ? ch[v[2 * i + 1] - 1].steps : 0;
+        S->inst_ranks[i] = (uint32_t)v[2 * ni + i];
+        S->inst_done[i] = NAN;
+    }
+    free(v);
     free(seen);
-    return 0;
+    return rc;
 }
 
-int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                  const struct dg_replay_params *pp, const struct dg_change *ch, size_t nch,
-                  struct dg_replay_rank *out)
+/* Rank r's items: the posts and waits of its calls made nonblocking
+ * placed in its gaps. */
+static int rank_items(struct rp_state *S, int r, const struct dg_change *ch, size_t nch)
+{
+    const struct dg_mpilog *log = S->logs[r];
+    struct rp_rank *k = &S->rk[r];
+    if (!log || k->ncalls < 2)
+        return 0;
+    bool *moved = calloc(k->ncalls, sizeof *moved);
+    struct action *acts = nch ? malloc(2 * nch * sizeof *acts) : NULL;
+    if (!moved || (nch && !acts)) {
+        free(moved);
+        free(acts);
+        return TRACE_ERR_NOMEM;
+    }
+    size_t na = 0;
+    for (size_t i = 0; i < nch; i++) {
+        const struct dg_change *c = &ch[i];
+        if (c->kind != DG_CHANGE_NB || c->rank != r || c->pos >= log->n)
+            continue;
+        uint32_t call = call_of(k, c->pos);
+        const struct dg_msgrec *x = &log->rec[k->first[call]];
+        if (call == 0 || call + 1 >= k->ncalls || moved[call] || !x->t_enter || !x->t_exit)
+            continue;
+        uint64_t tp = c->t_post && c->t_post < x->t_enter ? c->t_post : x->t_enter;
+        uint64_t tw = c->t_wait > x->t_exit ? c->t_wait : x->t_exit;
+        struct action p = {0, 0, IT_POST, call}, w = {0, 0, IT_WAIT, call};
+        if (tp == x->t_enter) {
+            p.gap = call;
+            p.off = INFINITY; /* at the end of its own gap: where it was */
+        } else {
+            p.gap = gap_of(log, k, tp, &p.off);
+        }
+        w.gap = gap_of(log, k, tw, &w.off);
+        if (w.gap <= call) {
+            w.gap = call + 1;
+            w.off = 0;
+        }
+        acts[na++] = p;
+        acts[na++] = w;
+        moved[call] = true;
+    }
+    int rc = build_items(S, r, acts, na, moved);
+    free(moved);
+    free(acts);
+    return rc;
+}
+
+/* One round of the exchange: the notes for other processes go, theirs
+ * for this one are taken.  Returns whether any process sent anything, or
+ * a negative status. */
+static int round_trip(struct rp_state *S, const struct dg_xchg *x)
+{
+    int rc = x->alltoall(x->ctx, S->rc, S->out, S->in);
+    if (rc < 0)
+        return rc;
+    for (int q = 0; q < S->K; q++) {
+        for (size_t off = 0; off + sizeof(struct rp_note) <= S->in[q].len; off += sizeof(struct rp_note)) {
+            struct rp_note n;
+            memcpy(&n, S->in[q].p + off, sizeof n);
+            deliver(S, &n);
+        }
+        dg_bytes_free(&S->in[q]);
+    }
+    return rc;
+}
+
+/* The replay, to its end: rounds until nobody has work or notes; a stall
+ * lets the earliest blocked rank (then the lowest) go on. */
+static int run(struct rp_state *S, const struct dg_xchg *x)
+{
+    for (;;) {
+        int rc;
+        do {
+            run_local(S);
+        } while ((rc = round_trip(S, x)) > 0);
+        if (rc < 0)
+            return rc;
+        int64_t v = INT64_MAX, w = INT64_MAX;
+        for (int r = 0; r < S->P; r++) {
+            const struct rp_rank *k = &S->rk[r];
+            int64_t b;
+            double t = k->t > 0 ? k->t : 0; /* no -0: its bits would be lowest */
+            memcpy(&b, &t, sizeof b); /* non-negative doubles order as their bits */
+            if (S->logs[r] && k->next < k->nit && b < v)
+                v = b;
+        }
+        if (x->nprocs > 1 && (rc = x->allreduce(x->ctx, &v, 1, DG_XCHG_MIN)) < 0)
+            return rc;
+        if (v == INT64_MAX)
+            return 0;
+        for (int r = 0; r < S->P && w == INT64_MAX; r++) {
+            const struct rp_rank *k = &S->rk[r];
+            int64_t b;
+            double t = k->t > 0 ? k->t : 0;
+            memcpy(&b, &t, sizeof b);
+            if (S->logs[r] && k->next < k->nit && b == v)
+                w = r;
+        }
+        if (x->nprocs > 1 && (rc = x->allreduce(x->ctx, &w, 1, DG_XCHG_MIN)) < 0)
+            return rc;
+        if (w == INT64_MAX)
+            return TRACE_ERR_ARG; /* a process's ranks changed under it: no rank is there to go on */
+        if (w >= 0 && w < S->P && S->logs[w]) {
+            S->rk[w].next++;
+            wake(S, (int)w);
+        }
+    }
+}
+
+int dg_replay_run_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
+                       const struct dg_xchg *x, const struct dg_replay_params *pp, const struct dg_change *ch,
+                       size_t nch, struct dg_replay_rank *out)
 {
     int P = nranks, rc;
-    struct rstate S = {.logs = logs, .m = m, .pp = pp, .P = P};
-    bool *moved = NULL;
-    struct action *acts = NULL;
-    if ((rc = state_init(&S, ch, nch)) < 0)
-        goto out;
-    uint64_t t0 = dg_run_start(logs, P);
-    if (pp->slice_ns > 0) {
-        struct turns *tn = malloc((P ? P : 1) * sizeof *tn);
-        if (!tn || !dg_turns_of(logs, P, pp->slice_ns, t0, tn)) {
-            free(tn);
-            rc = TRACE_ERR_NOMEM;
-            goto out;
-        }
-        for (int r = 0; r < P; r++)
-            S.rk[r].tn = tn[r]; /* state_free frees their windows */
-        free(tn);
-    }
-    /* per rank: the posts and waits of the calls made nonblocking */
-    size_t na = 0;
-    if (nch && !(acts = malloc(2 * nch * sizeof *acts))) {
+    struct rp_state S = {.logs = logs, .m = m, .pp = pp, .owner = owner, .P = P, .K = x->nprocs, .me = x->proc};
+    struct turns *tn = NULL;
+    rc = ranks_init(&S);
+    if (rc == 0 && pp->slice_ns > 0 && !(tn = malloc((P ? P : 1) * sizeof *tn)))
         rc = TRACE_ERR_NOMEM;
+    if ((rc = dg_xchg_agree(x, rc)) < 0 || (rc = instances_init(&S, ch, nch, x)) < 0)
         goto out;
-    }
-    for (int r = 0; r < P; r++) {
-        const struct dg_mpilog *log = logs[r];
-        struct rank *k = &S.rk[r];
-        if (!log || k->ncalls < 2)
-            continue;
-        free(moved);
-        if (!(moved = calloc(k->ncalls, sizeof *moved))) {
-            rc = TRACE_ERR_NOMEM;
-            goto out;
-        }
-        na = 0;
-        for (size_t i = 0; i < nch; i++) {
-            const struct dg_change *c = &ch[i];
-            if (c->kind != DG_CHANGE_NB || c->rank != r || c->pos >= log->n)
-                continue;
-            uint32_t call = call_of(k, c->pos);
-            const struct dg_msgrec *x = &log->rec[k->first[call]];
-            if (call == 0 || call + 1 >= k->ncalls || moved[call] || !x->t_enter || !x->t_exit)
-                continue;
-            uint64_t tp = c->t_post && c->t_post < x->t_enter ? c->t_post : x->t_enter;
-            uint64_t tw = c->t_wait > x->t_exit ? c->t_wait : x->t_exit;
-            struct action p = {0, 0, IT_POST, call}, w = {0, 0, IT_WAIT, call};
-            if (tp == x->t_enter) {
-                p.gap = call;
-                p.off = INFINITY; /* at the end of its own gap: where it was */
-            } else {
-                p.gap = gap_of(log, k, tp, &p.off);
-            }
-            w.gap = gap_of(log, k, tw, &w.off);
-            if (w.gap <= call) {
-                w.gap = call + 1;
-                w.off = 0;
-            }
-            acts[na++] = p;
-            acts[na++] = w;
-            moved[call] = true;
-        }
-        if ((rc = build_items(&S, r, acts, na, moved)) < 0)
+    /* the run's start: the first MPI_Init return of all */
+    int64_t t0v = (int64_t)dg_run_start(logs, P);
+    t0v = t0v ? t0v : INT64_MAX;
+    if (x->nprocs > 1 && (rc = x->allreduce(x->ctx, &t0v, 1, DG_XCHG_MIN)) < 0)
+        goto out;
+    uint64_t t0 = t0v == INT64_MAX ? 0 : (uint64_t)t0v;
+    if (tn) {
+        rc = dg_turns_of_dist(logs, P, x, pp->slice_ns, t0, tn);
+        for (int r = 0; rc == 0 && r < P; r++)
+            S.rk[r].tn = tn[r]; /* state_free frees their windows */
+        if (rc < 0)
             goto out;
     }
+    for (int r = 0; rc == 0 && r < P; r++)
+        rc = rank_items(&S, r, ch, nch);
+    if (rc == 0)
+        rc = rp_owner_setup(&S);
+    if ((rc = dg_xchg_agree(x, rc)) < 0)
+        goto out;
     /* ranks start when their MPI_Init returns, on one clock (the ranks'
      * CLOCK_MONOTONIC: one host), their offsets scaled as bursts are */
     double scale = pp->compute_scale > 0 ? pp->compute_scale : 1;
-    for (int r = 0; r < P; r++)
+    for (int r = 0; r < P; r++) {
         if (logs[r] && logs[r]->n && logs[r]->rec[0].t_exit)
             S.rk[r].t = (double)(logs[r]->rec[0].t_exit - t0) * scale;
-    for (;;) {
-        bool progress = false, left = false;
-        for (int r = 0; r < P; r++) {
-            progress |= advance(&S, r);
-            left |= S.rk[r].next < S.rk[r].nit;
-        }
-        if (!left)
-            break;
-        if (!progress) {
-            /* the logs (or a change) do not replay: let the blocked rank
-             * that is earliest go on as if its wait were over */
-            int best = -1;
-            for (int r = 0; r < P; r++)
-                if (S.rk[r].next < S.rk[r].nit && (best < 0 || S.rk[r].t < S.rk[best].t))
-                    best = r;
-            S.rk[best].next++;
-        }
+        if (logs[r])
+            wake(&S, r);
     }
+    if ((rc = run(&S, x)) < 0)
+        goto out;
     for (int r = 0; r < P; r++) {
         memset(&out[r], 0, sizeof out[r]);
         const struct dg_mpilog *log = logs[r];
-        struct rank *k = &S.rk[r];
+        struct rp_rank *k = &S.rk[r];
         if (!log || k->ncalls < 2)
             continue;
         const struct dg_msgrec *first = &log->rec[0], *last = &log->rec[k->first[k->ncalls - 1]];
@@ -702,9 +880,14 @@ int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct 
     }
     rc = 0;
 out:
-    free(moved);
-    free(acts);
+    free(tn);
     state_free(&S);
     return rc;
 }
 
+int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                  const struct dg_replay_params *pp, const struct dg_change *ch, size_t nch,
+                  struct dg_replay_rank *out)
+{
+    return dg_replay_run_dist(logs, nranks, m, NULL, dg_xchg_serial(), pp, ch, nch, out);
+}

@@ -55,6 +55,30 @@ int dg_xchg_agree(const struct dg_xchg *x, int rc)
     return (int)v;
 }
 
+int dg_xchg_allgather(const struct dg_xchg *x, int status, const void *mine, size_t len, struct dg_bytes *all)
+{
+    int K = x->nprocs;
+    *all = (struct dg_bytes){0};
+    struct dg_bytes *out = dg_bytes_per_proc(K), *in = dg_bytes_per_proc(K);
+    int rc = out && in ? status : TRACE_ERR_NOMEM;
+    for (int q = 0; rc >= 0 && q < K; q++)
+        if (len && !dg_bytes_put(&out[q], mine, len))
+            rc = TRACE_ERR_NOMEM;
+    if ((rc = dg_xchg_agree(x, rc)) >= 0)
+        rc = x->alltoall(x->ctx, 0, out, in);
+    if (rc >= 0) {
+        for (int q = 0; rc >= 0 && q < K; q++)
+            if (in[q].len && !dg_bytes_put(all, in[q].p, in[q].len))
+                rc = TRACE_ERR_NOMEM;
+        rc = dg_xchg_agree(x, rc);
+    }
+    if (rc < 0)
+        dg_bytes_free(all);
+    dg_bytes_per_proc_free(out, K);
+    dg_bytes_per_proc_free(in, K);
+    return rc < 0 ? rc : 0;
+}
+
 static void combine(int64_t *acc, const int64_t *v, int n, enum dg_xchg_op op)
 {
     for (int i = 0; i < n; i++)

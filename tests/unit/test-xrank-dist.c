@@ -6,7 +6,9 @@
  * distributed wait states (search_waitstates) give the serial report,
  * the distributed replay of a changed run finds the serial stall, and the
  * distributed happens-before (dg_hb_answer_dist) gives each process the
- * serial answers to its own queries.
+ * serial answers to its own queries, and the distributed timed replay
+ * (dg_replay_run_dist) ends each rank where the serial one does, to the
+ * bit.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +21,9 @@
 #include <cmocka.h>
 
 #include "helpers/mpilog.h"
+#include "helpers/replay-oracle.h"
 #include "helpers/stall-oracle.h"
+#include "replay-private.h"
 #include "search-private.h"
 
 /* ---- random runs -------------------------------------------------------------------- */
@@ -865,6 +869,215 @@ static void test_hb_random(void **state)
     assert_true(cnt[1] > 1000);
 }
 
+/* ---- the timed replay ----------------------------------------------------------------- */
+
+struct rp_shared {
+    int P, K;
+    const struct dg_mpilog *all[MAXP];
+    const int *owner;
+    const struct dg_replay_params *pp;
+    const struct dg_change *ch;
+    size_t nch;
+    const struct dg_replay_rank *want;
+    const struct turns *tn; /* a crowded run's turns, serial (NULL: none) */
+    uint64_t t0;
+};
+
+static int replay_proc(const struct dg_xchg *x, void *arg)
+{
+    struct proc_arg *a = arg;
+    struct rp_shared *sh = (struct rp_shared *)a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    struct dg_match *m = NULL;
+    int rc = proc_match(sh->all, sh->P, sh->owner, x, mine, &m);
+    if (rc < 0)
+        return rc;
+    if (sh->tn) {
+        /* the turns: each process's ranks' as the serial ones */
+        struct turns tn[MAXP];
+        rc = dg_turns_of_dist(mine, sh->P, x, sh->pp->slice_ns, sh->t0, tn);
+        for (int r = 0; rc == 0 && r < sh->P; r++)
+            if (mine[r]) {
+                const struct turns *w = &sh->tn[r];
+                CHECK(tn[r].on == w->on && tn[r].a == w->a && tn[r].b == w->b && tn[r].phase == w->phase);
+                CHECK(tn[r].noff == w->noff && tn[r].last == w->last);
+                CHECK(!tn[r].noff || !memcmp(tn[r].off, w->off, 2 * w->noff * sizeof *w->off));
+            }
+        if (rc == 0)
+            dg_turns_free(tn, sh->P);
+    }
+    struct dg_replay_rank out[MAXP];
+    memset(out, 0xff, sizeof out);
+    rc = dg_replay_run_dist(mine, sh->P, m, sh->owner, x, sh->pp, sh->ch, sh->nch, out);
+    for (int r = 0; rc == 0 && r < sh->P; r++) {
+        if (!mine[r]) {
+            CHECK(!out[r].valid && out[r].measured_ns == 0 && out[r].replayed_ns == 0);
+            continue;
+        }
+        /* the same doubles, to the bit */
+        CHECK(out[r].valid == sh->want[r].valid);
+        CHECK(!memcmp(&out[r].measured_ns, &sh->want[r].measured_ns, sizeof(double)));
+        CHECK(!memcmp(&out[r].replayed_ns, &sh->want[r].replayed_ns, sizeof(double)));
+    }
+    dg_match_destroy(m);
+    return rc;
+}
+
+/* A random run made fit for the timed replay: times 100 times as long (so
+ * that ranks of a crowded host are off their CPU for long stretches), a
+ * receive now and then in its send's call (a Sendrecv), broadcasts of odd
+ * call numbers made reductions (both binomial trees), a collective now and
+ * then too large for a tree; with `crowded`, two hosts of one CPU and the
+ * calls' CPU times (half their wall times). */
+static void timed_run(struct dg_mpilog *l, int P, bool crowded)
+{
+    for (int r = 0; r < P; r++) {
+        uint64_t t0 = l[r].n ? l[r].rec[0].t_enter : 0;
+        for (uint32_t i = 0; i < l[r].n; i++) {
+            struct dg_msgrec *x = &l[r].rec[i];
+            x->t_enter = t0 + (x->t_enter - t0) * 100;
+            x->t_exit = t0 + (x->t_exit - t0) * 100;
+            if (x->t_exit < x->t_enter)
+                x->t_exit = x->t_enter;
+            if (i && x->kind == DG_MSG_RECV && l[r].rec[i - 1].kind == DG_MSG_SEND && rnd(4) == 0)
+                x->index = l[r].rec[i - 1].index;
+            if (x->kind == DG_MSG_COLL && x->call == CHT_MPI_BCAST && x->seq % 2)
+                x->call = CHT_MPI_REDUCE;
+            if (x->kind == DG_MSG_COLL && x->seq % 7 == 3)
+                x->bytes = x->rbytes = 4096;
+            if (crowded) {
+                x->cpu_enter = x->t_enter / 2;
+                x->cpu_exit = x->t_exit / 2;
+            }
+        }
+        if (crowded)
+            l[r].host = (struct dg_host){.cpus = 1, .host_id = 1 + (uint32_t)(r % 2)};
+    }
+}
+
+/* Random changes: calls made nonblocking (posted earlier, waited for
+ * later), sends merged into a later send of their rank, point-to-point
+ * calls joined into four collective instances. */
+static size_t random_changes(const struct dg_mpilog *const *all, int P, struct dg_change *ch, size_t max)
+{
+    size_t n = 0;
+    for (int r = 0; r < P; r++) {
+        const struct dg_mpilog *g = all[r];
+        if (!g || g->n < 3)
+            continue;
+        for (int k = (int)rnd(4); k > 0 && n < max; k--) {
+            uint32_t p = 1 + (uint32_t)rnd(g->n - 2);
+            const struct dg_msgrec *x = &g->rec[p];
+            int what = (int)rnd(3);
+            if (what == 0) {
+                uint64_t back = rnd(5) * 100000, fwd = rnd(5) * 100000;
+                ch[n++] = (struct dg_change){.kind = DG_CHANGE_NB, .rank = r, .pos = p,
+                                             .t_post = x->t_enter > back ? x->t_enter - back : 0,
+                                             .t_wait = x->t_exit + fwd};
+            } else if (what == 1 && x->kind == DG_MSG_SEND) {
+                /* half of them into a send to another rank: its receive may
+                 * come first */
+                bool other = rnd(2);
+                for (uint32_t c = p + 1; c < g->n; c++)
+                    if (g->rec[c].kind == DG_MSG_SEND && (!other || g->rec[c].peer != x->peer) && rnd(2)) {
+                        ch[n++] = (struct dg_change){.kind = DG_CHANGE_MERGE, .rank = r, .pos = p, .into = c};
+                        break;
+                    }
+            } else if (x->kind == DG_MSG_SEND || x->kind == DG_MSG_RECV) {
+                ch[n++] = (struct dg_change){.kind = DG_CHANGE_COLL, .rank = r, .pos = p,
+                                             .id = (uint32_t)rnd(4), .steps = 1 + (uint32_t)rnd(3)};
+            }
+        }
+    }
+    return n;
+}
+
+/* Random runs replayed with random parameters and changes, on K
+ * processes: every rank ends where the serial replay (as it was before it
+ * was spread) ends it, to the bit. */
+static void test_replay_random(void **state)
+{
+    (void)state;
+    srand(20261130);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    int stalled = 0, rdv = 0, crowded_runs = 0, merged_rdv = 0, turned = 0;
+    for (int round = 0; round < 300; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run_nb(l, P, 10 + (int)rnd(80), off, false, true);
+        bool crowded = round % 3 == 1;
+        timed_run(l, P, crowded);
+        struct rp_shared sh = {.P = P, .K = K};
+        int owner[MAXP];
+        for (int r = 0; r < P; r++) {
+            sh.all[r] = rnd(15) ? &l[r] : NULL;
+            owner[r] = (int)rnd((uint64_t)K);
+        }
+        struct dg_change ch[64];
+        size_t nch = round % 4 == 0 ? 0 : random_changes(sh.all, P, ch, 64);
+        struct dg_replay_params pp = {.lat_ns = (double)rnd(5000), .ns_per_byte = (double)rnd(4) / 2,
+                                      .o_ns = (double)rnd(800), .or_ns = (double)rnd(800),
+                                      .eager_max = rnd(2) ? 16 : 1 << 20, .compute_scale = rnd(3) ? 0 : 0.5,
+                                      .ideal = rnd(6) == 0, .slice_ns = crowded ? 200000 : 0,
+                                      .slice_phase_ns = crowded ? (double)rnd(200000) : 0};
+        struct dg_match *m = NULL;
+        assert_int_equal(dg_match_build(sh.all, P, &m), 0);
+        struct dg_replay_rank want[MAXP];
+        assert_int_equal(oracle_replay_run(sh.all, P, m, &pp, ch, nch, want), 0);
+        /* what the run exercised: a rank that never reached its end (a stall
+         * let it go on), a rendezvous */
+        for (int r = 0; r < P; r++)
+            for (uint32_t i = 0; sh.all[r] && i < l[r].n; i++)
+                rdv += l[r].rec[i].kind == DG_MSG_SEND && l[r].rec[i].bytes > pp.eager_max &&
+                       dg_match_peer(m, (struct dg_pos){r, i}).rank >= 0;
+        for (size_t i = 0; i < nch; i++) /* merged into a message that waits for its receive */
+            merged_rdv += ch[i].kind == DG_CHANGE_MERGE &&
+                          l[ch[i].rank].rec[ch[i].into].bytes + l[ch[i].rank].rec[ch[i].pos].bytes > pp.eager_max &&
+                          dg_match_peer(m, (struct dg_pos){ch[i].rank, ch[i].into}).rank >= 0 &&
+                          dg_match_peer(m, (struct dg_pos){ch[i].rank, ch[i].pos}).rank >= 0;
+        struct turns tn[MAXP];
+        uint64_t t0 = dg_run_start(sh.all, P);
+        if (crowded) {
+            assert_true(dg_turns_of(sh.all, P, pp.slice_ns, t0, tn));
+            for (int r = 0; r < P; r++)
+                turned += tn[r].on;
+        }
+        struct dg_replay_rank again[MAXP];
+        assert_int_equal(dg_replay_run(sh.all, P, m, &pp, ch, nch, again), 0);
+        assert_memory_equal(again, want, P * sizeof *want);
+        dg_match_destroy(m);
+        stalled += nch > 0;
+        crowded_runs += crowded;
+        sh.owner = owner;
+        sh.pp = &pp;
+        sh.ch = ch;
+        sh.nch = nch;
+        sh.want = want;
+        sh.tn = crowded ? tn : NULL;
+        sh.t0 = t0;
+        struct proc_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct proc_arg){(struct shared *)&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, replay_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (pa[k].failed)
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+        for (int r = 0; r < P; r++)
+            dg_mpilog_free(&l[r]);
+        if (crowded)
+            dg_turns_free(tn, P);
+    }
+    assert_true(rdv > 100);
+    assert_true(merged_rdv > 5);
+    assert_true(turned > 100);
+    assert_true(stalled > 100);
+    assert_true(crowded_runs == 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -872,6 +1085,7 @@ int main(void)
         cmocka_unit_test(test_waitstates_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
+        cmocka_unit_test(test_replay_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
