@@ -249,11 +249,15 @@ int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q
  * every process.  The others wait in search_xrank_serve until process 0
  * calls search_xrank_end (its status becomes theirs); a job that fails
  * ends them all.  search_xrank_stall_job is dg_stall_check over the
- * spread logs: moves and blocked of every rank, on process 0. */
+ * spread logs: moves and blocked of every rank, on process 0;
+ * search_xrank_replay_job is dg_replay_run over the spread logs: every
+ * rank's end in rr, on process 0. */
 int search_xrank_serve(struct search_xrank *d);
 int search_xrank_end(struct search_xrank *d, int rc);
 int search_xrank_stall_job(struct search_xrank *d, struct dg_move *const *mv, const uint32_t *nmv,
                            struct dg_stall_wait *blocked, bool *stalled);
+int search_xrank_replay_job(struct search_xrank *d, const struct dg_replay_params *pp, const struct dg_change *ch,
+                            size_t nch, struct dg_replay_rank *rr);
 
 /* The same spread over x's processes (every process calls it): the pairs
  * of this process's ranks' checks, and of the collectives it owns. */

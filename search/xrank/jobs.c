@@ -12,6 +12,11 @@
  *     run of a hint's groups on all its ranks, deadlock.c)?  Every process
  *     replays its ranks (dg_stall_check_dist); where each rank stopped goes
  *     to process 0.
+ *   - REPLAY: the run replayed with a hint's changes (its prediction,
+ *     predict.c).  Every process gets the parameters and all the changes
+ *     (a change names any rank, and a receive's process must know that
+ *     its send joined a collective), replays its ranks
+ *     (dg_replay_run_dist), and each rank's end goes to process 0.
  *   - END: process 0 is done (its status: a failure there is the others'
  *     too). */
 #include <stdlib.h>
@@ -19,7 +24,7 @@
 
 #include "search-private.h"
 
-enum { JOB_END = 1, JOB_STALL = 2 };
+enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3 };
 
 struct job {
     uint32_t kind;
@@ -30,12 +35,6 @@ struct job {
 struct job_moves {
     int32_t rank;
     uint32_t n;
-};
-
-/* Where a rank stopped. */
-struct job_wait {
-    int32_t rank, pad;
-    struct dg_stall_wait w;
 };
 
 /* Process 0: the job's header to every other process (its payload is
@@ -61,6 +60,36 @@ static int job_send(struct search_xrank *d, int st)
     return rc < 0 ? rc : 0;
 }
 
+/* Every process: its ranks' entries of v (P entries of `size` bytes) go
+ * to process 0, which gets every rank's in all (NULL elsewhere; its own
+ * ranks' are v's).  Each travels behind its rank (8 bytes). */
+static int gather_ranks(struct search_xrank *d, const void *v, size_t size, void *all)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int P = d->world_size, st = 0;
+    struct dg_bytes *out = d->jout, *in = d->jin;
+    const uint8_t *src = v;
+    for (int r = 0; r < P && xc->proc != 0 && st == 0; r++) {
+        int64_t rank = r;
+        if (d->logs[r] && (!dg_bytes_put(&out[0], &rank, sizeof rank) || !dg_bytes_put(&out[0], src + r * size, size)))
+            st = TRACE_ERR_NOMEM;
+    }
+    int rc = xc->alltoall(xc->ctx, st, out, in);
+    if (rc >= 0 && all) {
+        memcpy(all, v, (size_t)P * size);
+        for (int q = 1; q < xc->nprocs; q++)
+            for (size_t off = 0; off + sizeof(int64_t) + size <= in[q].len; off += sizeof(int64_t) + size) {
+                int64_t rank;
+                memcpy(&rank, in[q].p + off, sizeof rank);
+                if (rank >= 0 && rank < P)
+                    memcpy((uint8_t *)all + rank * size, in[q].p + off + sizeof rank, size);
+            }
+    }
+    for (int q = 0; q < xc->nprocs; q++)
+        dg_bytes_free(&in[q]);
+    return rc < 0 ? rc : 0;
+}
+
 /* Every process: the moves of its ranks replayed together; process 0
  * gets where every rank stopped (blocked, or NULL elsewhere). */
 static int stall_run(struct search_xrank *d, struct dg_move **mv, uint32_t *nmv, struct dg_stall_wait *blocked,
@@ -73,30 +102,8 @@ static int stall_run(struct search_xrank *d, struct dg_move **mv, uint32_t *nmv,
     if (rc == 0)
         rc = dg_stall_check_dist(d->logs, P, d->match, d->owner, xc, (const struct dg_move *const *)mv, nmv, b,
                                  stalled);
-    struct dg_bytes *out = d->jout, *in = d->jin;
-    if (rc == 0) {
-        int st = 0;
-        for (int r = 0; r < P && xc->proc != 0 && st == 0; r++)
-            if (d->logs[r]) {
-                struct job_wait w = {r, 0, b[r]};
-                if (!dg_bytes_put(&out[0], &w, sizeof w))
-                    st = TRACE_ERR_NOMEM;
-            }
-        rc = xc->alltoall(xc->ctx, st, out, in);
-        if (rc >= 0 && blocked) {
-            memcpy(blocked, b, (size_t)P * sizeof *b); /* this process's ranks, DG_POS_NONE elsewhere */
-            for (int q = 1; q < xc->nprocs; q++)
-                for (size_t off = 0; off + sizeof(struct job_wait) <= in[q].len; off += sizeof(struct job_wait)) {
-                    struct job_wait w;
-                    memcpy(&w, in[q].p + off, sizeof w);
-                    if (w.rank >= 0 && w.rank < P)
-                        blocked[w.rank] = w.w;
-                }
-        }
-        for (int q = 0; q < xc->nprocs; q++)
-            dg_bytes_free(&in[q]);
-        rc = rc < 0 ? rc : 0;
-    }
+    if (rc == 0)
+        rc = gather_ranks(d, b, sizeof *b, blocked); /* DG_POS_NONE for ranks without a log */
     free(b);
     if (rc < 0)
         d->jobs_over = true;
@@ -168,6 +175,70 @@ static int serve_stall(struct search_xrank *d, const struct dg_bytes *in)
     return rc;
 }
 
+/* Every process: the run replayed with the changes; process 0 gets every
+ * rank's end (rr, NULL elsewhere). */
+static int replay_run(struct search_xrank *d, const struct dg_replay_params *pp, const struct dg_change *ch,
+                      size_t nch, struct dg_replay_rank *rr, int st)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int P = d->world_size;
+    struct dg_replay_rank *e = calloc(P ? (size_t)P : 1, sizeof *e);
+    int rc = dg_xchg_agree(xc, st < 0 ? st : e ? 0 : TRACE_ERR_NOMEM);
+    if (rc == 0)
+        rc = dg_replay_run_dist(d->logs, P, d->match, d->owner, xc, pp, ch, nch, e);
+    if (rc == 0)
+        rc = gather_ranks(d, e, sizeof *e, rr); /* zero for ranks without a log */
+    free(e);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc;
+}
+
+int search_xrank_replay_job(struct search_xrank *d, const struct dg_replay_params *pp, const struct dg_change *ch,
+                            size_t nch, struct dg_replay_rank *rr)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int st = 0;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    job_begin(d, JOB_REPLAY, &st);
+    uint64_t n = nch;
+    for (int q = 1; q < xc->nprocs && st == 0; q++)
+        if (!dg_bytes_put(&d->jout[q], pp, sizeof *pp) || !dg_bytes_put(&d->jout[q], &n, sizeof n) ||
+            (nch && !dg_bytes_put(&d->jout[q], ch, nch * sizeof *ch)))
+            st = TRACE_ERR_NOMEM;
+    int rc = job_send(d, st);
+    if (rc < 0)
+        return rc;
+    return replay_run(d, pp, ch, nch, rr, 0);
+}
+
+/* Another process: the parameters and changes of a REPLAY job, replayed. */
+static int serve_replay(struct search_xrank *d, const struct dg_bytes *in)
+{
+    struct dg_replay_params pp;
+    uint64_t n = 0;
+    size_t off = sizeof(struct job);
+    int st = 0;
+    if (in->len < off + sizeof pp + sizeof n)
+        st = TRACE_ERR_ARG; /* cannot happen: the jobs are ours */
+    else {
+        memcpy(&pp, in->p + off, sizeof pp);
+        memcpy(&n, in->p + off + sizeof pp, sizeof n);
+        off += sizeof pp + sizeof n;
+        if (n > (in->len - off) / sizeof(struct dg_change))
+            st = TRACE_ERR_ARG;
+    }
+    struct dg_change *ch = st == 0 && n ? malloc(n * sizeof *ch) : NULL;
+    if (st == 0 && n && !ch)
+        st = TRACE_ERR_NOMEM;
+    if (ch)
+        memcpy(ch, in->p + off, n * sizeof *ch);
+    int rc = replay_run(d, &pp, ch, st == 0 ? n : 0, NULL, st);
+    free(ch);
+    return rc;
+}
+
 int search_xrank_serve(struct search_xrank *d)
 {
     const struct dg_xchg *xc = d->xchg;
@@ -182,8 +253,10 @@ int search_xrank_serve(struct search_xrank *d)
             memcpy(&j, got.p, sizeof j);
         if (rc >= 0 && j.kind == JOB_STALL)
             rc = serve_stall(d, &got);
+        else if (rc >= 0 && j.kind == JOB_REPLAY)
+            rc = serve_replay(d, &got);
         dg_bytes_free(&got);
-        if (rc < 0 || j.kind != JOB_STALL) {
+        if (rc < 0 || (j.kind != JOB_STALL && j.kind != JOB_REPLAY)) {
             d->jobs_over = true;
             return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
         }

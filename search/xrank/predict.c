@@ -170,7 +170,14 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
 static int replay_end(const struct search_xrank *x, const struct dg_replay_params *pp, const struct dg_change *ch,
                       size_t n, struct dg_replay_rank *rr, double *end)
 {
-    int rc = dg_replay_run(x->logs, x->world_size, x->match, pp, ch, n, rr);
+    /* Spread, every process would replay its ranks (a job of process 0),
+     * at a round of the exchange per message between two processes
+     * (graph500 at scale 10 on 2 processes: 4x the analysis's time);
+     * while process 0 holds every rank's log for the merges it replays
+     * them itself, unless COMMHINT_SPREAD_REPLAY=1 (tests, measurements) */
+    const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
+    int rc = x->dist && spread && !strcmp(spread, "1") ? search_xrank_replay_job(x->dist, pp, ch, n, rr)
+                     : dg_replay_run(x->logs, x->world_size, x->match, pp, ch, n, rr);
     if (rc < 0)
         return rc;
     *end = 0;

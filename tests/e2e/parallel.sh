@@ -115,6 +115,26 @@ done
 expect_match "deadlock-symmetric: a group is forbidden by the replay of the changed run" \
     "$("$CH" hints "$WORK/dl-deadlock-symmetric" --format=json --all --explain 2>/dev/null)" 'deadlock'
 
+# The predictions replayed by every process together (each its ranks,
+# dg_replay_run_dist, a job of process 0 per replay): process 0 replays
+# them itself while it holds every rank's log, unless
+# COMMHINT_SPREAD_REPLAY=1.  Examples whose hints change the run in every
+# way a hint does (calls made nonblocking, sends merged, point-to-point
+# loops made collectives), and the synthetic trace: the serial JSON.
+i=0
+for ex in small_sends pipeline master_worker ring_allgather dft heat_vector; do
+    k=$((2 + i % 2))
+    i=$((i + 1))
+    want=$("$CH" hints "$WORK/ex-$ex" --format=json --all --waits 2>&1)
+    got=$(COMMHINT_SPREAD_REPLAY=1 "$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/ex-$ex" --format=json --all --waits 2>&1)
+    if [ "$got" = "$want" ]; then ok "$ex, $k processes, predictions replayed spread: same JSON and messages as serial"
+    else not_ok "$ex, $k processes, predictions replayed spread: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+done
+want=$("$CH" hints "$WORK/synth64" --format=json --all --waits 2>&1)
+got=$(COMMHINT_SPREAD_REPLAY=1 "$MPIEXEC" -n 4 "$CH" hints --parallel "$WORK/synth64" --format=json --all --waits 2>&1)
+if [ "$got" = "$want" ]; then ok "synthetic 64 ranks, 4 processes, predictions replayed spread: same JSON and messages as serial"
+else not_ok "synthetic 64 ranks, 4 processes, predictions replayed spread: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+
 # A missing rank file, a truncated one (cut short) and a damaged one (left out).
 bad=$WORK/jacobi8-bad
 cp -r "$dir" "$bad"
