@@ -140,23 +140,6 @@ static struct host_fact fact_of(const struct dg_mpilog *const *logs, int r)
     return f;
 }
 
-bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair, int *host_out)
-{
-    size_t np = P ? (size_t)P : 1;
-    int *host = host_out ? host_out : malloc(np * sizeof *host);
-    struct host_fact *f = malloc(np * sizeof *f);
-    bool ok = host && f;
-    for (int r = 0; ok && r < P; r++) {
-        f[r] = fact_of(logs, r);
-        over[r] = logs[r] && dg_has_cpu_times(logs[r]);
-    }
-    ok = ok && crowd_of(f, P, fair, host);
-    if (host != host_out)
-        free(host);
-    free(f);
-    return ok;
-}
-
 /* A stretch off is a burst's or a call's wall time less its CPU time. */
 void dg_off_stats(const struct dg_mpilog *log, double *tmp, double *med, size_t *count, double *share)
 {

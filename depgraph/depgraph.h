@@ -838,9 +838,15 @@ struct dg_change {
     uint32_t steps;      /* COLL: rounds of messages the collective takes */
 };
 
-/* Fits L, G and o from the matched logs (eager_max as given). */
+/* Fits L, G, o, o_r and the slices of crowded hosts from the matched logs
+ * (eager_max as given). */
 int dg_replay_fit(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
                   struct dg_replay_params *pp);
+/* The same spread over the processes of x (every process calls it): logs
+ * and m as dg_match_build_dist's; every process gets the parameters
+ * dg_replay_fit gives for all the logs, to the bit. */
+int dg_replay_fit_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
+                       const struct dg_xchg *x, struct dg_replay_params *pp);
 /* Replays the run with these parameters and changes (nch of them, any
  * order; none: the run as recorded): out[nranks]. */
 int dg_replay_run(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,

@@ -36,14 +36,6 @@ double dg_median(double *v, size_t n, double fallback);
 /* Whether the log's calls carry the thread's CPU times. */
 bool dg_has_cpu_times(const struct dg_mpilog *log);
 
-/* Per rank (P entries each): whether its calls carry CPU times (over: its
- * host had more ranks than CPUs, or the run asked for them), the share of a
- * CPU each rank of its host has if the trace has more ranks on it than it
- * has CPUs (fair; else 1), and, if host is not NULL, its host: ranks with
- * the same host id share one, numbered from 0; -1 if its log does not say.
- * False if out of memory. */
-bool dg_crowded(const struct dg_mpilog *const *logs, int P, bool *over, double *fair, int *host);
-
 /* The values dg_off_stats may need room for, for any of the logs. */
 size_t dg_off_capacity(const struct dg_mpilog *const *logs, int P);
 

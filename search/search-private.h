@@ -198,6 +198,18 @@ int search_xrank_build_dist(struct search_rank_result *const *ranks, int n, int 
 int search_xrank_complete(const struct search_xrank *partial, struct search_xrank **out);
 void search_xrank_destroy(struct search_xrank *x);
 
+/* search/xrank/predict.c: what the predictions take of the whole run: the
+ * replay's parameters (pp; eager_max as given) and the ranks' time
+ * outside MPI calls (POP's useful time: its sum, largest and number of
+ * ranks with a run), of the logs of every process of x (every process
+ * calls it; with dg_xchg_serial, of all the logs). */
+struct search_fit {
+    struct dg_replay_params pp;
+    int64_t useful_sum, useful_max, useful_ranks;
+};
+int search_predict_fit(const struct dg_mpilog *const *logs, int P, const struct dg_match *m, const struct dg_xchg *x,
+                       struct search_fit *f);
+
 /* search/xrank/predict.c: a hint's changes to the run (h->changes), those
  * of an overlap entry of world rank r (a call made nonblocking per lead),
  * and the predictions of rep->predict and of each hint (v[n]) from the
@@ -258,6 +270,10 @@ int search_xrank_stall_job(struct search_xrank *d, struct dg_move *const *mv, co
                            struct dg_stall_wait *blocked, bool *stalled);
 int search_xrank_replay_job(struct search_xrank *d, const struct dg_replay_params *pp, const struct dg_change *ch,
                             size_t nch, struct dg_replay_rank *rr);
+/* search_xrank_fit_job is search_predict_fit over the spread logs (every
+ * process gets the fit; process 0 returns it in *f). */
+struct search_fit;
+int search_xrank_fit_job(struct search_xrank *d, struct search_fit *f);
 
 /* The same spread over x's processes (every process calls it): the pairs
  * of this process's ranks' checks, and of the collectives it owns. */

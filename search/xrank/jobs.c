@@ -17,6 +17,10 @@
  *     (a change names any rank, and a receive's process must know that
  *     its send joined a collective), replays its ranks
  *     (dg_replay_run_dist), and each rank's end goes to process 0.
+ *   - FIT: the replay's parameters and the ranks' useful times fitted to
+ *     the run (predict.c, search_predict_fit): every process gets the
+ *     eager limit, samples its ranks, and the reductions give every
+ *     process the fit.
  *   - END: process 0 is done (its status: a failure there is the others'
  *     too). */
 #include <stdlib.h>
@@ -24,7 +28,7 @@
 
 #include "search-private.h"
 
-enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3 };
+enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4 };
 
 struct job {
     uint32_t kind;
@@ -239,6 +243,41 @@ static int serve_replay(struct search_xrank *d, const struct dg_bytes *in)
     return rc;
 }
 
+/* Every process: the fit of its ranks, reduced (f->pp.eager_max given). */
+static int fit_run(struct search_xrank *d, struct search_fit *f, int st)
+{
+    int rc = dg_xchg_agree(d->xchg, st);
+    if (rc == 0)
+        rc = search_predict_fit(d->logs, d->world_size, d->match, d->xchg, f);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc;
+}
+
+int search_xrank_fit_job(struct search_xrank *d, struct search_fit *f)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int st = 0;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    job_begin(d, JOB_FIT, &st);
+    for (int q = 1; q < xc->nprocs && st == 0; q++)
+        if (!dg_bytes_put(&d->jout[q], &f->pp.eager_max, sizeof f->pp.eager_max))
+            st = TRACE_ERR_NOMEM;
+    int rc = job_send(d, st);
+    return rc < 0 ? rc : fit_run(d, f, 0);
+}
+
+/* Another process: the eager limit of a FIT job, and its ranks fitted. */
+static int serve_fit(struct search_xrank *d, const struct dg_bytes *in)
+{
+    struct search_fit f = {0};
+    int st = in->len < sizeof(struct job) + sizeof f.pp.eager_max ? TRACE_ERR_ARG : 0; /* cannot happen */
+    if (st == 0)
+        memcpy(&f.pp.eager_max, in->p + sizeof(struct job), sizeof f.pp.eager_max);
+    return fit_run(d, &f, st);
+}
+
 int search_xrank_serve(struct search_xrank *d)
 {
     const struct dg_xchg *xc = d->xchg;
@@ -255,8 +294,10 @@ int search_xrank_serve(struct search_xrank *d)
             rc = serve_stall(d, &got);
         else if (rc >= 0 && j.kind == JOB_REPLAY)
             rc = serve_replay(d, &got);
+        else if (rc >= 0 && j.kind == JOB_FIT)
+            rc = serve_fit(d, &got);
         dg_bytes_free(&got);
-        if (rc < 0 || (j.kind != JOB_STALL && j.kind != JOB_REPLAY)) {
+        if (rc < 0 || (j.kind != JOB_STALL && j.kind != JOB_REPLAY && j.kind != JOB_FIT)) {
             d->jobs_over = true;
             return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
         }

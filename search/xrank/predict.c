@@ -189,45 +189,62 @@ static int replay_end(const struct search_xrank *x, const struct dg_replay_param
 
 /* A rank's time outside MPI calls, from its MPI_Init's return to its
  * last call's entry (ns). */
-static double useful_ns(const struct dg_mpilog *log)
+static uint64_t useful_ns(const struct dg_mpilog *log)
 {
-    double u = 0;
+    uint64_t u = 0;
     uint32_t prev = 0;
     for (uint32_t p = 1; log && p < log->n; p++) {
         if (log->rec[p].index == log->rec[prev].index)
             continue;
         const struct dg_msgrec *a = &log->rec[prev], *b = &log->rec[p];
         if (a->t_exit && b->t_enter > a->t_exit)
-            u += (double)(b->t_enter - a->t_exit);
+            u += b->t_enter - a->t_exit;
         prev = p;
     }
     return u;
 }
 
+int search_predict_fit(const struct dg_mpilog *const *logs, int P, const struct dg_match *m, const struct dg_xchg *x,
+                       struct search_fit *f)
+{
+    int rc = dg_replay_fit_dist(logs, P, m, x, &f->pp);
+    if (rc < 0)
+        return rc;
+    int64_t v[2] = {0, 0}, max = 0; /* whole nanoseconds: the sum is the same in any order */
+    for (int r = 0; r < P; r++) {
+        if (!logs[r] || logs[r]->n < 2)
+            continue;
+        int64_t u = (int64_t)useful_ns(logs[r]);
+        v[0] += u;
+        v[1]++;
+        max = u > max ? u : max;
+    }
+    if (x->nprocs > 1 &&
+        ((rc = x->allreduce(x->ctx, v, 2, DG_XCHG_SUM)) < 0 || (rc = x->allreduce(x->ctx, &max, 1, DG_XCHG_MAX)) < 0))
+        return rc;
+    f->useful_sum = v[0];
+    f->useful_ranks = v[1];
+    f->useful_max = max;
+    return 0;
+}
+
 /* The POP efficiencies of the run (measured ns), with the replay on an
  * ideal network. */
-static int pop(const struct search_xrank *x, const struct dg_replay_params *pp, struct dg_replay_rank *rr,
-               double measured, struct search_prediction *pr)
+static int pop(const struct search_xrank *x, const struct search_fit *f, const struct dg_replay_params *pp,
+               struct dg_replay_rank *rr, double measured, struct search_prediction *pr)
 {
-    double sum = 0, max = 0, ideal = 0;
-    int n = 0;
-    for (int r = 0; r < x->world_size; r++) {
-        if (!x->logs[r] || x->logs[r]->n < 2)
-            continue;
-        double u = useful_ns(x->logs[r]) * (pp->compute_scale > 0 ? pp->compute_scale : 1);
-        sum += u;
-        max = fmax(max, u);
-        n++;
-    }
+    double scale = pp->compute_scale > 0 ? pp->compute_scale : 1, ideal = 0;
+    double sum = (double)f->useful_sum * scale, max = (double)f->useful_max * scale;
+    int64_t n = f->useful_ranks;
     struct dg_replay_params ip = *pp;
     ip.ideal = true;
     int rc = replay_end(x, &ip, NULL, 0, rr, &ideal);
     if (rc < 0 || !n || max <= 0 || measured <= 0)
         return rc;
-    pr->useful_avg_ns = search_round_u64(sum / n);
+    pr->useful_avg_ns = search_round_u64(sum / (double)n);
     pr->useful_max_ns = search_round_u64(max);
     pr->ideal_ns = search_round_u64(ideal);
-    pr->load_balance = sum / n / max;
+    pr->load_balance = sum / (double)n / max;
     pr->comm_eff = fmin(1, max / measured);
     pr->parallel_eff = pr->load_balance * pr->comm_eff;
     pr->serial_eff = ideal > 0 ? fmin(1, max / ideal) : 1;
@@ -390,10 +407,13 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
         v[i].estimated_ns = v[i].saving_ns;
     if (!x || !x->match || !x->world_size)
         return 0;
-    struct dg_replay_params pp = {.eager_max = o && o->model_eager ? o->model_eager : 8192};
-    int rc = dg_replay_fit(x->logs, x->world_size, x->match, &pp);
+    /* the fit: spread, each process fits to its ranks (a job of process 0) */
+    struct search_fit fit = {.pp = {.eager_max = o && o->model_eager ? o->model_eager : 8192}};
+    int rc = x->dist ? search_xrank_fit_job(x->dist, &fit)
+                     : search_predict_fit(x->logs, x->world_size, x->match, dg_xchg_serial(), &fit);
     if (rc < 0)
         return rc;
+    struct dg_replay_params pp = fit.pp;
     if (o && (o->model_set & 1))
         pp.lat_ns = o->model_lat_ns;
     if (o && (o->model_set & 2))
@@ -456,7 +476,7 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
     pr->measured_ns = search_round_u64(measured);
     pr->replayed_ns = search_round_u64(base);
     pr->error = (base - measured) / measured;
-    if ((rc = pop(x, &pp, rr, measured, pr)) < 0)
+    if ((rc = pop(x, &fit, &pp, rr, measured, pr)) < 0)
         goto out;
     for (uint32_t i = 0; i < n; i++) {
         if (!v[i].nchanges)

@@ -8,7 +8,7 @@
  * distributed happens-before (dg_hb_answer_dist) gives each process the
  * serial answers to its own queries, and the distributed timed replay
  * (dg_replay_run_dist) ends each rank where the serial one does, to the
- * bit.
+ * bit, with the parameters the serial fit gives (dg_replay_fit_dist).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "helpers/fit-oracle.h"
 #include "helpers/mpilog.h"
 #include "helpers/replay-oracle.h"
 #include "helpers/stall-oracle.h"
@@ -1078,6 +1079,145 @@ static void test_replay_random(void **state)
     assert_true(crowded_runs == 100);
 }
 
+/* ---- the fit of the replay's parameters ---------------------------------------------- */
+
+struct fit_shared {
+    int P;
+    const struct dg_mpilog *all[MAXP];
+    const int *owner;
+    uint64_t eager_max;
+    const struct dg_replay_params *want;
+};
+
+static int fit_proc(const struct dg_xchg *x, void *arg)
+{
+    struct proc_arg *a = arg;
+    struct fit_shared *sh = (struct fit_shared *)a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    struct dg_match *m = NULL;
+    int rc = proc_match(sh->all, sh->P, sh->owner, x, mine, &m);
+    if (rc < 0)
+        return rc;
+    struct dg_replay_params pp;
+    memset(&pp, 0xff, sizeof pp);
+    pp.eager_max = sh->eager_max;
+    pp.compute_scale = 0;
+    pp.ideal = false;
+    rc = dg_replay_fit_dist(mine, sh->P, m, x, &pp);
+    const struct dg_replay_params *w = sh->want;
+#define SAME(f) CHECK(!memcmp(&pp.f, &w->f, sizeof pp.f))
+    if (rc == 0) { /* every field it fits, to the bit */
+        SAME(lat_ns);
+        SAME(ns_per_byte);
+        SAME(o_ns);
+        SAME(or_ns);
+        SAME(samples);
+        SAME(slice_ns);
+        SAME(slice_phase_ns);
+        SAME(slice_samples);
+    }
+#undef SAME
+    dg_match_destroy(m);
+    return rc;
+}
+
+/* A random run made a sample of a network: blocking sends of 8 bytes to
+ * 256 KiB, times `scale` times as long (ms between calls, so that
+ * receivers wait a millisecond and more), and on crowded runs CPU times
+ * that cover a call's whole time or a third of it.  With p2p_only, only
+ * the messages are left: the samples of the slices' phase outnumber the
+ * room the fit keeps for them (twice the longest log). */
+static void fit_run(struct dg_mpilog *l, int P, uint64_t scale, bool crowded, bool p2p_only)
+{
+    for (int r = 0; r < P; r++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; p2p_only && i < l[r].n; i++)
+            if (l[r].rec[i].kind == DG_MSG_SEND || l[r].rec[i].kind == DG_MSG_RECV)
+                l[r].rec[k++] = l[r].rec[i];
+        if (p2p_only)
+            l[r].n = k;
+        uint64_t t0 = MONO0; /* one time for all ranks: who waited for whom stays */
+        for (uint32_t i = 0; i < l[r].n; i++) {
+            struct dg_msgrec *x = &l[r].rec[i];
+            x->t_enter = t0 + (x->t_enter - t0) * scale;
+            x->t_exit = t0 + (x->t_exit - t0) * scale;
+            if (x->t_exit < x->t_enter)
+                x->t_exit = x->t_enter;
+            if (x->kind == DG_MSG_SEND && rnd(3)) {
+                x->call = rnd(8) ? CHT_MPI_SEND : CHT_MPI_SENDRECV;
+                x->flags &= (uint8_t)~DG_MSGF_NONBLOCKING;
+                x->bytes = rnd(3) ? 1ull << rnd(19) : 8 + rnd(300000);
+            }
+            if (crowded) {
+                x->cpu_enter = x->t_enter / 2;
+                x->cpu_exit = x->cpu_enter + (rnd(2) ? x->t_exit - x->t_enter : (x->t_exit - x->t_enter) / 3);
+            }
+        }
+        if (crowded)
+            l[r].host = (struct dg_host){.cpus = 1, .host_id = 1 + (uint32_t)(r % 2)};
+    }
+}
+
+/* Random runs fitted on K processes: every process gets the parameters
+ * the serial fit (as it was before it was spread: double sums, the
+ * samples sorted) gives, to the bit. */
+static void test_fit_random(void **state)
+{
+    (void)state;
+    srand(20261202);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    int g = 0, phased = 0, sliced = 0, rdv = 0;
+    for (int round = 0; round < 300; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run_nb(l, P, 10 + (int)rnd(120), off, false, rnd(2));
+        bool crowded = round % 3 == 1;
+        bool p2p_only = crowded && rnd(2);
+        fit_run(l, P, p2p_only ? 10000 : rnd(2) ? 100 : 3000, crowded, p2p_only);
+        struct fit_shared sh = {.P = P, .eager_max = rnd(3) == 0 ? 16 : rnd(2) ? 4096 : 1 << 20};
+        int owner[MAXP];
+        for (int r = 0; r < P; r++) {
+            sh.all[r] = rnd(15) ? &l[r] : NULL;
+            owner[r] = (int)rnd((uint64_t)K);
+        }
+        struct dg_match *m = NULL;
+        assert_int_equal(dg_match_build(sh.all, P, &m), 0);
+        struct dg_replay_params want, again;
+        memset(&want, 0, sizeof want);
+        want.eager_max = sh.eager_max;
+        again = want;
+        assert_int_equal(oracle_replay_fit(sh.all, P, m, &want), 0);
+        assert_int_equal(dg_replay_fit(sh.all, P, m, &again), 0);
+        assert_memory_equal(&again, &want, sizeof want);
+        dg_match_destroy(m);
+        g += want.ns_per_byte > 0;
+        phased += want.slice_phase_ns > 0;
+        sliced += want.slice_samples > 0;
+        rdv += sh.eager_max == 16 && want.samples > 0;
+        sh.owner = owner;
+        sh.want = &want;
+        struct proc_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct proc_arg){(struct shared *)&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, fit_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (pa[k].failed)
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+        for (int r = 0; r < P; r++)
+            dg_mpilog_free(&l[r]);
+    }
+    /* what the runs exercised: G fitted, a slice and its phase, L from
+     * rendezvous transfers */
+    assert_true(g > 150);
+    assert_true(phased > 30);
+    assert_true(sliced > 60);
+    assert_true(rdv > 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1086,6 +1226,7 @@ int main(void)
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
         cmocka_unit_test(test_replay_random),
+        cmocka_unit_test(test_fit_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
