@@ -236,51 +236,31 @@ const struct dg_xchg *search_parallel_xchg(void)
     return &par_xchg;
 }
 
-/* Which process analyses which rank: greedy by stream file size, largest
- * first (ties: lowest rank), each to the least loaded process (ties: lowest
- * process).  -1 for ranks without a stream file. */
-struct rank_size {
-    int rank;
-    uint64_t bytes;
-};
-
-static int cmp_size_desc(const void *a, const void *b)
-{
-    const struct rank_size *x = a, *y = b;
-    if (x->bytes != y->bytes)
-        return x->bytes > y->bytes ? -1 : 1;
-    return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
+/* Which process analyses which rank: runs of consecutive ranks, cut where
+ * the stream files' bytes (+ 1 each: empty files still spread) reach each
+ * process's share: rank r goes to the process whose share holds the
+ * middle of its bytes.  Neighbouring ranks, which exchange most of the
+ * messages in most codes, stay on one process, so that the spread
+ * cross-rank stage sends fewer of them between processes (a spread
+ * replay takes a round per message between two processes on its critical
+ * path); a process's load is at most its share plus one rank's.  -1 for
+ * ranks without a stream file. */
 static int assign_ranks(struct trace *t, int nprocs, int *owner)
 {
-    int world = trace_world_size(t), n = 0;
-    struct rank_size *rs = calloc(world > 0 ? (size_t)world : 1, sizeof *rs);
-    uint64_t *load = calloc((size_t)nprocs, sizeof *load);
-    if (!rs || !load) {
-        free(rs);
-        free(load);
-        return TRACE_ERR_NOMEM;
-    }
+    int world = trace_world_size(t);
+    double total = 0, before = 0;
+    for (int r = 0; r < world; r++)
+        if (trace_has_rank(t, r))
+            total += (double)trace_rank_file_size(t, r) + 1;
     for (int r = 0; r < world; r++) {
         owner[r] = -1;
         if (!trace_has_rank(t, r))
             continue;
-        rs[n].rank = r;
-        rs[n].bytes = trace_rank_file_size(t, r);
-        n++;
+        double b = (double)trace_rank_file_size(t, r) + 1, mid = before + b / 2;
+        int p = (int)(mid * nprocs / total);
+        owner[r] = p < nprocs ? p : nprocs - 1;
+        before += b;
     }
-    qsort(rs, (size_t)n, sizeof *rs, cmp_size_desc);
-    for (int i = 0; i < n; i++) {
-        int best = 0;
-        for (int p = 1; p < nprocs; p++)
-            if (load[p] < load[best])
-                best = p;
-        owner[rs[i].rank] = best;
-        load[best] += rs[i].bytes + 1; /* + 1: empty files still spread */
-    }
-    free(rs);
-    free(load);
     return 0;
 }
 
