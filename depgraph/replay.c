@@ -782,6 +782,19 @@ static int round_trip(struct rp_state *S, const struct dg_xchg *x)
     return rc;
 }
 
+/* A blocked rank's clock as bits (non-negative doubles order as their
+ * bits), INT64_MAX for a rank that is not here or has ended. */
+static int64_t blocked_at(const struct rp_state *S, int r)
+{
+    const struct rp_rank *k = &S->rk[r];
+    if (!S->logs[r] || k->next >= k->nit)
+        return INT64_MAX;
+    double t = k->t > 0 ? k->t : 0; /* no -0: its bits would be lowest */
+    int64_t b;
+    memcpy(&b, &t, sizeof b);
+    return b;
+}
+
 /* The replay, to its end: rounds until nobody has work or notes; a stall
  * lets the earliest blocked rank (then the lowest) go on. */
 static int run(struct rp_state *S, const struct dg_xchg *x)
@@ -794,26 +807,16 @@ static int run(struct rp_state *S, const struct dg_xchg *x)
         if (rc < 0)
             return rc;
         int64_t v = INT64_MAX, w = INT64_MAX;
-        for (int r = 0; r < S->P; r++) {
-            const struct rp_rank *k = &S->rk[r];
-            int64_t b;
-            double t = k->t > 0 ? k->t : 0; /* no -0: its bits would be lowest */
-            memcpy(&b, &t, sizeof b); /* non-negative doubles order as their bits */
-            if (S->logs[r] && k->next < k->nit && b < v)
-                v = b;
-        }
+        for (int r = 0; r < S->P; r++)
+            if (blocked_at(S, r) < v)
+                v = blocked_at(S, r);
         if (x->nprocs > 1 && (rc = x->allreduce(x->ctx, &v, 1, DG_XCHG_MIN)) < 0)
             return rc;
         if (v == INT64_MAX)
             return 0;
-        for (int r = 0; r < S->P && w == INT64_MAX; r++) {
-            const struct rp_rank *k = &S->rk[r];
-            int64_t b;
-            double t = k->t > 0 ? k->t : 0;
-            memcpy(&b, &t, sizeof b);
-            if (S->logs[r] && k->next < k->nit && b == v)
+        for (int r = 0; r < S->P && w == INT64_MAX; r++)
+            if (blocked_at(S, r) == v)
                 w = r;
-        }
         if (x->nprocs > 1 && (rc = x->allreduce(x->ctx, &w, 1, DG_XCHG_MIN)) < 0)
             return rc;
         if (w == INT64_MAX)
