@@ -147,14 +147,20 @@ static int mpi_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
 
 /* What each process tells each other one before the bytes: how many
  * bytes it sends it, its status, and whether it sends anything at all. */
+/* A header per pair of processes: the statuses and the end of a replay's
+ * rounds ride on them, and so do payloads of up to XINLINE bytes (a
+ * replay's notes in most rounds). */
+enum { XINLINE = 200 };
 struct xhead {
-    int64_t len, status, any;
+    int64_t len, status, any, big; /* big: some payload of the sender's does not fit */
+    uint8_t data[XINLINE];
 };
 
-/* The headers first (the statuses and the end of a replay's rounds ride
- * on them), then the bytes straight from and into each process's buffers
- * (addresses relative to MPI_BOTTOM), with MPI-4's large counts.  Three
- * collective calls where something travels, one where nothing does. */
+/* The headers first, with the small payloads in them; if some payload
+ * does not fit, the bytes of the large ones straight from and into each
+ * process's buffers (addresses relative to MPI_BOTTOM), with MPI-4's large
+ * counts.  One collective call where every payload fits (most rounds of a
+ * replay), three where one does not. */
 static int mpi_alltoall(void *ctx, int status, struct dg_bytes *out, struct dg_bytes *in)
 {
     (void)ctx;
@@ -163,26 +169,31 @@ static int mpi_alltoall(void *ctx, int status, struct dg_bytes *out, struct dg_b
     struct xhead *h = calloc((size_t)K * 2, sizeof *h);
     MPI_Count *cnt = calloc((size_t)K * 2, sizeof *cnt);
     MPI_Aint *dsp = calloc((size_t)K * 2, sizeof *dsp);
-    struct xhead mine = {0, status < 0 ? status : 0, 0};
     if (!h || !cnt || !dsp) {
         /* cannot even say so in a header: end the job rather than hang */
         fprintf(stderr, "commhint: error: out of memory in the cross-rank stage\n");
         MPI_Abort(par_comm, 1);
     }
-    for (int q = 0; q < K; q++)
-        mine.any |= out[q].len > 0;
+    int64_t st = status < 0 ? status : 0, any = 0, big = 0;
     for (int q = 0; q < K; q++) {
-        h[q] = mine;
-        h[q].len = mine.status < 0 ? 0 : (int64_t)out[q].len;
+        any |= out[q].len > 0;
+        big |= out[q].len > XINLINE;
+    }
+    for (int q = 0; q < K; q++) {
+        h[q] = (struct xhead){st < 0 ? 0 : (int64_t)out[q].len, st, any, big, {0}};
+        if (st == 0 && out[q].len && out[q].len <= XINLINE)
+            memcpy(h[q].data, out[q].p, out[q].len);
     }
     struct xhead *hin = h + K;
     MPI_Request req;
-    MPI_Ialltoall(h, 3, MPI_INT64_T, hin, 3, MPI_INT64_T, par_comm, &req);
+    MPI_Ialltoall(h, (int)sizeof *h, MPI_BYTE, hin, (int)sizeof *h, MPI_BYTE, par_comm, &req);
     wait_gently(&req);
-    int64_t low = 0, any = 0;
+    int64_t low = 0;
+    any = big = 0;
     for (int q = 0; q < K; q++) {
         low = hin[q].status < low ? hin[q].status : low;
         any |= hin[q].any;
+        big |= hin[q].big;
         in[q] = (struct dg_bytes){0};
     }
     if (low < 0 || !any) {
@@ -193,25 +204,35 @@ static int mpi_alltoall(void *ctx, int status, struct dg_bytes *out, struct dg_b
     for (int q = 0; q < K && ok; q++)
         if (hin[q].len && !(in[q].p = malloc((size_t)hin[q].len)))
             ok = 0;
-        else
+        else {
             in[q].len = in[q].cap = (size_t)hin[q].len;
-    mpi_allreduce(NULL, &ok, 1, DG_XCHG_MIN);
+            if (in[q].len <= XINLINE && in[q].len)
+                memcpy(in[q].p, hin[q].data, in[q].len);
+        }
+    if (big) /* every process knows every sender's big: all take this way */
+        mpi_allreduce(NULL, &ok, 1, DG_XCHG_MIN);
+    else if (!ok) { /* a few hundred bytes: as for the headers */
+        fprintf(stderr, "commhint: error: out of memory in the cross-rank stage\n");
+        MPI_Abort(par_comm, 1);
+    }
     if (!ok) {
         for (int q = 0; q < K; q++)
             dg_bytes_free(&in[q]);
         rc = TRACE_ERR_NOMEM;
         goto out;
     }
-    MPI_Count *rcnt = cnt + K;
-    MPI_Aint *rdsp = dsp + K;
-    for (int q = 0; q < K; q++) {
-        cnt[q] = (MPI_Count)out[q].len;
-        rcnt[q] = (MPI_Count)in[q].len;
-        MPI_Get_address(out[q].p ? (void *)out[q].p : (void *)&ok, &dsp[q]);
-        MPI_Get_address(in[q].p ? (void *)in[q].p : (void *)&ok, &rdsp[q]);
+    if (big) {
+        MPI_Count *rcnt = cnt + K;
+        MPI_Aint *rdsp = dsp + K;
+        for (int q = 0; q < K; q++) {
+            cnt[q] = out[q].len > XINLINE ? (MPI_Count)out[q].len : 0;
+            rcnt[q] = in[q].len > XINLINE ? (MPI_Count)in[q].len : 0;
+            MPI_Get_address(out[q].p ? (void *)out[q].p : (void *)&ok, &dsp[q]);
+            MPI_Get_address(in[q].p ? (void *)in[q].p : (void *)&ok, &rdsp[q]);
+        }
+        MPI_Ialltoallv_c(MPI_BOTTOM, cnt, dsp, MPI_BYTE, MPI_BOTTOM, rcnt, rdsp, MPI_BYTE, par_comm, &req);
+        wait_gently(&req);
     }
-    MPI_Ialltoallv_c(MPI_BOTTOM, cnt, dsp, MPI_BYTE, MPI_BOTTOM, rcnt, rdsp, MPI_BYTE, par_comm, &req);
-    wait_gently(&req);
     rc = 1;
 out:
     for (int q = 0; q < K; q++)
