@@ -146,8 +146,8 @@ static int cmp_sample(const void *a, const void *b)
  * turn starts: the times (modulo the slice q, from t0) when receivers
  * that waited 1 ms or more for a blocking send had their message, of this
  * process's ranks; at most cap of them (the serial fit's room). */
-static size_t phase_samples(const struct dg_mpilog *const *logs, int P, const struct dg_match *m, double q,
-                            uint64_t t0, size_t cap, struct dg_bytes *b, bool *ok)
+static void phase_samples(const struct dg_mpilog *const *logs, int P, const struct dg_match *m, double q,
+                          uint64_t t0, size_t cap, struct dg_bytes *b, bool *ok)
 {
     size_t nx = 0;
     for (int r = 0; r < P; r++) {
@@ -167,7 +167,6 @@ static size_t phase_samples(const struct dg_mpilog *const *logs, int P, const st
             nx++;
         }
     }
-    return nx;
 }
 
 /* The phase from every process's samples (process 0; the first cap in
