@@ -12,14 +12,16 @@
  * own (libcommhint-parallel.a) that only the command line links.
  *
  * The exchange: process 0 decides which process analyses which rank and
- * broadcasts it; each process analyses its ranks; the sizes of what each
- * sends are gathered; then process 0 asks each process in turn for its
- * bundle and receives it in chunks of at most 64 MiB (MPI counts are int).
+ * broadcasts it; each process analyses its ranks; then process 0 asks each
+ * process in turn for its results, which come as parts of at most about
+ * 8 MiB packed only then (each a bundle, its size first, then its bytes
+ * in chunks of at most 64 MiB: MPI counts are int), so that no process
+ * holds its results packed all at once besides the results themselves.
  *
  * Failures: a rank that cannot be analysed travels as a failure item (its
  * status and message) and process 0 reports it as the serial run does; a
  * process that fails as a whole (out of memory while packing) still takes
- * part in every collective call and sends a bundle whose status says so.
+ * part in every collective call and sends a part whose status says so.
  * MPI errors themselves are fatal (MPI's default handler ends the job), so
  * nothing waits forever.
  */
@@ -298,46 +300,6 @@ static void share_progress_cb(void *ctx, uint64_t done, uint64_t total)
     s->fn(s->ctx, s->done_before + (done < total ? done : total), s->total);
 }
 
-/* Sends len bytes to process 0 in chunks, once process 0 says it is ready
- * to receive them (until then the process waits gently). */
-static void send_bytes(const uint8_t *p, uint64_t len)
-{
-    MPI_Request req;
-    int go = 0;
-    MPI_Irecv(&go, 1, MPI_INT, 0, TAG_GO, par_comm, &req);
-    wait_gently(&req);
-    for (uint64_t off = 0; off < len;) {
-        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
-        MPI_Send(p + off, (int)n, MPI_BYTE, 0, TAG_CHUNK, par_comm);
-        off += n;
-    }
-}
-
-/* Receives len bytes from src in chunks into p, or into a scratch chunk
- * (discarded) when p is NULL: every chunk a process sends is received. */
-static int recv_bytes(int src, uint8_t *p, uint64_t len)
-{
-    uint8_t *scratch = NULL;
-    int go = 1;
-    MPI_Send(&go, 1, MPI_INT, src, TAG_GO, par_comm);
-    if (!p && len) {
-        scratch = malloc(len < CHUNK_BYTES ? (size_t)len : CHUNK_BYTES);
-        if (!scratch) {
-            /* cannot even drain the messages: end the job rather than hang */
-            fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
-            MPI_Abort(par_comm, 1);
-        }
-    }
-    for (uint64_t off = 0; off < len;) {
-        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
-        MPI_Recv(p ? p + off : scratch, (int)n, MPI_BYTE, src, TAG_CHUNK, par_comm, MPI_STATUS_IGNORE);
-        off += n;
-    }
-    free(scratch);
-    return 0;
-}
-
-
 /* Which process analyses which rank (*owner, malloc'ed), computed by
  * process 0 (the same file sizes everywhere are not taken for granted):
  * every process's failure to hold it is everyone's (returned); process
@@ -365,6 +327,144 @@ static int assignment(struct trace *t, int proc, int nprocs, int **owner_out, in
     return 0;
 }
 
+/* ---- the results to process 0, a part at a time ------------------------------------- */
+
+/* A process's results travel to process 0 as a sequence of parts, each a
+ * whole bundle (pack.h) of the next results, packed only when process 0
+ * is ready to take them and closed at PART_BYTES: neither end ever holds
+ * more than one part besides the results themselves.  Each part goes as
+ * its size (TAG_SIZE), then its bytes in chunks; a size of 0 ends the
+ * process's parts. */
+#define PART_BYTES (8u << 20)
+#define TAG_SIZE 19
+
+/* The size parts are closed at: PART_BYTES, or COMMHINT_PART_BYTES bytes
+ * (1 and up: 1 sends every rank's result in a part of its own, as the
+ * tests do). */
+static size_t part_bytes(void)
+{
+    const char *s = getenv("COMMHINT_PART_BYTES");
+    char *end = NULL;
+    unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
+    return v && end && !*end ? (size_t)v : PART_BYTES;
+}
+
+/* A part to process 0: its size, then its bytes. */
+static void send_part(const struct pk_buf *b)
+{
+    uint64_t len = b->len;
+    MPI_Send(&len, 1, MPI_UINT64_T, 0, TAG_SIZE, par_comm);
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+        MPI_Send(b->p + off, (int)n, MPI_BYTE, 0, TAG_CHUNK, par_comm);
+        off += n;
+    }
+}
+
+/* A process other than 0: its failures and results (the results freed
+ * unless keep) as parts, once process 0 says it is ready (until then the
+ * process waits gently); with local_rc < 0 (the process failed as a
+ * whole: local_msg) a last part says so.  A part that runs out of memory
+ * while being packed becomes that last part. */
+static void send_results(struct search_collected *col, bool keep, int proc, int local_rc, char *local_msg,
+                         size_t msg_size)
+{
+    MPI_Request req;
+    int go = 0;
+    MPI_Irecv(&go, 1, MPI_INT, 0, TAG_GO, par_comm, &req);
+    wait_gently(&req);
+    struct pk_buf b = {0};
+    uint32_t items = 0;
+    int total = col->nfail + col->nres;
+    size_t close_at = part_bytes();
+    for (int i = 0; i < total && local_rc == 0; i++) {
+        if (!items)
+            search_bundle_begin(&b);
+        int rank;
+        if (i < col->nfail) {
+            rank = col->fail[i].rank;
+            search_bundle_add_failure(&b, rank, col->fail[i].status, col->fail[i].msg);
+        } else {
+            struct search_rank_result *res = col->res[i - col->nfail];
+            rank = res->rank;
+            search_bundle_add_result(&b, rank, res);
+            if (!keep) {
+                search_rank_result_free(res);
+                col->res[i - col->nfail] = NULL;
+            }
+        }
+        items++;
+        if (b.nomem) {
+            local_rc = TRACE_ERR_NOMEM;
+            snprintf(local_msg, msg_size, "out of memory while packing the results: process=%d rank=%d", proc,
+                     rank);
+        } else if (i == total - 1 || b.len >= close_at) {
+            search_bundle_set_items(&b, items);
+            send_part(&b);
+            free(b.p);
+            b = (struct pk_buf){0};
+            items = 0;
+        }
+    }
+    if (local_rc < 0) {
+        bool is_static = search_bundle_failed(&b, local_rc, local_msg);
+        send_part(&b);
+        if (!is_static)
+            free(b.p);
+    }
+    uint64_t end = 0;
+    MPI_Send(&end, 1, MPI_UINT64_T, 0, TAG_SIZE, par_comm);
+}
+
+/* Receives len bytes from src in chunks into p, or into a scratch chunk
+ * (discarded) when p is NULL: every chunk a process sends is received. */
+static int recv_bytes(int src, uint8_t *p, uint64_t len)
+{
+    uint8_t *scratch = NULL;
+    if (!p && len) {
+        scratch = malloc(len < CHUNK_BYTES ? (size_t)len : CHUNK_BYTES);
+        if (!scratch) {
+            /* cannot even drain the messages: end the job rather than hang */
+            fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
+            MPI_Abort(par_comm, 1);
+        }
+    }
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+        MPI_Recv(p ? p + off : scratch, (int)n, MPI_BYTE, src, TAG_CHUNK, par_comm, MPI_STATUS_IGNORE);
+        off += n;
+    }
+    free(scratch);
+    return 0;
+}
+
+/* Process 0: process src's parts, unpacked into col.  After a failure the
+ * rest is still received (and dropped): every byte sent is received. */
+static int recv_results(struct trace *t, int src, const int *owner, int world, struct search_collected *col,
+                        int rc, struct trace_err *err)
+{
+    int go = 1;
+    MPI_Send(&go, 1, MPI_INT, src, TAG_GO, par_comm);
+    for (;;) {
+        uint64_t len = 0;
+        MPI_Request req;
+        MPI_Irecv(&len, 1, MPI_UINT64_T, src, TAG_SIZE, par_comm, &req);
+        wait_gently(&req); /* src may still be analysing its ranks */
+        if (!len)
+            return rc;
+        uint8_t *p = rc == 0 ? malloc((size_t)len) : NULL;
+        if (!p && rc == 0) {
+            rc = TRACE_ERR_NOMEM;
+            snprintf(err->msg, sizeof err->msg, "out of memory for the results of process %d: bytes=%" PRIu64,
+                     src, len);
+        }
+        recv_bytes(src, p, len);
+        if (p && rc == 0)
+            rc = search_bundle_unpack(t, src, p, (size_t)len, owner, world, col, err);
+        free(p);
+    }
+}
+
 /* search_run_parallel; with keep, the processes other than 0 keep their
  * ranks' results too (in *out) and the assignment stays in par_owner. */
 static int run_parallel(struct trace *t, const struct search_opts *o, search_progress_fn progress, void *ctx,
@@ -373,8 +473,6 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
 {
     int proc, nprocs, world, rc = 0, local_rc = 0;
     int *owner = NULL;
-    uint64_t *sizes = NULL;
-    struct pk_buf b = {0};
     struct search_collected col = {0};
     char local_msg[sizeof err->msg] = "";
 
@@ -398,14 +496,11 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
     if ((rc = assignment(t, proc, nprocs, &owner, &local_rc, local_msg, err)) < 0)
         return rc;
 
-    /* 2. this process's ranks */
+    /* 2. this process's ranks, kept as they are until process 0 takes them */
     struct share_progress sp = {.fn = progress, .ctx = ctx};
-    uint32_t nitems = 0;
     for (int r = 0; r < world; r++)
         if (owner[r] == proc)
             sp.total += trace_rank_file_size(t, r);
-    if (proc != 0)
-        search_bundle_begin(&b); /* nitems patched below */
     for (int r = 0; r < world && !local_rc; r++) {
         if (owner[r] != proc)
             continue;
@@ -414,58 +509,20 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
         rerr.msg[0] = '\0';
         int rrc = search_run_rank(t, r, o, progress ? share_progress_cb : NULL, &sp, &res, &rerr);
         sp.done_before += trace_rank_file_size(t, r);
-        if (proc == 0) {
-            /* kept as is: nothing to send */
-            int arc = rrc < 0 ? search_collected_add_failure(&col, r, rrc, rerr.msg)
-                              : search_collected_add_result(&col, res);
-            if (arc < 0) {
-                search_rank_result_free(res);
-                local_rc = arc;
-                snprintf(local_msg, sizeof local_msg, "out of memory: process=0");
-            }
-            continue;
+        int arc = rrc < 0 ? search_collected_add_failure(&col, r, rrc, rerr.msg)
+                          : search_collected_add_result(&col, res);
+        if (arc < 0) {
+            search_rank_result_free(res);
+            local_rc = arc;
+            snprintf(local_msg, sizeof local_msg, "out of memory: process=%d", proc);
         }
-        if (rrc < 0) {
-            search_bundle_add_failure(&b, r, rrc, rerr.msg);
-        } else {
-            search_bundle_add_result(&b, r, res);
-            if (!keep || search_collected_add_result(&col, res) < 0)
-                search_rank_result_free(res); /* (not kept: this rank's log is left out of the stage) */
-        }
-        nitems++;
-        if (b.nomem) {
-            local_rc = TRACE_ERR_NOMEM;
-            snprintf(local_msg, sizeof local_msg,
-                     "out of memory while packing the results: process=%d rank=%d", proc, r);
-        }
-    }
-    bool static_bundle = false;
-    if (proc != 0 && b.nomem && !local_rc) {
-        local_rc = TRACE_ERR_NOMEM;
-        snprintf(local_msg, sizeof local_msg, "out of memory while packing the results: process=%d", proc);
-    }
-    if (proc != 0) {
-        if (local_rc < 0)
-            static_bundle = search_bundle_failed(&b, local_rc, local_msg);
-        else
-            search_bundle_set_items(&b, nitems);
     }
 
-    /* 3. the gather: sizes, then bytes (every process takes part) */
-    uint64_t mine = proc == 0 ? 0 : (uint64_t)b.len;
-    if (proc == 0 && !(sizes = calloc((size_t)nprocs, sizeof *sizes))) {
-        fprintf(stderr, "commhint: error: out of memory while gathering results: process=0\n");
-        MPI_Abort(par_comm, 1);
-    }
-    MPI_Request req;
-    MPI_Igather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, 0, par_comm, &req);
-    wait_gently(&req);
+    /* 3. the gather, a part at a time, process by process */
     if (proc != 0) {
-        send_bytes(b.p, mine);
-        if (!static_bundle)
-            free(b.p);
+        send_results(&col, keep, proc, local_rc, local_msg, sizeof local_msg);
         if (keep) {
-            /* its failures travelled in the bundle: it still takes part in
+            /* its failures travelled in the parts: it still takes part in
              * the stage, with the results it has */
             free(par_owner);
             par_owner = owner;
@@ -475,6 +532,7 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
             free(col.fail);
             return 0;
         }
+        search_collected_free(&col);
         free(owner);
         if (local_rc < 0)
             snprintf(err->msg, sizeof err->msg, "%s", local_msg);
@@ -484,21 +542,8 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
     rc = local_rc;
     if (rc < 0)
         snprintf(err->msg, sizeof err->msg, "%s", local_msg);
-    for (int src = 1; src < nprocs; src++) {
-        uint8_t *p = NULL;
-        if (rc == 0)
-            p = malloc(sizes[src] ? (size_t)sizes[src] : 1);
-        if (!p && rc == 0) {
-            rc = TRACE_ERR_NOMEM;
-            snprintf(err->msg, sizeof err->msg, "out of memory for the results of process %d: bytes=%" PRIu64,
-                     src, sizes[src]);
-        }
-        recv_bytes(src, p, sizes[src]);
-        if (p && rc == 0)
-            rc = search_bundle_unpack(t, src, p, (size_t)sizes[src], owner, world, &col, err);
-        free(p);
-    }
-    free(sizes);
+    for (int src = 1; src < nprocs; src++)
+        rc = recv_results(t, src, owner, world, &col, rc, err);
     if (keep) {
         free(par_owner);
         par_owner = owner;

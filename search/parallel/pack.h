@@ -3,7 +3,8 @@
  * driver (search/parallel/driver.c, its own library that only the command
  * line links) and the fuzzers.  Internal to search/.
  *
- * A bundle is what one analysis process sends to process 0: u32 magic
+ * A bundle is a part of what one analysis process sends to process 0
+ * (driver.c sends a process's results as a sequence of them): u32 magic
  * "CHPB", u16 version, u16 0, i32 status, u32 items; with a negative
  * status a message (u32 length, bytes) and no items; else each item is u32
  * kind, i32 rank, then for a result a u64 length and the packed result

@@ -150,6 +150,21 @@ expect_match "damaged trace, serial: warns about the damaged rank" "$err" "rank 
 same_as_serial "damaged trace, text" "$bad"
 same_as_serial "damaged trace, json --stable" "$bad" --format=json --stable
 
+# The results travel to process 0 in parts (a bundle each, packed when
+# process 0 takes them): with parts of one rank each (COMMHINT_PART_BYTES=1),
+# a process's results in many parts give the serial output, and so do
+# parts of up to 9 ranks (300,000 bytes: the synthetic trace's 21 ranks of
+# a process in 3 parts), with the damaged trace's failed ranks among them.
+for parts in 1 300000; do
+    for d in "$dir" "$bad" "$WORK/synth64"; do
+        want=$("$CH" hints "$d" --format=json --all --waits 2>&1)
+        got=$(COMMHINT_PART_BYTES=$parts "$MPIEXEC" -n 3 "$CH" hints --parallel "$d" --format=json --all --waits 2>&1)
+        tag="$(basename "$d"), 3 processes, parts closed at $parts bytes: same JSON and messages as serial"
+        if [ "$got" = "$want" ]; then ok "$tag"
+        else not_ok "$tag" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
+    done
+done
+
 # Output to a file: written by process 0 only, the same as serial.
 "$CH" hints "$dir" -o "$WORK/serial.txt" 2>/dev/null
 "$MPIEXEC" -n 2 "$CH" hints --parallel "$dir" -o "$WORK/par.txt" 2>/dev/null
