@@ -501,8 +501,8 @@ struct dg_msgrec {
     uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
     uint32_t use_site;   /* with DG_MSGF_ARG: call site of the MPI call that uses the value
                             (RECV: the first; SEND: the last of the next few); else 0 */
-    uint32_t consumer_flags;   /* with DG_MSGF_CONSUMED (below): enum cht_site_flag of the
-                                  consumer's site (ACCUMULATE...) */
+    uint8_t mpi_op;      /* COLL: enum cht_mpi_op of a reduction, else 0 */
+    uint8_t dtype;       /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
     uint64_t cpu_enter, cpu_exit; /* ns, the thread's CPU time then (both 0 = not recorded:
                                      recorded on oversubscribed hosts only) */
@@ -514,16 +514,20 @@ struct dg_msgrec {
     uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive;
                             COLL with DG_MSGF_NONBLOCKING: log position of its start
                             (an OTHER record, before it) */
-    /* RECV with DG_MSGF_CONSUMED: the first later event that touched the
-     * received bytes (a computation or an MPI call); a blocking COLL with a
-     * receive side too (its result's first consumer) */
-    uint64_t consumer_index;
-    uint32_t consumer_site;
-    uint8_t consumer_op;       /* enum cht_site_op of its site */
-    uint8_t consumer_kind;     /* DG_COMP or DG_MPI */
-    uint8_t mpi_op;            /* COLL: enum cht_mpi_op of a reduction, else 0 */
-    uint8_t dtype;             /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
-    uint64_t consumer_addr, consumer_len; /* its first written range (the accumulator) */
+};
+
+/* The first later event that touched a record's received bytes (a
+ * computation or an MPI call): of a RECV with DG_MSGF_CONSUMED, or of a
+ * blocking COLL with a receive side (its result's first consumer).  Kept
+ * beside the records (struct dg_mpilog's cons), as only some have one. */
+struct dg_consumer {
+    uint64_t index;      /* its event index */
+    uint64_t addr, len;  /* its first written range (the accumulator), 0 if none */
+    uint32_t pos;        /* the record's position in the log */
+    uint32_t site;
+    uint32_t flags;      /* enum cht_site_flag of its site (ACCUMULATE...) */
+    uint8_t op;          /* enum cht_site_op of its site */
+    uint8_t kind;        /* DG_COMP or DG_MPI */
 };
 
 /* Clock samples of a rank at MPI_Init ([0]) and MPI_Finalize ([1]). */
@@ -545,12 +549,20 @@ struct dg_mpilog {
     int rank;
     uint32_t n, cap;
     struct dg_msgrec *rec;
+    struct dg_consumer *cons; /* the records' consumers, by position (ncons of them) */
+    uint32_t ncons, capcons;
     struct dg_clock clock[2];
     struct dg_host host;
     bool cut_short;
 };
 
-void dg_mpilog_free(struct dg_mpilog *log); /* frees rec; the struct itself is the caller's */
+void dg_mpilog_free(struct dg_mpilog *log); /* frees rec and cons; the struct itself is the caller's */
+/* The consumer of record pos of log: all zero (a static one) if it has
+ * none. */
+const struct dg_consumer *dg_consumer_of(const struct dg_mpilog *log, uint32_t pos);
+/* Gives record c->pos its consumer *c (replacing one it had), keeping
+ * cons in position order.  0 or TRACE_ERR_NOMEM. */
+int dg_mpilog_set_consumer(struct dg_mpilog *log, const struct dg_consumer *c);
 
 /* A rank's map from its CLOCK_MONOTONIC to a clock shared by the ranks
  * (CLOCK_REALTIME less a base), from its samples at MPI_Init and

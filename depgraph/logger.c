@@ -52,8 +52,68 @@ void dg_mpilog_free(struct dg_mpilog *log)
     if (!log)
         return;
     free(log->rec);
+    free(log->cons);
     log->rec = NULL;
+    log->cons = NULL;
     log->n = log->cap = 0;
+    log->ncons = log->capcons = 0;
+}
+
+/* The first consumer at or after pos in cons (ncons if none). */
+static uint32_t cons_lower(const struct dg_mpilog *log, uint32_t pos)
+{
+    uint32_t lo = 0, hi = log->ncons;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (log->cons[mid].pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const struct dg_consumer *dg_consumer_of(const struct dg_mpilog *log, uint32_t pos)
+{
+    static const struct dg_consumer none;
+    uint32_t i = log && log->cons ? cons_lower(log, pos) : 0;
+    return log && i < log->ncons && log->cons[i].pos == pos ? &log->cons[i] : &none;
+}
+
+static int cons_grow(struct dg_mpilog *log)
+{
+    if (log->ncons < log->capcons)
+        return 0;
+    uint32_t nc = log->capcons ? log->capcons * 2 : 64;
+    if (nc <= log->capcons)
+        return TRACE_ERR_NOMEM;
+    struct dg_consumer *p = realloc(log->cons, (size_t)nc * sizeof *p);
+    if (!p)
+        return TRACE_ERR_NOMEM;
+    log->cons = p;
+    log->capcons = nc;
+    return 0;
+}
+
+int dg_mpilog_set_consumer(struct dg_mpilog *log, const struct dg_consumer *c)
+{
+    uint32_t i = cons_lower(log, c->pos);
+    if (i < log->ncons && log->cons[i].pos == c->pos) {
+        log->cons[i] = *c;
+        return 0;
+    }
+    if (cons_grow(log) < 0)
+        return TRACE_ERR_NOMEM;
+    memmove(&log->cons[i + 1], &log->cons[i], (size_t)(log->ncons - i) * sizeof *log->cons);
+    log->cons[i] = *c;
+    log->ncons++;
+    return 0;
+}
+
+static int cons_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const struct dg_consumer *)a)->pos, y = ((const struct dg_consumer *)b)->pos;
+    return x < y ? -1 : x > y;
 }
 
 uint32_t dg_mpilog_find(const struct dg_mpilog *log, uint64_t index)
@@ -589,16 +649,17 @@ int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const str
         for (size_t k = 0; k < n; k++) {
             uint64_t pos = owners[k];
             struct dg_msgrec *r = &l->log.rec[pos];
+            /* appended in the order found, sorted by dg_logger_take */
+            if ((rc = cons_grow(&l->log)) < 0)
+                return rc;
+            struct dg_consumer *cs = &l->log.cons[l->log.ncons++];
+            *cs = (struct dg_consumer){.index = ev->index, .pos = (uint32_t)pos, .site = ev->site,
+                                       .flags = ev->site_flags, .op = ev->site_op, .kind = (uint8_t)ev->kind};
             r->flags |= DG_MSGF_CONSUMED;
-            r->consumer_index = ev->index;
-            r->consumer_site = ev->site;
-            r->consumer_op = ev->site_op;
-            r->consumer_kind = ev->kind;
-            r->consumer_flags = ev->site_flags;
             for (uint32_t j = 0; j < ev->nranges; j++) {
                 if (ev->ranges[j].write && ev->ranges[j].len) {
-                    r->consumer_addr = ev->ranges[j].addr;
-                    r->consumer_len = ev->ranges[j].len;
+                    cs->addr = ev->ranges[j].addr;
+                    cs->len = ev->ranges[j].len;
                     break;
                 }
             }
@@ -657,6 +718,15 @@ int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out)
         if (p) {
             l->log.rec = p;
             l->log.cap = l->log.n;
+        }
+    }
+    if (l->log.ncons > 1)
+        qsort(l->log.cons, l->log.ncons, sizeof *l->log.cons, cons_cmp);
+    if (l->log.ncons && l->log.ncons < l->log.capcons) {
+        struct dg_consumer *p = realloc(l->log.cons, l->log.ncons * sizeof *p);
+        if (p) {
+            l->log.cons = p;
+            l->log.capcons = l->log.ncons;
         }
     }
     *out = l->log;

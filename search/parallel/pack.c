@@ -28,7 +28,7 @@
  * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 288,
+_Static_assert(sizeof(struct search_rank_result) == 304,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 432, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 32, "search_lead changed: update search/parallel/pack.c");
@@ -41,20 +41,22 @@ _Static_assert(sizeof(struct search_closed) == 88, "search_closed changed: updat
 _Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_mpilog) == 88, "dg_mpilog changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_mpilog) == 104, "dg_mpilog changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_consumer) == 40, "dg_consumer changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_msgrec) == 168, "dg_msgrec changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_msgrec) == 136, "dg_msgrec changed: update search/parallel/pack.c");
 #endif
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 13u /* 13: search_overlap.dep_loops; 12: search_overlap.back_empty/fwd_empty, their _outside, fwd_chained, back_others/fwd_others; 11: search_overlap.dep_site/use_site; 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
+#define PACK_VERSION 14u /* 14: dg_mpilog.cons (the consumers beside the records); 13: search_overlap.dep_loops; 12: search_overlap.back_empty/fwd_empty, their _outside, fwd_chained, back_others/fwd_others; 11: search_overlap.dep_site/use_site; 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
                             7: closed pairs; 8: needs-buffer overlaps */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'
  * parts have theirs). */
 #define SITEINFO_BYTES 5u
-#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 11 + 4 + 1 + 1 + 2 + 4 + 8 + 8)
+#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 10 + 2)
+#define CONS_BYTES (4u + 8 + 4 + 1 + 1 + 4 + 8 + 8)
 
 /* ---- one rank result ---------------------------------------------------------------- */
 
@@ -130,15 +132,32 @@ static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
     pk_u64(b, m->rbytes);
     pk_u64(b, m->version);
     pk_u64(b, m->fwd_pos);
-    pk_u64(b, m->consumer_index);
-    pk_u32(b, m->consumer_site);
-    pk_u8(b, m->consumer_op);
-    pk_u8(b, m->consumer_kind);
     pk_u8(b, m->mpi_op);
     pk_u8(b, m->dtype);
-    pk_u32(b, m->consumer_flags);
-    pk_u64(b, m->consumer_addr);
-    pk_u64(b, m->consumer_len);
+}
+
+static void pk_consumer(struct pk_buf *b, const struct dg_consumer *c)
+{
+    pk_u32(b, c->pos);
+    pk_u64(b, c->index);
+    pk_u32(b, c->site);
+    pk_u8(b, c->op);
+    pk_u8(b, c->kind);
+    pk_u32(b, c->flags);
+    pk_u64(b, c->addr);
+    pk_u64(b, c->len);
+}
+
+static void rd_consumer(struct pk_rd *r, struct dg_consumer *c)
+{
+    c->pos = rd_u32(r);
+    c->index = rd_u64(r);
+    c->site = rd_u32(r);
+    c->op = rd_u8(r);
+    c->kind = rd_u8(r);
+    c->flags = rd_u32(r);
+    c->addr = rd_u64(r);
+    c->len = rd_u64(r);
 }
 
 static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
@@ -165,15 +184,8 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->rbytes = rd_u64(r);
     m->version = rd_u64(r);
     m->fwd_pos = rd_u64(r);
-    m->consumer_index = rd_u64(r);
-    m->consumer_site = rd_u32(r);
-    m->consumer_op = rd_u8(r);
-    m->consumer_kind = rd_u8(r);
     m->mpi_op = rd_u8(r);
     m->dtype = rd_u8(r);
-    m->consumer_flags = rd_u32(r);
-    m->consumer_addr = rd_u64(r);
-    m->consumer_len = rd_u64(r);
 }
 
 static void pk_clock(struct pk_buf *b, const struct dg_clock *c)
@@ -225,6 +237,10 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     if (pk_reserve(b, (size_t)log->n * REC_BYTES))
         for (uint32_t i = 0; i < log->n; i++)
             pk_msgrec(b, &log->rec[i]);
+    pk_u32(b, log->ncons);
+    if (pk_reserve(b, (size_t)log->ncons * CONS_BYTES))
+        for (uint32_t i = 0; i < log->ncons; i++)
+            pk_consumer(b, &log->cons[i]);
 
     pk_u32(b, r->nsiteinfo);
     for (uint32_t i = 0; i < r->nsiteinfo; i++) {
@@ -297,6 +313,16 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
             rd_msgrec(r, &log->rec[i]);
             if (!r->bad && (log->rec[i].flags & DG_MSGF_FORWARD) && log->rec[i].fwd_pos >= n)
                 rd_fail(r, "forwarded send names a log position past the end");
+        }
+    }
+    n = rd_count(r, CONS_BYTES);
+    if (n && (log->cons = rd_alloc(r, n, sizeof *log->cons))) {
+        log->ncons = log->capcons = n;
+        for (uint32_t i = 0; i < n && !r->bad; i++) {
+            rd_consumer(r, &log->cons[i]);
+            /* dg_consumer_of searches them by position */
+            if (!r->bad && (log->cons[i].pos >= log->n || (i && log->cons[i].pos <= log->cons[i - 1].pos)))
+                rd_fail(r, "a consumer's record position is past the end or out of order");
         }
     }
 

@@ -110,10 +110,13 @@ static int resolve_log(struct trace_cursor *c, struct search_rank_result *r)
     size_t cap = 0;
     for (uint32_t i = 0; i < r->log.n; i++) {
         const struct dg_msgrec *x = &r->log.rec[i];
-        if (siteinfo_add(r, &cap, c, x->site) < 0 ||
-            ((x->flags & DG_MSGF_CONSUMED) && siteinfo_add(r, &cap, c, x->consumer_site) < 0))
+        if (siteinfo_add(r, &cap, c, x->site) < 0)
             return TRACE_ERR_NOMEM;
     }
+    for (uint32_t i = 0; i < r->log.ncons; i++)
+        if (r->log.cons[i].pos < r->log.n && (r->log.rec[r->log.cons[i].pos].flags & DG_MSGF_CONSUMED) &&
+            siteinfo_add(r, &cap, c, r->log.cons[i].site) < 0)
+            return TRACE_ERR_NOMEM;
     if (r->nsiteinfo > 1)
         qsort(r->siteinfo, r->nsiteinfo, sizeof *r->siteinfo, siteinfo_cmp);
     uint32_t k = 0; /* unique */

@@ -189,13 +189,9 @@ static void w_consume(struct world *w, int r, uint32_t rpos, uint32_t site, int 
 {
     struct dg_msgrec *x = &w->logs[r].rec[rpos];
     x->flags |= DG_MSGF_CONSUMED;
-    x->consumer_index = x->index + 1;
-    x->consumer_site = site;
-    x->consumer_op = (uint8_t)op;
-    x->consumer_kind = DG_COMP;
-    x->consumer_flags = flags;
-    x->consumer_addr = addr;
-    x->consumer_len = len;
+    struct dg_consumer c = {.index = x->index + 1, .addr = addr, .len = len, .pos = rpos, .site = site,
+                            .flags = flags, .op = (uint8_t)op, .kind = DG_COMP};
+    assert_int_equal(dg_mpilog_set_consumer(&w->logs[r], &c), 0);
 }
 
 static uint32_t w_coll(struct world *w, int r, uint32_t site, int call, int root, uint64_t seq, uint64_t buf,
@@ -397,7 +393,7 @@ static struct world *allreduce_world(int p)
         uint32_t rp = w_recv(w, 0, 51, q, 6, BUF(0) + 0x200, 8);
         w_consume(w, 0, rp, 52, CHT_SOP_FADD, CHT_SITEF_ACCUMULATE, ACC, 8);
         w_dur(w, 0, rp, 2500);
-        last = w->logs[0].rec[rp].consumer_index;
+        last = dg_consumer_of(&w->logs[0], rp)->index;
     }
     for (int d = 1; d < p; d++) /* the accumulator, as left by the last addition */
         w_dur(w, 0, w_send(w, 0, 55, d, 7, ACC, 8, last + 1), 1500);

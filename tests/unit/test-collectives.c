@@ -169,13 +169,9 @@ static void w_consume(struct world *w, int r, uint32_t rpos, uint32_t site, int 
 {
     struct dg_msgrec *x = &w->logs[r].rec[rpos];
     x->flags |= DG_MSGF_CONSUMED;
-    x->consumer_index = x->index + 1;
-    x->consumer_site = site;
-    x->consumer_op = (uint8_t)op;
-    x->consumer_kind = DG_COMP;
-    x->consumer_flags = flags;
-    x->consumer_addr = addr;
-    x->consumer_len = len;
+    struct dg_consumer c = {.index = x->index + 1, .addr = addr, .len = len, .pos = rpos, .site = site,
+                            .flags = flags, .op = (uint8_t)op, .kind = DG_COMP};
+    assert_int_equal(dg_mpilog_set_consumer(&w->logs[r], &c), 0);
 }
 
 /* The send at spos of rank r sends the bytes the receive at rpos wrote. */
@@ -747,7 +743,7 @@ static uint64_t reduce_round(struct world *w, const int *ops, uint64_t v)
     for (int q = 1; q < P; q++) {
         uint32_t rp = w_recv(w, 0, 51, q, 6, BUF(0) + 0x200, 8);
         w_consume(w, 0, rp, 52, ops[q - 1], CHT_SITEF_ACCUMULATE, ACC, 8);
-        last = w->logs[0].rec[rp].consumer_index;
+        last = dg_consumer_of(&w->logs[0], rp)->index;
     }
     return last;
 }
@@ -1442,7 +1438,8 @@ static void test_repeat_near_misses(void **state)
         struct dg_msgrec *x = &w->logs[r].rec[a];
         if (r) {
             x->flags |= DG_MSGF_CONSUMED;
-            x->consumer_index = x->index + 5;
+            struct dg_consumer c = {.index = x->index + 5, .pos = a};
+            assert_int_equal(dg_mpilog_set_consumer(&w->logs[r], &c), 0);
         }
         w_coll(w, r, 81, CHT_MPI_BCAST, 0, 1, r ? 0 : BUF(r) + 8, r ? 0 : 8, r ? BUF(r) + 8 : 0,
                r ? 8 : 0, 1);

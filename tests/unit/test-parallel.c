@@ -174,15 +174,15 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         m->rbuf = 0x7ffe00000000ull + s;
         m->rbytes = s + 9;
         m->version = s + 10;
-        m->consumer_index = s + 11;
-        m->consumer_site = (uint32_t)(s + 12);
-        m->consumer_op = (uint8_t)(s + 13);
-        m->consumer_kind = 1 + i % 2;
         m->mpi_op = (uint8_t)(i % 15);
         m->dtype = (uint8_t)(0xa0 + i % 7);
-        m->consumer_flags = (uint32_t)(s + 14);
-        m->consumer_addr = s + 15;
-        m->consumer_len = s + 16;
+        if (i % 3 == 1) { /* every third record has a consumer */
+            m->flags |= DG_MSGF_CONSUMED;
+            struct dg_consumer c = {.index = s + 11, .addr = s + 15, .len = s + 16, .pos = i,
+                                    .site = (uint32_t)(s + 12), .flags = (uint32_t)(s + 14),
+                                    .op = (uint8_t)(s + 13), .kind = (uint8_t)(1 + i % 2)};
+            assert_int_equal(dg_mpilog_set_consumer(&r->log, &c), 0);
+        }
     }
 
     r->nsiteinfo = 4;
@@ -233,15 +233,20 @@ static void assert_msgrec_same(const struct dg_msgrec *a, const struct dg_msgrec
     EQ(rbytes);
     EQ(version);
     EQ(fwd_pos);
-    EQ(consumer_index);
-    EQ(consumer_site);
-    EQ(consumer_op);
-    EQ(consumer_kind);
     EQ(mpi_op);
     EQ(dtype);
-    EQ(consumer_flags);
-    EQ(consumer_addr);
-    EQ(consumer_len);
+}
+
+static void assert_consumer_same(const struct dg_consumer *a, const struct dg_consumer *b)
+{
+    EQ(index);
+    EQ(addr);
+    EQ(len);
+    EQ(pos);
+    EQ(site);
+    EQ(flags);
+    EQ(op);
+    EQ(kind);
 }
 
 /* a is the original, b the unpacked copy: infos of b are non-NULL
@@ -288,6 +293,11 @@ static void assert_same(const struct search_rank_result *a, const struct search_
     }
     for (uint32_t i = 0; i < a->log.n; i++)
         assert_msgrec_same(&a->log.rec[i], &b->log.rec[i]);
+    EQ(log.ncons);
+    for (uint32_t i = 0; i < a->log.ncons; i++)
+        assert_consumer_same(&a->log.cons[i], &b->log.cons[i]);
+    if (a->log.n > 4) /* found by position */
+        assert_int_equal(dg_consumer_of(&b->log, 4)->site, 4 * 97 + 12);
     EQ(nsiteinfo);
     for (uint32_t i = 0; i < a->nsiteinfo; i++) {
         EQ(siteinfo[i].site);

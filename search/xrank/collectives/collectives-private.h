@@ -210,6 +210,12 @@ static inline const struct dg_msgrec *coll_rec(const struct cx *c, int rank, uin
     return &c->logs[rank]->rec[pos];
 }
 
+/* The consumer of the record at pos of rank's log (all zero if none). */
+static inline const struct dg_consumer *coll_consumer(const struct cx *c, int rank, uint32_t pos)
+{
+    return dg_consumer_of(c->logs[rank], pos);
+}
+
 static inline bool coll_valid(const struct cx *c, struct dg_pos p)
 {
     return p.rank >= 0 && p.rank < c->P && c->logs[p.rank] && p.pos < c->logs[p.rank]->n;

@@ -41,16 +41,16 @@ static const char *mpi_op(int op)
 /* Why a received value is used rather than combined (enum coll_why), 0 if
  * nothing says so; *use: the site of the use (the MPI call, or the
  * consumer itself). */
-static int used_not_combined(const struct dg_msgrec *x, uint32_t *use)
+static int used_not_combined(const struct dg_msgrec *x, const struct dg_consumer *cs, uint32_t *use)
 {
     if (x->flags & DG_MSGF_ARG) {
         *use = x->use_site;
         return WHY_MPI_ARG;
     }
-    *use = x->consumer_site;
-    if (x->consumer_flags & CHT_SITEF_ARGS_ONLY)
+    *use = cs->site;
+    if (cs->flags & CHT_SITEF_ARGS_ONLY)
         return WHY_CALL_ARG;
-    if (x->consumer_flags & CHT_SITEF_LOOP_TEST)
+    if (cs->flags & CHT_SITEF_LOOP_TEST)
         return WHY_LOOP_BOUND;
     return 0;
 }
@@ -59,40 +59,40 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
                        uint64_t *last_use, uint64_t *acc, uint64_t *acc_len)
 {
     const struct dg_msgrec *x0 = coll_rec(c, ro->rank, rs->pos[ro->first]);
+    const struct dg_consumer *c0 = coll_consumer(c, ro->rank, rs->pos[ro->first]);
     bool strong = true, local = ro->n >= 2;
     *last_use = 0;
     for (uint32_t k = 0; k < ro->n; k++) {
         const struct dg_msgrec *x = coll_rec(c, ro->rank, rs->pos[ro->first + k]);
-        if (!(x->flags & DG_MSGF_CONSUMED) || x->consumer_kind != DG_COMP ||
-            x->consumer_site != x0->consumer_site) {
+        const struct dg_consumer *cs = coll_consumer(c, ro->rank, rs->pos[ro->first + k]);
+        if (!(x->flags & DG_MSGF_CONSUMED) || cs->kind != DG_COMP || cs->site != c0->site) {
             strong = local = false;
             break;
         }
-        if (!(x->consumer_flags & CHT_SITEF_ACCUMULATE) || !mpi_op(x->consumer_op) ||
-            x->consumer_op != x0->consumer_op || !x->consumer_len || x->consumer_addr != x0->consumer_addr ||
-            x->consumer_len != x0->consumer_len)
+        if (!(cs->flags & CHT_SITEF_ACCUMULATE) || !mpi_op(cs->op) || cs->op != c0->op || !cs->len ||
+            cs->addr != c0->addr || cs->len != c0->len)
             strong = false;
         /* MPI_Reduce combines buffers of one size; a message larger than
          * the accumulator is a vector only if every one lands in the same
          * buffer (blocks gathered into slices, then summed into a scalar,
          * are a gather) */
-        if (x->bytes != x0->bytes || (x->bytes != x->consumer_len && x->buf != x0->buf))
+        if (x->bytes != x0->bytes || (x->bytes != cs->len && x->buf != x0->buf))
             strong = false;
         uint32_t use;
-        if (x->consumer_len || x->buf != x0->buf || x->bytes != x0->bytes || used_not_combined(x, &use))
+        if (cs->len || x->buf != x0->buf || x->bytes != x0->bytes || used_not_combined(x, cs, &use))
             local = false;
-        if (x->consumer_index > *last_use)
-            *last_use = x->consumer_index;
+        if (cs->index > *last_use)
+            *last_use = cs->index;
     }
     if (!strong && !local)
         return false;
-    in->op = strong ? x0->consumer_op : CHT_SOP_NONE;
+    in->op = strong ? c0->op : CHT_SOP_NONE;
     if (!strong)
         in->var |= VAR_LOCAL;
-    coll_loc_of(c, ro->rank, x0->consumer_site, &in->consumer);
+    coll_loc_of(c, ro->rank, c0->site, &in->consumer);
     in->has_consumer = true;
-    *acc = strong ? x0->consumer_addr : 0;
-    *acc_len = strong ? x0->consumer_len : 0;
+    *acc = strong ? c0->addr : 0;
+    *acc_len = strong ? c0->len : 0;
     return true;
 }
 
@@ -104,19 +104,20 @@ bool coll_round_reduce(const struct cx *c, const struct rounds *rs, const struct
 static int reject(struct cx *c, const struct rounds *rs, const struct round *ro)
 {
     const struct dg_msgrec *x0 = coll_rec(c, ro->rank, rs->pos[ro->first]);
+    const struct dg_consumer *c0 = coll_consumer(c, ro->rank, rs->pos[ro->first]);
     uint32_t use = 0;
     int why = 0;
     if (ro->n < 2)
         return 0;
     for (uint32_t k = 0; k < ro->n; k++) {
         const struct dg_msgrec *x = coll_rec(c, ro->rank, rs->pos[ro->first + k]);
+        const struct dg_consumer *cs = coll_consumer(c, ro->rank, rs->pos[ro->first + k]);
         uint32_t u;
         int w;
-        if (!(x->flags & DG_MSGF_CONSUMED) || x->consumer_kind != DG_COMP ||
-            x->consumer_site != x0->consumer_site || x->consumer_len || x->buf != x0->buf ||
-            x->bytes != x0->bytes)
+        if (!(x->flags & DG_MSGF_CONSUMED) || cs->kind != DG_COMP || cs->site != c0->site || cs->len ||
+            x->buf != x0->buf || x->bytes != x0->bytes)
             return 0;
-        if ((w = used_not_combined(x, &u)) && !why) {
+        if ((w = used_not_combined(x, cs, &u)) && !why) {
             why = w;
             use = u;
         }

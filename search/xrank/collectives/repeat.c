@@ -78,6 +78,7 @@ struct why_not {
     int why; /* enum rep_why, 0: a reason not reported (the calls are simply not a pair) */
     int rank;
     const struct dg_msgrec *a, *b;
+    uint32_t use; /* REP_RESULT_USED: the site of a's result's first use */
 };
 
 /* The record of rank r in collective instance i (pos set), or NULL. */
@@ -127,21 +128,22 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
         if (!ra || !rf || ra->call != rb->call || ra->peer != rb->peer || pa >= mem[k].pos)
             return false;
         if ((why = same_op_and_type(rf, rb, mixed)) || (!moves_data(rb) || !moves_data(rf))) {
-            *wn = (struct why_not){why ? why : REP_NO_DATA, r, ra, rb};
+            *wn = (struct why_not){why ? why : REP_NO_DATA, r, ra, rb, 0};
             return false;
         }
         for (uint32_t q = pa + 1; q < mem[k].pos; q++)
             if (coll_rec(c, r, q)->kind != DG_MSG_OTHER)
                 return false;
         if (rb->version > rf->index) {
-            *wn = (struct why_not){REP_INPUT_LATE, r, ra, rb};
+            *wn = (struct why_not){REP_INPUT_LATE, r, ra, rb, 0};
             return false;
         }
         for (uint32_t j = 0; j < nchain; j++) {
             uint32_t pj;
             const struct dg_msgrec *rj = coll_member(c, chain[j], r, &pj);
-            if (rj && (rj->flags & DG_MSGF_CONSUMED) && rj->consumer_index < rb->index) {
-                *wn = (struct why_not){REP_RESULT_USED, r, rj, rb};
+            const struct dg_consumer *cj = rj ? coll_consumer(c, r, pj) : NULL;
+            if (rj && (rj->flags & DG_MSGF_CONSUMED) && cj->index < rb->index) {
+                *wn = (struct why_not){REP_RESULT_USED, r, rj, rb, cj->site};
                 return false;
             }
             if (!rj)
@@ -149,7 +151,7 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
             if (coll_overlap(rb->buf, rb->bytes, rj->rbuf, rj->rbytes) ||
                 coll_overlap(rb->rbuf, rb->rbytes, rj->rbuf, rj->rbytes) ||
                 coll_overlap(rb->rbuf, rb->rbytes, rj->buf, rj->bytes)) {
-                *wn = (struct why_not){REP_OVERLAP, r, rj, rb};
+                *wn = (struct why_not){REP_OVERLAP, r, rj, rb, 0};
                 return false;
             }
         }
@@ -200,7 +202,7 @@ static int note_rejected(struct cx *c, const struct why_not *wn, uint32_t inst_b
     coll_loc_of(c, wn->rank, wn->a->site, &key.a);
     coll_loc_of(c, wn->rank, wn->b->site, &key.b);
     if (wn->why == REP_RESULT_USED)
-        coll_loc_of(c, wn->rank, wn->a->consumer_site, &key.use);
+        coll_loc_of(c, wn->rank, wn->use, &key.use);
     struct reprej *rj = NULL;
     for (uint32_t i = 0; i < c->nreprej && !rj; i++)
         if (c->reprej[i].why == key.why && !coll_loc_cmp(&c->reprej[i].a, &key.a) &&
