@@ -93,7 +93,7 @@ static struct world *w_new(int np)
 static void w_free(struct world *w)
 {
     for (int r = 0; r < w->np; r++)
-        free(w->logs[r].rec);
+        dg_mpilog_free(&w->logs[r]);
     free(w);
 }
 

@@ -79,7 +79,7 @@ static struct world *w_new(void)
 static void w_free(struct world *w)
 {
     for (int r = 0; r < P; r++)
-        free(w->logs[r].rec);
+        dg_mpilog_free(&w->logs[r]);
     free(w);
 }
 
