@@ -1216,6 +1216,49 @@ static void test_alltoall_send_recv_sites(void **state)
     (void)state;
 }
 
+static void test_alltoall_partners_by_site(void **state)
+{
+    /* a neighbour exchange (LULESH): each partner direction from a call
+     * site of its own, one block each; with 4 ranks the directions happen
+     * to reach every other rank.  The hint says it is every pair only with
+     * this run's ranks, and names the neighbourhood collective. */
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    for (int r = 0; r < P; r++) {
+        for (int i = 1; i < P; i++) {
+            int src = (r - i + P) % P;
+            w_recv(w, r, 70 + (uint32_t)i, src, 1, RBUF(r) + 32 * src, 32);
+        }
+        for (int i = 1; i < P; i++) {
+            int dst = (r + i) % P;
+            w_send(w, r, 80 + (uint32_t)i, dst, 1, SBUF(r) + 32 * dst, 32, 1);
+        }
+    }
+    w_search(w, &h, &n);
+    const struct search_hint *a = find(h, n, "MPI_Alltoall");
+    assert_non_null(a);
+    assert_non_null(strstr(a->message, "each block from a call site of its own (3 send sites, one partner each): "
+                                       "that is every pair with this run's 4 ranks, not necessarily with others; "
+                                       "use MPI_Alltoall if the code runs on 4 ranks only, else "
+                                       "MPI_Neighbor_alltoallv"));
+    hints_free(h, n);
+    w_free(w);
+    /* test_alltoall's one call site in a loop over the ranks: no such words */
+    w = w_new();
+    for (int r = 0; r < P; r++)
+        for (int i = 1; i < P; i++) {
+            int dst = (r + i) % P, src = (r - i + P) % P;
+            w_sendrecv(w, r, 60, dst, SBUF(r) + 32 * dst, 32, 1, src, RBUF(r) + 32 * src, 32, NULL, NULL);
+        }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_null(strstr(h[0].message, "call site of its own"));
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
 static void test_alltoall_near_misses(void **state)
 {
     /* rank 2 sends the same block to everyone: not distinct slices */
@@ -1634,6 +1677,7 @@ int main(void)
         T(test_alltoall),
         T(test_alltoall_send_recv_sites),
         T(test_alltoall_near_misses),
+        T(test_alltoall_partners_by_site),
         T(test_allgather_ring),
         T(test_allgather_flat_and_dependent),
         T(test_repeat),

@@ -6,6 +6,7 @@
  * rank received anything of the exchange.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectives-private.h"
 
@@ -158,10 +159,39 @@ out:
     return rc;
 }
 
+/* Whether each rank's partners are the code's structure rather than a
+ * loop over the ranks: two or more send sites, none of which sent more
+ * than one block per rank and instance (LULESH's 26 neighbour sends).
+ * Every pair is then covered only at this run's rank count. */
+static bool partners_by_site(const struct hacc *h, uint32_t *nsites)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < h->nlocs; i++)
+        if (h->locs[i].mask & LM_SEND) {
+            if (h->locs[i].per_rank > 1)
+                return false;
+            n++;
+        }
+    *nsites = n;
+    return n >= 2;
+}
+
 static void alltoall_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh)
 {
+    uint32_t nsites;
     coll_text_calls(b, h, sh);
-    search_text_printf(b, " exchange a distinct block between every pair of ranks: use %s (", sh->collective);
+    if (!partners_by_site(h, &nsites)) {
+        search_text_printf(b, " exchange a distinct block between every pair of ranks: use %s (", sh->collective);
+        return;
+    }
+    bool nb = !strncmp(sh->collective, "MPI_I", 5);
+    search_text_printf(b,
+                       " exchange a distinct block between every pair of ranks, but each block from a call site "
+                       "of its own (%u send sites, one partner each): that is every pair with this run's %u "
+                       "ranks, not necessarily with others; use %s if the code runs on %u ranks only, else %s "
+                       "on a communicator of each rank's partners (MPI_Dist_graph_create_adjacent) (",
+                       nsites, h->p, sh->collective, h->p,
+                       nb ? "MPI_Ineighbor_alltoallv" : "MPI_Neighbor_alltoallv");
 }
 
 /* Both buffers with the block of rank r at slot r, and what the
