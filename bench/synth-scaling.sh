@@ -8,7 +8,8 @@
 # `commhint hints` serial and under `mpiexec -n K ... --parallel` for each K
 # in PROCS (default 2 4 8; more than 2 oversubscribes a 2-core machine):
 # wall time and peak resident memory (/usr/bin/time -f "%e %M"), and for
-# the parallel runs each process's CPU time (user + system) and peak memory.
+# the parallel runs each process's CPU time (user + system) and peak memory
+# (process 0's and the largest of the others').
 # One run each (the figures are minutes apart, not ratios of alternating
 # runs: read them as orders of magnitude).  A command that fails, passes
 # MEM_LIMIT_MB of virtual memory (default 12288) or TIMEOUT seconds
@@ -33,15 +34,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # plot: synth-scaling.png from the table of synth-scaling.md: wall time and
-# peak MB of the largest process against ranks, serial and per K.
+# peak MB against ranks, serial and per K (process 0, and the largest of the
+# others when the table has it).
 plot() {
     command -v gnuplot >/dev/null || return 0
     local term='pngcairo size 1100,480 font "sans,10"' k plot1 plot2 c=2
     gnuplot -e 'set terminal' 2>&1 | grep -q pngcairo || term='png size 1100,480'
-    # rows: ranks mode wall MB (the ranks cell is carried to the -n rows)
+    # rows: ranks mode wall MB others-MB (the ranks cell is carried to the
+    # -n rows; others-MB: the largest process but 0, - for serial)
     awk -F'|' '$2 ~ /[0-9]/ { r = $2; gsub(/ /, "", r) }
-        $6 ~ /serial|-n/ { m = $6; gsub(/ |-n/, "", m); split($7, v, " ")
-            if (v[1] ~ /^[0-9.]+$/) print r, m, v[1], v[2] }' "$out/synth-scaling.md" >"$tmp/plot.dat"
+        $6 ~ /serial|-n/ { m = $6; gsub(/ |-n/, "", m); split($7, v, " "); split($9, o, "/")
+            mo = o[2]; gsub(/ /, "", mo); if (mo == "") mo = "-"
+            if (v[1] ~ /^[0-9.]+$/) print r, m, v[1], v[2], mo }' "$out/synth-scaling.md" >"$tmp/plot.dat"
     [ -s "$tmp/plot.dat" ] || return 0
     awk '$2 == "serial"' "$tmp/plot.dat" >"$tmp/plot-serial"
     plot1="plot '$tmp/plot-serial' using 1:3 with linespoints lc 1 pt 7 title 'serial'"
@@ -49,7 +53,10 @@ plot() {
     for k in $(awk '$2 != "serial" { print $2 }' "$tmp/plot.dat" | sort -un); do
         awk -v k="$k" '$2 == k' "$tmp/plot.dat" >"$tmp/plot-$k"
         plot1="$plot1, '$tmp/plot-$k' using 1:3 with linespoints lc $c pt 6 title '--parallel, $k processes'"
-        plot2="$plot2, '$tmp/plot-$k' using 1:4 with linespoints lc $c pt 6 title '--parallel, $k processes'"
+        plot2="$plot2, '$tmp/plot-$k' using 1:4 with linespoints lc $c pt 6 title '--parallel, $k processes: process 0'"
+        if awk '$5 ~ /^[0-9]/ { f = 1 } END { exit !f }' "$tmp/plot-$k"; then
+            plot2="$plot2, '$tmp/plot-$k' using 1:5 with linespoints lc $c pt 4 dt 2 title '... the largest other'"
+        fi
         c=$((c + 1))
     done
     {
@@ -58,7 +65,7 @@ plot() {
         echo "set logscale xy 2; set grid; set key top left; set xlabel 'ranks'"
         echo "set ylabel 'wall seconds'; set title 'Time'"
         echo "$plot1"
-        echo "set ylabel 'MB'; set title 'Peak memory of the largest process'"
+        echo "set ylabel 'MB'; set title 'Peak memory per process'"
         echo "$plot2"
         echo "unset multiplot"
     } >"$tmp/plot.gp"
@@ -94,12 +101,17 @@ measure() {
     fi
 }
 
-# procstats PREFIX: "max-cpu-s mean-cpu-s max-peak-MB" over the per-process
-# time files PREFIX.*
+# procstats PREFIX: "max-cpu-s mean-cpu-s peak-MB-of-process-0
+# largest-peak-MB-of-the-others" over the per-process time files PREFIX.N
+# (N the process)
 procstats() {
-    cat "$1".* 2>/dev/null | awk '
-        NF >= 4 { c = $3 + $4; s += c; n++; if (c > mc) mc = c; if ($2 > mm) mm = $2 }
-        END { if (n) printf "%.2f %.2f %.0f\n", mc, s / n, mm / 1024; else print "- - -" }'
+    local f
+    for f in "$1".*; do
+        [ -e "$f" ] && echo "${f##*.} $(tail -n 1 "$f")"
+    done | awk '
+        NF >= 5 { c = $4 + $5; s += c; n++; if (c > mc) mc = c
+                  if ($1 == 0) m0 = $3; else if ($3 > mo) mo = $3 }
+        END { if (n) printf "%.2f %.2f %.0f %.0f\n", mc, s / n, m0 / 1024, mo / 1024; else print "- - - -" }'
 }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -146,8 +158,8 @@ for p in $SIZES; do
             if [ -s "$tmp/serial-$p.out" ] && ! cmp -s "$tmp/serial-$p.out" "$tmp/par-$k-$p.out"; then
                 r="$r (output differs from serial!)"
             fi
-            read -r mc ac mm <<<"$(procstats "$tmp/proc-$k-$p")"
-            rows+=("| $p | | | | -n $k | $r | $mc / $ac | $mm |")
+            read -r mc ac m0 mo <<<"$(procstats "$tmp/proc-$k-$p")"
+            rows+=("| $p | | | | -n $k | $r | $mc / $ac | $m0 / $mo |")
         fi
         echo "synth-scaling: $p ranks: -n $k $r" >&2
     done
@@ -166,9 +178,10 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "Columns: ranks; events in the trace; MB on disk; writing it (wall s, peak MB);"
     echo "the analysis (serial, or \`mpiexec -n K commhint hints --parallel\`); its wall s,"
     echo "peak MB of the largest process, and CPU s (serial: user + system; parallel: the"
-    echo "busiest process / the mean per process); the parallel runs' largest peak MB per process."
+    echo "busiest process / the mean per process); the parallel runs' peak MB of process 0"
+    echo "(which still gathers every rank's log) and of the largest of the other processes."
     echo
-    echo "| ranks | events | MB | write (s, MB) | analysis | wall s, peak MB, CPU s | CPU s per process (max / mean) | peak MB per process |"
+    echo "| ranks | events | MB | write (s, MB) | analysis | wall s, peak MB, CPU s | CPU s per process (max / mean) | peak MB: process 0 / largest other |"
     echo "|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
 } >"$out/synth-scaling.md"
