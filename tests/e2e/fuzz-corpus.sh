@@ -58,3 +58,22 @@ out=$("$CH" info "$WORK/huge-world" 2>&1)
 rc=$?
 expect_match "info refuses a world_size of 1431586883 (exit $rc)" "$rc $out" \
     '^1 .*bad meta file: file=.*commhint.meta offset=36 reason=world_size=1431586883 is outside 0\.\.1048576'
+
+# The unpack seeds are the packed results of the hints seeds' traces, at
+# the packing's current version: packed again here, each must come out as
+# committed (else every seed stops at the version check and the harness
+# fuzzes nothing but it: `make fuzz-seeds`, or tests/fuzz/make-seeds.sh's
+# two fuzz-pack steps per seed).
+stale=""
+for f in tests/fuzz/corpus/unpack/*-r0; do
+    n=$(basename "$f" -r0)
+    raw=tests/fuzz/corpus/hints/$n-raw
+    [ -f "$raw" ] || { stale="$stale $n(no hints seed)"; continue; }
+    rm -rf "$WORK/seed-$n"
+    if ! "$PACK" --unpack "$raw" "$WORK/seed-$n" >/dev/null 2>&1 ||
+        ! "$PACK" --result "$WORK/seed-$n.r0" "$WORK/seed-$n" 0 >/dev/null 2>&1 ||
+        ! cmp -s "$WORK/seed-$n.r0" "$f"; then
+        stale="$stale $n"
+    fi
+done
+expect_eq "the unpack seeds are their traces' results packed at the current version" "${stale# }" ""
