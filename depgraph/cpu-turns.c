@@ -28,8 +28,8 @@ uint64_t dg_run_start(const struct dg_mpilog *const *logs, int P)
 
 bool dg_has_cpu_times(const struct dg_mpilog *log)
 {
-    for (uint32_t p = 0; p < log->n; p++)
-        if (log->rec[p].cpu_exit)
+    for (uint32_t p = 0; log->cpu && p < log->n; p++)
+        if (log->cpu[p].exit)
             return true;
     return false;
 }
@@ -145,26 +145,31 @@ void dg_off_stats(const struct dg_mpilog *log, double *tmp, double *med, size_t 
 {
     size_t n = 0;
     const struct dg_msgrec *prev = NULL, *first = NULL;
+    struct dg_cputime cprev = {0, 0}, cfirst = {0, 0};
     for (uint32_t p = 0; p < log->n; p++) {
         const struct dg_msgrec *x = &log->rec[p];
-        if (!x->cpu_exit || x->cpu_exit < x->cpu_enter || x->t_exit < x->t_enter)
+        struct dg_cputime c = dg_cpu_of(log, p);
+        if (!c.exit || c.exit < c.enter || x->t_exit < x->t_enter)
             continue;
-        double w = (double)(x->t_exit - x->t_enter) - (double)(x->cpu_exit - x->cpu_enter);
+        double w = (double)(x->t_exit - x->t_enter) - (double)(c.exit - c.enter);
         if (w >= 100e3)
             tmp[n++] = w;
-        if (prev && x->t_enter >= prev->t_exit && x->cpu_enter >= prev->cpu_exit) {
-            w = (double)(x->t_enter - prev->t_exit) - (double)(x->cpu_enter - prev->cpu_exit);
+        if (prev && x->t_enter >= prev->t_exit && c.enter >= cprev.exit) {
+            w = (double)(x->t_enter - prev->t_exit) - (double)(c.enter - cprev.exit);
             if (w >= 100e3)
                 tmp[n++] = w;
         }
-        if (!first)
+        if (!first) {
             first = x;
+            cfirst = c;
+        }
         prev = x;
+        cprev = c;
     }
     *count = n;
     *med = dg_median(tmp, n, 0);
-    *share = first && prev->t_exit > first->t_enter && prev->cpu_exit >= first->cpu_enter
-                 ? (double)(prev->cpu_exit - first->cpu_enter) / (double)(prev->t_exit - first->t_enter)
+    *share = first && prev->t_exit > first->t_enter && cprev.exit >= cfirst.enter
+                 ? (double)(cprev.exit - cfirst.enter) / (double)(prev->t_exit - first->t_enter)
                  : 1;
 }
 
@@ -182,8 +187,9 @@ static bool schedule_rank(const struct dg_mpilog *log, uint64_t t0, struct turns
     for (uint32_t p = 0; p < log->n; p++)
         for (int e = 0; e < 2; e++) {
             const struct dg_msgrec *x = &log->rec[p];
-            uint64_t tt = e ? x->t_exit : x->t_enter, cc = e ? x->cpu_exit : x->cpu_enter;
-            if (tt < t0 || !x->cpu_exit || x->cpu_exit < x->cpu_enter)
+            struct dg_cputime c = dg_cpu_of(log, p);
+            uint64_t tt = e ? x->t_exit : x->t_enter, cc = e ? c.exit : c.enter;
+            if (tt < t0 || !c.exit || c.exit < c.enter)
                 continue;
             if (pt && tt > pt && cc >= pc && (double)(tt - pt) - (double)(cc - pc) >= 50e3) {
                 if (k->noff == cap) {

@@ -503,9 +503,8 @@ struct dg_msgrec {
                             (RECV: the first; SEND: the last of the next few); else 0 */
     uint8_t mpi_op;      /* COLL: enum cht_mpi_op of a reduction, else 0 */
     uint8_t dtype;       /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
-    uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown) */
-    uint64_t cpu_enter, cpu_exit; /* ns, the thread's CPU time then (both 0 = not recorded:
-                                     recorded on oversubscribed hosts only) */
+    uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown; its CPU
+                                 times, if recorded, are beside it: dg_cpu_of) */
     uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
     uint64_t rbuf, rbytes; /* COLL: the receive side */
     uint64_t version;    /* SEND (and COLL send side): index + 1 of the last event that
@@ -545,10 +544,18 @@ struct dg_host {
                              one share a host */
 };
 
+/* A call's thread CPU time at its entry and exit, ns (both 0 = not
+ * recorded: recorded on oversubscribed hosts only). */
+struct dg_cputime {
+    uint64_t enter, exit;
+};
+
 struct dg_mpilog {
     int rank;
     uint32_t n, cap;
     struct dg_msgrec *rec;
+    struct dg_cputime *cpu;   /* the records' CPU times, by position (cap of them), NULL
+                                 if none has any */
     struct dg_consumer *cons; /* the records' consumers, by position (ncons of them) */
     uint32_t ncons, capcons;
     struct dg_clock clock[2];
@@ -557,6 +564,11 @@ struct dg_mpilog {
 };
 
 void dg_mpilog_free(struct dg_mpilog *log); /* frees rec and cons; the struct itself is the caller's */
+/* The CPU times of record pos of log (all zero if not recorded). */
+static inline struct dg_cputime dg_cpu_of(const struct dg_mpilog *log, uint32_t pos)
+{
+    return log && log->cpu && pos < log->n ? log->cpu[pos] : (struct dg_cputime){0, 0};
+}
 /* The consumer of record pos of log: all zero (a static one) if it has
  * none. */
 const struct dg_consumer *dg_consumer_of(const struct dg_mpilog *log, uint32_t pos);
@@ -693,6 +705,8 @@ void dg_match_destroy(struct dg_match *m);
 /* The record at p: this process's, or a copy of another's that a match or
  * an instance of this process involves; NULL if neither. */
 const struct dg_msgrec *dg_match_rec(const struct dg_match *m, struct dg_pos p);
+/* Its CPU times (all zero if not recorded, or if neither). */
+struct dg_cputime dg_match_cpu(const struct dg_match *m, struct dg_pos p);
 
 /* The other end of a SEND or RECV record (DG_POS_NONE if unmatched). */
 struct dg_pos dg_match_peer(const struct dg_match *m, struct dg_pos p);

@@ -52,8 +52,10 @@ void dg_mpilog_free(struct dg_mpilog *log)
     if (!log)
         return;
     free(log->rec);
+    free(log->cpu);
     free(log->cons);
     log->rec = NULL;
+    log->cpu = NULL;
     log->cons = NULL;
     log->n = log->cap = 0;
     log->ncons = log->capcons = 0;
@@ -173,8 +175,19 @@ static struct dg_msgrec *rec_new(struct dg_logger *l, const struct trace_event *
         if (!p)
             return NULL;
         g->rec = p;
+        if (g->cpu) {
+            struct dg_cputime *c = realloc(g->cpu, nc * sizeof *c);
+            if (!c)
+                return NULL; /* rec grew: g->cap stays, so both are at least g->cap */
+            memset(c + g->cap, 0, (size_t)(nc - g->cap) * sizeof *c);
+            g->cpu = c;
+        }
         g->cap = nc;
     }
+    if ((tev->cpu_enter || tev->cpu_exit) && !g->cpu && !(g->cpu = calloc(g->cap, sizeof *g->cpu)))
+        return NULL;
+    if (g->cpu)
+        g->cpu[g->n] = (struct dg_cputime){tev->cpu_enter, tev->cpu_exit};
     struct dg_msgrec *r = &g->rec[g->n++];
     const struct cht_rec_mpi *m = tev->mpi;
     memset(r, 0, sizeof *r);
@@ -189,8 +202,6 @@ static struct dg_msgrec *rec_new(struct dg_logger *l, const struct trace_event *
     r->comm_size = m->comm_size;
     r->t_enter = m->t_enter;
     r->t_exit = m->t_exit;
-    r->cpu_enter = tev->cpu_enter;
-    r->cpu_exit = tev->cpu_exit;
     return r;
 }
 
@@ -415,9 +426,7 @@ static int nb_coll_complete(struct dg_logger *l, const struct trace_event *tev, 
     x.index = r->index;
     x.role = DG_ROLE_COMPLETE;
     x.t_enter = r->t_enter;
-    x.t_exit = r->t_exit;
-    x.cpu_enter = r->cpu_enter;
-    x.cpu_exit = r->cpu_exit;
+    x.t_exit = r->t_exit; /* its CPU times are the completion's already (by position) */
     *r = x;
     l->log.rec[wait].flags |= DG_MSGF_BLOCKS;
     return 1;
@@ -715,10 +724,13 @@ int dg_logger_take(struct dg_logger *l, struct dg_mpilog *out)
      * the room it grew into (up to half of it) */
     if (l->log.n && l->log.n < l->log.cap) {
         struct dg_msgrec *p = realloc(l->log.rec, l->log.n * sizeof *p);
-        if (p) {
+        struct dg_cputime *c = l->log.cpu ? realloc(l->log.cpu, l->log.n * sizeof *c) : NULL;
+        if (p)
             l->log.rec = p;
+        if (c)
+            l->log.cpu = c;
+        if (p || c) /* cap: the room both have */
             l->log.cap = l->log.n;
-        }
     }
     if (l->log.ncons > 1)
         qsort(l->log.cons, l->log.ncons, sizeof *l->log.cons, cons_cmp);

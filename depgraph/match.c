@@ -32,6 +32,14 @@ struct envelope {
     uint32_t pos;
 };
 
+/* A record as it travels to another process (after an envelope, an
+ * answer or a collective record) and is kept there as a copy: the record
+ * and its CPU times. */
+struct wrec {
+    struct dg_msgrec rec;
+    struct dg_cputime cpu;
+};
+
 /* The receive matched to a send, on its way back; followed by the
  * receive's record. */
 struct answer {
@@ -45,7 +53,7 @@ struct answer {
 struct coll_ent {
     uint64_t comm, seq;
     struct dg_pos pos;
-    const struct dg_msgrec *rec;
+    const struct dg_msgrec *rec; /* the log's, or the start of a struct wrec */
 };
 
 /* An instance's number, on its way back to a member. */
@@ -56,7 +64,7 @@ struct coll_answer {
 
 struct chain_ent {
     const struct envelope *e;
-    const struct dg_msgrec *rec; /* NULL: a local send */
+    const struct dg_msgrec *rec; /* the start of a struct wrec; NULL: a local send */
     uint32_t next;               /* next entry with the same hash + 1, 0 = none */
     int from;                    /* the process it came from */
     bool used;
@@ -74,7 +82,7 @@ struct dg_match {
     uint32_t ncoll;           /* instances of all processes */
     uint32_t *coll_first;     /* [K + 1]: the first instance of each process, then ncoll */
     int nprocs;
-    struct dg_msgrec *ghost;  /* records held by other processes */
+    struct wrec *ghost;       /* records held by other processes */
     size_t nghost, cghost;
     struct dg_map ghost_at;   /* (rank << 32 | pos) -> ghost index */
     uint64_t unmatched_sends, unmatched_recvs, incomplete;
@@ -144,12 +152,12 @@ static int inst_owner(uint64_t comm, uint64_t seq, int K)
     return K == 1 ? 0 : (int)(mix(mix(0, comm), seq) % (uint64_t)K);
 }
 
-/* Keeps a copy of another process's record at p. */
-static bool ghost_add(struct dg_match *m, struct dg_pos p, const struct dg_msgrec *rec)
+/* Keeps a copy of another process's record at p (wire: a struct wrec). */
+static bool ghost_add(struct dg_match *m, struct dg_pos p, const void *wire)
 {
     if (m->nghost == m->cghost) {
         size_t c = m->cghost ? m->cghost * 2 : 64;
-        struct dg_msgrec *g = realloc(m->ghost, c * sizeof *g);
+        struct wrec *g = realloc(m->ghost, c * sizeof *g);
         if (!g)
             return false;
         m->ghost = g;
@@ -158,16 +166,19 @@ static bool ghost_add(struct dg_match *m, struct dg_pos p, const struct dg_msgre
     uint64_t *v = dg_map_put(&m->ghost_at, pos_key(p), m->nghost);
     if (!v)
         return false;
-    m->ghost[*v] = *rec;
+    memcpy(&m->ghost[*v], wire, sizeof m->ghost[*v]);
     if (*v == m->nghost)
         m->nghost++;
     return true;
 }
 
-/* Appends a fixed part and, to another process, the record after it. */
-static bool put_with(struct dg_bytes *b, const void *head, size_t n, const struct dg_msgrec *rec, bool remote)
+/* Appends a fixed part and, to another process, record pos of log after
+ * it (a struct wrec). */
+static bool put_with(struct dg_bytes *b, const void *head, size_t n, const struct dg_mpilog *log, uint32_t pos,
+                     bool remote)
 {
-    return dg_bytes_put(b, head, n) && (!remote || dg_bytes_put(b, rec, sizeof *rec));
+    struct wrec w = {log->rec[pos], dg_cpu_of(log, pos)};
+    return dg_bytes_put(b, head, n) && (!remote || dg_bytes_put(b, &w, sizeof w));
 }
 
 /* The per-rank tables of this process's ranks. */
@@ -208,7 +219,7 @@ static int post_envelopes(struct dg_match *m, const int *owner, int K, int me, s
             if (x->kind == DG_MSG_COLL) {
                 int q = inst_owner(x->comm, x->seq, K);
                 struct coll_ent c = {x->comm, x->seq, {r, i}, NULL};
-                if (!put_with(&col[q], &c, sizeof c, x, q != me))
+                if (!put_with(&col[q], &c, sizeof c, g, i, q != me))
                     return TRACE_ERR_NOMEM;
                 continue;
             }
@@ -220,7 +231,7 @@ static int post_envelopes(struct dg_match *m, const int *owner, int K, int me, s
                 continue;
             }
             struct envelope e = {x->comm, x->seq, r, x->peer, x->tag, i};
-            if (!put_with(&env[q], &e, sizeof e, x, q != me))
+            if (!put_with(&env[q], &e, sizeof e, g, i, q != me))
                 return TRACE_ERR_NOMEM;
         }
     }
@@ -234,7 +245,7 @@ static int join(struct dg_match *m, int K, int me, const struct dg_bytes *in, st
 {
     size_t n = 0;
     for (int q = 0; q < K; q++)
-        n += in[q].len / (sizeof(struct envelope) + (q != me ? sizeof(struct dg_msgrec) : 0));
+        n += in[q].len / (sizeof(struct envelope) + (q != me ? sizeof(struct wrec) : 0));
     struct chain_ent *ents = malloc((n ? n : 1) * sizeof *ents);
     struct dg_map heads = {0};
     int rc = TRACE_ERR_NOMEM;
@@ -242,7 +253,7 @@ static int join(struct dg_match *m, int K, int me, const struct dg_bytes *in, st
         return rc;
     size_t k = 0;
     for (int q = 0; q < K; q++) {
-        size_t step = sizeof(struct envelope) + (q != me ? sizeof(struct dg_msgrec) : 0);
+        size_t step = sizeof(struct envelope) + (q != me ? sizeof(struct wrec) : 0);
         for (size_t off = 0; off + step <= in[q].len; off += step) {
             const struct envelope *e = (const void *)(in[q].p + off);
             ents[k] = (struct chain_ent){e, q != me ? (const void *)(e + 1) : NULL, 0, q, false};
@@ -281,7 +292,7 @@ static int join(struct dg_match *m, int K, int me, const struct dg_bytes *in, st
             }
             /* the answer goes back to the process the envelope came from */
             struct answer a = {s.rank, s.pos, {r, i}};
-            if (!ghost_add(m, s, found->rec) || !put_with(&ans[found->from], &a, sizeof a, x, true))
+            if (!ghost_add(m, s, found->rec) || !put_with(&ans[found->from], &a, sizeof a, g, i, true))
                 goto out;
         }
     }
@@ -297,7 +308,7 @@ out:
 /* Step 3, at the senders: the answers of the other processes. */
 static int take_answers(struct dg_match *m, int K, const struct dg_bytes *in)
 {
-    const size_t step = sizeof(struct answer) + sizeof(struct dg_msgrec);
+    const size_t step = sizeof(struct answer) + sizeof(struct wrec);
     for (int q = 0; q < K; q++)
         for (size_t off = 0; off + step <= in[q].len; off += step) {
             struct answer a;
@@ -320,13 +331,13 @@ static int group(struct dg_match *m, int K, int me, const struct dg_bytes *in, s
 {
     size_t n = 0;
     for (int q = 0; q < K; q++)
-        n += in[q].len / (sizeof(struct coll_ent) + (q != me ? sizeof(struct dg_msgrec) : 0));
+        n += in[q].len / (sizeof(struct coll_ent) + (q != me ? sizeof(struct wrec) : 0));
     struct coll_ent *c = malloc((n ? n : 1) * sizeof *c);
     if (!c)
         return TRACE_ERR_NOMEM;
     size_t k = 0;
     for (int q = 0; q < K; q++) {
-        size_t step = sizeof(struct coll_ent) + (q != me ? sizeof(struct dg_msgrec) : 0);
+        size_t step = sizeof(struct coll_ent) + (q != me ? sizeof(struct wrec) : 0);
         for (size_t off = 0; off + step <= in[q].len; off += step, k++) {
             memcpy(&c[k], in[q].p + off, sizeof c[k]);
             const struct dg_pos p = c[k].pos;
@@ -493,7 +504,18 @@ const struct dg_msgrec *dg_match_rec(const struct dg_match *m, struct dg_pos p)
     if (g)
         return p.pos < g->n ? &g->rec[p.pos] : NULL;
     const uint64_t *v = dg_map_get(&m->ghost_at, pos_key(p));
-    return v ? &m->ghost[*v] : NULL;
+    return v ? &m->ghost[*v].rec : NULL;
+}
+
+struct dg_cputime dg_match_cpu(const struct dg_match *m, struct dg_pos p)
+{
+    if (p.rank < 0 || p.rank >= m->nranks)
+        return (struct dg_cputime){0, 0};
+    const struct dg_mpilog *g = m->logs[p.rank];
+    if (g)
+        return dg_cpu_of(g, p.pos);
+    const uint64_t *v = dg_map_get(&m->ghost_at, pos_key(p));
+    return v ? m->ghost[*v].cpu : (struct dg_cputime){0, 0};
 }
 
 struct dg_pos dg_match_peer(const struct dg_match *m, struct dg_pos p)

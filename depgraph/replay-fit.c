@@ -119,11 +119,11 @@ static int median_dist(const struct dg_xchg *x, int64_t *v, size_t n, double fal
 /* Whether a call ran on its CPU throughout (or its CPU times are not
  * known): a call that lost its CPU to other ranks' turns is no sample of
  * the network. */
-static bool in_one_turn(const struct dg_msgrec *x)
+static bool in_one_turn(const struct dg_msgrec *x, struct dg_cputime c)
 {
-    if (!x->cpu_exit || x->cpu_exit < x->cpu_enter || x->t_exit <= x->t_enter)
+    if (!c.exit || c.exit < c.enter || x->t_exit <= x->t_enter)
         return true;
-    return (double)(x->cpu_exit - x->cpu_enter) >= 0.9 * (double)(x->t_exit - x->t_enter);
+    return (double)(c.exit - c.enter) >= 0.9 * (double)(x->t_exit - x->t_enter);
 }
 
 /* A sample of the slice's phase: the rank it came from, its place among
@@ -159,7 +159,7 @@ static void phase_samples(const struct dg_mpilog *const *logs, int P, const stru
                 continue;
             struct dg_pos o = dg_match_peer(m, (struct dg_pos){r, p});
             const struct dg_msgrec *v = o.rank >= 0 ? dg_match_rec(m, o) : NULL;
-            if (!v || (v->flags & DG_MSGF_NONBLOCKING) || !v->cpu_exit || v->t_enter > s->t_enter ||
+            if (!v || (v->flags & DG_MSGF_NONBLOCKING) || !dg_match_cpu(m, o).exit || v->t_enter > s->t_enter ||
                 v->t_exit < s->t_enter + 1000000)
                 continue;
             struct phase_sample x = {r, i++, fmod((double)(v->t_exit - t0), q)};
@@ -286,14 +286,15 @@ static void fit_collect(const struct dg_mpilog *const *logs, int P, const struct
         for (uint32_t p = 0; log && p < log->n; p++) {
             const struct dg_msgrec *s = &log->rec[p];
             if (s->kind != DG_MSG_SEND || (s->flags & DG_MSGF_NONBLOCKING) || !s->t_exit || !s->t_enter ||
-                s->t_exit < s->t_enter || !in_one_turn(s))
+                s->t_exit < s->t_enter || !in_one_turn(s, dg_cpu_of(log, p)))
                 continue;
             bool sr = s->call == CHT_MPI_SENDRECV || s->call == CHT_MPI_SENDRECV_REPLACE;
             if (s->bytes < 1024 && !sr) /* a Sendrecv's time is its receive's too */
                 a->os[a->ns++] = (int64_t)(s->t_exit - s->t_enter);
             struct dg_pos q = dg_match_peer(m, (struct dg_pos){r, p});
             const struct dg_msgrec *v = q.rank >= 0 ? dg_match_rec(m, q) : NULL;
-            if (!v || (v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_exit < v->t_enter || !in_one_turn(v))
+            if (!v || (v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_exit < v->t_enter ||
+                !in_one_turn(v, dg_match_cpu(m, q)))
                 continue; /* (a receiver that lost its CPU meanwhile: the slices' share) */
             bool vsr = v->call == CHT_MPI_SENDRECV || v->call == CHT_MPI_SENDRECV_REPLACE;
             if (v->t_enter > s->t_exit && s->bytes < 1024 && !vsr)

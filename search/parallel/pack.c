@@ -28,7 +28,7 @@
  * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 304,
+_Static_assert(sizeof(struct search_rank_result) == 312,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 432, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 32, "search_lead changed: update search/parallel/pack.c");
@@ -41,21 +41,22 @@ _Static_assert(sizeof(struct search_closed) == 88, "search_closed changed: updat
 _Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_box) == 200, "search_box changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_mpilog) == 104, "dg_mpilog changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_mpilog) == 112, "dg_mpilog changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_consumer) == 40, "dg_consumer changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_msgrec) == 136, "dg_msgrec changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_msgrec) == 120, "dg_msgrec changed: update search/parallel/pack.c");
 #endif
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 14u /* 14: dg_mpilog.cons (the consumers beside the records); 13: search_overlap.dep_loops; 12: search_overlap.back_empty/fwd_empty, their _outside, fwd_chained, back_others/fwd_others; 11: search_overlap.dep_site/use_site; 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
+#define PACK_VERSION 15u /* 15: dg_mpilog.cpu (the CPU times beside the records); 14: dg_mpilog.cons (the consumers beside the records); 13: search_overlap.dep_loops; 12: search_overlap.back_empty/fwd_empty, their _outside, fwd_chained, back_others/fwd_others; 11: search_overlap.dep_site/use_site; 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
                             7: closed pairs; 8: needs-buffer overlaps */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'
  * parts have theirs). */
 #define SITEINFO_BYTES 5u
-#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 10 + 2)
+#define REC_BYTES (8u + 4 + 2 + 1 + 1 + 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 * 8 + 2)
+#define CPU_BYTES 16u
 #define CONS_BYTES (4u + 8 + 4 + 1 + 1 + 4 + 8 + 8)
 
 /* ---- one rank result ---------------------------------------------------------------- */
@@ -124,8 +125,6 @@ static void pk_msgrec(struct pk_buf *b, const struct dg_msgrec *m)
     pk_u32(b, m->use_site);
     pk_u64(b, m->t_enter);
     pk_u64(b, m->t_exit);
-    pk_u64(b, m->cpu_enter);
-    pk_u64(b, m->cpu_exit);
     pk_u64(b, m->buf);
     pk_u64(b, m->bytes);
     pk_u64(b, m->rbuf);
@@ -176,8 +175,6 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->use_site = rd_u32(r);
     m->t_enter = rd_u64(r);
     m->t_exit = rd_u64(r);
-    m->cpu_enter = rd_u64(r);
-    m->cpu_exit = rd_u64(r);
     m->buf = rd_u64(r);
     m->bytes = rd_u64(r);
     m->rbuf = rd_u64(r);
@@ -237,6 +234,12 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     if (pk_reserve(b, (size_t)log->n * REC_BYTES))
         for (uint32_t i = 0; i < log->n; i++)
             pk_msgrec(b, &log->rec[i]);
+    pk_u32(b, log->cpu ? log->n : 0); /* the CPU times: none, or one per record */
+    if (log->cpu && pk_reserve(b, (size_t)log->n * CPU_BYTES))
+        for (uint32_t i = 0; i < log->n; i++) {
+            pk_u64(b, log->cpu[i].enter);
+            pk_u64(b, log->cpu[i].exit);
+        }
     pk_u32(b, log->ncons);
     if (pk_reserve(b, (size_t)log->ncons * CONS_BYTES))
         for (uint32_t i = 0; i < log->ncons; i++)
@@ -315,6 +318,14 @@ static int unpack_result(const uint8_t *p, size_t len, struct search_rank_result
                 rd_fail(r, "forwarded send names a log position past the end");
         }
     }
+    n = rd_count(r, CPU_BYTES);
+    if (n && !r->bad && n != log->n)
+        rd_fail(r, "CPU times of another number of records");
+    else if (n && (log->cpu = rd_alloc(r, n, sizeof *log->cpu)))
+        for (uint32_t i = 0; i < n && !r->bad; i++) {
+            log->cpu[i].enter = rd_u64(r);
+            log->cpu[i].exit = rd_u64(r);
+        }
     n = rd_count(r, CONS_BYTES);
     if (n && (log->cons = rd_alloc(r, n, sizeof *log->cons))) {
         log->ncons = log->capcons = n;

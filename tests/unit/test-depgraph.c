@@ -2827,23 +2827,22 @@ static void test_replay_turns(void **state)
     x = log_add(&l[0], DG_MSG_SEND, CHT_MPI_SEND, 1, 1, 1);
     x->bytes = 64;
     set_times(x, base + 100 * us, base + 101 * us);
-    x->cpu_enter = 100 * us;
-    x->cpu_exit = 101 * us;
     x = log_add(&l[0], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
     set_times(x, base + 151 * us, base + 152 * us);
-    x->cpu_enter = 151 * us;
-    x->cpu_exit = 152 * us;
     x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_INIT, -1, -1, 0);
     set_times(x, base - 10 * us, base);
     x = log_add(&l[1], DG_MSG_RECV, CHT_MPI_RECV, 0, 1, 1);
     x->bytes = 64;
     set_times(x, base, base + 4106 * us);
-    x->cpu_enter = 7 * us;
-    x->cpu_exit = 113 * us;
     x = log_add(&l[1], DG_MSG_OTHER, CHT_MPI_FINALIZE, -1, -1, 0);
     set_times(x, base + 4116 * us, base + 4117 * us);
-    x->cpu_enter = 123 * us;
-    x->cpu_exit = 124 * us;
+    /* the CPU times, beside the records (every record added first) */
+    for (int r = 0; r < 2; r++)
+        assert_non_null(l[r].cpu = calloc(l[r].cap, sizeof *l[r].cpu));
+    l[0].cpu[1] = (struct dg_cputime){100 * us, 101 * us};
+    l[0].cpu[2] = (struct dg_cputime){151 * us, 152 * us};
+    l[1].cpu[1] = (struct dg_cputime){7 * us, 113 * us};
+    l[1].cpu[2] = (struct dg_cputime){123 * us, 124 * us};
     const struct dg_mpilog *logs[2] = {&l[0], &l[1]};
     struct dg_match *m;
     assert_int_equal(dg_match_build(logs, 2, &m), 0);
@@ -2877,9 +2876,10 @@ static void test_replay_turns(void **state)
     assert_int_equal(dg_replay_run(logs, 2, m, &pp, NULL, 0, rr), 0);
     assert_true(fabs(rr[1].replayed_ns - 4116.0 * us) < 1);
     /* without CPU times there are no turns */
-    for (int r = 0; r < 2; r++)
-        for (uint32_t p = 0; p < l[r].n; p++)
-            l[r].rec[p].cpu_enter = l[r].rec[p].cpu_exit = 0;
+    for (int r = 0; r < 2; r++) {
+        free(l[r].cpu);
+        l[r].cpu = NULL;
+    }
     assert_int_equal(dg_replay_fit(logs, 2, m, &fit), 0);
     assert_true(fit.slice_ns == 0);
     dg_match_destroy(m);

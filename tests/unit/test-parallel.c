@@ -148,6 +148,8 @@ static struct search_rank_result *rich_result(uint32_t nrec)
     r->log.clock[1] = (struct dg_clock){.mono_ns = 99, .real_ns = 0, .valid = false};
     r->log.n = r->log.cap = nrec;
     r->log.rec = calloc(nrec ? nrec : 1, sizeof *r->log.rec);
+    if (nrec % 2) /* CPU times in logs of an odd number of records */
+        r->log.cpu = calloc(nrec, sizeof *r->log.cpu);
     for (uint32_t i = 0; i < nrec; i++) {
         struct dg_msgrec *m = &r->log.rec[i];
         uint64_t s = (uint64_t)i * 97;
@@ -176,6 +178,8 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         m->version = s + 10;
         m->mpi_op = (uint8_t)(i % 15);
         m->dtype = (uint8_t)(0xa0 + i % 7);
+        if (r->log.cpu && i % 4)
+            r->log.cpu[i] = (struct dg_cputime){s + 17, s + 18};
         if (i % 3 == 1) { /* every third record has a consumer */
             m->flags |= DG_MSGF_CONSUMED;
             struct dg_consumer c = {.index = s + 11, .addr = s + 15, .len = s + 16, .pos = i,
@@ -293,6 +297,11 @@ static void assert_same(const struct search_rank_result *a, const struct search_
     }
     for (uint32_t i = 0; i < a->log.n; i++)
         assert_msgrec_same(&a->log.rec[i], &b->log.rec[i]);
+    EQ(log.cpu == NULL);
+    for (uint32_t i = 0; a->log.cpu && i < a->log.n; i++) {
+        EQ(log.cpu[i].enter);
+        EQ(log.cpu[i].exit);
+    }
     EQ(log.ncons);
     for (uint32_t i = 0; i < a->log.ncons; i++)
         assert_consumer_same(&a->log.cons[i], &b->log.cons[i]);

@@ -924,6 +924,15 @@ static int replay_proc(const struct dg_xchg *x, void *arg)
     return rc;
 }
 
+/* The log's table of CPU times, all zero, one per record it has room for
+ * (the records are all there: the table does not grow with them). */
+static void cpu_room(struct dg_mpilog *l)
+{
+    free(l->cpu);
+    l->cpu = calloc(l->cap > l->n ? l->cap : l->n ? l->n : 1, sizeof *l->cpu);
+    assert_non_null(l->cpu);
+}
+
 /* A random run made fit for the timed replay: times 100 times as long (so
  * that ranks of a crowded host are off their CPU for long stretches), a
  * receive now and then in its send's call (a Sendrecv), broadcasts of odd
@@ -934,6 +943,8 @@ static void timed_run(struct dg_mpilog *l, int P, bool crowded)
 {
     for (int r = 0; r < P; r++) {
         uint64_t t0 = l[r].n ? l[r].rec[0].t_enter : 0;
+        if (crowded)
+            cpu_room(&l[r]);
         for (uint32_t i = 0; i < l[r].n; i++) {
             struct dg_msgrec *x = &l[r].rec[i];
             x->t_enter = t0 + (x->t_enter - t0) * 100;
@@ -946,10 +957,8 @@ static void timed_run(struct dg_mpilog *l, int P, bool crowded)
                 x->call = CHT_MPI_REDUCE;
             if (x->kind == DG_MSG_COLL && x->seq % 7 == 3)
                 x->bytes = x->rbytes = 4096;
-            if (crowded) {
-                x->cpu_enter = x->t_enter / 2;
-                x->cpu_exit = x->t_exit / 2;
-            }
+            if (crowded)
+                l[r].cpu[i] = (struct dg_cputime){x->t_enter / 2, x->t_exit / 2};
         }
         if (crowded)
             l[r].host = (struct dg_host){.cpus = 1, .host_id = 1 + (uint32_t)(r % 2)};
@@ -1137,6 +1146,8 @@ static void fit_run(struct dg_mpilog *l, int P, uint64_t scale, bool crowded, bo
         if (p2p_only)
             l[r].n = k;
         uint64_t t0 = MONO0; /* one time for all ranks: who waited for whom stays */
+        if (crowded)
+            cpu_room(&l[r]);
         for (uint32_t i = 0; i < l[r].n; i++) {
             struct dg_msgrec *x = &l[r].rec[i];
             x->t_enter = t0 + (x->t_enter - t0) * scale;
@@ -1149,8 +1160,8 @@ static void fit_run(struct dg_mpilog *l, int P, uint64_t scale, bool crowded, bo
                 x->bytes = rnd(3) ? 1ull << rnd(19) : 8 + rnd(300000);
             }
             if (crowded) {
-                x->cpu_enter = x->t_enter / 2;
-                x->cpu_exit = x->cpu_enter + (rnd(2) ? x->t_exit - x->t_enter : (x->t_exit - x->t_enter) / 3);
+                uint64_t c0 = x->t_enter / 2;
+                l[r].cpu[i] = (struct dg_cputime){c0, c0 + (rnd(2) ? x->t_exit - x->t_enter : (x->t_exit - x->t_enter) / 3)};
             }
         }
         if (crowded)

@@ -16,11 +16,11 @@ static int cmp_double(const void *a, const void *b)
 /* Whether a call ran on its CPU throughout (or its CPU times are not
  * known): a call that lost its CPU to other ranks' turns is no sample of
  * the network. */
-static bool in_one_turn(const struct dg_msgrec *x)
+static bool in_one_turn(const struct dg_msgrec *x, struct dg_cputime c)
 {
-    if (!x->cpu_exit || x->cpu_exit < x->cpu_enter || x->t_exit <= x->t_enter)
+    if (!c.exit || c.exit < c.enter || x->t_exit <= x->t_enter)
         return true;
-    return (double)(x->cpu_exit - x->cpu_enter) >= 0.9 * (double)(x->t_exit - x->t_enter);
+    return (double)(c.exit - c.enter) >= 0.9 * (double)(x->t_exit - x->t_enter);
 }
 
 /* The slice of the kernel's rotation when ranks whose calls carry CPU
@@ -75,7 +75,7 @@ static int fit_slice(const struct dg_mpilog *const *logs, int P, const struct dg
             if (o.rank < 0)
                 continue;
             const struct dg_msgrec *v = &logs[o.rank]->rec[o.pos];
-            if ((v->flags & DG_MSGF_NONBLOCKING) || !v->cpu_exit || v->t_enter > s->t_enter ||
+            if ((v->flags & DG_MSGF_NONBLOCKING) || !dg_cpu_of(logs[o.rank], o.pos).exit || v->t_enter > s->t_enter ||
                 v->t_exit < s->t_enter + 1000000 || nx == cap)
                 continue;
             tmp[nx++] = fmod((double)(v->t_exit - t0), pp->slice_ns);
@@ -132,7 +132,7 @@ int oracle_replay_fit(const struct dg_mpilog *const *logs, int nranks, const str
         for (uint32_t p = 0; log && p < log->n; p++) {
             const struct dg_msgrec *s = &log->rec[p];
             if (s->kind != DG_MSG_SEND || (s->flags & DG_MSGF_NONBLOCKING) || !s->t_exit || !s->t_enter ||
-                s->t_exit < s->t_enter || !in_one_turn(s))
+                s->t_exit < s->t_enter || !in_one_turn(s, dg_cpu_of(log, p)))
                 continue;
             bool sr = s->call == CHT_MPI_SENDRECV || s->call == CHT_MPI_SENDRECV_REPLACE;
             if (s->bytes < 1024 && !sr) /* a Sendrecv's time is its receive's too */
@@ -142,7 +142,7 @@ int oracle_replay_fit(const struct dg_mpilog *const *logs, int nranks, const str
                 continue;
             const struct dg_msgrec *v = &logs[q.rank]->rec[q.pos];
             if ((v->flags & DG_MSGF_NONBLOCKING) || !v->t_exit || v->t_exit < v->t_enter ||
-                !in_one_turn(v))
+                !in_one_turn(v, dg_cpu_of(logs[q.rank], q.pos)))
                 continue; /* (a receiver that lost its CPU meanwhile: the slices' share) */
             bool vsr = v->call == CHT_MPI_SENDRECV || v->call == CHT_MPI_SENDRECV_REPLACE;
             if (v->t_enter > s->t_exit && s->bytes < 1024 && !vsr)

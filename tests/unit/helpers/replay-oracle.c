@@ -332,8 +332,9 @@ static double complete(struct rstate *S, int r, uint32_t c)
             end = fmax(end, (x->flags & DG_MSGF_NONBLOCKING) ? fmax(start, d) : d);
         } else if (x->t_exit > x->t_enter && !pp->ideal) {
             double t = (double)(x->t_exit - x->t_enter);
-            if (k->tn.on && x->cpu_exit > x->cpu_enter)
-                t = (double)(x->cpu_exit - x->cpu_enter); /* its wall time has others' turns */
+            struct dg_cputime cx = dg_cpu_of(log, p);
+            if (k->tn.on && cx.exit > cx.enter)
+                t = (double)(cx.exit - cx.enter); /* its wall time has others' turns */
             own = fmax(own, t);
         }
     }
@@ -419,8 +420,9 @@ static int build_items(struct rstate *S, int r, struct action *acts, size_t n, c
         if (k->tn.on && gap > 0) {
             /* the burst is its CPU time (the rest of its wall time was other
              * ranks' turns): the share of its wall time, moves included */
-            double cpu = prev->cpu_exit && cur->cpu_enter >= prev->cpu_exit
-                             ? (double)(cur->cpu_enter - prev->cpu_exit)
+            struct dg_cputime cp = dg_cpu_of(log, k->first[c - 1]), cc = dg_cpu_of(log, k->first[c]);
+            double cpu = cp.exit && cc.enter >= cp.exit
+                             ? (double)(cc.enter - cp.exit)
                              : gap * (double)k->tn.a / (double)(k->tn.a + k->tn.b);
             scale *= fmin(1, cpu / gap);
         }
