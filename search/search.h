@@ -129,6 +129,13 @@ struct search_lead {
                               (0: none, or unknown) */
     uint64_t after_ns;     /* ns: the computation time of its forward window */
     uint64_t fw_end;       /* event index of the forward window's last event (index: empty) */
+    /* from the rank's MPI log, taken into the result with it (the kind's
+     * log_facts; the merge reads these, not the log): the call's first
+     * record's position (UINT32_MAX: not in the log, or its times are not
+     * known), its times, and the exit of the last MPI record of its
+     * forward window after it (0 if none): the wait goes no earlier */
+    uint32_t pos;
+    uint64_t t_enter, t_exit, fw_exit;
 };
 
 /* A statement that bounded some windows of a call site other than the one
@@ -139,6 +146,14 @@ struct search_bound {
     bool other;            /* it ran in another iteration of a loop around the call */
     uint64_t n;            /* instances it bounded */
     const struct trace_site_info *info;
+};
+
+/* The wait of the other end of a lead's message that the lead's earlier
+ * start shortens (search_overlap.partner). */
+struct search_partner_wait {
+    uint32_t lead;         /* index in the overlap's leads */
+    int32_t rank;          /* the rank that waited */
+    uint64_t wait_ns;      /* how long it waited (late sender, late receiver) */
 };
 
 /* One communication call site and the computation that can overlap it. */
@@ -194,6 +209,21 @@ struct search_overlap {
      * order keeps the channel's order; the merge checks that their
      * buffers differ */
     uint64_t fwd_chained;
+    /* from the rank's MPI log (the kind's log_facts): whether consecutive
+     * receives of the site on the rank never write overlapping buffers
+     * (fwd_chained instances can then all be pending; false if the log
+     * has none of them), and what of the call's arguments differs between
+     * consecutive leads (enum search_fix_differs; BUF_ALTERNATES and
+     * BUF_CHANGES as found on this rank alone) */
+    bool recv_bufs_apart;
+    uint8_t args_differ;
+    /* from the other ranks' records (the kind's peer_facts, in the
+     * cross-rank stage; not packed with the result, not compared): the
+     * waits of the matched calls of the leads that are blocking sends or
+     * receives, as the wait states measure them on the ranks' common
+     * clock; only waits longer than 0, in lead order */
+    uint32_t npartner;
+    struct search_partner_wait *partner;
     /* non-empty windows bounded by another statement than dep_site
      * (use_site), by statement (the SEARCH_OV_OTHERS with the lowest keys;
      * any more are counted in back_empty, fwd_empty): the merge keeps the

@@ -255,7 +255,7 @@ int search_run_rank(struct trace *t, int rank, const struct search_opts *o,
         r->log.host = (struct dg_host){st.host.cpus, st.host.node_ranks, st.host.host_id};
         r->log.cut_short = r->cut_short;
     }
-    if ((rc = resolve(c, r)) < 0)
+    if ((rc = resolve(c, r)) < 0 || (rc = search_rank_result_log_facts(r)) < 0)
         goto out;
     if (progress)
         progress(ctx, total, total);

@@ -117,7 +117,24 @@ struct search_kind {
     void (*pack)(struct pk_buf *b, const struct search_rank_result *r);
     void (*unpack)(struct pk_rd *rd, struct search_rank_result *r);
 
+    /* Takes what the merge needs of the rank's MPI log (r->log, just
+     * taken) into the kind's part of r, so that the merge reads the
+     * result and not the log (which stays on the process that analysed
+     * the rank, in the end).  Optional. */
+    int (*log_facts)(struct search_rank_result *r);
     /* ---- across ranks ---- */
+    /* Takes what the merge needs of other ranks' records into the kind's
+     * part of r, a rank whose log this process holds (x->logs[r->rank]):
+     * the other end of its messages through the match (dg_match_peer,
+     * dg_match_rec: held here or a copy), its clock map.  Run by the
+     * cross-rank stage on the process that analysed the rank, before the
+     * merge, so that the merge needs no other rank's log.  Optional. */
+    int (*peer_facts)(const struct search_xrank *x, struct search_rank_result *r);
+    /* Those facts of r packed, to go to the process that merges, and read
+     * back there into its copy of r (checking every count against the
+     * bytes left).  Required with peer_facts. */
+    void (*peer_pack)(struct pk_buf *b, const struct search_rank_result *r);
+    void (*peer_unpack)(struct pk_rd *rd, struct search_rank_result *r);
 
     /* Merges the ranks' parts into hints (required). */
     int (*merge)(const struct search_merge *m);

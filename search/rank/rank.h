@@ -55,6 +55,11 @@ struct search_rank_result {
 
 void search_rank_result_free(struct search_rank_result *r);
 
+/* Every kind's facts of r->log taken into r (search_kind.log_facts): what
+ * search_run_rank does once the log is taken, and what a result built by
+ * hand needs before it is merged.  Returns 0 or TRACE_ERR_NOMEM. */
+int search_rank_result_log_facts(struct search_rank_result *r);
+
 /* The data kind k keeps in r (kind_data), NULL if none.  Borrowed: it
  * lives as long as r. */
 void *search_rank_result_kind_data(const struct search_rank_result *r, const struct search_kind *k);

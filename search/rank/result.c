@@ -254,6 +254,17 @@ void search_rank_result_free(struct search_rank_result *r)
     free(r);
 }
 
+int search_rank_result_log_facts(struct search_rank_result *r)
+{
+    for (unsigned k = 0; k < search_kinds_count(); k++) {
+        const struct search_kind *kd = search_kinds_get(k);
+        int rc = kd->log_facts ? kd->log_facts(r) : 0;
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 void *search_rank_result_kind_data(const struct search_rank_result *r, const struct search_kind *k)
 {
     for (uint32_t i = 0; r && i < r->nkind_data; i++)

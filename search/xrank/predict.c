@@ -31,34 +31,20 @@ int search_hint_add_change(struct search_hint *h, const struct dg_change *c)
 int search_change_overlap(const struct search_xrank *x, int r, const struct search_overlap *ov, double back,
                           double fwd, struct search_hint *h)
 {
-    const struct dg_mpilog *log = x && r >= 0 && r < x->world_size ? x->logs[r] : NULL;
-    if (!log)
+    if (!x || r < 0 || r >= x->world_size)
         return 0;
     for (uint32_t k = 0; k < ov->nleads; k++) {
         const struct search_lead *l = &ov->leads[k];
-        uint32_t p = dg_mpilog_find(log, l->index);
-        if (p >= log->n)
+        if (l->pos == UINT32_MAX) /* not in the log, or its times unknown */
             continue;
-        const struct dg_msgrec *a = &log->rec[p];
-        if (!a->t_enter || !a->t_exit)
-            continue;
-        struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = p};
+        struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = l->pos};
         uint64_t span = (uint64_t)((double)l->span_ns * back), after = (uint64_t)((double)l->after_ns * fwd);
-        c.t_post = span && span < a->t_enter ? a->t_enter - span : 0;
-        c.t_wait = after ? a->t_exit + after : 0;
-        /* the wait goes after the MPI calls its forward window crosses: their
-         * order stays, so it is no earlier than the last one's exit */
-        uint32_t lo = p, hi = log->n; /* the first record after the window */
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (log->rec[mid].index <= l->fw_end)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        const struct dg_msgrec *z = lo > 0 ? &log->rec[lo - 1] : NULL;
-        if (fwd > 0 && z && z->index > l->index && z->t_exit > c.t_wait)
-            c.t_wait = z->t_exit;
+        c.t_post = span && span < l->t_enter ? l->t_enter - span : 0;
+        c.t_wait = after ? l->t_exit + after : 0;
+        /* the wait goes after the MPI calls its forward window crosses
+         * (their order stays): no earlier than the last one's exit */
+        if (fwd > 0 && l->fw_exit > c.t_wait)
+            c.t_wait = l->fw_exit;
         int rc = search_hint_add_change(h, &c);
         if (rc < 0)
             return rc;

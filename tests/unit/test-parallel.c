@@ -107,7 +107,7 @@ static struct search_rank_result *rich_result(uint32_t nrec)
         o->nleads = 2 - i;
         o->leads = o->nleads ? calloc(o->nleads, sizeof *o->leads) : NULL;
         for (uint32_t j = 0; j < o->nleads; j++)
-            o->leads[j] = (struct search_lead){40 + 3 * j, 123456 + j, 777 + j, 41 + 3 * j};
+            o->leads[j] = (struct search_lead){.index = 40 + 3 * j, .span_ns = 123456 + j, .after_ns = 777 + j, .fw_end = 41 + 3 * j, .pos = 5 + j, .t_enter = 900 + j, .t_exit = 950 + j, .fw_exit = 990 + j};
     }
 
     r->ngroups = 2;
@@ -493,10 +493,11 @@ static void test_corrupted(void **state)
     assert_int_equal(unpack_copy(p, len, &err), TRACE_ERR_FORMAT);
     /* the first box of the first overlap deeper than SEARCH_BOX_DEPTH:
      * overlap = site 4, call 2, role 1, flag 1, needs_buffer 1, over_site
-     * 4 (no over flag: not a variant), 4 x u64, dep_loops u32, 7 x u64,
-     * then boxes n 4, more 8, then the first box's depth */
+     * 4 (no over flag: not a variant), 4 x u64, dep_loops u32, 3 x u64,
+     * recv_bufs_apart 1, args_differ 1, 4 x u64, then boxes n 4, more 8,
+     * then the first box's depth */
     memcpy(p, buf, len);
-    size_t depth_off = OFF_NOVERLAPS + 4 + 4 + 2 + 1 + 1 + 1 + 4 + 88 + 4 + 4 + 8;
+    size_t depth_off = OFF_NOVERLAPS + 4 + 4 + 2 + 1 + 1 + 1 + 4 + 88 + 2 + 4 + 4 + 8;
     assert_int_equal(get_u32(p + depth_off), 0);
     put_u32(p + depth_off, SEARCH_BOX_DEPTH + 1);
     assert_int_equal(unpack_copy(p, len, &err), TRACE_ERR_FORMAT);

@@ -630,6 +630,8 @@ static void add_overlap(struct search_rank_result *r, uint32_t site, uint16_t ca
     assert_non_null(o->leads);
     memcpy(o->leads, leads, nleads * sizeof *o->leads);
     o->nleads = nleads;
+    /* the log is complete: what the merge reads of it, as search_run_rank */
+    assert_int_equal(search_rank_result_log_facts(r), 0);
 }
 
 static const struct search_hint *hint_at(const struct search_report *rep, uint32_t line)
@@ -664,8 +666,12 @@ static void test_partner_saving(void **state)
     fin(r[0], 5, 80 * MS);
     fin(r[1], 4, 80 * MS);
     add_overlap(r[1], S_SEND, CHT_MPI_SEND, 20000,
-                (struct search_lead[]){{1, 10 * MS, 0, 1}, {2, 2 * MS, 0, 2}, {99, 1 * MS, 0, 99}}, 3);
-    add_overlap(r[0], S_RECV, CHT_MPI_RECV, 1 * MS, (struct search_lead[]){{4, 5 * MS, 0, 4}}, 1);
+                (struct search_lead[]){{.index = 1, .span_ns = 10 * MS, .fw_end = 1},
+                                       {.index = 2, .span_ns = 2 * MS, .fw_end = 2},
+                                       {.index = 99, .span_ns = 1 * MS, .fw_end = 99}},
+                3);
+    add_overlap(r[0], S_RECV, CHT_MPI_RECV, 1 * MS,
+                (struct search_lead[]){{.index = 4, .span_ns = 5 * MS, .fw_end = 4}}, 1);
     struct search_report *rep = NULL;
     assert_int_equal(search_report_build(r, 2, 2, NULL, &rep), 0);
     assert_true(rep->clocks_aligned);
@@ -706,7 +712,8 @@ static void test_partner_saving_unaligned(void **state)
     r[0]->log.clock[0].valid = r[0]->log.clock[1].valid = false;
     recv(r[0], 1, S_RECV, 1, 1, 1 * MS, 20 * MS);
     send(r[1], 1, S_SEND, CHT_MPI_SEND, 0, 1, 15 * MS, 15 * MS + 10000);
-    add_overlap(r[1], S_SEND, CHT_MPI_SEND, 20000, (struct search_lead[]){{1, 10 * MS, 0, 1}}, 1);
+    add_overlap(r[1], S_SEND, CHT_MPI_SEND, 20000,
+                (struct search_lead[]){{.index = 1, .span_ns = 10 * MS, .fw_end = 1}}, 1);
     struct search_report *rep = NULL;
     assert_int_equal(search_report_build(r, 2, 2, NULL, &rep), 0);
     assert_false(rep->clocks_aligned);

@@ -348,50 +348,21 @@ out:
     return rc;
 }
 
-/* Shorter waits of other ranks for the calls of one overlap entry of rank
- * r whose start can move earlier (docs/dependence.md, "Estimated saving"):
- * for each lead, the matched receive of a send waited min(late sender, lead)
+/* Shorter waits of other ranks for the calls of one overlap entry whose
+ * start can move earlier (docs/dependence.md, "Estimated saving"): for
+ * each lead, the matched receive of a send waited min(late sender, lead)
  * less; the matched blocking send of a receive, min(late receiver, lead)
- * less (as search_waitstates measures them), the lead taken at the share
- * `back` of its span that the fix keeps.  Added to partner[rank of the
- * waiting call].  cm: the ranks' clock maps (clocks aligned). */
-static void partner_waits(const struct search_xrank *x, const struct dg_clockmap *cm, int r,
-                          const struct search_overlap *ov, double back, uint64_t *partner)
+ * less (the waits: search_overlap.partner, as search_waitstates measures
+ * them), the lead taken at the share `back` of its span that the fix
+ * keeps.  Added to partner[rank of the waiting call] (P ranks). */
+static void partner_waits(const struct search_overlap *ov, double back, uint64_t *partner, int P)
 {
-    const struct dg_mpilog *log = r >= 0 && r < x->world_size ? x->logs[r] : NULL;
-    if (!log || !x->match)
-        return;
-    for (uint32_t k = 0; k < ov->nleads; k++) {
-        const struct search_lead *l = &ov->leads[k];
-        for (uint32_t p = dg_mpilog_find(log, l->index); p < log->n && log->rec[p].index == l->index; p++) {
-            const struct dg_msgrec *a = &log->rec[p];
-            bool send = a->kind == DG_MSG_SEND && !(a->flags & DG_MSGF_NONBLOCKING);
-            bool recv = a->kind == DG_MSG_RECV && (a->flags & DG_MSGF_BLOCKS) &&
-                        !(a->flags & DG_MSGF_NONBLOCKING);
-            if ((!send && !recv) || !a->t_enter)
-                continue;
-            struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, p});
-            if (q.rank < 0 || q.rank >= x->world_size || !x->logs[q.rank])
-                continue;
-            const struct dg_msgrec *b = &x->logs[q.rank]->rec[q.pos];
-            if (!b->t_enter || b->t_exit < b->t_enter)
-                continue;
-            int64_t gap = dg_clock_at(&cm[r], a->t_enter) - dg_clock_at(&cm[q.rank], b->t_enter);
-            uint64_t dur = b->t_exit - b->t_enter, wait = 0;
-            if (send && (b->flags & DG_MSGF_BLOCKS)) {
-                /* late sender: the receive entered first and waited */
-                if (gap > 0)
-                    wait = (uint64_t)gap < dur ? (uint64_t)gap : dur;
-            } else if (recv && !(b->flags & DG_MSGF_NONBLOCKING) &&
-                       (b->call == CHT_MPI_SEND || b->call == CHT_MPI_SSEND)) {
-                /* late receiver: the send entered first and was still in the
-                 * call when the receive was posted */
-                if (gap > 0 && dur > (uint64_t)gap)
-                    wait = (uint64_t)gap;
-            }
-            uint64_t span = (uint64_t)((double)l->span_ns * back);
-            partner[q.rank] += wait < span ? wait : span;
-        }
+    for (uint32_t k = 0; k < ov->npartner; k++) {
+        const struct search_partner_wait *w = &ov->partner[k];
+        if (w->rank < 0 || w->rank >= P || w->lead >= ov->nleads)
+            continue;
+        uint64_t span = (uint64_t)((double)ov->leads[w->lead].span_ns * back);
+        partner[w->rank] += w->wait_ns < span ? w->wait_ns : span;
     }
 }
 
@@ -467,7 +438,7 @@ static int overlap_sums(struct ov_merge *x, struct search_hint *h, const struct 
         if (e[k].rank >= 0 && e[k].rank < x->P)
             x->own[e[k].rank] += saving;
         if (x->cm && sh.back > 0)
-            partner_waits(x->m->xr, x->cm, e[k].rank, ov, sh.back, x->partner);
+            partner_waits(ov, sh.back, x->partner, x->P);
         if (search_change_overlap(x->m->xr, e[k].rank, ov, sh.back, sh.fwd, h) < 0)
             return TRACE_ERR_NOMEM;
         h->instances += ov->instances;
@@ -545,93 +516,31 @@ static void coll_partner_site(const struct search_xrank *x, const struct ov_ent 
 }
 
 /* What of the call's arguments differs between consecutive calls of the
- * entries [i, j) with windows (their leads, in order, on each rank): the
- * buffer of each message record (alternating between two addresses, as
- * swapped arrays do, or changing otherwise), its peer, its size and the
- * tag of its message (enum search_fix_differs).  A start placed in the iteration before must
- * be given the next call's arguments (jacobi's receive into u's halo row
+ * entries [i, j) with windows (their leads, in order, on each rank;
+ * search_overlap.args_differ): the buffer of each message record
+ * (alternating between two addresses, as swapped arrays do, or changing
+ * otherwise), its peer, its size and the tag of its message (enum
+ * search_fix_differs).  A start placed in the iteration before must be
+ * given the next call's arguments (jacobi's receive into u's halo row
  * receives into unew's when started in the sweep before). */
 static uint8_t args_differ(const struct search_xrank *x, const struct ov_ent *e, size_t i, size_t j)
 {
     uint8_t d = 0;
-    for (size_t k = i; x && k < j; k++) {
-        const struct dg_mpilog *log = e[k].rank >= 0 && e[k].rank < x->world_size ? x->logs[e[k].rank] : NULL;
-        const struct search_overlap *ov = e[k].ov;
-        /* per message record of a call (a Sendrecv has two): the last two
-         * buffers seen, and whether the buffer ever failed to alternate */
-        uint64_t prev[2][2] = {{0}}, peer[2] = {0}, size[2] = {0}, tag[2] = {0};
-        uint32_t seen[2] = {0};
-        bool alt_broken[2] = {false, false}, buf_moved[2] = {false, false};
-        for (uint32_t l = 0; log && l < ov->nleads; l++) {
-            uint32_t slot = 0;
-            for (uint32_t p = dg_mpilog_find(log, ov->leads[l].index);
-                 p < log->n && log->rec[p].index == ov->leads[l].index && slot < 2; p++) {
-                const struct dg_msgrec *a = &log->rec[p];
-                if (a->kind != DG_MSG_SEND && a->kind != DG_MSG_RECV && a->kind != DG_MSG_COLL)
-                    continue;
-                uint64_t buf = a->kind == DG_MSG_COLL && a->rbytes ? a->rbuf : a->buf;
-                uint32_t s = slot++;
-                /* b_k alternates: b_k != b_k-1 and b_k == b_k-2 */
-                if (seen[s] >= 1) {
-                    if (buf != prev[s][0])
-                        buf_moved[s] = true;
-                    else
-                        alt_broken[s] = true;
-                    if (seen[s] >= 2 && buf != prev[s][1])
-                        alt_broken[s] = true;
-                    /* a receive's size is the status's (a count larger
-                     * than the message): not its argument; its source is
-                     * the status's too, but a source that changes must be
-                     * the next call's unless it takes any source (the
-                     * master's receive from each worker in turn) */
-                    if ((uint64_t)(int64_t)a->peer != peer[s])
-                        d |= SEARCH_FIX_PEER_CHANGES;
-                    if (a->kind != DG_MSG_RECV && a->bytes + a->rbytes != size[s])
-                        d |= SEARCH_FIX_COUNT_CHANGES;
-                    /* a tag that changes (an iteration number) matters to
-                     * a receive too: started early with this call's tag, it
-                     * would wait for a message that never comes */
-                    if (a->kind != DG_MSG_COLL && (uint64_t)(int64_t)a->tag != tag[s])
-                        d |= SEARCH_FIX_TAG_CHANGES;
-                }
-                prev[s][1] = prev[s][0];
-                prev[s][0] = buf;
-                peer[s] = (uint64_t)(int64_t)a->peer;
-                size[s] = a->bytes + a->rbytes;
-                tag[s] = (uint64_t)(int64_t)a->tag;
-                seen[s]++;
-            }
-        }
-        for (int s = 0; s < 2; s++)
-            if (buf_moved[s])
-                d |= alt_broken[s] ? SEARCH_FIX_BUF_CHANGES : SEARCH_FIX_BUF_ALTERNATES;
-    }
+    for (size_t k = i; x && k < j; k++)
+        d |= e[k].ov->args_differ;
     if (d & SEARCH_FIX_BUF_CHANGES)
         d &= (uint8_t)~SEARCH_FIX_BUF_ALTERNATES;
     return d;
 }
 
 /* Whether the calls of an entry that follow one another at once (its
- * fwd_chained instances) can all be pending together: no two consecutive
- * receives of the site on the rank write overlapping buffers (two pending
- * receives into one buffer are erroneous). */
+ * fwd_chained instances) can all be pending together: pending sends only
+ * read their buffers; no two consecutive receives of the site on the
+ * rank write overlapping buffers (search_overlap.recv_bufs_apart; not
+ * known without the cross-rank stage). */
 static bool chain_ok(const struct search_xrank *x, const struct ov_ent *e)
 {
-    const struct dg_mpilog *log = x && e->rank >= 0 && e->rank < x->world_size ? x->logs[e->rank] : NULL;
-    if (e->ov->role == DG_ROLE_SEND)
-        return true; /* pending sends only read their buffers */
-    if (!log)
-        return false;
-    const struct dg_msgrec *prev = NULL;
-    for (uint32_t p = 0; p < log->n; p++) {
-        const struct dg_msgrec *a = &log->rec[p];
-        if (a->site != e->ov->site || a->kind != DG_MSG_RECV)
-            continue;
-        if (prev && a->bytes && prev->bytes && a->buf < prev->buf + prev->bytes && prev->buf < a->buf + a->bytes)
-            return false;
-        prev = a;
-    }
-    return prev != NULL; /* the calls are in the log: their buffers are known */
+    return e->ov->role == DG_ROLE_SEND || (x && e->ov->recv_bufs_apart);
 }
 
 /* Whether the helper an MPI call is made in (hint shown above the call,

@@ -205,7 +205,8 @@ static int instance(struct search_ref *x, size_t i, struct site_scratch *sc, str
         if (t0 && c->t_enter > t0)
             lead = c->t_enter - t0;
     }
-    if ((lead || at.ns) && (rc = lead_add(o, (struct search_lead){i, lead, at.ns, fhi})) < 0)
+    struct search_lead ld = {.index = i, .span_ns = lead, .after_ns = at.ns, .fw_end = fhi};
+    if ((lead || at.ns) && (rc = lead_add(o, ld)) < 0)
         return rc;
     o->instances++;
     o->truncated += trunc;

@@ -298,7 +298,8 @@ static int account(const struct search_stream *s, struct csite *c)
             SEARCH_VEC_PUSH(c->o.windows, c->o.nwindows, c->cwindows, w, nomem);
         }
         if (in->lead || in->after) {
-            struct search_lead ld = {in->c, in->lead, in->after, in->fw_lo <= in->fw_hi ? in->fw_hi : in->c};
+            struct search_lead ld = {.index = in->c, .span_ns = in->lead, .after_ns = in->after,
+                                     .fw_end = in->fw_lo <= in->fw_hi ? in->fw_hi : in->c};
             SEARCH_VEC_PUSH(c->o.leads, c->o.nleads, c->cleads, ld, nomem);
         }
         if (in->comp) {

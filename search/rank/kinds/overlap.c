@@ -22,6 +22,7 @@ static void overlap_free(struct search_overlap *o)
     search_boxes_free(&o->iters);
     free(o->windows);
     free(o->leads);
+    free(o->partner);
 }
 
 void search_overlap_drop_last(struct search_rank_result *r)
@@ -76,7 +77,9 @@ static bool stmts_leads_diff(const struct search_overlap *a, const struct search
                              a->nstmts > b->nstmts ? a->stmts[b->nstmts].site : b->stmts[a->nstmts].site);
     for (uint32_t j = 0; j < a->nleads && j < b->nleads; j++)
         if (a->leads[j].index != b->leads[j].index || a->leads[j].span_ns != b->leads[j].span_ns ||
-            a->leads[j].after_ns != b->leads[j].after_ns || a->leads[j].fw_end != b->leads[j].fw_end)
+            a->leads[j].after_ns != b->leads[j].after_ns || a->leads[j].fw_end != b->leads[j].fw_end ||
+            a->leads[j].pos != b->leads[j].pos || a->leads[j].t_enter != b->leads[j].t_enter ||
+            a->leads[j].t_exit != b->leads[j].t_exit || a->leads[j].fw_exit != b->leads[j].fw_exit)
             return search_differ(why, size,
                                  "overlap site=%" PRIu32 ": lead %" PRIu32 " index=%" PRIu64 " span=%" PRIu64
                                  " != index=%" PRIu64 " span=%" PRIu64,
@@ -107,6 +110,8 @@ static bool overlap_diff(const struct search_overlap *a, const struct search_ove
     CMP(fwd_empty);
     CMP(fwd_empty_outside);
     CMP(fwd_chained);
+    CMP(recv_bufs_apart);
+    CMP(args_differ);
     CMP(nback_others);
     CMP(nfwd_others);
     for (uint8_t k = 0; k < a->nback_others; k++)
@@ -189,7 +194,8 @@ static bool ov_visit(struct search_rank_result *r, const struct search_site_visi
 /* ---- packing: a u32 count, then each overlap with its statements, leads
  * and windows ----------------------------------------------------------------------------- */
 
-#define OVERLAP_MIN (4u + 2 + 1 + 1 + 1 + 4 + 6 * 8 + BOXES_MIN + 4 + 4 + 4 + 4 + 4 + 2)
+#define OVERLAP_MIN (4u + 2 + 1 + 1 + 1 + 4 + 6 * 8 + BOXES_MIN + 4 + 4 + 4 + 4 + 4 + 2 + 2)
+#define LEAD_BYTES (4u * 8 + 4 + 3 * 8)
 #define STMT_MIN (4u + 4 + 4 + 1 + 3 * 8 + BOXES_MIN)
 
 static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -213,6 +219,8 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u64(b, o->fwd_empty);
         pk_u64(b, o->fwd_empty_outside);
         pk_u64(b, o->fwd_chained);
+        pk_u8(b, o->recv_bufs_apart);
+        pk_u8(b, o->args_differ);
         pk_u64(b, o->truncated);
         pk_u64(b, o->comm_ns);
         pk_u64(b, o->comp_ns);
@@ -236,6 +244,10 @@ static void ov_pack(struct pk_buf *b, const struct search_rank_result *r)
             pk_u64(b, o->leads[j].span_ns);
             pk_u64(b, o->leads[j].after_ns);
             pk_u64(b, o->leads[j].fw_end);
+            pk_u32(b, o->leads[j].pos);
+            pk_u64(b, o->leads[j].t_enter);
+            pk_u64(b, o->leads[j].t_exit);
+            pk_u64(b, o->leads[j].fw_exit);
         }
         pk_u32(b, o->dep_site);
         pk_u32(b, o->use_site);
@@ -285,7 +297,7 @@ static void rd_stmts(struct pk_rd *r, struct search_overlap *o)
 
 static void rd_leads_windows(struct pk_rd *r, struct search_overlap *o)
 {
-    uint32_t nl = rd_count(r, 16);
+    uint32_t nl = rd_count(r, LEAD_BYTES);
     if (nl && (o->leads = rd_alloc(r, nl, sizeof *o->leads)))
         o->nleads = nl;
     for (uint32_t j = 0; j < o->nleads && !r->bad; j++) {
@@ -293,6 +305,10 @@ static void rd_leads_windows(struct pk_rd *r, struct search_overlap *o)
         o->leads[j].span_ns = rd_u64(r);
         o->leads[j].after_ns = rd_u64(r);
         o->leads[j].fw_end = rd_u64(r);
+        o->leads[j].pos = rd_u32(r);
+        o->leads[j].t_enter = rd_u64(r);
+        o->leads[j].t_exit = rd_u64(r);
+        o->leads[j].fw_exit = rd_u64(r);
     }
     o->dep_site = rd_u32(r);
     o->use_site = rd_u32(r);
@@ -350,6 +366,8 @@ static void ov_unpack(struct pk_rd *r, struct search_rank_result *res)
         o->fwd_empty = rd_u64(r);
         o->fwd_empty_outside = rd_u64(r);
         o->fwd_chained = rd_u64(r);
+        o->recv_bufs_apart = rd_bool(r);
+        o->args_differ = rd_u8(r);
         o->truncated = rd_u64(r);
         o->comm_ns = rd_u64(r);
         o->comp_ns = rd_u64(r);
@@ -523,6 +541,10 @@ const struct search_kind search_kind_overlap = {
     .visit = ov_visit,
     .pack = ov_pack,
     .unpack = ov_unpack,
+    .log_facts = search_overlap_log_facts,
+    .peer_facts = search_overlap_peer_facts,
+    .peer_pack = search_overlap_peer_pack,
+    .peer_unpack = search_overlap_peer_unpack,
     .merge = search_overlap_merge,
     .message = search_overlap_message,
 };
