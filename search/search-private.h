@@ -183,7 +183,35 @@ struct search_xrank {
                                                 completed, for the jobs (jobs.c) */
     struct dg_bytes *jout, *jin;             /* partial: the jobs' exchanges */
     bool jobs_over;                          /* partial: the other processes left the jobs */
+    uint32_t *want;                          /* the instances the kinds' peer facts asked about */
+    size_t nwant, capwant;
+    struct search_coll_set *cset;            /* on process 0: their members (search_xrank_coll_sites), */
+    size_t ncset;                            /* by instance */
+    struct search_coll_member *cmem;
 };
+
+/* A member of a collective instance: its rank and the call site of its
+ * record (search_xrank_coll_sites). */
+struct search_coll_member {
+    int32_t rank;
+    uint32_t site;
+};
+struct search_coll_set {
+    uint32_t inst, off, n; /* the members cmem[off .. off + n) */
+};
+
+/* search/xrank/peers.c: every kind's peer facts (search_kind.peer_facts)
+ * of the ranks whose logs this process holds, gathered on process 0 into
+ * its copies of their results, then the members of the collective
+ * instances they asked about.  Every process calls it. */
+int search_xrank_peer_facts(struct search_xrank *x);
+/* From a kind's peer_facts: asks for the members of collective instance
+ * inst (dg_match_coll_of), which the instance's owner sends to process 0
+ * once every kind's peer facts are in.  Returns 0 or TRACE_ERR_NOMEM. */
+int search_xrank_want_coll(struct search_xrank *x, uint32_t inst);
+/* On process 0 (and serially), the members of an instance asked for, in
+ * rank order, *n set; NULL if it was not asked for. */
+const struct search_coll_member *search_xrank_coll_sites(const struct search_xrank *x, uint32_t inst, uint32_t *n);
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
                        struct search_xrank **out);

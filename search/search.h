@@ -224,6 +224,10 @@ struct search_overlap {
      * clock; only waits longer than 0, in lead order */
     uint32_t npartner;
     struct search_partner_wait *partner;
+    /* also from the cross-rank stage: the collective instance of the first
+     * lead's call (UINT32_MAX: none), whose members' call sites the stage
+     * gathers (search_xrank_coll_sites) */
+    uint32_t coll_inst;
     /* non-empty windows bounded by another statement than dep_site
      * (use_site), by statement (the SEARCH_OV_OTHERS with the lowest keys;
      * any more are counted in back_empty, fwd_empty): the merge keeps the
@@ -284,6 +288,33 @@ struct search_group_check {
 struct search_group_span {
     uint32_t group;        /* index in the rank's groups */
     uint64_t first, last;
+    /* from the rank's MPI log (the kind's log_facts): the record of the
+     * last member's send, which carries the group's bytes (UINT32_MAX:
+     * not in the log), the first member's send to the same peer on the
+     * same communicator, and the other members' sends merged into it:
+     * the positions span_merged[merge_off .. merge_off + nmerged) of the
+     * rank's result */
+    uint32_t carry, first_send;
+    uint32_t merge_off, nmerged;
+};
+
+/* The sends a rank made at one call site (search_rank_result.site_sends). */
+struct search_site_sends {
+    uint32_t site;
+    uint64_t sends;
+};
+
+/* Where the messages of a group span are received (the kind's peer_facts,
+ * in the cross-rank stage): the rank and call site of the receive matched
+ * with the carrying send and with the first member's (rank -1: not
+ * matched), and the first pair of members whose receives pass a value on
+ * (the earlier one's receive brought a count or buffer place the later
+ * one's receive takes; arg_rank[0] -1: none). */
+struct search_span_peers {
+    int32_t carry_rank, first_rank;
+    uint32_t carry_site, first_site;
+    int32_t arg_rank[2];
+    uint32_t arg_site[2];
 };
 
 /* Why a group of sends was closed before the next send of its channel

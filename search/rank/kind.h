@@ -126,10 +126,12 @@ struct search_kind {
     /* Takes what the merge needs of other ranks' records into the kind's
      * part of r, a rank whose log this process holds (x->logs[r->rank]):
      * the other end of its messages through the match (dg_match_peer,
-     * dg_match_rec: held here or a copy), its clock map.  Run by the
+     * dg_match_rec: held here or a copy), its clock map, the members of
+     * a collective instance (search_xrank_want_coll: process 0 gets
+     * them, search_xrank_coll_sites).  Run by the
      * cross-rank stage on the process that analysed the rank, before the
      * merge, so that the merge needs no other rank's log.  Optional. */
-    int (*peer_facts)(const struct search_xrank *x, struct search_rank_result *r);
+    int (*peer_facts)(struct search_xrank *x, struct search_rank_result *r);
     /* Those facts of r packed, to go to the process that merges, and read
      * back there into its copy of r (checking every count against the
      * bytes left).  Required with peer_facts. */

@@ -37,6 +37,16 @@ struct search_rank_result {
     struct search_group_check *checks; /* by first member */
     uint32_t nspans;
     struct search_group_span *spans;   /* every dynamic group, by first member */
+    /* from the MPI logs, for the aggregation merge (its log_facts and
+     * peer_facts): the members merged into each span's carrying send (log
+     * positions), the rank's sends per call site (sorted by site), and
+     * where each span's messages are received (NULL before the cross-rank
+     * stage; not packed with the result) */
+    uint32_t nspan_merged;
+    uint32_t *span_merged;
+    uint32_t nsite_sends;
+    struct search_site_sends *site_sends;
+    struct search_span_peers *span_peers;
     uint32_t nclosed;
     struct search_closed *closed;    /* by search_closed_cmp, at most SEARCH_CLOSED_MAX */
     uint64_t closed_more;            /* closed pairs of the rank left out of closed */

@@ -52,15 +52,13 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
     return 0;
 }
 
-/* Where the receive matched with rank r's send at log position pos is
- * (unchanged if not matched or at no known line). */
-static void matched_recv_loc(const struct search_xrank *x, int r, uint32_t pos, const char **file, uint32_t *line)
+/* Where a receive is: rank's call site (search_span_peers; unchanged if
+ * not matched or at no known line). */
+static void recv_loc(const struct search_xrank *x, int32_t rank, uint32_t site, const char **file,
+                     uint32_t *line)
 {
-    struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, pos});
-    const struct search_rank_result *rr = q.rank >= 0 && q.rank < x->world_size ? x->by_rank[q.rank] : NULL;
-    const struct dg_mpilog *ql = rr ? x->logs[q.rank] : NULL;
-    const struct trace_site_info *si =
-        ql && q.pos < ql->n && ql->rec[q.pos].site != CHT_NONE ? search_site_info(rr, ql->rec[q.pos].site) : NULL;
+    const struct search_rank_result *rr = rank >= 0 && rank < x->world_size ? x->by_rank[rank] : NULL;
+    const struct trace_site_info *si = rr && site != CHT_NONE ? search_site_info(rr, site) : NULL;
     if (si && si->file && *si->file && si->line) {
         struct search_loc l;
         search_loc_at_call(si, si->id, &l);
@@ -69,81 +67,39 @@ static void matched_recv_loc(const struct search_xrank *x, int r, uint32_t pos, 
     }
 }
 
-/* Whether, on the receiver, a member's receive took its count or its
- * buffer's place from a value an earlier member's receive brought
- * (DG_MSGF_ARG on that receive, with the later one's site): merged, the
- * one receive cannot know them before the message comes (mpi_mm's rows,
- * then rows * NCA doubles).  The sends of rank r from log position first
- * to carry (the group's last, which fixes the peer); the first such pair
- * goes into h. */
-static void recv_arg(const struct search_xrank *x, int r, uint32_t first, uint32_t carry, struct search_hint *h)
+int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
+                        struct search_hint *h)
 {
-    const struct dg_mpilog *log = x->logs[r];
-    const struct dg_msgrec *last = &log->rec[carry];
-    struct dg_pos prev[16]; /* the earlier members' receives */
-    uint32_t sent[16], n = 0; /* and their sends */
-    for (uint32_t p = first; p <= carry && n < 16; p++) {
-        const struct dg_msgrec *a = &log->rec[p];
-        if (a->kind != DG_MSG_SEND || a->comm != last->comm || a->peer != last->peer)
+    if (!x || r < 0 || r >= x->world_size)
+        return 0;
+    for (uint32_t k = 0; k < res->nspans; k++) {
+        const struct search_group_span *sp = &res->spans[k];
+        if (sp->group != g || sp->carry == UINT32_MAX) /* the carrying send is not in the log */
             continue;
-        struct dg_pos q = dg_match_peer(x->match, (struct dg_pos){r, p});
-        if (q.rank < 0 || q.rank >= x->world_size || !x->logs[q.rank] || q.pos >= x->logs[q.rank]->n)
-            continue;
-        const struct dg_msgrec *b = &x->logs[q.rank]->rec[q.pos];
-        for (uint32_t k = 0; k < n; k++) {
-            const struct dg_msgrec *e = &x->logs[prev[k].rank]->rec[prev[k].pos];
-            if (prev[k].rank != q.rank || !(e->flags & DG_MSGF_ARG) || e->use_site != b->site ||
-                b->site == CHT_NONE)
-                continue;
+        const struct search_span_peers *pp = res->span_peers ? &res->span_peers[k] : NULL;
+        if (pp && !h->recv_file) { /* where the receiver takes the first member's message and the last's */
+            recv_loc(x, pp->carry_rank, pp->carry_site, &h->recv_file, &h->recv_line);
+            recv_loc(x, pp->first_rank, pp->first_site, &h->recv_first_file, &h->recv_first_line);
+        }
+        /* on the receiver, a member's receive took its count or its
+         * buffer's place from a value an earlier member's receive brought
+         * (DG_MSGF_ARG): merged, the one receive cannot know them before
+         * the message comes (mpi_mm's rows, then rows * NCA doubles) */
+        if (pp && !h->recv_arg_file && pp->arg_rank[0] >= 0) {
             const char *ff = NULL, *uf = NULL;
             uint32_t fl = 0, ul = 0;
-            matched_recv_loc(x, r, sent[k], &ff, &fl);
-            matched_recv_loc(x, r, p, &uf, &ul);
+            recv_loc(x, pp->arg_rank[0], pp->arg_site[0], &ff, &fl);
+            recv_loc(x, pp->arg_rank[1], pp->arg_site[1], &uf, &ul);
             if (ff && uf) {
                 h->recv_arg_file = ff;
                 h->recv_arg_line = fl;
                 h->recv_arg_use_file = uf;
                 h->recv_arg_use_line = ul;
             }
-            return;
         }
-        sent[n] = p;
-        prev[n++] = q;
-    }
-}
-
-int search_change_group(const struct search_xrank *x, int r, const struct search_rank_result *res, uint32_t g,
-                        struct search_hint *h)
-{
-    const struct dg_mpilog *log = x && r >= 0 && r < x->world_size ? x->logs[r] : NULL;
-    if (!log)
-        return 0;
-    for (uint32_t k = 0; k < res->nspans; k++) {
-        const struct search_group_span *sp = &res->spans[k];
-        if (sp->group != g)
-            continue;
-        /* the last member's send carries the group's bytes */
-        uint32_t c = dg_mpilog_find(log, sp->last);
-        while (c < log->n && log->rec[c].index == sp->last && log->rec[c].kind != DG_MSG_SEND)
-            c++;
-        if (c >= log->n || log->rec[c].index != sp->last)
-            continue;
-        const struct dg_msgrec *carry = &log->rec[c];
-        if (!h->recv_file) { /* where the receiver takes the first member's message and the last's */
-            uint32_t f = dg_mpilog_find(log, sp->first);
-            while (f < c && (log->rec[f].kind != DG_MSG_SEND || log->rec[f].comm != carry->comm ||
-                             log->rec[f].peer != carry->peer))
-                f++;
-            matched_recv_loc(x, r, c, &h->recv_file, &h->recv_line);
-            matched_recv_loc(x, r, f, &h->recv_first_file, &h->recv_first_line);
-        }
-        if (!h->recv_arg_file && x->match)
-            recv_arg(x, r, dg_mpilog_find(log, sp->first), c, h);
-        for (uint32_t p = dg_mpilog_find(log, sp->first); p < c; p++) {
-            const struct dg_msgrec *a = &log->rec[p];
-            if (a->kind != DG_MSG_SEND || a->comm != carry->comm || a->peer != carry->peer)
-                continue;
-            struct dg_change ch = {.kind = DG_CHANGE_MERGE, .rank = r, .pos = p, .into = c};
+        for (uint32_t p = 0; p < sp->nmerged; p++) {
+            struct dg_change ch = {.kind = DG_CHANGE_MERGE, .rank = r, .pos = res->span_merged[sp->merge_off + p],
+                                   .into = sp->carry};
             int rc = search_hint_add_change(h, &ch);
             if (rc < 0)
                 return rc;

@@ -15,8 +15,6 @@
 #include <string.h>
 
 #include "search-private.h"
-#include "parallel/pack-bytes.h"
-#include "rank/kind.h"
 
 int search_xrank_build(struct search_rank_result *const *ranks, int n, int world_size,
                        struct search_xrank **out)
@@ -83,63 +81,6 @@ static int answer_dist(struct search_xrank *x, int P)
     return rc;
 }
 
-/* The kinds' facts of other ranks' records (search_kind.peer_facts), for
- * the ranks whose logs this process holds; spread, each process's go to
- * process 0 (the rank, then each kind's packed), which reads them into
- * its copies of those ranks' results: what the merges read there instead
- * of the logs. */
-static int peer_facts(struct search_xrank *x)
-{
-    const struct dg_xchg *xc = x->xchg;
-    int rc = 0;
-    for (int i = 0; i < x->n && rc == 0; i++) {
-        struct search_rank_result *r = x->ranks[i];
-        if (!r || r->rank < 0 || r->rank >= x->world_size || !x->logs[r->rank])
-            continue;
-        for (unsigned k = 0; k < search_kinds_count() && rc == 0; k++)
-            if (search_kinds_get(k)->peer_facts)
-                rc = search_kinds_get(k)->peer_facts(x, r);
-    }
-    if ((rc = dg_xchg_agree(xc, rc)) < 0 || xc->nprocs == 1)
-        return rc;
-    struct pk_buf b = {0};
-    for (int i = 0; xc->proc != 0 && i < x->n; i++) {
-        const struct search_rank_result *r = x->ranks[i];
-        if (!r || r->rank < 0 || r->rank >= x->world_size || !x->logs[r->rank])
-            continue;
-        pk_u32(&b, (uint32_t)r->rank);
-        for (unsigned k = 0; k < search_kinds_count(); k++)
-            if (search_kinds_get(k)->peer_pack)
-                search_kinds_get(k)->peer_pack(&b, r);
-    }
-    struct dg_bytes *out = dg_bytes_per_proc(xc->nprocs), *in = out ? dg_bytes_per_proc(xc->nprocs) : NULL;
-    int st = out && in && !b.nomem ? 0 : TRACE_ERR_NOMEM;
-    if (st == 0 && b.len && !dg_bytes_put(&out[0], b.p, b.len))
-        st = TRACE_ERR_NOMEM;
-    free(b.p);
-    if ((rc = dg_xchg_agree(xc, out && in ? 0 : TRACE_ERR_NOMEM)) == 0)
-        rc = xc->alltoall(xc->ctx, st, out, in);
-    for (int p = 1; rc >= 0 && xc->proc == 0 && p < xc->nprocs; p++) {
-        struct pk_rd rd = {.p = in[p].p, .len = in[p].len};
-        while (!rd.bad && rd.off < rd.len) {
-            uint32_t r = rd_u32(&rd);
-            struct search_rank_result *res = r < (uint32_t)x->world_size ? x->by_rank[r] : NULL;
-            if (!res) {
-                rd_fail(&rd, "a rank without a result");
-                break;
-            }
-            for (unsigned k = 0; k < search_kinds_count(); k++)
-                if (search_kinds_get(k)->peer_unpack)
-                    search_kinds_get(k)->peer_unpack(&rd, res);
-        }
-        if (rd.bad)
-            rc = TRACE_ERR_FORMAT;
-    }
-    dg_bytes_per_proc_free(out, xc->nprocs);
-    dg_bytes_per_proc_free(in, xc->nprocs);
-    return dg_xchg_agree(xc, rc < 0 ? rc : 0);
-}
-
 /* With `from` (a partial context), the stall check's answer and the
  * happens-before answers are taken from it instead of replayed again. */
 static int build(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
@@ -180,7 +121,7 @@ static int build(struct search_rank_result *const *ranks, int n, int world_size,
     if (rc == 0)
         rc = search_clocks_build_dist(x->logs, P, xc, &x->clocks);
     if (rc == 0 && !from) /* a completed context has them from its partial one */
-        rc = peer_facts(x);
+        rc = search_xrank_peer_facts(x);
     if (rc < 0) {
         search_xrank_destroy(x);
         return rc;
@@ -255,6 +196,9 @@ void search_xrank_destroy(struct search_xrank *x)
         dg_bytes_per_proc_free(x->jin, x->xchg->nprocs);
     }
     search_xrank_destroy(x->dist);
+    free(x->want);
+    free(x->cset);
+    free(x->cmem);
     dg_match_destroy(x->match);
     free(x->by_rank);
     free((void *)x->logs);

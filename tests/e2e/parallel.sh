@@ -86,8 +86,12 @@ done
 # (the deadlock checks: a group delaying sends past blocking calls on all
 # its ranks at once; the replay spread over the processes), on 4 ranks (2
 # for deadlock.c) by 2, 3 and 4 processes, with the explanations of the
-# groups they forbid.
-for prog in agg-sendrecv deadlock-symmetric deadlock; do
+# groups they forbid; sized-parts, whose merged receives pass a count on
+# (the receives' lines, found where the sends' ranks are analysed: the
+# aggregation kind's peer facts, packed to process 0); and args-locals,
+# whose MPI_Reduce made nonblocking names the other members' call (the
+# instance's members' sites, sent by its owner to process 0).
+for prog in agg-sendrecv deadlock-symmetric deadlock sized-parts args-locals; do
     bin=$WORK/$prog
     np=4
     [ "$prog" = deadlock ] && np=2
@@ -112,6 +116,10 @@ for k in 2 3 4; do
     if [ "$got" = "$want" ]; then ok "dft --explain, $k processes: same JSON and messages as serial"
     else not_ok "dft --explain, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
 done
+expect_match "sized-parts: the receive that takes its count from an earlier part's is named" \
+    "$("$CH" hints "$WORK/dl-sized-parts" --format=json --all --explain 2>/dev/null)" 'takes its count or its buffer from what the one at'
+expect_match "args-locals: the MPI_Reduce made nonblocking names the other members' call" \
+    "$("$CH" hints "$WORK/dl-args-locals" --format=json --all --explain 2>/dev/null)" 'the other members of this MPI_Reduce make it at line'
 expect_match "deadlock-symmetric: a group is forbidden by the replay of the changed run" \
     "$("$CH" hints "$WORK/dl-deadlock-symmetric" --format=json --all --explain 2>/dev/null)" 'deadlock'
 

@@ -146,29 +146,39 @@ static void group_sums(struct search_hint *h, const struct ag_ent *e, size_t i, 
 }
 
 /* The sends made at the member sites of the entries [i, j) on their ranks
- * (from the MPI logs), into *calls: the groups hold h->members of them.
- * Returns false when a log is missing. */
+ * (search_rank_result.site_sends: the rank's sends per site), into
+ * *calls: the groups hold h->members of them.  Returns false without the
+ * cross-rank stage. */
 static bool member_site_calls(const struct search_merge *m, const struct ag_ent *e, size_t i, size_t j,
                               uint64_t *calls)
 {
     *calls = 0;
+    if (!m->xr)
+        return false;
     for (size_t k = i; k < j;) {
         size_t z = k; /* the entries of one rank: its destinations and calling contexts */
         while (z < j && e[z].rank == e[k].rank)
             z++;
-        const struct dg_mpilog *log =
-            m->xr && e[k].rank >= 0 && e[k].rank < m->xr->world_size ? m->xr->logs[e[k].rank] : NULL;
-        if (!log)
-            return false;
-        for (uint32_t p = 0; p < log->n; p++) {
-            if (log->rec[p].kind != DG_MSG_SEND)
-                continue;
-            bool member = false;
-            for (size_t y = k; y < z && !member; y++)
-                for (uint32_t s = 0; s < e[y].g->nsites && !member; s++)
-                    member = e[y].g->sites[s] == log->rec[p].site;
-            *calls += member;
-        }
+        const struct search_rank_result *res = e[k].res;
+        /* each site of the entries once: a send counts once */
+        for (size_t y = k; y < z; y++)
+            for (uint32_t s = 0; s < e[y].g->nsites; s++) {
+                uint32_t site = e[y].g->sites[s];
+                bool seen = false;
+                for (size_t w = k; w <= y && !seen; w++)
+                    for (uint32_t t = 0; t < (w < y ? e[w].g->nsites : s) && !seen; t++)
+                        seen = e[w].g->sites[t] == site;
+                size_t lo = 0, hi = res->nsite_sends;
+                while (!seen && lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (res->site_sends[mid].site < site)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (!seen && lo < res->nsite_sends && res->site_sends[lo].site == site)
+                    *calls += res->site_sends[lo].sends;
+            }
         k = z;
     }
     return true;

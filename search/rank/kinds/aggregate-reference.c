@@ -401,7 +401,8 @@ static int summarise(struct search_rank_result *res, const struct ref_group *grp
         if (!sp)
             return TRACE_ERR_NOMEM;
         res->spans = sp;
-        res->spans[res->nspans++] = (struct search_group_span){res->ngroups - 1, grp[k].first, grp[k].last};
+        res->spans[res->nspans++] =
+            (struct search_group_span){.group = res->ngroups - 1, .first = grp[k].first, .last = grp[k].last};
         s->groups++;
         s->members += grp[k].size;
         s->bytes += grp[k].bytes;

@@ -187,7 +187,7 @@ static int chan_finish(struct ag_stream *g, struct chan *c)
         struct search_group *s = summary_get(g, c, c->nb && c->nb_joined);
         if (!s || check_add(g, c, (uint32_t)(s - g->groups)) < 0)
             return TRACE_ERR_NOMEM;
-        struct search_group_span sp = {(uint32_t)(s - g->groups), c->first_idx, c->last_idx};
+        struct search_group_span sp = {.group = (uint32_t)(s - g->groups), .first = c->first_idx, .last = c->last_idx};
         SEARCH_VEC_PUSH(g->spans, g->nspans, g->cspans, sp, nomem);
         s->groups++;
         s->members += c->members;

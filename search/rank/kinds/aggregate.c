@@ -236,6 +236,13 @@ static void ag_result_free(struct search_rank_result *r)
     free(r->spans);
     r->spans = NULL;
     r->nspans = 0;
+    free(r->span_merged);
+    free(r->site_sends);
+    free(r->span_peers);
+    r->span_merged = NULL;
+    r->site_sends = NULL;
+    r->span_peers = NULL;
+    r->nspan_merged = r->nsite_sends = 0;
     r->groups = NULL;
     r->checks = NULL;
     r->closed = NULL;
@@ -347,12 +354,21 @@ static bool ag_result_equal(const struct search_rank_result *a, const struct sea
         return search_differ(why, size, "nspans %" PRIu32 " != %" PRIu32, a->nspans, b->nspans);
     for (uint32_t i = 0; i < a->nspans; i++) {
         const struct search_group_span *x = &a->spans[i], *y = &b->spans[i];
-        if (x->group != y->group || x->first != y->first || x->last != y->last)
+        if (x->group != y->group || x->first != y->first || x->last != y->last || x->carry != y->carry ||
+            x->first_send != y->first_send || x->merge_off != y->merge_off || x->nmerged != y->nmerged)
             return search_differ(why, size,
                                  "span %" PRIu32 ": group %" PRIu32 "/%" PRIu32 " first %" PRIu64 "/%" PRIu64
                                  " last %" PRIu64 "/%" PRIu64,
                                  i, x->group, y->group, x->first, y->first, x->last, y->last);
     }
+    if (a->nspan_merged != b->nspan_merged || a->nsite_sends != b->nsite_sends ||
+        (a->nspan_merged && memcmp(a->span_merged, b->span_merged, a->nspan_merged * sizeof *a->span_merged)))
+        return search_differ(why, size, "merged members %" PRIu32 " != %" PRIu32 " or their positions differ",
+                             a->nspan_merged, b->nspan_merged);
+    for (uint32_t i = 0; i < a->nsite_sends; i++)
+        if (a->site_sends[i].site != b->site_sends[i].site || a->site_sends[i].sends != b->site_sends[i].sends)
+            return search_differ(why, size, "sends at site %" PRIu32 ": %" PRIu64 " != %" PRIu64,
+                                 a->site_sends[i].site, a->site_sends[i].sends, b->site_sends[i].sends);
     return checks_diff(a, b, why, size) && closed_diff(a, b, why, size);
 }
 
@@ -427,6 +443,18 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u32(b, r->spans[i].group);
         pk_u64(b, r->spans[i].first);
         pk_u64(b, r->spans[i].last);
+        pk_u32(b, r->spans[i].carry);
+        pk_u32(b, r->spans[i].first_send);
+        pk_u32(b, r->spans[i].merge_off);
+        pk_u32(b, r->spans[i].nmerged);
+    }
+    pk_u32(b, r->nspan_merged);
+    for (uint32_t i = 0; i < r->nspan_merged; i++)
+        pk_u32(b, r->span_merged[i]);
+    pk_u32(b, r->nsite_sends);
+    for (uint32_t i = 0; i < r->nsite_sends; i++) {
+        pk_u32(b, r->site_sends[i].site);
+        pk_u64(b, r->site_sends[i].sends);
     }
     pk_u32(b, r->nclosed);
     pk_u64(b, r->closed_more);
@@ -543,7 +571,7 @@ static void rd_closed(struct pk_rd *r, struct search_rank_result *res)
 
 static void rd_spans(struct pk_rd *r, struct search_rank_result *res)
 {
-    uint32_t n = rd_count(r, 20);
+    uint32_t n = rd_count(r, 36);
     if (n && (res->spans = rd_alloc(r, n, sizeof *res->spans)))
         res->nspans = n;
     for (uint32_t i = 0; i < res->nspans && !r->bad; i++) {
@@ -551,8 +579,37 @@ static void rd_spans(struct pk_rd *r, struct search_rank_result *res)
         s->group = rd_u32(r);
         s->first = rd_u64(r);
         s->last = rd_u64(r);
+        s->carry = rd_u32(r);
+        s->first_send = rd_u32(r);
+        s->merge_off = rd_u32(r);
+        s->nmerged = rd_u32(r);
         if (!r->bad && (s->group >= res->ngroups || s->last < s->first))
             rd_fail(r, "span of a group that does not exist");
+    }
+    uint32_t nm = rd_count(r, 4);
+    if (nm && (res->span_merged = rd_alloc(r, nm, sizeof *res->span_merged)))
+        res->nspan_merged = nm;
+    for (uint32_t i = 0; i < res->nspan_merged && !r->bad; i++)
+        res->span_merged[i] = rd_u32(r);
+    /* each span's members inside the table, before its carrying send (the
+     * positions are the log's: the replay checks each change's) */
+    for (uint32_t i = 0; i < res->nspans && !r->bad; i++) {
+        const struct search_group_span *s = &res->spans[i];
+        if ((s->carry != UINT32_MAX && s->first_send > s->carry) || s->merge_off > res->nspan_merged ||
+            s->nmerged > res->nspan_merged - s->merge_off)
+            rd_fail(r, "span facts outside their table");
+        for (uint32_t k = 0; k < s->nmerged && !r->bad; k++)
+            if (res->span_merged[s->merge_off + k] >= s->carry)
+                rd_fail(r, "a merged member after its carrying send");
+    }
+    uint32_t ns = rd_count(r, 12);
+    if (ns && (res->site_sends = rd_alloc(r, ns, sizeof *res->site_sends)))
+        res->nsite_sends = ns;
+    for (uint32_t i = 0; i < res->nsite_sends && !r->bad; i++) {
+        res->site_sends[i].site = rd_u32(r);
+        res->site_sends[i].sends = rd_u64(r);
+        if (i && res->site_sends[i].site <= res->site_sends[i - 1].site)
+            rd_fail(r, "sends per site out of order");
     }
 }
 
@@ -574,6 +631,10 @@ const struct search_kind search_kind_aggregate = {
     .visit = ag_visit,
     .pack = ag_pack,
     .unpack = ag_unpack,
+    .log_facts = search_aggregate_log_facts,
+    .peer_facts = search_aggregate_peer_facts,
+    .peer_pack = search_aggregate_peer_pack,
+    .peer_unpack = search_aggregate_peer_unpack,
     .merge = search_aggregate_merge,
     .message = search_aggregate_message,
 };

@@ -10,6 +10,10 @@
 extern const struct search_stream_methods search_aggregate_stream;
 int search_aggregate_reference(struct search_ref *x, struct search_rank_result *r);
 int search_aggregate_merge(const struct search_merge *m);
+int search_aggregate_log_facts(struct search_rank_result *r);
+int search_aggregate_peer_facts(struct search_xrank *x, struct search_rank_result *r);
+void search_aggregate_peer_pack(struct pk_buf *b, const struct search_rank_result *r);
+void search_aggregate_peer_unpack(struct pk_rd *rd, struct search_rank_result *r);
 char *search_aggregate_message(const struct search_hint *h, bool with_times);
 
 /* Order of group summaries in a result: comm, peer, the member sites,

@@ -10,7 +10,9 @@
  *   - of the other ranks' records, in the cross-rank stage on the process
  *     that holds the rank's log (search_kind.peer_facts): the waits of the
  *     leads' matched calls that an earlier start shortens (the merge's
- *     partner waits), packed to the process that merges.
+ *     partner waits) and the collective instance of the first lead's call
+ *     (whose members' sites the stage gathers), packed to the process
+ *     that merges.
  */
 #include "rank/kinds/overlap.h"
 
@@ -185,7 +187,25 @@ static int lead_partners(const struct search_xrank *x, int r, const struct dg_mp
     return 0;
 }
 
-int search_overlap_peer_facts(const struct search_xrank *x, struct search_rank_result *r)
+/* The collective instance of the first lead's call (a collective made
+ * nonblocking must be so on every member: the merge names the members'
+ * other call sites), asked for from the stage. */
+static int first_coll(struct search_xrank *x, int r, const struct dg_mpilog *log, struct search_overlap *ov)
+{
+    ov->coll_inst = UINT32_MAX;
+    if (!x->match || !ov->nleads)
+        return 0;
+    uint32_t p = dg_mpilog_find(log, ov->leads[0].index);
+    for (; p < log->n && log->rec[p].index == ov->leads[0].index; p++)
+        if (log->rec[p].kind == DG_MSG_COLL)
+            break;
+    if (p >= log->n || log->rec[p].index != ov->leads[0].index)
+        return 0;
+    ov->coll_inst = dg_match_coll_of(x->match, (struct dg_pos){r, p});
+    return ov->coll_inst == UINT32_MAX ? 0 : search_xrank_want_coll(x, ov->coll_inst);
+}
+
+int search_overlap_peer_facts(struct search_xrank *x, struct search_rank_result *r)
 {
     const struct dg_mpilog *log = x->logs[r->rank];
     for (uint32_t i = 0; i < r->noverlaps; i++) {
@@ -199,6 +219,9 @@ int search_overlap_peer_facts(const struct search_xrank *x, struct search_rank_r
             if (rc < 0)
                 return rc;
         }
+        int rc = first_coll(x, r->rank, log, ov);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -208,6 +231,7 @@ void search_overlap_peer_pack(struct pk_buf *b, const struct search_rank_result 
     pk_u32(b, r->noverlaps);
     for (uint32_t i = 0; i < r->noverlaps; i++) {
         const struct search_overlap *ov = &r->overlaps[i];
+        pk_u32(b, ov->coll_inst);
         pk_u32(b, ov->npartner);
         for (uint32_t k = 0; k < ov->npartner; k++) {
             pk_u32(b, ov->partner[k].lead);
@@ -228,6 +252,7 @@ void search_overlap_peer_unpack(struct pk_rd *rd, struct search_rank_result *r)
         free(ov->partner);
         ov->partner = NULL;
         ov->npartner = 0;
+        ov->coll_inst = rd_u32(rd);
         uint32_t n = rd_count(rd, 16);
         if (n && (ov->partner = rd_alloc(rd, n, sizeof *ov->partner)))
             ov->npartner = n;

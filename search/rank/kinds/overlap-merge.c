@@ -481,29 +481,19 @@ static int overlap_by_rank(struct ov_merge *x, struct search_hint *h)
 /* A collective made nonblocking must be nonblocking on every member: a
  * blocking and a nonblocking collective do not match.  The first call site
  * other than the hint's where a member of one of its instances (the
- * lowest rank's first lead) made the same collective: the fix names it.
- * Sites are compared by location. */
+ * lowest rank's first lead, search_overlap.coll_inst; its members' sites
+ * gathered by the cross-rank stage) made the same collective: the fix
+ * names it.  Sites are compared by location. */
 static void coll_partner_site(const struct search_xrank *x, const struct ov_ent *e, struct search_hint *h)
 {
-    const struct dg_mpilog *log = x && e->rank >= 0 && e->rank < x->world_size ? x->logs[e->rank] : NULL;
     const struct search_overlap *ov = e->ov;
-    if (!log || !x->match || !ov->nleads)
-        return;
-    uint32_t p = dg_mpilog_find(log, ov->leads[0].index);
-    for (; p < log->n && log->rec[p].index == ov->leads[0].index; p++)
-        if (log->rec[p].kind == DG_MSG_COLL)
-            break;
-    if (p >= log->n || log->rec[p].index != ov->leads[0].index)
-        return;
-    uint32_t n = 0, inst = dg_match_coll_of(x->match, (struct dg_pos){e->rank, p});
-    const struct dg_pos *mem = inst == UINT32_MAX ? NULL : dg_match_coll(x->match, inst, &n);
+    uint32_t n = 0;
+    const struct search_coll_member *mem =
+        x && ov->coll_inst != UINT32_MAX ? search_xrank_coll_sites(x, ov->coll_inst, &n) : NULL;
     for (uint32_t k = 0; mem && k < n; k++) {
-        if (mem[k].rank < 0 || mem[k].rank >= x->world_size || !x->logs[mem[k].rank] || !x->by_rank ||
-            !x->by_rank[mem[k].rank] || mem[k].pos >= x->logs[mem[k].rank]->n)
-            continue;
-        const struct dg_msgrec *r = &x->logs[mem[k].rank]->rec[mem[k].pos];
-        const struct trace_site_info *si = r->site != CHT_NONE ? search_site_info(x->by_rank[mem[k].rank], r->site)
-                                                               : NULL;
+        const struct search_rank_result *rr =
+            mem[k].rank >= 0 && mem[k].rank < x->world_size && x->by_rank ? x->by_rank[mem[k].rank] : NULL;
+        const struct trace_site_info *si = rr && mem[k].site != CHT_NONE ? search_site_info(rr, mem[k].site) : NULL;
         if (!si || !si->line || (si->line == h->line && !strcmp(search_nz(si->file), search_nz(h->file))))
             continue;
         if (e->ov->info && si->line == e->ov->info->line &&

@@ -80,7 +80,7 @@ extern const struct search_stream_methods search_overlap_stream;
 int search_overlap_reference(struct search_ref *x, struct search_rank_result *r);
 int search_overlap_merge(const struct search_merge *m);
 int search_overlap_log_facts(struct search_rank_result *r);
-int search_overlap_peer_facts(const struct search_xrank *x, struct search_rank_result *r);
+int search_overlap_peer_facts(struct search_xrank *x, struct search_rank_result *r);
 void search_overlap_peer_pack(struct pk_buf *b, const struct search_rank_result *r);
 void search_overlap_peer_unpack(struct pk_rd *rd, struct search_rank_result *r);
 char *search_overlap_message(const struct search_hint *h, bool with_times);
