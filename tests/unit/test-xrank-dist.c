@@ -8,7 +8,9 @@
  * distributed happens-before (dg_hb_answer_dist) gives each process the
  * serial answers to its own queries, and the distributed timed replay
  * (dg_replay_run_dist) ends each rank where the serial one does, to the
- * bit, with the parameters the serial fit gives (dg_replay_fit_dist).
+ * bit, with the parameters the serial fit gives (dg_replay_fit_dist), and
+ * the kinds' facts of other ranks' records gathered on process 0
+ * (search_xrank_peer_facts) are the serial ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -469,6 +471,184 @@ static void test_waitstates_random(void **state)
     assert_true(aligned < 120);
     assert_true(realtime > 20);
     assert_true(waits > 100);
+}
+
+/* ---- the kinds' peer facts ----------------------------------------------------------- */
+
+/* A rank's result over its log as the engines would leave it for the
+ * kinds' facts: one overlap entry per call site of its blocking sends,
+ * blocking receives and collectives (every such call a lead), and a group
+ * span from each send to the next one to the same peer; then the facts of
+ * its own log (search_rank_result_log_facts). */
+static struct search_rank_result *fake_result(int r, struct dg_mpilog *l)
+{
+    struct search_rank_result *res = calloc(1, sizeof *res);
+    assert_non_null(res);
+    res->rank = r;
+    res->log = *l;
+    res->siteinfo = malloc(sizeof site_list);
+    memcpy(res->siteinfo, site_list, sizeof site_list);
+    res->nsiteinfo = 6;
+    res->overlaps = calloc(8, sizeof *res->overlaps);
+    assert_non_null(res->overlaps);
+    for (uint32_t p = 0; p < l->n; p++) {
+        const struct dg_msgrec *a = &l->rec[p];
+        bool lead = (a->kind == DG_MSG_SEND && !(a->flags & DG_MSGF_NONBLOCKING)) ||
+                    (a->kind == DG_MSG_RECV && (a->flags & DG_MSGF_BLOCKS)) || a->kind == DG_MSG_COLL;
+        if (!lead)
+            continue;
+        uint32_t o = 0;
+        while (o < res->noverlaps && res->overlaps[o].site != a->site)
+            o++;
+        assert_true(o < 8);
+        struct search_overlap *ov = &res->overlaps[o];
+        if (o == res->noverlaps) {
+            res->noverlaps++;
+            ov->site = a->site;
+            ov->leads = malloc(l->n * sizeof *ov->leads);
+            assert_non_null(ov->leads);
+        }
+        ov->leads[ov->nleads++] = (struct search_lead){.index = a->index, .span_ns = 100 + rnd(200000),
+                                                       .fw_end = a->index};
+    }
+    res->ngroups = 1;
+    res->groups = calloc(1, sizeof *res->groups);
+    res->spans = calloc(l->n ? l->n : 1, sizeof *res->spans);
+    assert_non_null(res->spans);
+    for (uint32_t p = 0; p < l->n; p++)
+        for (uint32_t q = p + 1; l->rec[p].kind == DG_MSG_SEND && q < l->n; q++)
+            if (l->rec[q].kind == DG_MSG_SEND && l->rec[q].comm == l->rec[p].comm &&
+                l->rec[q].peer == l->rec[p].peer) {
+                res->spans[res->nspans++] = (struct search_group_span){.first = p, .last = q};
+                break;
+            }
+    assert_int_equal(search_rank_result_log_facts(res), 0);
+    return res;
+}
+
+/* The ranks of one random run with their results (NULL: no log) and
+ * their processes, the same for one seed. */
+static void peer_run(unsigned seed, int P, int K, struct search_rank_result **all, int *owner)
+{
+    srand(seed);
+    struct dg_mpilog l[MAXP];
+    int64_t off[MAXP] = {0};
+    random_run(l, P, 20 + (int)rnd(200), off, false);
+    for (int r = 0; r < P; r++) {
+        bool has = rnd(12) != 0;
+        owner[r] = has ? (int)rnd((uint64_t)K) : -1;
+        all[r] = has ? fake_result(r, &l[r]) : NULL;
+        if (!has)
+            dg_mpilog_free(&l[r]);
+    }
+}
+
+/* What the peer facts of a rank's overlap entry say, the instance's
+ * members named by their sites (instances are numbered otherwise spread). */
+static bool same_overlap_peers(const struct search_overlap *a, const struct search_xrank *xa,
+                               const struct search_overlap *b, const struct search_xrank *xb)
+{
+    if (a->npartner != b->npartner ||
+        (a->npartner && memcmp(a->partner, b->partner, a->npartner * sizeof *a->partner)) ||
+        (a->coll_inst == UINT32_MAX) != (b->coll_inst == UINT32_MAX))
+        return false;
+    uint32_t na = 0, nb = 0;
+    const struct search_coll_member *ma = search_xrank_coll_sites(xa, a->coll_inst, &na);
+    const struct search_coll_member *mb = search_xrank_coll_sites(xb, b->coll_inst, &nb);
+    return na == nb && (a->coll_inst == UINT32_MAX || (ma && mb)) && (!na || !memcmp(ma, mb, na * sizeof *ma));
+}
+
+struct peer_shared {
+    int P, K;
+    struct search_rank_result **mine;   /* [P]: the owners' copies */
+    struct search_rank_result **whole;  /* [P]: process 0's copies of every result */
+    struct search_rank_result **serial; /* [P]: facts found serially */
+    const struct search_xrank *sxr;     /* the serial stage (its instances' members) */
+    const int *owner;
+    int *checked;
+};
+
+struct peer_arg {
+    struct peer_shared *sh;
+    int failed;
+};
+
+static int peer_proc(const struct dg_xchg *x, void *arg)
+{
+    struct peer_arg *a = arg;
+    struct peer_shared *sh = a->sh;
+    struct search_rank_result *known[MAXP];
+    int n = 0;
+    for (int r = 0; r < sh->P; r++) {
+        struct search_rank_result *res = x->proc == 0 ? sh->whole[r] : sh->mine[r];
+        if (res && (x->proc == 0 || sh->owner[r] == x->proc))
+            known[n++] = res;
+    }
+    struct search_xrank *xr = NULL;
+    int rc = search_xrank_build_dist(known, n, sh->P, sh->owner, x, &xr);
+    if (rc < 0)
+        return rc;
+    for (int r = 0; x->proc == 0 && r < sh->P; r++) {
+        const struct search_rank_result *got = sh->whole[r], *want = sh->serial[r];
+        if (!got)
+            continue;
+        CHECK(got->noverlaps == want->noverlaps);
+        for (uint32_t o = 0; o < got->noverlaps && o < want->noverlaps; o++) {
+            CHECK(same_overlap_peers(&got->overlaps[o], xr, &want->overlaps[o], sh->sxr));
+            *sh->checked += got->overlaps[o].npartner + (got->overlaps[o].coll_inst != UINT32_MAX);
+        }
+        CHECK(got->nspans == want->nspans && (!got->nspans || (got->span_peers && want->span_peers &&
+                                                               !memcmp(got->span_peers, want->span_peers,
+                                                                       got->nspans * sizeof *got->span_peers))));
+    }
+    search_xrank_destroy(xr);
+    return 0;
+}
+
+/* The kinds' facts of other ranks' records found where each rank's log is
+ * (search_xrank_peer_facts) and gathered on process 0 are the serial ones:
+ * the partner waits, the collective instances' members, where the spans'
+ * messages are received. */
+static void test_peer_facts_random(void **state)
+{
+    (void)state;
+    sites_init();
+    srand(20261130);
+    static const int Ks[] = {2, 3, 4, 8, 1};
+    int checked = 0;
+    for (int round = 0; round < 60; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        unsigned seed = 7000u + (unsigned)round;
+        struct search_rank_result *serial[MAXP], *mine[MAXP], *whole[MAXP], *dense[MAXP];
+        int owner[MAXP], n = 0;
+        peer_run(seed, P, K, serial, owner);
+        peer_run(seed, P, K, mine, owner);
+        peer_run(seed, P, K, whole, owner);
+        for (int r = 0; r < P; r++)
+            if (serial[r])
+                dense[n++] = serial[r];
+        struct search_xrank *sxr = NULL;
+        assert_int_equal(search_xrank_build(dense, n, P, &sxr), 0);
+        struct peer_shared sh = {P, K, mine, whole, serial, sxr, owner, &checked};
+        struct peer_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct peer_arg){&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, peer_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (pa[k].failed)
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+        search_xrank_destroy(sxr);
+        for (int r = 0; r < P; r++) {
+            search_rank_result_free(serial[r]);
+            search_rank_result_free(mine[r]);
+            search_rank_result_free(whole[r]);
+        }
+        srand(seed * 31u);
+    }
+    assert_true(checked > 500); /* the runs have partner waits and collectives */
 }
 
 /* ---- the replay of a changed run ------------------------------------------------------- */
@@ -1234,6 +1414,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_random),
         cmocka_unit_test(test_waitstates_random),
+        cmocka_unit_test(test_peer_facts_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
         cmocka_unit_test(test_replay_random),
