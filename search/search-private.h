@@ -188,6 +188,7 @@ struct search_xrank {
     struct search_coll_set *cset;            /* on process 0: their members (search_xrank_coll_sites), */
     size_t ncset;                            /* by instance */
     struct search_coll_member *cmem;
+    size_t ncmem;
 };
 
 /* A member of a collective instance: its rank and the call site of its

@@ -93,22 +93,20 @@ static int read_members(struct search_xrank *x, const uint8_t *p, size_t len)
     struct pk_rd rd = {.p = p, .len = len};
     while (!rd.bad && rd.off < rd.len) {
         uint32_t inst = rd_u32(&rd), n = rd_count(&rd, 8);
+        if (rd.bad)
+            break;
         struct search_coll_set *cs = realloc(x->cset, (x->ncset + 1) * sizeof *cs);
         if (cs)
             x->cset = cs;
-        size_t total = 0;
-        for (size_t i = 0; i < x->ncset; i++)
-            total += x->cset[i].n;
-        struct search_coll_member *cm = rd.bad ? NULL : realloc(x->cmem, (total + n + 1) * sizeof *cm);
-        if (!rd.bad && (!cs || !cm))
+        struct search_coll_member *cm = realloc(x->cmem, (x->ncmem + n + 1) * sizeof *cm);
+        if (cm)
+            x->cmem = cm;
+        if (!cs || !cm)
             return TRACE_ERR_NOMEM;
-        if (rd.bad)
-            break;
-        x->cmem = cm;
-        x->cset[x->ncset++] = (struct search_coll_set){inst, (uint32_t)total, n};
-        for (uint32_t k = 0; k < n && !rd.bad; k++) {
-            cm[total + k].rank = rd_i32(&rd);
-            cm[total + k].site = rd_u32(&rd);
+        x->cset[x->ncset++] = (struct search_coll_set){inst, (uint32_t)x->ncmem, n};
+        for (uint32_t k = 0; k < n && !rd.bad; k++, x->ncmem++) {
+            cm[x->ncmem].rank = rd_i32(&rd);
+            cm[x->ncmem].site = rd_u32(&rd);
         }
     }
     return rd.bad ? TRACE_ERR_FORMAT : 0;
