@@ -856,12 +856,16 @@ enum dg_change_kind {
 
 struct dg_change {
     uint8_t kind;        /* enum dg_change_kind */
+    bool timed;          /* t_enter, t_exit are set: the record's times as recorded, which bound what
+                            the change saves without its log (search/xrank/predict.c); the replay
+                            reads the log, not these */
     int32_t rank;
     uint32_t pos;        /* log position of (a record of) the call */
     uint64_t t_post, t_wait; /* NB: times of the rank's clock (ns); 0: at the call */
     uint32_t into;       /* MERGE: log position of the carrying send */
     uint32_t id;         /* COLL: the instance (small numbers: arrays are sized by the largest) */
     uint32_t steps;      /* COLL: rounds of messages the collective takes */
+    uint64_t t_enter, t_exit;
 };
 
 /* Fits L, G, o, o_r and the slices of crowded hosts from the matched logs

@@ -298,6 +298,14 @@ struct search_group_span {
     uint32_t merge_off, nmerged;
 };
 
+/* A send merged into its span's carrying send (search_rank_result.
+ * span_merged): its log position and its record's times (they bound what
+ * merging it away saves: search/xrank/predict.c, change_bound). */
+struct search_merged_send {
+    uint32_t pos;
+    uint64_t t_enter, t_exit;
+};
+
 /* The sends a rank made at one call site (search_rank_result.site_sends). */
 struct search_site_sends {
     uint32_t site;

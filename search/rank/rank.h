@@ -39,11 +39,11 @@ struct search_rank_result {
     struct search_group_span *spans;   /* every dynamic group, by first member */
     /* from the MPI logs, for the aggregation merge (its log_facts and
      * peer_facts): the members merged into each span's carrying send (log
-     * positions), the rank's sends per call site (sorted by site), and
+     * positions and call times), the rank's sends per call site (sorted by site), and
      * where each span's messages are received (NULL before the cross-rank
      * stage; not packed with the result) */
     uint32_t nspan_merged;
-    uint32_t *span_merged;
+    struct search_merged_send *span_merged;
     uint32_t nsite_sends;
     struct search_site_sends *site_sends;
     struct search_span_peers *span_peers;

@@ -37,7 +37,8 @@ int search_change_overlap(const struct search_xrank *x, int r, const struct sear
         const struct search_lead *l = &ov->leads[k];
         if (l->pos == UINT32_MAX) /* not in the log, or its times unknown */
             continue;
-        struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = l->pos};
+        struct dg_change c = {.kind = DG_CHANGE_NB, .rank = r, .pos = l->pos, .timed = true, .t_enter = l->t_enter,
+                              .t_exit = l->t_exit};
         uint64_t span = (uint64_t)((double)l->span_ns * back), after = (uint64_t)((double)l->after_ns * fwd);
         c.t_post = span && span < l->t_enter ? l->t_enter - span : 0;
         c.t_wait = after ? l->t_exit + after : 0;
@@ -98,8 +99,9 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
             }
         }
         for (uint32_t p = 0; p < sp->nmerged; p++) {
-            struct dg_change ch = {.kind = DG_CHANGE_MERGE, .rank = r, .pos = res->span_merged[sp->merge_off + p],
-                                   .into = sp->carry};
+            const struct search_merged_send *m = &res->span_merged[sp->merge_off + p];
+            struct dg_change ch = {.kind = DG_CHANGE_MERGE, .rank = r, .pos = m->pos, .into = sp->carry,
+                                   .timed = true, .t_enter = m->t_enter, .t_exit = m->t_exit};
             int rc = search_hint_add_change(h, &ch);
             if (rc < 0)
                 return rc;
@@ -278,29 +280,24 @@ static bool selected(const struct search_hint *h, int kind, const char *apply)
  * replayed end, by a whole slice: that is not the hint's (sized-parts on
  * 4 ranks and 2 cores: a merge of 12 length messages was credited with
  * 99% of the run). */
-static bool change_bound(const struct search_xrank *x, const struct dg_replay_params *pp,
-                         const struct dg_change *ch, uint32_t n, uint64_t *bound)
+static bool change_bound(const struct dg_replay_params *pp, const struct dg_change *ch, uint32_t n,
+                         uint64_t *bound)
 {
     double b = 0;
     for (uint32_t c = 0; c < n; c++) {
         const struct dg_change *k = &ch[c];
-        const struct dg_msgrec *a = (k->kind == DG_CHANGE_NB || k->kind == DG_CHANGE_MERGE) && k->rank >= 0 &&
-                                            k->rank < x->world_size && x->logs[k->rank] &&
-                                            k->pos < x->logs[k->rank]->n
-                                        ? &x->logs[k->rank]->rec[k->pos]
-                                        : NULL;
-        if (!a)
-            return false;
+        if ((k->kind != DG_CHANGE_NB && k->kind != DG_CHANGE_MERGE) || !k->timed)
+            return false; /* the record's times: the change's, taken from the log with the facts */
         if (k->kind == DG_CHANGE_MERGE) {
-            if (a->t_exit > a->t_enter)
-                b += (double)(a->t_exit - a->t_enter);
+            if (k->t_exit > k->t_enter)
+                b += (double)(k->t_exit - k->t_enter);
             b += pp->or_ns; /* the latencies of messages sent back to back overlap: not saved */
             continue;
         }
-        if (k->t_post && k->t_post < a->t_enter)
-            b += (double)(a->t_enter - k->t_post);
-        if (k->t_wait > a->t_exit)
-            b += (double)(k->t_wait - a->t_exit);
+        if (k->t_post && k->t_post < k->t_enter)
+            b += (double)(k->t_enter - k->t_post);
+        if (k->t_wait > k->t_exit)
+            b += (double)(k->t_wait - k->t_exit);
     }
     *bound = search_round_u64(b);
     return true;
@@ -333,7 +330,7 @@ static int together(const struct search_xrank *x, const struct dg_replay_params 
     int rc = replay_end(x, pp, ch, nch, rr, &end);
     if (rc == 0) {
         *ns = saved(base, end);
-        if (change_bound(x, pp, ch, (uint32_t)nch, &bound) && *ns > bound)
+        if (change_bound(pp, ch, (uint32_t)nch, &bound) && *ns > bound)
             *ns = bound;
     }
     free(ch);
@@ -429,7 +426,7 @@ int search_predict(const struct search_xrank *x, const struct search_report_opts
         v[i].predicted_ns = saved(base, end);
         /* a hint cannot save more than its changes can (change_bound) */
         uint64_t bound;
-        if (change_bound(x, &pp, v[i].changes, v[i].nchanges, &bound) && v[i].predicted_ns > bound)
+        if (change_bound(&pp, v[i].changes, v[i].nchanges, &bound) && v[i].predicted_ns > bound)
             v[i].predicted_ns = bound;
         v[i].slower_ns = saved(end, base);
         v[i].estimated_ns = v[i].saving_ns;

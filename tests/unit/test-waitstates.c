@@ -691,6 +691,21 @@ static void test_partner_saving(void **state)
     assert_int_equal(h->by_rank[1].saving_ns, 20000);
     assert_int_equal(h->by_rank[1].partner_ns, 0);
     assert_non_null(strstr(h->message, "(rank 1, predicted saving "));
+    /* its changes carry their records' times (the bound on what they save
+     * is taken from them, not from the logs): leads 1 and 2, not 99 */
+    assert_int_equal(h->nchanges, 2);
+    uint64_t bound = 0;
+    for (uint32_t c = 0; c < h->nchanges; c++) {
+        const struct dg_change *k = &h->changes[c];
+        assert_true(k->timed);
+        assert_int_equal(k->rank, 1);
+        assert_true(k->pos < r[1]->log.n);
+        assert_int_equal(k->t_enter, r[1]->log.rec[k->pos].t_enter);
+        assert_int_equal(k->t_exit, r[1]->log.rec[k->pos].t_exit);
+        bound += (k->t_post && k->t_post < k->t_enter ? k->t_enter - k->t_post : 0) +
+                 (k->t_wait > k->t_exit ? k->t_wait - k->t_exit : 0);
+    }
+    assert_true(h->predicted_ns <= bound);
 
     h = hint_at(rep, 10);
     assert_non_null(h);

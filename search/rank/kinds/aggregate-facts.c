@@ -81,13 +81,14 @@ static int span_facts(struct search_rank_result *r, struct search_group_span *sp
             continue;
         if (r->nspan_merged == *cap) {
             uint32_t nc = *cap ? 2 * *cap : 64;
-            uint32_t *np = realloc(r->span_merged, nc * sizeof *np);
+            struct search_merged_send *np = realloc(r->span_merged, nc * sizeof *np);
             if (!np)
                 return TRACE_ERR_NOMEM;
             r->span_merged = np;
             *cap = nc;
         }
-        r->span_merged[r->nspan_merged++] = p;
+        r->span_merged[r->nspan_merged++] =
+            (struct search_merged_send){p, a->t_enter, a->t_exit};
         sp->nmerged++;
     }
     return 0;

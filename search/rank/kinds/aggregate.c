@@ -361,10 +361,14 @@ static bool ag_result_equal(const struct search_rank_result *a, const struct sea
                                  " last %" PRIu64 "/%" PRIu64,
                                  i, x->group, y->group, x->first, y->first, x->last, y->last);
     }
-    if (a->nspan_merged != b->nspan_merged || a->nsite_sends != b->nsite_sends ||
-        (a->nspan_merged && memcmp(a->span_merged, b->span_merged, a->nspan_merged * sizeof *a->span_merged)))
-        return search_differ(why, size, "merged members %" PRIu32 " != %" PRIu32 " or their positions differ",
-                             a->nspan_merged, b->nspan_merged);
+    if (a->nspan_merged != b->nspan_merged || a->nsite_sends != b->nsite_sends)
+        return search_differ(why, size, "merged members %" PRIu32 " != %" PRIu32, a->nspan_merged,
+                             b->nspan_merged);
+    for (uint32_t i = 0; i < a->nspan_merged; i++)
+        if (a->span_merged[i].pos != b->span_merged[i].pos || a->span_merged[i].t_enter != b->span_merged[i].t_enter ||
+            a->span_merged[i].t_exit != b->span_merged[i].t_exit)
+            return search_differ(why, size, "merged member %" PRIu32 ": at %" PRIu32 " != %" PRIu32 " or its times differ",
+                                 i, a->span_merged[i].pos, b->span_merged[i].pos);
     for (uint32_t i = 0; i < a->nsite_sends; i++)
         if (a->site_sends[i].site != b->site_sends[i].site || a->site_sends[i].sends != b->site_sends[i].sends)
             return search_differ(why, size, "sends at site %" PRIu32 ": %" PRIu64 " != %" PRIu64,
@@ -449,8 +453,11 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u32(b, r->spans[i].nmerged);
     }
     pk_u32(b, r->nspan_merged);
-    for (uint32_t i = 0; i < r->nspan_merged; i++)
-        pk_u32(b, r->span_merged[i]);
+    for (uint32_t i = 0; i < r->nspan_merged; i++) {
+        pk_u32(b, r->span_merged[i].pos);
+        pk_u64(b, r->span_merged[i].t_enter);
+        pk_u64(b, r->span_merged[i].t_exit);
+    }
     pk_u32(b, r->nsite_sends);
     for (uint32_t i = 0; i < r->nsite_sends; i++) {
         pk_u32(b, r->site_sends[i].site);
@@ -586,11 +593,14 @@ static void rd_spans(struct pk_rd *r, struct search_rank_result *res)
         if (!r->bad && (s->group >= res->ngroups || s->last < s->first))
             rd_fail(r, "span of a group that does not exist");
     }
-    uint32_t nm = rd_count(r, 4);
+    uint32_t nm = rd_count(r, 20);
     if (nm && (res->span_merged = rd_alloc(r, nm, sizeof *res->span_merged)))
         res->nspan_merged = nm;
-    for (uint32_t i = 0; i < res->nspan_merged && !r->bad; i++)
-        res->span_merged[i] = rd_u32(r);
+    for (uint32_t i = 0; i < res->nspan_merged && !r->bad; i++) {
+        res->span_merged[i].pos = rd_u32(r);
+        res->span_merged[i].t_enter = rd_u64(r);
+        res->span_merged[i].t_exit = rd_u64(r);
+    }
     /* each span's members inside the table, before its carrying send (the
      * positions are the log's: the replay checks each change's) */
     for (uint32_t i = 0; i < res->nspans && !r->bad; i++) {
@@ -599,7 +609,7 @@ static void rd_spans(struct pk_rd *r, struct search_rank_result *res)
             s->nmerged > res->nspan_merged - s->merge_off)
             rd_fail(r, "span facts outside their table");
         for (uint32_t k = 0; k < s->nmerged && !r->bad; k++)
-            if (res->span_merged[s->merge_off + k] >= s->carry)
+            if (res->span_merged[s->merge_off + k].pos >= s->carry)
                 rd_fail(r, "a merged member after its carrying send");
     }
     uint32_t ns = rd_count(r, 12);
