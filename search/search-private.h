@@ -299,6 +299,19 @@ int search_xrank_stall_job(struct search_xrank *d, struct dg_move *const *mv, co
                            struct dg_stall_wait *blocked, bool *stalled);
 int search_xrank_replay_job(struct search_xrank *d, const struct dg_replay_params *pp, const struct dg_change *ch,
                             size_t nch, struct dg_replay_rank *rr);
+/* What an explanation names of an MPI record: its kind, call and site
+ * (known false: no such record). */
+struct search_rec_desc {
+    bool known;
+    uint8_t kind;
+    uint16_t call;
+    uint32_t site;
+};
+/* The records at pos[0..n) described (out[n]): spread (x->dist), each by
+ * the process that holds its rank's log, in one job; otherwise from
+ * x->logs. */
+int search_xrank_describe(const struct search_xrank *x, const struct dg_pos *pos, size_t n,
+                          struct search_rec_desc *out);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
  * process gets the fit; process 0 returns it in *f). */
 struct search_fit;

@@ -279,6 +279,12 @@ struct search_group_check {
     uint64_t *members;     /* event indices of its sends, trace order */
     uint32_t ncross;
     uint64_t *cross;       /* event indices of the blocking calls crossed, in order */
+    /* from the rank's MPI log (the kind's log_facts): the group applied
+     * in the log, as the deadlock check replays it (search_hint_unsafe):
+     * the records of its members before the last crossing, each moved
+     * right after that crossing's records; the moves check_moves[move_off
+     * .. move_off + nmoves) of the rank's result */
+    uint32_t move_off, nmoves;
 };
 #define SEARCH_CHECK_MAX 64 /* members and crossings kept per check */
 

@@ -28,7 +28,7 @@
  * updated (kind_data travels through its kinds' pack methods).  A field put in
  * a padding hole does not change a size: look for those by hand. */
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct search_rank_result) == 352,
+_Static_assert(sizeof(struct search_rank_result) == 368,
                "search_rank_result changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_overlap) == 448, "search_overlap changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_lead) == 64, "search_lead changed: update search/parallel/pack.c");
@@ -36,7 +36,7 @@ _Static_assert(sizeof(struct search_window) == 24, "search_window changed: updat
 _Static_assert(sizeof(struct search_group_span) == 40, "search_group_span changed: update search/rank/kinds/aggregate.c");
 _Static_assert(sizeof(struct search_stmt) == 72, "search_stmt changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_group) == 112, "search_group changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct search_group_check) == 32,
+_Static_assert(sizeof(struct search_group_check) == 40,
                "search_group_check changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct search_closed) == 88, "search_closed changed: update search/rank/kinds/aggregate.c");
 _Static_assert(sizeof(struct search_siteinfo) == 16, "search_siteinfo changed: update search/parallel/pack.c");
@@ -50,7 +50,7 @@ _Static_assert(sizeof(struct dg_msgrec) == 120, "dg_msgrec changed: update searc
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
 #define BUNDLE_MAGIC 0x42504843u /* "CHPB": what one process sends to process 0 */
-#define PACK_VERSION 18u /* 18: search_rank_result.span_merged as struct search_merged_send (the merged sends' record times, for the bound on what a merge saves); 17: search_group_span.carry/first_send/merge_off/nmerged, search_rank_result.span_merged/site_sends (the aggregation facts of the log); 16: search_lead.pos/t_enter/t_exit/fw_exit, search_overlap.recv_bufs_apart/args_differ (the overlap facts of the log); 15: dg_mpilog.cpu (the CPU times beside the records); 14: dg_mpilog.cons (the consumers beside the records); 13: search_overlap.dep_loops; 12: search_overlap.back_empty/fwd_empty, their _outside, fwd_chained, back_others/fwd_others; 11: search_overlap.dep_site/use_site; 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
+#define PACK_VERSION 19u /* 19: search_group_check.move_off/nmoves, search_rank_result.check_moves (the deadlock check's moves of the log); 18: search_rank_result.span_merged as struct search_merged_send (the merged sends' record times, for the bound on what a merge saves); 17: search_group_span.carry/first_send/merge_off/nmerged, search_rank_result.span_merged/site_sends (the aggregation facts of the log); 16: search_lead.pos/t_enter/t_exit/fw_exit, search_overlap.recv_bufs_apart/args_differ (the overlap facts of the log); 15: dg_mpilog.cpu (the CPU times beside the records); 14: dg_mpilog.cons (the consumers beside the records); 13: search_overlap.dep_loops; 12: search_overlap.back_empty/fwd_empty, their _outside, fwd_chained, back_others/fwd_others; 11: search_overlap.dep_site/use_site; 10: dg_msgrec.cpu_enter/cpu_exit, dg_mpilog.host; 9: search_lead.after_ns and fw_end, search_rank_result.spans; 4: unknown_producers after cut_short; 5: search_group.call; 6: needs_buffer;
                             7: closed pairs; 8: needs-buffer overlaps */
 
 /* Bytes on the wire of the fixed parts, for count checks (the kinds'

@@ -42,6 +42,8 @@ struct search_rank_result {
      * positions and call times), the rank's sends per call site (sorted by site), and
      * where each span's messages are received (NULL before the cross-rank
      * stage; not packed with the result) */
+    uint32_t ncheck_moves; /* the checks' moves (search_group_check.move_off) */
+    struct dg_move *check_moves;
     uint32_t nspan_merged;
     struct search_merged_send *span_merged;
     uint32_t nsite_sends;

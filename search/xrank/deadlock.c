@@ -369,29 +369,19 @@ static int move_push(struct moves *M, int r, uint32_t pos, uint32_t after)
 }
 
 /* The moves of group g of rank r: each check's members before its last
- * crossing go right after that crossing's records (where the group is
- * sent, or later: nothing blocking comes between). */
+ * crossing go right after that crossing's records (the kind's facts of
+ * the log: search_group_check.move_off). */
 static int group_moves(const struct search_xrank *x, int r, uint32_t g, struct moves *M)
 {
     const struct search_rank_result *res = x->by_rank[r];
-    const struct dg_mpilog *log = &res->log;
     for (uint32_t c = 0; c < res->nchecks; c++) {
         const struct search_group_check *chk = &res->checks[c];
-        if (chk->group != g || !chk->ncross)
+        if (chk->group != g)
             continue;
-        uint64_t last = chk->cross[chk->ncross - 1];
-        uint32_t after = dg_mpilog_find(log, last);
-        if (after >= log->n)
-            continue;
-        while (after + 1 < log->n && log->rec[after + 1].index == last)
-            after++;
-        for (uint32_t m = 0; m < chk->nmembers; m++) {
-            if (chk->members[m] >= last)
-                continue;
-            for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
-                 sp < log->n && log->rec[sp].index == chk->members[m]; sp++)
-                if (move_push(M, r, sp, after) < 0)
-                    return TRACE_ERR_NOMEM;
+        for (uint32_t k = 0; k < chk->nmoves; k++) {
+            const struct dg_move *m = &res->check_moves[chk->move_off + k];
+            if (move_push(M, r, m->pos, m->after) < 0)
+                return TRACE_ERR_NOMEM;
         }
     }
     return 0;
@@ -408,14 +398,14 @@ static bool moved_after(const struct moves *M, struct dg_pos p, struct dg_pos *a
     return false;
 }
 
-/* One step of the wait cycle: rank `at.rank` cannot pass `at`, which waits
- * for `w` on another rank. */
-static void cycle_step(struct search_text *t, const struct search_xrank *x, const struct moves *M,
-                       struct dg_pos at, struct dg_pos w)
+/* One step of the wait cycle: rank `at.rank` cannot pass `at` (ra), which
+ * waits for `w` (rw) on another rank; w moved past `after` (rf: known if
+ * it was). */
+static void cycle_step(struct search_text *t, const struct search_xrank *x, struct dg_pos at, struct dg_pos w,
+                       struct dg_pos after, const struct search_rec_desc *ra, const struct search_rec_desc *rw,
+                       const struct search_rec_desc *rf)
 {
     char a[256], b[256], c[256];
-    const struct dg_msgrec *ra = &x->logs[at.rank]->rec[at.pos];
-    const struct dg_msgrec *rw = &x->logs[w.rank]->rec[w.pos];
     where(x, at.rank, ra->site, a, sizeof a);
     where(x, w.rank, rw->site, b, sizeof b);
     if (ra->kind == DG_MSG_SEND) /* a send whose receive is delayed */
@@ -427,13 +417,13 @@ static void cycle_step(struct search_text *t, const struct search_xrank *x, cons
     else
         search_text_printf(t, "rank %d waits in the %s at %s for the message rank %d sends with the %s at %s",
                            at.rank, trace_mpi_call_name(ra->call), a, w.rank, trace_mpi_call_name(rw->call), b);
-    struct dg_pos after;
-    if (moved_after(M, w, &after)) {
-        const struct dg_msgrec *rf = &x->logs[after.rank]->rec[after.pos];
+    if (rf->known) {
         where(x, after.rank, rf->site, c, sizeof c);
         search_text_printf(t, ", which the change delays past its %s at %s", trace_mpi_call_name(rf->call), c);
     }
 }
+
+#define CYCLE_STEPS 8 /* steps of a wait cycle told, then "..." */
 
 /* The explanation of a stalled changed run: the wait cycle reached from a
  * rank the change moves records of. */
@@ -463,18 +453,36 @@ static char *cycle_explain(const struct search_xrank *x, const struct moves *M, 
     }
     free(seen);
     int start = k >= 0 && b[k].at.rank >= 0 ? k : r, steps = 0;
+    /* the steps' records (at, waits, moved after: 3 per step), described
+     * where their ranks' logs are */
+    struct dg_pos pos[3 * CYCLE_STEPS];
+    struct search_rec_desc desc[3 * CYCLE_STEPS];
+    bool more = false;
     k = start;
     do {
-        if (steps)
-            search_text_printf(&t, "; ");
-        if (steps == 8) {
-            search_text_printf(&t, "...");
+        if (steps == CYCLE_STEPS) {
+            more = true;
             break;
         }
-        cycle_step(&t, x, M, b[k].at, b[k].waits);
-        steps++;
+        struct dg_pos *p = &pos[3 * steps++];
+        p[0] = b[k].at;
+        p[1] = b[k].waits;
+        if (!moved_after(M, b[k].waits, &p[2]))
+            p[2] = DG_POS_NONE;
         k = b[k].waits.rank;
     } while (k >= 0 && k != start && b[k].at.rank >= 0 && b[k].waits.rank >= 0);
+    if (search_xrank_describe(x, pos, 3 * (size_t)steps, desc) < 0) {
+        free(search_text_take(&t));
+        return NULL;
+    }
+    for (int s = 0; s < steps; s++) {
+        if (s)
+            search_text_printf(&t, "; ");
+        cycle_step(&t, x, pos[3 * s], pos[3 * s + 1], pos[3 * s + 2], &desc[3 * s], &desc[3 * s + 1],
+                   &desc[3 * s + 2]);
+    }
+    if (more)
+        search_text_printf(&t, "; ...");
     return search_text_take(&t);
 }
 

@@ -21,6 +21,9 @@
  *     the run (predict.c, search_predict_fit): every process gets the
  *     eager limit, samples its ranks, and the reductions give every
  *     process the fit.
+ *   - DESCRIBE: what records are (kind, call, site) for an explanation
+ *     (deadlock.c): each process gets the positions on its ranks and
+ *     sends their descriptions back to process 0, in the order asked.
  *   - END: process 0 is done (its status: a failure there is the others'
  *     too). */
 #include <stdlib.h>
@@ -28,7 +31,7 @@
 
 #include "search-private.h"
 
-enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4 };
+enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4, JOB_DESCRIBE = 5 };
 
 struct job {
     uint32_t kind;
@@ -278,6 +281,87 @@ static int serve_fit(struct search_xrank *d, const struct dg_bytes *in)
     return fit_run(d, &f, st);
 }
 
+/* The record at p of this process's logs. */
+static struct search_rec_desc describe_one(const struct search_xrank *d, struct dg_pos p)
+{
+    const struct dg_mpilog *log = p.rank >= 0 && p.rank < d->world_size ? d->logs[p.rank] : NULL;
+    if (!log || p.pos >= log->n)
+        return (struct search_rec_desc){false, 0, 0, CHT_NONE};
+    const struct dg_msgrec *a = &log->rec[p.pos];
+    return (struct search_rec_desc){true, a->kind, a->call, a->site};
+}
+
+/* Every process: the descriptions of the positions asked of it (p[0..n))
+ * go to process 0, in that order. */
+static int describe_run(struct search_xrank *d, const struct dg_pos *p, size_t n, int st)
+{
+    const struct dg_xchg *xc = d->xchg;
+    for (size_t i = 0; i < n && st == 0 && xc->proc != 0; i++) {
+        struct search_rec_desc e = describe_one(d, p[i]);
+        if (!dg_bytes_put(&d->jout[0], &e, sizeof e))
+            st = TRACE_ERR_NOMEM;
+    }
+    int rc = xc->alltoall(xc->ctx, st, d->jout, d->jin);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc < 0 ? rc : 0;
+}
+
+static int describe_job(struct search_xrank *d, const struct dg_pos *pos, size_t n, struct search_rec_desc *out)
+{
+    const struct dg_xchg *xc = d->xchg;
+    int st = 0;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    job_begin(d, JOB_DESCRIBE, &st);
+    size_t *took = calloc((size_t)xc->nprocs, sizeof *took); /* answers read per process */
+    if (!took)
+        st = TRACE_ERR_NOMEM;
+    for (size_t i = 0; i < n && st == 0; i++) {
+        int q = pos[i].rank >= 0 && pos[i].rank < d->world_size && d->owner ? d->owner[pos[i].rank] : 0;
+        if (q > 0 && q < xc->nprocs && !dg_bytes_put(&d->jout[q], &pos[i], sizeof pos[i]))
+            st = TRACE_ERR_NOMEM;
+    }
+    int rc = job_send(d, st);
+    if (rc == 0)
+        rc = describe_run(d, NULL, 0, 0);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int q = pos[i].rank >= 0 && pos[i].rank < d->world_size && d->owner ? d->owner[pos[i].rank] : 0;
+        out[i] = (struct search_rec_desc){false, 0, 0, CHT_NONE};
+        if (q <= 0 || q >= xc->nprocs)
+            out[i] = describe_one(d, pos[i]);
+        else if (d->jin[q].len >= (took[q] + 1) * sizeof *out)
+            memcpy(&out[i], d->jin[q].p + took[q]++ * sizeof *out, sizeof *out);
+    }
+    for (int q = 0; q < xc->nprocs; q++)
+        dg_bytes_free(&d->jin[q]);
+    free(took);
+    return rc;
+}
+
+int search_xrank_describe(const struct search_xrank *x, const struct dg_pos *pos, size_t n,
+                          struct search_rec_desc *out)
+{
+    if (x->dist)
+        return describe_job(x->dist, pos, n, out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = describe_one(x, pos[i]);
+    return 0;
+}
+
+/* Another process: the positions of a DESCRIBE job, described. */
+static int serve_describe(struct search_xrank *d, const struct dg_bytes *in)
+{
+    size_t off = sizeof(struct job), n = (in->len - off) / sizeof(struct dg_pos);
+    struct dg_pos *p = n ? malloc(n * sizeof *p) : NULL;
+    int st = n && !p ? TRACE_ERR_NOMEM : 0;
+    if (p)
+        memcpy(p, in->p + off, n * sizeof *p);
+    int rc = describe_run(d, p, st == 0 ? n : 0, st);
+    free(p);
+    return rc;
+}
+
 int search_xrank_serve(struct search_xrank *d)
 {
     const struct dg_xchg *xc = d->xchg;
@@ -296,8 +380,10 @@ int search_xrank_serve(struct search_xrank *d)
             rc = serve_replay(d, &got);
         else if (rc >= 0 && j.kind == JOB_FIT)
             rc = serve_fit(d, &got);
+        else if (rc >= 0 && j.kind == JOB_DESCRIBE)
+            rc = serve_describe(d, &got);
         dg_bytes_free(&got);
-        if (rc < 0 || (j.kind != JOB_STALL && j.kind != JOB_REPLAY && j.kind != JOB_FIT)) {
+        if (rc < 0 || (j.kind != JOB_STALL && j.kind != JOB_REPLAY && j.kind != JOB_FIT && j.kind != JOB_DESCRIBE)) {
             d->jobs_over = true;
             return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
         }

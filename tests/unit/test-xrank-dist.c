@@ -569,23 +569,80 @@ struct peer_shared {
 };
 
 struct peer_arg {
-    struct peer_shared *sh;
+    void *sh;
     int failed;
 };
+
+/* One random run's results three times over (the serial stage's, the
+ * owners' copies, process 0's: no copy is shared between the threads),
+ * and the serial stage. */
+struct three {
+    struct search_rank_result *serial[MAXP], *mine[MAXP], *whole[MAXP];
+    int owner[MAXP];
+    struct search_xrank *sxr;
+};
+
+static void three_make(struct three *t, unsigned seed, int P, int K)
+{
+    struct search_rank_result *dense[MAXP];
+    int n = 0;
+    peer_run(seed, P, K, t->serial, t->owner);
+    peer_run(seed, P, K, t->mine, t->owner);
+    peer_run(seed, P, K, t->whole, t->owner);
+    for (int r = 0; r < P; r++)
+        if (t->serial[r])
+            dense[n++] = t->serial[r];
+    t->sxr = NULL;
+    assert_int_equal(search_xrank_build(dense, n, P, &t->sxr), 0);
+}
+
+static void three_free(struct three *t, int P)
+{
+    search_xrank_destroy(t->sxr);
+    for (int r = 0; r < P; r++) {
+        search_rank_result_free(t->serial[r]);
+        search_rank_result_free(t->mine[r]);
+        search_rank_result_free(t->whole[r]);
+    }
+}
+
+/* fn run by K processes (threads) on sh; fails the test with the first
+ * check that failed. */
+static void run_procs(int K, int (*fn)(const struct dg_xchg *, void *), void *sh, int round)
+{
+    struct peer_arg pa[8];
+    void *args[8];
+    for (int k = 0; k < K; k++) {
+        pa[k] = (struct peer_arg){sh, 0};
+        args[k] = &pa[k];
+    }
+    assert_int_equal(dg_xchg_threads(K, fn, args), 0);
+    for (int k = 0; k < K; k++)
+        if (pa[k].failed)
+            fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+}
+
+/* Process x's stage over the results it knows: process 0 every one (its
+ * copies, whole), the others those they own (their copies, mine). */
+static int build_known(const struct dg_xchg *x, int P, struct search_rank_result **whole,
+                       struct search_rank_result **mine, const int *owner, struct search_xrank **xr)
+{
+    struct search_rank_result *known[MAXP];
+    int n = 0;
+    for (int r = 0; r < P; r++) {
+        struct search_rank_result *res = x->proc == 0 ? whole[r] : mine[r];
+        if (res && (x->proc == 0 || owner[r] == x->proc))
+            known[n++] = res;
+    }
+    return search_xrank_build_dist(known, n, P, owner, x, xr);
+}
 
 static int peer_proc(const struct dg_xchg *x, void *arg)
 {
     struct peer_arg *a = arg;
     struct peer_shared *sh = a->sh;
-    struct search_rank_result *known[MAXP];
-    int n = 0;
-    for (int r = 0; r < sh->P; r++) {
-        struct search_rank_result *res = x->proc == 0 ? sh->whole[r] : sh->mine[r];
-        if (res && (x->proc == 0 || sh->owner[r] == x->proc))
-            known[n++] = res;
-    }
     struct search_xrank *xr = NULL;
-    int rc = search_xrank_build_dist(known, n, sh->P, sh->owner, x, &xr);
+    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, &xr);
     if (rc < 0)
         return rc;
     for (int r = 0; x->proc == 0 && r < sh->P; r++) {
@@ -619,36 +676,110 @@ static void test_peer_facts_random(void **state)
     for (int round = 0; round < 60; round++) {
         int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
         unsigned seed = 7000u + (unsigned)round;
-        struct search_rank_result *serial[MAXP], *mine[MAXP], *whole[MAXP], *dense[MAXP];
-        int owner[MAXP], n = 0;
-        peer_run(seed, P, K, serial, owner);
-        peer_run(seed, P, K, mine, owner);
-        peer_run(seed, P, K, whole, owner);
-        for (int r = 0; r < P; r++)
-            if (serial[r])
-                dense[n++] = serial[r];
-        struct search_xrank *sxr = NULL;
-        assert_int_equal(search_xrank_build(dense, n, P, &sxr), 0);
-        struct peer_shared sh = {P, K, mine, whole, serial, sxr, owner, &checked};
-        struct peer_arg pa[8];
-        void *args[8];
-        for (int k = 0; k < K; k++) {
-            pa[k] = (struct peer_arg){&sh, 0};
-            args[k] = &pa[k];
-        }
-        assert_int_equal(dg_xchg_threads(K, peer_proc, args), 0);
-        for (int k = 0; k < K; k++)
-            if (pa[k].failed)
-                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
-        search_xrank_destroy(sxr);
-        for (int r = 0; r < P; r++) {
-            search_rank_result_free(serial[r]);
-            search_rank_result_free(mine[r]);
-            search_rank_result_free(whole[r]);
-        }
+        struct three t;
+        three_make(&t, seed, P, K);
+        struct peer_shared sh = {P, K, t.mine, t.whole, t.serial, t.sxr, t.owner, &checked};
+        run_procs(K, peer_proc, &sh, round);
+        three_free(&t, P);
         srand(seed * 31u);
     }
     assert_true(checked > 500); /* the runs have partner waits and collectives */
+}
+
+/* ---- records described where their logs are ------------------------------------------- */
+
+struct desc_shared {
+    int P;
+    struct search_rank_result **mine, **whole; /* [P]: the owners' copies, process 0's */
+    const struct dg_pos *pos;
+    size_t n;
+    const struct search_rec_desc *want;
+    const int *owner;
+};
+
+static int desc_proc(const struct dg_xchg *x, void *arg)
+{
+    struct peer_arg *a = arg;
+    struct desc_shared *sh = a->sh;
+    struct search_xrank *xr = NULL, *whole = NULL;
+    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, &xr);
+    if (rc < 0)
+        return rc;
+    if (x->proc != 0) {
+        rc = search_xrank_serve(xr); /* until process 0 ends the jobs */
+        search_xrank_destroy(xr);
+        return rc;
+    }
+    /* process 0 completes the stage as report.c does (one process: the
+     * stage is whole), and asks twice (two jobs in a row), then for none */
+    if (!xr->partial) {
+        whole = xr;
+        xr = NULL;
+    } else if ((rc = search_xrank_complete(xr, &whole)) == 0) {
+        whole->dist = xr;
+    }
+    if (rc == 0) {
+        struct search_rec_desc got[64];
+        for (int k = 0; k < 2 && rc == 0; k++) {
+            size_t m = k ? sh->n / 2 : sh->n;
+            memset(got, 0x5a, sizeof got);
+            rc = search_xrank_describe(whole, sh->pos, m, got);
+            for (size_t i = 0; rc == 0 && i < m; i++)
+                CHECK(!memcmp(&got[i], &sh->want[i], sizeof got[i]));
+        }
+        if (rc == 0)
+            rc = search_xrank_describe(whole, sh->pos, 0, got);
+    }
+    if (xr)
+        rc = search_xrank_end(xr, rc);
+    if (whole)
+        search_xrank_destroy(whole); /* and its partial context */
+    else
+        search_xrank_destroy(xr);
+    return rc;
+}
+
+/* Records named by position (any rank, some outside the logs or on ranks
+ * without one) described on process 0 by the processes holding their
+ * logs (search_xrank_describe, the DESCRIBE job) are what the serial
+ * stage reads from the logs. */
+static void test_describe_random(void **state)
+{
+    (void)state;
+    sites_init();
+    static const int Ks[] = {2, 3, 4, 8, 1};
+    int known = 0, unknown = 0;
+    for (int round = 0; round < 40; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        unsigned seed = 9100u + (unsigned)round;
+        struct three t;
+        three_make(&t, seed, P, K);
+        struct search_rank_result **serial = t.serial;
+        struct dg_pos pos[64];
+        struct search_rec_desc want[64];
+        size_t np = 1 + rnd(63);
+        for (size_t i = 0; i < np; i++) {
+            int r = (int)rnd((uint64_t)P + 1) - (rnd(8) == 0); /* now and then no rank */
+            uint32_t len = r >= 0 && r < P && serial[r] ? serial[r]->log.n : 4;
+            pos[i] = (struct dg_pos){r, (uint32_t)rnd(len + 2)};
+        }
+        assert_int_equal(search_xrank_describe(t.sxr, pos, np, want), 0);
+        for (size_t i = 0; i < np; i++) {
+            bool in = pos[i].rank >= 0 && pos[i].rank < P && serial[pos[i].rank] &&
+                      pos[i].pos < serial[pos[i].rank]->log.n;
+            assert_int_equal(want[i].known, in);
+            if (in) {
+                const struct dg_msgrec *a = &serial[pos[i].rank]->log.rec[pos[i].pos];
+                assert_true(want[i].kind == a->kind && want[i].call == a->call && want[i].site == a->site);
+            }
+            known += in;
+            unknown += !in;
+        }
+        struct desc_shared sh = {P, t.mine, t.whole, pos, np, want, t.owner};
+        run_procs(K, desc_proc, &sh, round);
+        three_free(&t, P);
+    }
+    assert_true(known > 300 && unknown > 50);
 }
 
 /* ---- the replay of a changed run ------------------------------------------------------- */
@@ -1415,6 +1546,7 @@ int main(void)
         cmocka_unit_test(test_match_random),
         cmocka_unit_test(test_waitstates_random),
         cmocka_unit_test(test_peer_facts_random),
+        cmocka_unit_test(test_describe_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
         cmocka_unit_test(test_replay_random),

@@ -94,8 +94,53 @@ static int span_facts(struct search_rank_result *r, struct search_group_span *sp
     return 0;
 }
 
+/* Check chk's moves: its members' records before its last crossing, each
+ * moved right after that crossing's records (where the group is sent, or
+ * later: nothing blocking comes between). */
+static int check_moves(struct search_rank_result *r, struct search_group_check *chk, uint32_t *cap)
+{
+    const struct dg_mpilog *log = &r->log;
+    chk->move_off = r->ncheck_moves;
+    chk->nmoves = 0;
+    if (!chk->ncross)
+        return 0;
+    uint64_t last = chk->cross[chk->ncross - 1];
+    uint32_t after = dg_mpilog_find(log, last);
+    if (after >= log->n)
+        return 0;
+    while (after + 1 < log->n && log->rec[after + 1].index == last)
+        after++;
+    for (uint32_t m = 0; m < chk->nmembers; m++) {
+        if (chk->members[m] >= last)
+            continue;
+        for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
+             sp < log->n && log->rec[sp].index == chk->members[m]; sp++) {
+            if (r->ncheck_moves == *cap) {
+                uint32_t nc = *cap ? 2 * *cap : 64;
+                struct dg_move *np = realloc(r->check_moves, nc * sizeof *np);
+                if (!np)
+                    return TRACE_ERR_NOMEM;
+                r->check_moves = np;
+                *cap = nc;
+            }
+            r->check_moves[r->ncheck_moves++] = (struct dg_move){sp, after};
+            chk->nmoves++;
+        }
+    }
+    return 0;
+}
+
 int search_aggregate_log_facts(struct search_rank_result *r)
 {
+    free(r->check_moves);
+    r->check_moves = NULL;
+    r->ncheck_moves = 0;
+    uint32_t mcap = 0;
+    for (uint32_t c = 0; c < r->nchecks; c++) {
+        int rc = check_moves(r, &r->checks[c], &mcap);
+        if (rc < 0)
+            return rc;
+    }
     free(r->span_merged);
     r->span_merged = NULL;
     r->nspan_merged = 0;

@@ -232,6 +232,9 @@ static void ag_result_free(struct search_rank_result *r)
         free(r->checks[i].cross);
     }
     free(r->checks);
+    free(r->check_moves);
+    r->check_moves = NULL;
+    r->ncheck_moves = 0;
     free(r->closed);
     free(r->spans);
     r->spans = NULL;
@@ -305,7 +308,8 @@ static bool checks_diff(const struct search_rank_result *a, const struct search_
         const struct search_group_check *x = &a->checks[i], *y = &b->checks[i];
         if (x->group != y->group || x->nmembers != y->nmembers || x->ncross != y->ncross ||
             (x->nmembers && memcmp(x->members, y->members, x->nmembers * sizeof *x->members)) ||
-            (x->ncross && memcmp(x->cross, y->cross, x->ncross * sizeof *x->cross)))
+            (x->ncross && memcmp(x->cross, y->cross, x->ncross * sizeof *x->cross)) ||
+            x->move_off != y->move_off || x->nmoves != y->nmoves)
             return search_differ(why, size,
                                  "check %" PRIu32 ": group %" PRIu32 "/%" PRIu32 " members %" PRIu32
                                  "/%" PRIu32 " (first %" PRIu64 "/%" PRIu64 ") crossings %" PRIu32
@@ -314,6 +318,10 @@ static bool checks_diff(const struct search_rank_result *a, const struct search_
                                  x->nmembers ? x->members[0] : 0, y->nmembers ? y->members[0] : 0, x->ncross,
                                  y->ncross, x->ncross ? x->cross[0] : 0, y->ncross ? y->cross[0] : 0);
     }
+    if (a->ncheck_moves != b->ncheck_moves ||
+        (a->ncheck_moves && memcmp(a->check_moves, b->check_moves, a->ncheck_moves * sizeof *a->check_moves)))
+        return search_differ(why, size, "checks' moves %" PRIu32 " != %" PRIu32 " or their positions differ",
+                             a->ncheck_moves, b->ncheck_moves);
     return true;
 }
 
@@ -401,7 +409,7 @@ static bool ag_visit(struct search_rank_result *r, const struct search_site_visi
  * members and crossings, each array after its u32 count ------------------------------------ */
 
 #define GROUP_MIN (8u + 4 + 4 + 4 + 4 * 8 + 2 * 4 + 3 * 4)
-#define CHECK_MIN (4u + 4 + 4)
+#define CHECK_MIN (4u + 4 + 4 + 4 + 4)
 #define CLOSED_MIN (5 * 4u + 5 + 5 * 2 + 3 + 8)
 
 static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
@@ -441,6 +449,13 @@ static void ag_pack(struct pk_buf *b, const struct search_rank_result *r)
         pk_u32(b, c->ncross);
         for (uint32_t j = 0; j < c->ncross; j++)
             pk_u64(b, c->cross[j]);
+        pk_u32(b, c->move_off);
+        pk_u32(b, c->nmoves);
+    }
+    pk_u32(b, r->ncheck_moves);
+    for (uint32_t i = 0; i < r->ncheck_moves; i++) {
+        pk_u32(b, r->check_moves[i].pos);
+        pk_u32(b, r->check_moves[i].after);
     }
     pk_u32(b, r->nspans);
     for (uint32_t i = 0; i < r->nspans; i++) {
@@ -542,6 +557,24 @@ static void rd_checks(struct pk_rd *r, struct search_rank_result *res)
             c->ncross = nc;
         for (uint32_t j = 0; j < c->ncross && !r->bad; j++)
             c->cross[j] = rd_u64(r);
+        c->move_off = rd_u32(r);
+        c->nmoves = rd_u32(r);
+    }
+    uint32_t nm = rd_count(r, 8);
+    if (nm && (res->check_moves = rd_alloc(r, nm, sizeof *res->check_moves)))
+        res->ncheck_moves = nm;
+    for (uint32_t i = 0; i < res->ncheck_moves && !r->bad; i++) {
+        res->check_moves[i].pos = rd_u32(r);
+        res->check_moves[i].after = rd_u32(r);
+        if (!r->bad && res->check_moves[i].pos >= res->check_moves[i].after)
+            rd_fail(r, "a check's move that does not delay its record");
+    }
+    /* each check's moves inside the table (the positions are the log's:
+     * the replay checks each move's) */
+    for (uint32_t i = 0; i < res->nchecks && !r->bad; i++) {
+        const struct search_group_check *c = &res->checks[i];
+        if (c->move_off > res->ncheck_moves || c->nmoves > res->ncheck_moves - c->move_off)
+            rd_fail(r, "check facts outside their table");
     }
 }
 
