@@ -623,11 +623,12 @@ static void run_procs(int K, int (*fn)(const struct dg_xchg *, void *), void *sh
 }
 
 /* Process x's stage over the results it knows: process 0 every one (its
- * copies, whole), the others those they own (their copies, mine). */
+ * copies, whole), the others those they own (their copies, mine).  The
+ * stage keeps the table known[MAXP] of them: it must outlive the stage. */
 static int build_known(const struct dg_xchg *x, int P, struct search_rank_result **whole,
-                       struct search_rank_result **mine, const int *owner, struct search_xrank **xr)
+                       struct search_rank_result **mine, const int *owner, struct search_rank_result **known,
+                       struct search_xrank **xr)
 {
-    struct search_rank_result *known[MAXP];
     int n = 0;
     for (int r = 0; r < P; r++) {
         struct search_rank_result *res = x->proc == 0 ? whole[r] : mine[r];
@@ -641,8 +642,9 @@ static int peer_proc(const struct dg_xchg *x, void *arg)
 {
     struct peer_arg *a = arg;
     struct peer_shared *sh = a->sh;
+    struct search_rank_result *known[MAXP];
     struct search_xrank *xr = NULL;
-    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, &xr);
+    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr);
     if (rc < 0)
         return rc;
     for (int r = 0; x->proc == 0 && r < sh->P; r++) {
@@ -701,8 +703,9 @@ static int desc_proc(const struct dg_xchg *x, void *arg)
 {
     struct peer_arg *a = arg;
     struct desc_shared *sh = a->sh;
+    struct search_rank_result *known[MAXP];
     struct search_xrank *xr = NULL, *whole = NULL;
-    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, &xr);
+    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr);
     if (rc < 0)
         return rc;
     if (x->proc != 0) {
