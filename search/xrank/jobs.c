@@ -281,6 +281,13 @@ static int serve_fit(struct search_xrank *d, const struct dg_bytes *in)
     return fit_run(d, &f, st);
 }
 
+/* The process that holds rank r's log (0 if none: process 0 answers). */
+static int rank_proc(const struct search_xrank *d, int r)
+{
+    int q = r >= 0 && r < d->world_size && d->owner ? d->owner[r] : 0;
+    return q > 0 && q < d->xchg->nprocs ? q : 0;
+}
+
 /* The record at p of this process's logs. */
 static struct search_rec_desc describe_one(const struct search_xrank *d, struct dg_pos p)
 {
@@ -318,17 +325,17 @@ static int describe_job(struct search_xrank *d, const struct dg_pos *pos, size_t
     if (!took)
         st = TRACE_ERR_NOMEM;
     for (size_t i = 0; i < n && st == 0; i++) {
-        int q = pos[i].rank >= 0 && pos[i].rank < d->world_size && d->owner ? d->owner[pos[i].rank] : 0;
-        if (q > 0 && q < xc->nprocs && !dg_bytes_put(&d->jout[q], &pos[i], sizeof pos[i]))
+        int q = rank_proc(d, pos[i].rank);
+        if (q && !dg_bytes_put(&d->jout[q], &pos[i], sizeof pos[i]))
             st = TRACE_ERR_NOMEM;
     }
     int rc = job_send(d, st);
     if (rc == 0)
         rc = describe_run(d, NULL, 0, 0);
     for (size_t i = 0; i < n && rc == 0; i++) {
-        int q = pos[i].rank >= 0 && pos[i].rank < d->world_size && d->owner ? d->owner[pos[i].rank] : 0;
+        int q = rank_proc(d, pos[i].rank);
         out[i] = (struct search_rec_desc){false, 0, 0, CHT_NONE};
-        if (q <= 0 || q >= xc->nprocs)
+        if (!q)
             out[i] = describe_one(d, pos[i]);
         else if (d->jin[q].len >= (took[q] + 1) * sizeof *out)
             memcpy(&out[i], d->jin[q].p + took[q]++ * sizeof *out, sizeof *out);
