@@ -4,8 +4,9 @@
  *   - of the rank's own log, when it is taken (search_kind.log_facts): per
  *     group span, the send that carries the group's bytes, the first
  *     member's send and the members merged into it (the replay's merge
- *     changes); the rank's sends per call site (whether the groups hold
- *     every send made at their member lines);
+ *     changes, with the merged sends' times); the rank's sends per call
+ *     site (whether the groups hold every send made at their member
+ *     lines); each deadlock check's moves (the group applied in the log);
  *   - of the other ranks' records, in the cross-rank stage on the process
  *     that holds the rank's log (search_kind.peer_facts): where each span's
  *     messages are received, and the first pair of members whose receives
@@ -14,6 +15,22 @@
 #include "rank/kinds/aggregate.h"
 
 #include "parallel/pack-bytes.h"
+
+/* Room for one more of n items of `size` bytes in *p (*cap of them,
+ * doubled from `first` when full): false if memory ran out (*p kept). */
+static bool room(void *pp, uint32_t n, uint32_t *cap, uint32_t first, size_t size)
+{
+    void **p = pp;
+    if (n < *cap)
+        return true;
+    uint32_t nc = *cap ? 2 * *cap : first;
+    void *q = realloc(*p, (size_t)nc * size);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = nc;
+    return true;
+}
 
 /* ---- the rank's own log -------------------------------------------------------------- */
 
@@ -38,14 +55,8 @@ static int site_sends(struct search_rank_result *r)
         while (k < r->nsite_sends && r->site_sends[k].site != a->site)
             k++;
         if (k == r->nsite_sends) {
-            if (k == cap) {
-                uint32_t nc = cap ? 2 * cap : 8;
-                struct search_site_sends *np = realloc(r->site_sends, nc * sizeof *np);
-                if (!np)
-                    return TRACE_ERR_NOMEM;
-                r->site_sends = np;
-                cap = nc;
-            }
+            if (!room(&r->site_sends, k, &cap, 8, sizeof *r->site_sends))
+                return TRACE_ERR_NOMEM;
             r->site_sends[r->nsite_sends++] = (struct search_site_sends){a->site, 0};
         }
         r->site_sends[k].sends++;
@@ -79,14 +90,8 @@ static int span_facts(struct search_rank_result *r, struct search_group_span *sp
         const struct dg_msgrec *a = &log->rec[p];
         if (a->kind != DG_MSG_SEND || a->comm != carry->comm || a->peer != carry->peer)
             continue;
-        if (r->nspan_merged == *cap) {
-            uint32_t nc = *cap ? 2 * *cap : 64;
-            struct search_merged_send *np = realloc(r->span_merged, nc * sizeof *np);
-            if (!np)
-                return TRACE_ERR_NOMEM;
-            r->span_merged = np;
-            *cap = nc;
-        }
+        if (!room(&r->span_merged, r->nspan_merged, cap, 64, sizeof *r->span_merged))
+            return TRACE_ERR_NOMEM;
         r->span_merged[r->nspan_merged++] =
             (struct search_merged_send){p, a->t_enter, a->t_exit};
         sp->nmerged++;
@@ -115,14 +120,8 @@ static int check_moves(struct search_rank_result *r, struct search_group_check *
             continue;
         for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
              sp < log->n && log->rec[sp].index == chk->members[m]; sp++) {
-            if (r->ncheck_moves == *cap) {
-                uint32_t nc = *cap ? 2 * *cap : 64;
-                struct dg_move *np = realloc(r->check_moves, nc * sizeof *np);
-                if (!np)
-                    return TRACE_ERR_NOMEM;
-                r->check_moves = np;
-                *cap = nc;
-            }
+            if (!room(&r->check_moves, r->ncheck_moves, cap, 64, sizeof *r->check_moves))
+                return TRACE_ERR_NOMEM;
             r->check_moves[r->ncheck_moves++] = (struct dg_move){sp, after};
             chk->nmoves++;
         }
