@@ -784,6 +784,16 @@ int dg_hb_build_answered(const struct dg_mpilog *const *logs, int nranks, const 
  * run once: meant for the few pairs that are explained. */
 size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
                    size_t max);
+/* The same chain by a replay spread over the processes of x (every process
+ * calls it with the same a and b; logs, owner and m as
+ * dg_hb_answer_dist's): each process notes, for its ranks, the first
+ * record that learnt of a and the record it learnt it from, and every
+ * process gets the chain (*n positions in out, as dg_hb_chain's for any
+ * number of processes).  Returns 0 or a negative status (every process
+ * alike). */
+int dg_hb_chain_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
+                     const struct dg_xchg *x, struct dg_pos a, struct dg_pos b, struct dg_pos *out, size_t max,
+                     size_t *n);
 
 /* ---- a changed run: would it deadlock? (stall.c) --------------------------- */
 

@@ -10,13 +10,16 @@
 
 #include "hb-dist-private.h"
 
-static void release(struct hd *R, uint32_t inst, uint32_t j, const struct tokset *s)
+/* Member j goes, taking set s (NULL: nothing) that it learns from giver
+ * `from` (chain mode). */
+static void release(struct hd *R, uint32_t inst, uint32_t j, const struct tokset *s, struct dg_pos from)
 {
     struct inst *I = &R->in[inst - R->lo];
     uint32_t n = 0;
     const struct dg_pos *mem = dg_match_coll(R->m, inst, &n);
     R->mflag[I->base + j] = (uint8_t)((R->mflag[I->base + j] & ~MB_WAITING) | MB_GONE);
-    hd_note_set(R, hd_rank_owner(R, mem[j].rank), H_RELEASE, inst, mem[j], s);
+    struct hnote rl = {H_RELEASE, s ? s->n : 0, inst, 0, R->me, 0, mem[j], from};
+    hd_note(R, hd_rank_owner(R, mem[j].rank), &rl, s ? s->v : NULL);
 }
 
 /* Every member has arrived at a blocking instance: the givers' union (by
@@ -27,11 +30,14 @@ static void resolve_blocking(struct hd *R, uint32_t inst, uint32_t k)
     struct inst *I = &R->in[inst - R->lo];
     struct tokset all = {0};
     int dir = coll_dir(R->mcall[I->base + k]);
-    for (uint32_t j = 0; j < I->n && !I->broken; j++)
-        if (gives(dir, R->mflag[I->base + j] & MB_ROOT))
-            hd_ts_merge_flat(R, &all, R->mset[I->base + j].v, R->mset[I->base + j].n);
     uint32_t n = 0;
     const struct dg_pos *mem = dg_match_coll(R->m, inst, &n);
+    struct dg_pos from = DG_POS_NONE;
+    for (uint32_t j = 0; j < I->n && !I->broken; j++)
+        if (gives(dir, R->mflag[I->base + j] & MB_ROOT)) {
+            hd_chain_giver(R, &from, mem[j], &R->mset[I->base + j]);
+            hd_ts_merge_flat(R, &all, R->mset[I->base + j].v, R->mset[I->base + j].n);
+        }
     bool world = !I->broken && dir != 2 && all.n && n == (uint32_t)R->P;
     for (uint32_t j = 0; world && j < n; j++)
         world = mem[j].rank == (int32_t)j;
@@ -42,7 +48,7 @@ static void resolve_blocking(struct hd *R, uint32_t inst, uint32_t k)
             bool any = false;
             for (int r = 0; r < R->P && !any; r++)
                 any = hd_rank_owner(R, r) == q;
-            struct hnote w = {H_WORLD, all.n, inst, 0, R->me, (uint32_t)dir, DG_POS_NONE, DG_POS_NONE};
+            struct hnote w = {H_WORLD, all.n, inst, 0, R->me, (uint32_t)dir, DG_POS_NONE, from};
             if (any)
                 hd_note(R, q, &w, all.v);
         }
@@ -58,7 +64,7 @@ static void resolve_blocking(struct hd *R, uint32_t inst, uint32_t k)
         hd_ts_free(&R->mset[I->base + j]);
         if (f & MB_GONE)
             continue;
-        release(R, inst, j, !I->broken && takes(dir, f & MB_ROOT) ? &all : NULL);
+        release(R, inst, j, !I->broken && takes(dir, f & MB_ROOT) ? &all : NULL, from);
     }
     hd_ts_free(&all);
 }
@@ -75,14 +81,19 @@ static void release_nb(struct hd *R, uint32_t inst, uint32_t j)
     struct inst *I = &R->in[inst - R->lo];
     int dir = coll_dir(R->mcall[I->base + j]);
     if (!takes(dir, R->mflag[I->base + j] & MB_ROOT)) {
-        release(R, inst, j, NULL);
+        release(R, inst, j, NULL, DG_POS_NONE);
         return;
     }
+    uint32_t n = 0;
+    const struct dg_pos *mem = dg_match_coll(R->m, inst, &n);
     if (!I->built) { /* what its givers knew at their contributions, so far */
         I->built = 1;
+        I->from = DG_POS_NONE;
         for (uint32_t i = 0; i < I->n; i++) {
-            if ((R->mflag[I->base + i] & MB_CONTRIB) && gives(dir, R->mflag[I->base + i] & MB_ROOT))
+            if ((R->mflag[I->base + i] & MB_CONTRIB) && gives(dir, R->mflag[I->base + i] & MB_ROOT)) {
+                hd_chain_giver(R, &I->from, mem[i], &R->cset[I->base + i]);
                 hd_ts_merge_flat(R, &I->group, R->cset[I->base + i].v, R->cset[I->base + i].n);
+            }
             hd_ts_free(&R->cset[I->base + i]);
         }
         /* the group, once to every process before any set holds its
@@ -92,15 +103,13 @@ static void release_nb(struct hd *R, uint32_t inst, uint32_t j)
             hd_note(R, q, &g, I->group.v);
         }
     }
-    uint32_t n = 0;
-    const struct dg_pos *mem = dg_match_coll(R->m, inst, &n);
     int q = hd_rank_owner(R, mem[j].rank);
     if (!I->group.n || q < 0 || q >= R->K) {
-        release(R, inst, j, NULL);
+        release(R, inst, j, NULL, DG_POS_NONE);
         return;
     }
     R->mflag[I->base + j] = (uint8_t)((R->mflag[I->base + j] & ~MB_WAITING) | MB_GONE);
-    struct hnote rl = {H_RELEASE, 0, inst, 0, R->me, 1 /* takes the group */, mem[j], DG_POS_NONE};
+    struct hnote rl = {H_RELEASE, 0, inst, 0, R->me, 1 /* takes the group */, mem[j], I->from};
     hd_note(R, q, &rl, NULL);
 }
 

@@ -36,6 +36,7 @@ struct inst {
     uint32_t base, n, narrived, ncontrib;
     uint8_t blocking, nb, broken, built;
     struct tokset group;
+    struct dg_pos from; /* chain mode: the group's first giver that knew token 0 */
 };
 
 struct hd {
@@ -93,6 +94,11 @@ struct hd {
     uint8_t *queued;
     struct dg_bytes *out, *inb;
     struct tokset tmp, note_tok;
+    /* chain mode (dg_hb_chain_dist: one query, whose token is 0 and never
+     * retires): per rank here, the first record that knew token 0 and
+     * the record it learnt it from; the notes that pass sets carry that
+     * source in their b */
+    struct dg_pos *arr_at, *arr_from;
     int rc;
 };
 
@@ -104,6 +110,16 @@ void hd_note_set(struct hd *R, int to, uint32_t kind, uint32_t inst, struct dg_p
 void hd_ts_merge(struct hd *R, struct tokset *dst, const uint32_t *v, uint32_t n);
 void hd_ts_merge_flat(struct hd *R, struct tokset *dst, const uint32_t *v, uint32_t n);
 void hd_ts_free(struct tokset *s);
+/* Whether set s holds record token t, itself or in one of its groups. */
+bool hd_set_knows(const struct hd *R, const struct tokset *s, uint32_t t);
+/* Chain mode: the first giver, among a collective's members, whose set
+ * knows token 0 (DG_POS_NONE if none, or not in chain mode). */
+static inline void hd_chain_giver(const struct hd *R, struct dg_pos *from, struct dg_pos member,
+                                  const struct tokset *s)
+{
+    if (R->arr_at && from->rank < 0 && hd_set_knows(R, s, 0))
+        *from = member;
+}
 
 /* hb-dist-owner.c: the members of the instances this process owns, and the
  * SETUP notes; a member's REACHED, CONTRIB or STALLED note. */

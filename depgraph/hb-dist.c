@@ -39,7 +39,13 @@
  * and in an instance that mixes blocking and nonblocking members the
  * nonblocking ones that must carry their set when they arrive (SETUP).
  * Memory per process: its ranks' records, arrays of the world size, the
- * members of the instances it owns, and the tokens in flight. */
+ * members of the instances it owns, and the tokens in flight.
+ *
+ * A chain (dg_hb_chain_dist) is the same replay with one query, asked by
+ * process 0, whose token never retires: where each rank first learns it,
+ * and from which record, is noted by the rank's process (the sources of
+ * what a collective passes are chosen by its owner and travel in the
+ * notes' b), then reduced to every process and walked back from b. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +126,7 @@ static bool here(const struct hd *R, struct dg_pos p)
 }
 
 static void deliver(struct hd *R, const struct hnote *n, const uint32_t *tok);
+static void chain_arrive(struct hd *R, int r, uint32_t p, struct dg_pos from);
 
 /* A note (and tokens tok[0..n->ntok)) to process `to`: taken at once
  * here, sent otherwise; to nobody if no process holds it. */
@@ -273,6 +280,7 @@ static void on_release(struct hd *R, const struct hnote *n, const uint32_t *tok)
     } else {
         hd_ts_merge(R, &R->know[p.rank], tok, n->ntok);
     }
+    chain_arrive(R, p.rank, p.pos, n->b);
     R->rel[p.rank] = 1;
     R->relpos[p.rank] = p.pos;
     wake(R, p.rank);
@@ -302,11 +310,16 @@ static void on_world(struct hd *R, const struct hnote *n, const uint32_t *tok)
         R->wn[R->nwn] = (struct wnode){w, (uint32_t)*h};
         *h = ++R->nwn;
     }
+    bool traced = R->arr_at && ts_has(&R->wset[w], 0);
     for (int r = 0; r < R->P; r++) {
         struct dg_pos p = {r, R->cur[r]};
         if (!here(R, p) || dg_match_coll_of(R->m, p) != n->inst)
             continue;
         bits[r >> 3] |= (uint8_t)(1u << (r & 7));
+        if (traced && R->arr_at[r].rank < 0) {
+            R->arr_at[r] = p;
+            R->arr_from[r] = n->b;
+        }
         if (gives((int)n->flags, R->logs[r]->rec[p.pos].flags & DG_MSGF_ROOT))
             R->know[r].n = 0; /* all it knew is in the collective's */
         R->rel[r] = 1;
@@ -353,18 +366,34 @@ static void retire(struct hd *R, uint32_t t)
     }
 }
 
+bool hd_set_knows(const struct hd *R, const struct tokset *s, uint32_t t)
+{
+    if (ts_has(s, t))
+        return true;
+    for (uint32_t i = ts_lower(s, R->ntotal); i < s->n; i++) {
+        const struct group *g = group_of(R, s->v[i]);
+        if (g && g->live && ts_has(&g->s, t))
+            return true;
+    }
+    return false;
+}
+
+/* Chain mode: rank r, at its record p, has taken what record `from`
+ * passed; if that told it token 0 first, it arrived there. */
+static void chain_arrive(struct hd *R, int r, uint32_t p, struct dg_pos from)
+{
+    if (R->arr_at && R->arr_at[r].rank < 0 && hd_set_knows(R, &R->know[r], 0)) {
+        R->arr_at[r] = (struct dg_pos){r, p};
+        R->arr_from[r] = from;
+    }
+}
+
 /* Does rank r know token t (its set and the groups in it, or a
  * collective over every rank it has passed)? */
 static bool knows(const struct hd *R, int r, uint32_t t)
 {
-    const struct tokset *k = &R->know[r];
-    if (ts_has(k, t))
+    if (hd_set_knows(R, &R->know[r], t))
         return true;
-    for (uint32_t i = ts_lower(k, R->ntotal); i < k->n; i++) {
-        const struct group *g = group_of(R, k->v[i]);
-        if (g && g->live && ts_has(&g->s, t))
-            return true;
-    }
     const uint64_t *h = R->wfirst.n ? dg_map_get(&R->wfirst, t) : NULL;
     for (uint32_t k = h ? (uint32_t)*h : 0; k; k = R->wn[k - 1].next)
         if (R->wbits[(size_t)R->wn[k - 1].w * R->wbytes + (r >> 3)] >> (r & 7) & 1)
@@ -434,10 +463,14 @@ static void pass(struct hd *R, int r)
     for (struct evlist *L = &R->tgt[r]; L->at < L->n && L->e[L->at].pos == p; L->at++) {
         struct lq *q = &R->lq[L->e[L->at].id];
         answer(R, q->asker, q->aid, knows(R, r, q->tok));
-        hd_note_simple(R, q->home, H_DONE, 0, q->tok, DG_POS_NONE);
+        if (!R->arr_at) /* chain mode: it goes as far as it can */
+            hd_note_simple(R, q->home, H_DONE, 0, q->tok, DG_POS_NONE);
     }
-    for (struct evlist *L = &R->src[r]; L->at < L->n && L->e[L->at].pos == p; L->at++)
+    for (struct evlist *L = &R->src[r]; L->at < L->n && L->e[L->at].pos == p; L->at++) {
         ts_add(R, k, L->e[L->at].id);
+        if (R->arr_at && L->e[L->at].id == 0)
+            R->arr_at[r] = R->arr_from[r] = at;
+    }
     const struct dg_msgrec *x = &R->logs[r]->rec[p];
     if (x->kind == DG_MSG_SEND) {
         struct dg_pos q = dg_match_peer(R->m, at);
@@ -468,6 +501,7 @@ static bool can_pass(struct hd *R, int r)
         hd_ts_merge(R, &R->know[r], R->slot[*v - 1].v, R->slot[*v - 1].n);
         slot_free(R, (uint32_t)*v - 1);
         dg_map_del(&R->inbox, pos_key(p));
+        chain_arrive(R, r, p.pos, dg_match_peer(R->m, p));
         return true;
     }
     if (x->kind == DG_MSG_COLL && dg_match_coll_of(R->m, p) != UINT32_MAX)
@@ -708,32 +742,96 @@ static int replay(struct hd *R, const struct dg_xchg *x)
     }
 }
 
+/* The queries q[0..nq) of this process asked and the run replayed (R set
+ * up by the caller). */
+static int answer_run(struct hd *R, const struct dg_xchg *x, const struct dg_hb_query *q, size_t nq)
+{
+    int rc = dg_xchg_agree(x, nq > UINT32_MAX ? TRACE_ERR_ARG : hd_init(R));
+    if (rc < 0)
+        return rc; /* every process leaves with it */
+    /* the queries to their b's processes, and on to their tokens (a
+     * failure here travels as this process's status) */
+    for (size_t i = 0; R->rc == 0 && i < nq; i++) {
+        int to = hd_rank_owner(R, q[i].b.rank);
+        if (q[i].a.rank < 0 || q[i].a.rank >= R->P || to < 0 || to >= R->K)
+            continue; /* 0: outside the logs */
+        struct hnote n = {H_REG, 0, 0, (uint32_t)i, R->me, 0, q[i].a, q[i].b};
+        hd_note(R, to, &n, NULL);
+    }
+    while ((rc = round_trip(R, x)) > 0)
+        ;
+    if (rc == 0)
+        rc = number_tokens(R, x);
+    if (rc == 0)
+        rc = replay(R, x);
+    return rc;
+}
+
 int dg_hb_answer_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
                       const struct dg_xchg *x, const struct dg_hb_query *q, size_t nq, uint8_t *ans)
 {
     struct hd R = {.logs = logs, .m = m, .owner = owner, .P = nranks, .K = x->nprocs, .me = x->proc, .ans = ans};
     if (nq)
         memset(ans, 0, nq);
-    int rc = dg_xchg_agree(x, nq > UINT32_MAX ? TRACE_ERR_ARG : hd_init(&R));
-    if (rc < 0) {
-        hd_free(&R);
-        return rc; /* every process leaves with it */
-    }
-    /* the queries to their b's processes, and on to their tokens (a
-     * failure here travels as this process's status) */
-    for (size_t i = 0; R.rc == 0 && i < nq; i++) {
-        int to = hd_rank_owner(&R, q[i].b.rank);
-        if (q[i].a.rank < 0 || q[i].a.rank >= nranks || to < 0 || to >= R.K)
-            continue; /* 0: outside the logs */
-        struct hnote n = {H_REG, 0, 0, (uint32_t)i, R.me, 0, q[i].a, q[i].b};
-        hd_note(&R, to, &n, NULL);
-    }
-    while ((rc = round_trip(&R, x)) > 0)
-        ;
-    if (rc == 0)
-        rc = number_tokens(&R, x);
-    if (rc == 0)
-        rc = replay(&R, x);
+    int rc = answer_run(&R, x, q, nq);
     hd_free(&R);
     return rc;
+}
+
+/* ---- a chain ------------------------------------------------------------------------------ */
+
+static int64_t chain_key(struct dg_pos p)
+{
+    return p.rank < 0 ? INT64_MAX : (int64_t)p.rank << 32 | p.pos;
+}
+
+static struct dg_pos chain_pos(int64_t k)
+{
+    return k == INT64_MAX ? DG_POS_NONE : (struct dg_pos){(int32_t)(k >> 32), (uint32_t)k};
+}
+
+int dg_hb_chain_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
+                     const struct dg_xchg *x, struct dg_pos a, struct dg_pos b, struct dg_pos *out, size_t max,
+                     size_t *nout)
+{
+    *nout = 0;
+    if (a.rank == b.rank || nranks <= 0)
+        return 0; /* on every process alike */
+    size_t P = (size_t)nranks;
+    uint8_t ans = 0;
+    struct hd R = {.logs = logs, .m = m, .owner = owner, .P = nranks, .K = x->nprocs, .me = x->proc, .ans = &ans};
+    R.arr_at = malloc(P * sizeof *R.arr_at);
+    R.arr_from = malloc(P * sizeof *R.arr_from);
+    int64_t *v = malloc((2 * P + 1) * sizeof *v);
+    int rc = dg_xchg_agree(x, R.arr_at && R.arr_from && v ? 0 : TRACE_ERR_NOMEM);
+    for (size_t r = 0; rc == 0 && r < P; r++)
+        R.arr_at[r] = R.arr_from[r] = DG_POS_NONE;
+    struct dg_hb_query q = {a, b};
+    if (rc == 0) /* process 0 asks: its answer is whether a happens before b */
+        rc = answer_run(&R, x, &q, x->proc == 0 ? 1 : 0);
+    if (rc == 0) {
+        /* each rank's arrival and source from its process, the answer
+         * from process 0, to every process */
+        for (size_t r = 0; r < P; r++) {
+            bool mine = logs[r] != NULL;
+            v[2 * r] = mine ? chain_key(R.arr_at[r]) : INT64_MAX;
+            v[2 * r + 1] = mine ? chain_key(R.arr_from[r]) : INT64_MAX;
+        }
+        v[2 * P] = x->proc == 0 && ans == 1 ? 0 : 1;
+        if (x->nprocs > 1)
+            rc = x->allreduce(x->ctx, v, (int)(2 * P + 1), DG_XCHG_MIN);
+    }
+    if (rc == 0 && v[2 * P] == 0) {
+        for (size_t r = 0; r < P; r++) {
+            R.arr_at[r] = chain_pos(v[2 * r]);
+            R.arr_from[r] = chain_pos(v[2 * r + 1]);
+        }
+        *nout = hb_chain_walk(R.arr_at, R.arr_from, a, b, out, max);
+    }
+    free(v);
+    free(R.arr_at);
+    free(R.arr_from);
+    R.arr_at = R.arr_from = NULL;
+    hd_free(&R);
+    return rc < 0 ? rc : 0;
 }

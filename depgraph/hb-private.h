@@ -167,4 +167,11 @@ static inline void ev_sort(struct evlist *L)
         qsort(L->e, L->n, sizeof *L->e, ev_cmp);
 }
 
+/* hb.c: the chain from a to b of a replay in chain mode, where at[r] is
+ * the first record of rank r that knew of a and from[r] the record it
+ * learnt it from (DG_POS_NONE: never); up to max positions into out, in
+ * pairs from a's rank on (dg_hb_chain). */
+size_t hb_chain_walk(const struct dg_pos *at, const struct dg_pos *from, struct dg_pos a, struct dg_pos b,
+                     struct dg_pos *out, size_t max);
+
 #endif

@@ -793,27 +793,13 @@ int dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b)
     return rc < 0 ? rc : ans;
 }
 
-size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
-                   size_t max)
+size_t hb_chain_walk(const struct dg_pos *at, const struct dg_pos *from, struct dg_pos a, struct dg_pos b,
+                     struct dg_pos *out, size_t max)
 {
-    size_t n = 0;
-    if (a.rank == b.rank || dg_hb_before(h, a, b) != 1)
-        return 0;
-    int P = h->nranks;
-    struct dg_pos *at = malloc((size_t)P * sizeof *at), *from = malloc((size_t)P * sizeof *from);
-    struct dg_hb_query key = {a, b};
-    uint8_t ans;
-    for (int r = 0; at && from && r < P; r++)
-        at[r] = from[r] = DG_POS_NONE;
-    if (!at || !from || replay(h->logs, P, h->m, &key, 1, &ans, at, from) < 0) {
-        free(at);
-        free(from);
-        return 0;
-    }
     /* walk back from b: on b's rank, the first record that knew of a is
      * where the knowledge arrived; its source is one step closer to a */
     struct dg_pos rev[256];
-    size_t nrev = 0;
+    size_t nrev = 0, n = 0;
     while (b.rank != a.rank && nrev + 2 <= sizeof rev / sizeof rev[0]) {
         struct dg_pos arrive = at[b.rank], src = from[b.rank];
         if (arrive.rank < 0 || arrive.pos > b.pos || src.rank < 0 || src.rank == b.rank)
@@ -827,6 +813,23 @@ size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, stru
         out[n++] = rev[i - 1];
         out[n++] = rev[i - 2];
     }
+    return n;
+}
+
+size_t dg_hb_chain(const struct dg_hb *h, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
+                   size_t max)
+{
+    if (a.rank == b.rank || dg_hb_before(h, a, b) != 1)
+        return 0;
+    int P = h->nranks;
+    struct dg_pos *at = malloc((size_t)P * sizeof *at), *from = malloc((size_t)P * sizeof *from);
+    struct dg_hb_query key = {a, b};
+    uint8_t ans;
+    for (int r = 0; at && from && r < P; r++)
+        at[r] = from[r] = DG_POS_NONE;
+    size_t n = 0;
+    if (at && from && replay(h->logs, P, h->m, &key, 1, &ans, at, from) == 0)
+        n = hb_chain_walk(at, from, a, b, out, max);
     free(at);
     free(from);
     return n;

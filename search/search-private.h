@@ -312,6 +312,11 @@ struct search_rec_desc {
  * x->logs. */
 int search_xrank_describe(const struct search_xrank *x, const struct dg_pos *pos, size_t n,
                           struct search_rec_desc *out);
+/* The chain of messages that makes record a happen before b (dg_hb_chain:
+ * out[0..*n), at most max): spread (x->dist), by a replay of every
+ * process's ranks in one job; otherwise from x->hb (none without it). */
+int search_xrank_chain(const struct search_xrank *x, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
+                       size_t max, size_t *n);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
  * process gets the fit; process 0 returns it in *f). */
 struct search_fit;

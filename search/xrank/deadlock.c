@@ -38,49 +38,53 @@ static void where(const struct search_xrank *x, int r, uint32_t site, char *buf,
     }
 }
 
-/* The explanation of one forbidden delay. */
-static char *explain(const struct search_xrank *x, struct dg_pos send, struct dg_pos recv,
-                     struct dg_pos wait, struct dg_pos what)
+/* The explanation of one forbidden delay (*why, malloc'ed): its records
+ * and the chain of messages between recv and what, described where their
+ * ranks' logs are.  0 or a negative status. */
+static int explain(const struct search_xrank *x, struct dg_pos send, struct dg_pos recv, struct dg_pos wait,
+                   struct dg_pos what, char **why)
 {
+    enum { SEND, WAIT, RECV, WHAT, CHAIN, MAXCHAIN = 64 };
+    struct dg_pos pos[CHAIN + MAXCHAIN] = {[SEND] = send, [WAIT] = wait, [RECV] = recv, [WHAT] = what};
+    struct search_rec_desc d[CHAIN + MAXCHAIN];
+    size_t n = 0;
+    int rc = search_xrank_chain(x, recv, what, pos + CHAIN, MAXCHAIN, &n);
+    if (rc < 0 || (rc = search_xrank_describe(x, pos, CHAIN + n, d)) < 0)
+        return rc;
     struct search_text t = {0};
-    char a[256], b[256], c[256], d[256];
-    const struct dg_msgrec *s = &x->logs[send.rank]->rec[send.pos];
+    char a[256], b[256], c[256], e[256];
     /* a delayed receive: recv is on this rank, send on the other */
-    bool rhalf = s->kind == DG_MSG_RECV;
-    const struct dg_msgrec *w = &x->logs[wait.rank]->rec[wait.pos];
-    const struct dg_msgrec *v = &x->logs[what.rank]->rec[what.pos];
-    where(x, send.rank, s->site, a, sizeof a);
-    where(x, wait.rank, w->site, b, sizeof b);
-    where(x, recv.rank, x->logs[recv.rank]->rec[recv.pos].site, c, sizeof c);
-    where(x, what.rank, v->site, d, sizeof d);
+    bool rhalf = d[SEND].kind == DG_MSG_RECV;
+    where(x, send.rank, d[SEND].site, a, sizeof a);
+    where(x, wait.rank, d[WAIT].site, b, sizeof b);
+    where(x, recv.rank, d[RECV].site, c, sizeof c);
+    where(x, what.rank, d[WHAT].site, e, sizeof e);
     if (rhalf) {
         search_text_printf(&t, "delaying the %s at %s (rank %d from rank %d) past the %s at %s could deadlock: ",
-            trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);
+            trace_mpi_call_name(d[SEND].call), a, send.rank, recv.rank, trace_mpi_call_name(d[WAIT].call), b);
         search_text_printf(&t, "rank %d sends, at %s, the message received there (a send that may wait "
             "until the receive is posted)", recv.rank, c);
     } else {
         search_text_printf(&t, "delaying the %s at %s (rank %d to rank %d) past the %s at %s would deadlock: ",
-            trace_mpi_call_name(s->call), a, send.rank, recv.rank, trace_mpi_call_name(w->call), b);
+            trace_mpi_call_name(d[SEND].call), a, send.rank, recv.rank, trace_mpi_call_name(d[WAIT].call), b);
         search_text_printf(&t, "rank %d receives that message at %s", recv.rank, c);
     }
-    struct dg_pos chain[64];
-    size_t n = x->hb ? dg_hb_chain(x->hb, recv, what, chain, 64) : 0;
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        const struct dg_msgrec *cs = &x->logs[chain[i].rank]->rec[chain[i].pos];
-        const struct dg_msgrec *cr = &x->logs[chain[i + 1].rank]->rec[chain[i + 1].pos];
-        char e[256], f[256];
-        where(x, chain[i].rank, cs->site, e, sizeof e);
-        where(x, chain[i + 1].rank, cr->site, f, sizeof f);
-        search_text_printf(&t, ", then rank %d %s %s at %s, which rank %d %s at %s", chain[i].rank,
-            cs->kind == DG_MSG_COLL ? "calls" : "sends with", trace_mpi_call_name(cs->call), e,
-            chain[i + 1].rank, cr->kind == DG_MSG_COLL ? "joins" : "receives", f);
+    for (size_t i = CHAIN; i + 1 < CHAIN + n; i += 2) {
+        const struct search_rec_desc *cs = &d[i], *cr = &d[i + 1];
+        char f[256], g[256];
+        where(x, pos[i].rank, cs->site, f, sizeof f);
+        where(x, pos[i + 1].rank, cr->site, g, sizeof g);
+        search_text_printf(&t, ", then rank %d %s %s at %s, which rank %d %s at %s", pos[i].rank,
+            cs->kind == DG_MSG_COLL ? "calls" : "sends with", trace_mpi_call_name(cs->call), f,
+            pos[i + 1].rank, cr->kind == DG_MSG_COLL ? "joins" : "receives", g);
     }
-    if (v->kind == DG_MSG_COLL)
+    if (d[WHAT].kind == DG_MSG_COLL)
         search_text_printf(&t, ", and only then calls the %s at %s that rank %d waits for there",
-            trace_mpi_call_name(v->call), d, wait.rank);
+            trace_mpi_call_name(d[WHAT].call), e, wait.rank);
     else
-        search_text_printf(&t, ", and only then sends, at %s, the message rank %d waits for there", d, wait.rank);
-    return search_text_take(&t);
+        search_text_printf(&t, ", and only then sends, at %s, the message rank %d waits for there", e, wait.rank);
+    *why = search_text_take(&t);
+    return *why ? 0 : TRACE_ERR_NOMEM;
 }
 
 /* The members of instance ci (held here) that collective record w (its
@@ -142,8 +146,8 @@ static int delay_unsafe(const struct search_xrank *x, struct dg_pos own, struct 
         if (before < 0)
             return before;
         if (before || (other.rank == what[i].rank && other.pos < what[i].pos)) {
-            *why = explain(x, own, other, w, what[i]);
-            return *why ? 1 : TRACE_ERR_NOMEM;
+            int rc = explain(x, own, other, w, what[i], why);
+            return rc < 0 ? rc : 1;
         }
     }
     return 0;

@@ -24,6 +24,10 @@
  *   - DESCRIBE: what records are (kind, call, site) for an explanation
  *     (deadlock.c): each process gets the positions on its ranks and
  *     sends their descriptions back to process 0, in the order asked.
+ *   - CHAIN: the messages that make a record happen before another, for an
+ *     explanation (deadlock.c): every process gets the pair, replays its
+ *     ranks tracing the first (dg_hb_chain_dist), and every process gets
+ *     the chain.
  *   - END: process 0 is done (its status: a failure there is the others'
  *     too). */
 #include <stdlib.h>
@@ -31,7 +35,7 @@
 
 #include "search-private.h"
 
-enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4, JOB_DESCRIBE = 5 };
+enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4, JOB_DESCRIBE = 5, JOB_CHAIN = 6 };
 
 struct job {
     uint32_t kind;
@@ -369,6 +373,50 @@ static int serve_describe(struct search_xrank *d, const struct dg_bytes *in)
     return rc;
 }
 
+/* Every process: the chain from a to b (out[0..*n), max at most). */
+static int chain_run(struct search_xrank *d, struct dg_pos a, struct dg_pos b, struct dg_pos *out, size_t max,
+                     size_t *n, int st)
+{
+    *n = 0;
+    int rc = dg_xchg_agree(d->xchg, st);
+    if (rc == 0)
+        rc = dg_hb_chain_dist(d->logs, d->world_size, d->match, d->owner, d->xchg, a, b, out, max, n);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc;
+}
+
+int search_xrank_chain(const struct search_xrank *x, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
+                       size_t max, size_t *n)
+{
+    *n = 0;
+    if (!x->dist) {
+        *n = x->hb ? dg_hb_chain(x->hb, a, b, out, max) : 0;
+        return 0;
+    }
+    struct search_xrank *d = x->dist;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    int st = 0;
+    job_begin(d, JOB_CHAIN, &st);
+    for (int q = 1; q < d->xchg->nprocs && st == 0; q++)
+        if (!dg_bytes_put(&d->jout[q], &a, sizeof a) || !dg_bytes_put(&d->jout[q], &b, sizeof b))
+            st = TRACE_ERR_NOMEM;
+    int rc = job_send(d, st);
+    return rc < 0 ? rc : chain_run(d, a, b, out, max, n, 0);
+}
+
+/* Another process: the pair of a CHAIN job, traced. */
+static int serve_chain(struct search_xrank *d, const struct dg_bytes *in)
+{
+    struct dg_pos ab[2] = {DG_POS_NONE, DG_POS_NONE}, out[64];
+    size_t n = 0;
+    int st = in->len < sizeof(struct job) + sizeof ab ? TRACE_ERR_ARG : 0; /* cannot happen */
+    if (st == 0)
+        memcpy(ab, in->p + sizeof(struct job), sizeof ab);
+    return chain_run(d, ab[0], ab[1], out, 64, &n, st);
+}
+
 int search_xrank_serve(struct search_xrank *d)
 {
     const struct dg_xchg *xc = d->xchg;
@@ -389,8 +437,10 @@ int search_xrank_serve(struct search_xrank *d)
             rc = serve_fit(d, &got);
         else if (rc >= 0 && j.kind == JOB_DESCRIBE)
             rc = serve_describe(d, &got);
+        else if (rc >= 0 && j.kind == JOB_CHAIN)
+            rc = serve_chain(d, &got);
         dg_bytes_free(&got);
-        if (rc < 0 || (j.kind != JOB_STALL && j.kind != JOB_REPLAY && j.kind != JOB_FIT && j.kind != JOB_DESCRIBE)) {
+        if (rc < 0 || j.kind < JOB_STALL || j.kind > JOB_CHAIN) {
             d->jobs_over = true;
             return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
         }

@@ -108,9 +108,13 @@ done
 # dft's checks ask whether receives happen before what a delayed send's
 # call waits for (a group it forbids: 'would deadlock: rank 0 receives that
 # message ...'): the happens-before pairs answered by every process
-# together (dg_hb_answer_dist), each process asking its ranks' pairs.
+# together (dg_hb_answer_dist), each process asking its ranks' pairs; the
+# chain of messages its explanation tells ('then rank 0 sends with ...,
+# which rank 2 receives') traced by every process's replay together (the
+# CHAIN job, dg_hb_chain_dist).
 want=$("$CH" hints "$WORK/ex-dft" --format=json --all --explain 2>&1)
 expect_match "dft: a delay forbidden by the happens-before order" "$want" 'would deadlock: rank [0-9]+ receives that message'
+expect_match "dft: ... through a chain of messages" "$want" 'then rank [0-9]+ sends with MPI_Send at dft.c:[0-9]+, which rank [0-9]+ receives at dft.c:[0-9]+'
 for k in 2 3 4; do
     got=$("$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/ex-dft" --format=json --all --explain 2>&1)
     if [ "$got" = "$want" ]; then ok "dft --explain, $k processes: same JSON and messages as serial"

@@ -6,7 +6,8 @@
  * distributed wait states (search_waitstates) give the serial report,
  * the distributed replay of a changed run finds the serial stall, and the
  * distributed happens-before (dg_hb_answer_dist) gives each process the
- * serial answers to its own queries, and the distributed timed replay
+ * serial answers to its own queries and every process the serial chain of
+ * an explanation (dg_hb_chain_dist), and the distributed timed replay
  * (dg_replay_run_dist) ends each rank where the serial one does, to the
  * bit, with the parameters the serial fit gives (dg_replay_fit_dist), and
  * the kinds' facts of other ranks' records gathered on process 0
@@ -1184,6 +1185,85 @@ static void test_hb_random(void **state)
     assert_true(cnt[1] > 1000);
 }
 
+/* ---- the chain of an explanation ---------------------------------------------------------- */
+
+struct chain_shared {
+    int P;
+    const struct dg_mpilog *const *all;
+    const int *owner;
+    struct dg_pos a, b;
+    const struct dg_pos *want; /* the serial chain */
+    size_t nwant;
+};
+
+static int chain_proc(const struct dg_xchg *x, void *arg)
+{
+    struct peer_arg *a = arg;
+    const struct chain_shared *sh = a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    struct dg_match *m = NULL;
+    int rc = proc_match(sh->all, sh->P, sh->owner, x, mine, &m);
+    if (rc < 0)
+        return rc;
+    struct dg_pos got[64];
+    size_t n = 99;
+    rc = dg_hb_chain_dist(mine, sh->P, m, sh->owner, x, sh->a, sh->b, got, 64, &n);
+    CHECK(rc == 0);
+    CHECK(n == sh->nwant);
+    for (size_t i = 0; i < n && i < sh->nwant; i++)
+        CHECK(got[i].rank == sh->want[i].rank && got[i].pos == sh->want[i].pos);
+    dg_match_destroy(m);
+    return rc;
+}
+
+/* Random runs (nonblocking collectives in half of them, some ranks
+ * without a log): the chain every process gets from the spread replay
+ * (dg_hb_chain_dist) is the serial one (dg_hb_chain), record for record,
+ * for pairs along messages and collectives (mostly chains), random pairs
+ * (mostly none), pairs on one rank and outside the logs. */
+static void test_chain_random(void **state)
+{
+    (void)state;
+    srand(20261203);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    uint64_t chains = 0, multi = 0, none = 0;
+    for (int round = 0; round < 200; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run_nb(l, P, 10 + (int)rnd(120), off, false, rnd(2));
+        const struct dg_mpilog *all[MAXP] = {0};
+        int owner[MAXP];
+        for (int r = 0; r < P; r++) {
+            all[r] = rnd(15) ? &l[r] : NULL;
+            owner[r] = all[r] ? (int)rnd((uint64_t)K) : (rnd(2) ? -1 : (int)rnd((uint64_t)K));
+        }
+        struct dg_match *m = NULL;
+        assert_int_equal(dg_match_build(all, P, &m), 0);
+        struct dg_hb *h = NULL;
+        assert_int_equal(dg_hb_build(all, P, m, NULL, 0, &h), 0);
+        for (int t = 0; t < 4; t++) {
+            struct dg_hb_query q = random_query(all, P, m, NULL, 0);
+            if (rnd(2))
+                chain_query(all, P, m, &q);
+            struct dg_pos want[64];
+            size_t nwant = dg_hb_chain(h, q.a, q.b, want, 64);
+            chains += nwant > 0;
+            multi += nwant > 2;
+            none += nwant == 0;
+            struct chain_shared sh = {P, all, owner, q.a, q.b, want, nwant};
+            run_procs(K, chain_proc, &sh, round);
+        }
+        dg_hb_destroy(h);
+        dg_match_destroy(m);
+        for (int r = 0; r < P; r++)
+            dg_mpilog_free(&l[r]);
+    }
+    fprintf(stderr, "chains %lu multi %lu none %lu\n", (unsigned long)chains, (unsigned long)multi, (unsigned long)none);
+    assert_true(chains > 150 && none > 150);
+    assert_true(multi > 40); /* chains of several messages too */
+}
+
 /* ---- the timed replay ----------------------------------------------------------------- */
 
 struct rp_shared {
@@ -1552,6 +1632,7 @@ int main(void)
         cmocka_unit_test(test_describe_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
+        cmocka_unit_test(test_chain_random),
         cmocka_unit_test(test_replay_random),
         cmocka_unit_test(test_fit_random),
     };
