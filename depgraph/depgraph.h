@@ -771,12 +771,6 @@ int dg_hb_before(const struct dg_hb *h, struct dg_pos a, struct dg_pos b);
  * record of other processes' ranks. */
 int dg_hb_answer_dist(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m, const int *owner,
                       const struct dg_xchg *x, const struct dg_hb_query *q, size_t nq, uint8_t *ans);
-/* A dg_hb whose queries q[0..nq) were answered already (ans[i], as
- * dg_hb_answer_dist gives them): no replay; pairs not among them are
- * replayed as dg_hb_build's are, over logs and m. */
-int dg_hb_build_answered(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                         const struct dg_hb_query *q, const uint8_t *ans, size_t nq, struct dg_hb **out);
-
 /* A chain of messages that makes a happen before b: up to max positions
  * (pairs: the SEND or COLL record, then its receiving record) from a's rank
  * to b's rank; returns the number written (0 if a and b are on one rank,

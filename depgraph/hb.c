@@ -729,46 +729,6 @@ int dg_hb_build(const struct dg_mpilog *const *logs, int nranks, const struct dg
     return 0;
 }
 
-/* A query with its answer, sorted as the queries are. */
-struct qa {
-    struct dg_hb_query q;
-    uint8_t ans;
-};
-
-static int qa_cmp(const void *pa, const void *pb)
-{
-    return query_cmp(&((const struct qa *)pa)->q, &((const struct qa *)pb)->q);
-}
-
-int dg_hb_build_answered(const struct dg_mpilog *const *logs, int nranks, const struct dg_match *m,
-                         const struct dg_hb_query *q, const uint8_t *ans, size_t nq, struct dg_hb **out)
-{
-    struct dg_hb *h = calloc(1, sizeof *h);
-    struct qa *v = malloc((nq ? nq : 1) * sizeof *v);
-    size_t n = 0;
-    if (h) {
-        *h = (struct dg_hb){nranks, logs, m, malloc((nq ? nq : 1) * sizeof *h->q), malloc(nq ? nq : 1), 0};
-    }
-    if (!h || !v || !h->q || !h->ans) {
-        free(v);
-        dg_hb_destroy(h);
-        return TRACE_ERR_NOMEM;
-    }
-    for (size_t i = 0; i < nq; i++)
-        if (valid(logs, nranks, q[i].a) && valid(logs, nranks, q[i].b) && q[i].a.rank != q[i].b.rank)
-            v[n++] = (struct qa){q[i], ans[i]};
-    if (n > 1)
-        qsort(v, n, sizeof *v, qa_cmp);
-    for (size_t i = 0; i < n; i++)
-        if (h->nq == 0 || query_cmp(&h->q[h->nq - 1], &v[i].q)) {
-            h->q[h->nq] = v[i].q;
-            h->ans[h->nq++] = v[i].ans;
-        }
-    free(v);
-    *out = h;
-    return 0;
-}
-
 void dg_hb_destroy(struct dg_hb *h)
 {
     if (!h)

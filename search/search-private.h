@@ -167,7 +167,6 @@ struct search_xrank {
     struct search_rank_result **by_rank;     /* [world_size], NULL for ranks not given */
     const struct dg_mpilog **logs;           /* [world_size], NULL likewise */
     struct dg_match *match;
-    struct dg_hb *hb;                        /* the pairs search_deadlock_queries asks */
     bool stalls;                             /* the recorded run's replay stalls (deadlock.c):
                                                 inconsistent logs, no change can be judged */
     struct search_clocks clocks;             /* the ranks on one clock (clocks.c) */
@@ -175,10 +174,8 @@ struct search_xrank {
     const int *owner;                        /* [world_size]: each rank's process (NULL: serial) */
     bool partial;                            /* spread over processes: the matching, the clocks,
                                                 the wait states and stalls, the hb answers */
-    struct dg_hb_query *hbq;                 /* partial, on process 0: every process's queries */
-    uint8_t *hbans;                          /* and their answers (dg_hb_answer_dist) */
-    size_t hbn;
-    bool hb_answered;
+    struct search_check_verdict *verdicts;   /* on process 0: the checks' forbidden delays */
+    size_t nverdicts;                        /* (search_deadlock_verdicts), by (rank, check) */
     struct search_xrank *dist;               /* whole, on process 0: the partial context it
                                                 completed, for the jobs (jobs.c) */
     struct dg_bytes *jout, *jin;             /* partial: the jobs' exchanges */
@@ -278,13 +275,39 @@ char *search_collective_message(const struct search_hint *h, bool with_times);
 
 /* search/xrank/deadlock.c: whether the group `g` of world rank r is unsafe (some
  * dynamic instance delays a send past a blocking call that waits for
- * something that happens after the delayed message is received); if so,
- * *why (malloc'ed) tells the chain of messages. */
+ * something that happens after the delayed message is received: a
+ * verdict below); if so, *why (malloc'ed) tells the chain of messages. */
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why);
-/* The happens-before pairs those checks ask about, for every rank's
- * checks (*q malloc'ed, *nq entries): what search_xrank_build gives dg_hb. */
-struct dg_hb_query;
-int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);
+
+/* search/xrank/delays.c: the first delay of check `check` of rank `rank`
+ * that the happens-before order forbids: own (whose message's other end
+ * is `other`) delayed past w, which waits for `what`, which other comes
+ * before. */
+struct search_check_verdict {
+    int32_t rank;
+    uint32_t check;
+    struct dg_pos own, other, w, what;
+};
+/* A check that may have lost members or crossings to its cap. */
+static inline bool search_check_truncated(const struct search_group_check *chk)
+{
+    return chk->nmembers >= SEARCH_CHECK_MAX || chk->ncross >= SEARCH_CHECK_MAX;
+}
+/* Calls fn for each delay check chk of rank r (its log here) makes: a
+ * member record `own` (a send, or an exchange's receive) delayed past a
+ * blocking record w that waits for what[0..nw) (a collective's members
+ * only if its instance is held here); stops at the first non-zero return. */
+typedef int (*search_delay_fn)(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
+                               const struct dg_pos *what, size_t nw, void *ctx);
+int search_each_delay(const struct search_xrank *x, int r, const struct search_group_check *chk,
+                      search_delay_fn fn, void *ctx);
+/* Every process judges the checks of its ranks (one spread replay answers
+ * the pairs: dg_hb_answer_dist); process 0 gets the verdicts of all
+ * (x->verdicts).  Every process calls it. */
+int search_deadlock_verdicts(struct search_xrank *x);
+/* On process 0 (and serially): the verdict of check c of rank r, NULL if
+ * the order forbids none of its delays. */
+const struct search_check_verdict *search_check_verdict(const struct search_xrank *x, int r, uint32_t c);
 /* search/xrank/jobs.c: the questions about the whole run that process 0
  * asks of a partial context d (its own, or whole->dist), answered by
  * every process.  The others wait in search_xrank_serve until process 0
@@ -314,7 +337,7 @@ int search_xrank_describe(const struct search_xrank *x, const struct dg_pos *pos
                           struct search_rec_desc *out);
 /* The chain of messages that makes record a happen before b (dg_hb_chain:
  * out[0..*n), at most max): spread (x->dist), by a replay of every
- * process's ranks in one job; otherwise from x->hb (none without it). */
+ * process's ranks in one job; otherwise by the same replay of x's logs. */
 int search_xrank_chain(const struct search_xrank *x, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
                        size_t max, size_t *n);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
@@ -322,9 +345,6 @@ int search_xrank_chain(const struct search_xrank *x, struct dg_pos a, struct dg_
 struct search_fit;
 int search_xrank_fit_job(struct search_xrank *d, struct search_fit *f);
 
-/* The same spread over x's processes (every process calls it): the pairs
- * of this process's ranks' checks, and of the collectives it owns. */
-int search_deadlock_queries_dist(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq);
 /* The same for a hint made of groups[k] of ranks[k], k < n, applied on all
  * of them at once (the change is to the source, so every rank that runs
  * those lines makes it): 1 with *why set if the changed run deadlocks. */

@@ -8,9 +8,8 @@
  * also delays their receives: rank p's send of a delayed receive may
  * wait until the receive is posted (a synchronous or large send), so the
  * delay deadlocks if that send happens before X.  The happens-before
- * order of the recorded run decides: the pairs the checks ask about are
- * collected first (search_deadlock_queries) and answered by one replay of
- * the matched messages (dg_hb).
+ * order of the recorded run decides (delays.c: every process judges its
+ * ranks' checks, and process 0 keeps the verdicts).
  *
  * That judges a change on one rank with the others running as recorded.
  * But a hint changes source lines, and every rank that runs them changes
@@ -87,117 +86,6 @@ static int explain(const struct search_xrank *x, struct dg_pos send, struct dg_p
     return *why ? 0 : TRACE_ERR_NOMEM;
 }
 
-/* The members of instance ci (held here) that collective record w (its
- * record r) waits for. */
-static size_t waits_for_coll(const struct search_xrank *x, struct dg_pos w, const struct dg_msgrec *r, uint32_t ci,
-                             struct dg_pos *out, size_t max)
-{
-    size_t n = 0;
-    uint32_t nm = 0;
-    const struct dg_pos *mem = dg_match_coll(x->match, ci, &nm);
-    bool root = r->flags & DG_MSGF_ROOT;
-    int call = trace_mpi_call_base(r->call);
-    bool to_root = call == CHT_MPI_REDUCE || call == CHT_MPI_GATHER || call == CHT_MPI_GATHERV;
-    bool from_root = call == CHT_MPI_BCAST || call == CHT_MPI_SCATTER || call == CHT_MPI_SCATTERV;
-    for (uint32_t k = 0; k < nm && n < max; k++) {
-        if (mem[k].rank == w.rank)
-            continue;
-        const struct dg_msgrec *y = dg_match_rec(x->match, mem[k]);
-        bool mroot = y && (y->flags & DG_MSGF_ROOT);
-        if ((from_root && !mroot) || (to_root && !root))
-            continue; /* a rooted collective waits only for the root / the root for the others */
-        out[n++] = mem[k];
-    }
-    return n;
-}
-
-/* What a blocking record w waits for: matched sends, or collective members
- * (none here if its instance is another process's). */
-static size_t waits_for(const struct search_xrank *x, struct dg_pos w, struct dg_pos *out, size_t max)
-{
-    const struct dg_msgrec *r = &x->logs[w.rank]->rec[w.pos];
-    if (r->kind == DG_MSG_RECV) {
-        struct dg_pos s = dg_match_peer(x->match, w);
-        if (s.rank >= 0 && max) {
-            out[0] = s;
-            return 1;
-        }
-    } else if (r->kind == DG_MSG_COLL) {
-        return waits_for_coll(x, w, r, dg_match_coll_of(x->match, w), out, max);
-    }
-    return 0;
-}
-
-/* Whether delaying the member record `own` (a send, or an exchange's
- * receive) past w, which waits for what[0..nw), deadlocks: the other end
- * of its message (the receive of a send, the send of a receive) happens
- * before one of them.  1 with *why set, 0, or a negative error. */
-static int delay_unsafe(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
-                        const struct dg_pos *what, size_t nw, char **why)
-{
-    int kind = x->logs[own.rank]->rec[own.pos].kind;
-    if (kind != DG_MSG_SEND && kind != DG_MSG_RECV)
-        return 0;
-    struct dg_pos other = dg_match_peer(x->match, own);
-    if (other.rank < 0)
-        return 0; /* never received, or never sent: nothing can wait on it */
-    for (size_t i = 0; i < nw; i++) {
-        int before = x->hb ? dg_hb_before(x->hb, other, what[i]) : 0;
-        if (before < 0)
-            return before;
-        if (before || (other.rank == what[i].rank && other.pos < what[i].pos)) {
-            int rc = explain(x, own, other, w, what[i], why);
-            return rc < 0 ? rc : 1;
-        }
-    }
-    return 0;
-}
-
-/* A check that may have lost members or crossings to its cap. */
-static bool truncated(const struct search_group_check *chk)
-{
-    return chk->nmembers >= SEARCH_CHECK_MAX || chk->ncross >= SEARCH_CHECK_MAX;
-}
-
-/* Calls fn for each delay check chk of rank r makes: a member record
- * `own` (a send, or an exchange's receive) delayed past a blocking record
- * w that waits for what[0..nw); stops at the first non-zero return. */
-typedef int (*delay_fn)(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
-                        const struct dg_pos *what, size_t nw, void *ctx);
-
-static int each_delay(const struct search_xrank *x, int r, const struct search_group_check *chk,
-                      delay_fn fn, void *ctx)
-{
-    const struct dg_mpilog *log = x->logs[r];
-    for (uint32_t k = 0; k < chk->ncross; k++) {
-        /* the blocking records of the crossed call: the call itself and
-         * the receives a Wait completed */
-        for (uint32_t wp = dg_mpilog_find(log, chk->cross[k]);
-             wp < log->n && log->rec[wp].index == chk->cross[k]; wp++) {
-            struct dg_pos w = {r, wp}, what[64];
-            size_t nw = waits_for(x, w, what, 64);
-            for (uint32_t m = 0; m < chk->nmembers; m++) {
-                if (chk->members[m] >= chk->cross[k])
-                    continue; /* not delayed past it */
-                /* the member's records: its send, and an exchange's receive */
-                for (uint32_t sp = dg_mpilog_find(log, chk->members[m]);
-                     sp < log->n && log->rec[sp].index == chk->members[m]; sp++) {
-                    int rc = fn(x, (struct dg_pos){r, sp}, w, what, nw, ctx);
-                    if (rc)
-                        return rc;
-                }
-            }
-        }
-    }
-    return 0;
-}
-
-static int judge(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
-                 const struct dg_pos *what, size_t nw, void *ctx)
-{
-    return delay_unsafe(x, own, w, what, nw, ctx);
-}
-
 int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **why)
 {
     *why = NULL;
@@ -208,146 +96,17 @@ int search_group_unsafe(const struct search_xrank *x, int r, uint32_t g, char **
         const struct search_group_check *chk = &res->checks[c];
         if (chk->group != g)
             continue;
-        if (truncated(chk)) {
+        if (search_check_truncated(chk)) {
             *why = strdup("it would delay sends past calls that wait for other ranks, more sends or "
                           "calls than the deadlock check keeps (64 of each): not proven safe");
             return *why ? 1 : TRACE_ERR_NOMEM;
         }
-        if (!x->hb)
-            continue; /* the replay of the changed run (search_hint_unsafe) judges it */
-        int rc = each_delay(x, r, chk, judge, why);
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-/* ---- the pairs the checks ask about ----------------------------------------- */
-
-struct queries {
-    struct dg_hb_query *q;
-    size_t n, cap;
-};
-
-static int queries_push(struct queries *Q, struct dg_pos a, struct dg_pos b)
-{
-    if (Q->n == Q->cap) {
-        size_t nc = Q->cap ? Q->cap * 2 : 256;
-        struct dg_hb_query *p = realloc(Q->q, nc * sizeof *p);
-        if (!p)
-            return TRACE_ERR_NOMEM;
-        Q->q = p;
-        Q->cap = nc;
-    }
-    Q->q[Q->n++] = (struct dg_hb_query){a, b};
-    return 0;
-}
-
-static int collect(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
-                   const struct dg_pos *what, size_t nw, void *ctx)
-{
-    (void)w;
-    struct queries *Q = ctx;
-    int kind = x->logs[own.rank]->rec[own.pos].kind;
-    struct dg_pos other = kind == DG_MSG_SEND || kind == DG_MSG_RECV ? dg_match_peer(x->match, own)
-                                                                    : DG_POS_NONE;
-    for (size_t i = 0; other.rank >= 0 && i < nw; i++) {
-        if (what[i].rank == other.rank)
-            continue; /* on one rank: no replay needed */
-        int rc = queries_push(Q, other, what[i]);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
-int search_deadlock_queries(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq)
-{
-    struct queries Q = {0};
-    for (int r = 0; r < x->world_size; r++) {
-        const struct search_rank_result *res = x->by_rank[r];
-        for (uint32_t c = 0; res && c < res->nchecks; c++) {
-            if (truncated(&res->checks[c]))
-                continue;
-            int rc = each_delay(x, r, &res->checks[c], collect, &Q);
-            if (rc < 0) {
-                free(Q.q);
-                return rc;
-            }
+        const struct search_check_verdict *v = search_check_verdict(x, r, c);
+        if (v) {
+            int rc = explain(x, v->own, v->other, v->w, v->what, why);
+            return rc < 0 ? rc : 1;
         }
     }
-    *q = Q.q;
-    *nq = Q.n;
-    return 0;
-}
-
-
-/* Spread over processes: a collective's members are known to the
- * instance's owner, which asks the pairs about them. */
-struct qreq {
-    struct dg_pos other, w;
-    uint32_t ci, pad;
-};
-
-struct qdist {
-    struct queries Q;
-    struct dg_bytes *out;
-    int me, K;
-};
-
-static int collect_dist(const struct search_xrank *x, struct dg_pos own, struct dg_pos w,
-                        const struct dg_pos *what, size_t nw, void *ctx)
-{
-    struct qdist *D = ctx;
-    const struct dg_msgrec *wr = &x->logs[w.rank]->rec[w.pos];
-    uint32_t ci = wr->kind == DG_MSG_COLL ? dg_match_coll_of(x->match, w) : UINT32_MAX;
-    int to = ci != UINT32_MAX ? dg_match_coll_owner(x->match, ci) : D->me;
-    if (to == D->me)
-        return collect(x, own, w, what, nw, &D->Q);
-    int kind = x->logs[own.rank]->rec[own.pos].kind;
-    struct dg_pos other = kind == DG_MSG_SEND || kind == DG_MSG_RECV ? dg_match_peer(x->match, own) : DG_POS_NONE;
-    struct qreq r = {other, w, ci, 0};
-    if (other.rank < 0 || to < 0 || to >= D->K)
-        return 0;
-    return dg_bytes_put(&D->out[to], &r, sizeof r) ? 0 : TRACE_ERR_NOMEM;
-}
-
-int search_deadlock_queries_dist(const struct search_xrank *x, struct dg_hb_query **q, size_t *nq)
-{
-    const struct dg_xchg *xc = x->xchg;
-    struct qdist D = {{0}, dg_bytes_per_proc(xc->nprocs), xc->proc, xc->nprocs};
-    struct dg_bytes *in = dg_bytes_per_proc(xc->nprocs);
-    int rc = dg_xchg_agree(xc, D.out && in ? 0 : TRACE_ERR_NOMEM);
-    bool go = rc == 0; /* on every process alike */
-    for (int r = 0; rc == 0 && r < x->world_size; r++) {
-        const struct search_rank_result *res = x->logs[r] ? x->by_rank[r] : NULL;
-        for (uint32_t c = 0; rc == 0 && res && c < res->nchecks; c++)
-            if (!truncated(&res->checks[c]))
-                rc = each_delay(x, r, &res->checks[c], collect_dist, &D);
-    }
-    if (go) {
-        rc = xc->alltoall(xc->ctx, rc, D.out, in);
-        for (int p = 0; rc >= 0 && p < xc->nprocs; p++)
-            for (size_t off = 0; rc >= 0 && off + sizeof(struct qreq) <= in[p].len; off += sizeof(struct qreq)) {
-                struct qreq r;
-                struct dg_pos what[64];
-                memcpy(&r, in[p].p + off, sizeof r);
-                const struct dg_msgrec *wr = dg_match_rec(x->match, r.w);
-                size_t nw = wr ? waits_for_coll(x, r.w, wr, r.ci, what, 64) : 0;
-                for (size_t k = 0; rc >= 0 && k < nw; k++)
-                    if (what[k].rank != r.other.rank)
-                        rc = queries_push(&D.Q, r.other, what[k]);
-            }
-        rc = dg_xchg_agree(xc, rc < 0 ? rc : 0);
-    }
-    dg_bytes_per_proc_free(D.out, xc->nprocs);
-    dg_bytes_per_proc_free(in, xc->nprocs);
-    if (rc < 0) {
-        free(D.Q.q);
-        return rc;
-    }
-    *q = D.Q.q;
-    *nq = D.Q.n;
     return 0;
 }
 

@@ -390,10 +390,8 @@ int search_xrank_chain(const struct search_xrank *x, struct dg_pos a, struct dg_
                        size_t max, size_t *n)
 {
     *n = 0;
-    if (!x->dist) {
-        *n = x->hb ? dg_hb_chain(x->hb, a, b, out, max) : 0;
-        return 0;
-    }
+    if (!x->dist)
+        return dg_hb_chain_dist(x->logs, x->world_size, x->match, x->owner, x->xchg, a, b, out, max, n);
     struct search_xrank *d = x->dist;
     if (d->jobs_over)
         return TRACE_ERR_ARG;

@@ -1,16 +1,17 @@
 /* xrank.c - the cross-rank context of search_report_build: the ranks'
- * results by world rank, their MPI logs matched (dg_match), the
- * happens-before order of the pairs deadlock.c asks about (dg_hb), whether
- * the recorded run replays without a stall (dg_stall_check: the base of the deadlock checks of
- * deadlock.c) and the ranks on one clock (clocks.c).
+ * results by world rank, their MPI logs matched (dg_match), the verdicts
+ * of the aggregation checks by the happens-before order (delays.c),
+ * whether the recorded run replays without a stall (dg_stall_check: the
+ * base of the deadlock checks of deadlock.c) and the ranks on one clock
+ * (clocks.c).
  *
  * Spread over processes (search_xrank_build_dist), each process holds the
  * logs of its ranks only; the matching, the clocks, the stall check of
- * the recorded run and the answers of the happens-before pairs are built
- * together (the answers gathered on process 0), and the rest is not
- * spread yet, so such a context is partial: the wait states run on it, and
- * process 0 completes it for the rest (search_xrank_complete, over every
- * rank's log, taking the answers). */
+ * the recorded run and the checks' verdicts are built together (the
+ * verdicts gathered on process 0), and the rest is not spread yet, so
+ * such a context is partial: the wait states run on it, and process 0
+ * completes it for the rest (search_xrank_complete, over every rank's
+ * log, taking the verdicts). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,67 +23,8 @@ int search_xrank_build(struct search_rank_result *const *ranks, int n, int world
     return search_xrank_build_dist(ranks, n, world_size, NULL, dg_xchg_serial(), out);
 }
 
-/* A query and its answer, on their way to process 0. */
-struct qans {
-    struct dg_hb_query q;
-    uint32_t ans;
-};
-
-/* The deadlock checks' happens-before pairs asked and answered by every
- * process together (dg_hb_answer_dist); process 0 gets them all. */
-static int answer_dist(struct search_xrank *x, int P)
-{
-    const struct dg_xchg *xc = x->xchg;
-    struct dg_hb_query *q = NULL;
-    size_t nq = 0;
-    int rc = search_deadlock_queries_dist(x, &q, &nq);
-    if (rc < 0)
-        return rc;
-    uint8_t *ans = malloc(nq ? nq : 1);
-    rc = dg_xchg_agree(xc, ans ? 0 : TRACE_ERR_NOMEM);
-    if (rc == 0)
-        rc = dg_hb_answer_dist(x->logs, P, x->match, x->owner, xc, q, nq, ans);
-    struct dg_bytes *out = rc == 0 ? dg_bytes_per_proc(xc->nprocs) : NULL, *in = out ? dg_bytes_per_proc(xc->nprocs) : NULL;
-    if (rc == 0 && (rc = dg_xchg_agree(xc, out && in ? 0 : TRACE_ERR_NOMEM)) == 0) {
-        int st = 0;
-        for (size_t i = 0; i < nq && st == 0; i++) {
-            struct qans a = {q[i], ans[i]};
-            if (!dg_bytes_put(&out[0], &a, sizeof a))
-                st = TRACE_ERR_NOMEM;
-        }
-        rc = xc->alltoall(xc->ctx, st, out, in);
-        if (rc >= 0 && xc->proc == 0) {
-            /* process 0's own, then the others' */
-            size_t n = nq;
-            for (int p = 1; p < xc->nprocs; p++)
-                n += in[p].len / sizeof(struct qans);
-            x->hbq = malloc((n ? n : 1) * sizeof *x->hbq);
-            x->hbans = malloc(n ? n : 1);
-            st = x->hbq && x->hbans ? 0 : TRACE_ERR_NOMEM;
-            for (size_t i = 0; st == 0 && i < nq; i++) {
-                x->hbq[x->hbn] = q[i];
-                x->hbans[x->hbn++] = ans[i];
-            }
-            for (int p = 1; st == 0 && p < xc->nprocs; p++)
-                for (size_t off = 0; off + sizeof(struct qans) <= in[p].len; off += sizeof(struct qans)) {
-                    struct qans a;
-                    memcpy(&a, in[p].p + off, sizeof a);
-                    x->hbq[x->hbn] = a.q;
-                    x->hbans[x->hbn++] = (uint8_t)a.ans;
-                }
-            x->hb_answered = st == 0;
-        }
-        rc = rc < 0 ? rc : dg_xchg_agree(xc, 0);
-    }
-    dg_bytes_per_proc_free(out, xc->nprocs);
-    dg_bytes_per_proc_free(in, xc->nprocs);
-    free(ans);
-    free(q);
-    return rc;
-}
-
 /* With `from` (a partial context), the stall check's answer and the
- * happens-before answers are taken from it instead of replayed again. */
+ * checks' verdicts are taken from it instead of replayed again. */
 static int build(struct search_rank_result *const *ranks, int n, int world_size, const int *owner,
                  const struct dg_xchg *xc, const struct search_xrank *from, struct search_xrank **out)
 {
@@ -141,30 +83,21 @@ static int build(struct search_rank_result *const *ranks, int n, int world_size,
         search_xrank_destroy(x);
         return rc;
     }
-    if (xc->nprocs > 1) {
-        /* the happens-before pairs answered together, gathered on process
-         * 0; the rest is not spread yet: what needs it refuses a partial
-         * stage */
-        x->partial = true;
-        if (checks && (rc = answer_dist(x, P)) < 0) {
+    /* the checks judged by the happens-before order, the verdicts on
+     * process 0 */
+    if (from && from->nverdicts) {
+        if (!(x->verdicts = malloc(from->nverdicts * sizeof *x->verdicts))) {
             search_xrank_destroy(x);
-            return rc;
+            return TRACE_ERR_NOMEM;
         }
-        *out = x;
-        return 0;
-    }
-    /* happens-before, for the pairs the deadlock checks ask about */
-    struct dg_hb_query *q = NULL;
-    size_t nq = 0;
-    if (from && from->hb_answered)
-        rc = dg_hb_build_answered(x->logs, P, x->match, from->hbq, from->hbans, from->hbn, &x->hb);
-    else if ((rc = search_deadlock_queries(x, &q, &nq)) == 0)
-        rc = dg_hb_build(x->logs, P, x->match, q, nq, &x->hb);
-    free(q);
-    if (rc < 0) {
+        memcpy(x->verdicts, from->verdicts, from->nverdicts * sizeof *x->verdicts);
+        x->nverdicts = from->nverdicts;
+    } else if (!from && checks && (rc = search_deadlock_verdicts(x)) < 0) {
         search_xrank_destroy(x);
         return rc;
     }
+    /* spread: the rest is not yet, what needs it refuses a partial stage */
+    x->partial = xc->nprocs > 1;
     *out = x;
     return 0;
 nomem:
@@ -188,9 +121,7 @@ void search_xrank_destroy(struct search_xrank *x)
     if (!x)
         return;
     search_clocks_free(&x->clocks);
-    dg_hb_destroy(x->hb);
-    free(x->hbq);
-    free(x->hbans);
+    free(x->verdicts);
     if (x->xchg) {
         dg_bytes_per_proc_free(x->jout, x->xchg->nprocs);
         dg_bytes_per_proc_free(x->jin, x->xchg->nprocs);

@@ -11,7 +11,8 @@
  * (dg_replay_run_dist) ends each rank where the serial one does, to the
  * bit, with the parameters the serial fit gives (dg_replay_fit_dist), and
  * the kinds' facts of other ranks' records gathered on process 0
- * (search_xrank_peer_facts) are the serial ones.
+ * (search_xrank_peer_facts) and the aggregation checks' verdicts
+ * (search_deadlock_verdicts) are the serial ones.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -481,6 +482,37 @@ static void test_waitstates_random(void **state)
  * blocking receives and collectives (every such call a lead), and a group
  * span from each send to the next one to the same peer; then the facts of
  * its own log (search_rank_result_log_facts). */
+static bool fake_checks; /* fake_result gives its result aggregation checks */
+
+/* Random aggregation checks of a result (group 0): a few sends delayed
+ * past a few later receives and collectives of its log (event indices),
+ * now and then one over the cap (truncated: not judged). */
+static void add_checks(struct search_rank_result *res, const struct dg_mpilog *l)
+{
+    uint32_t n = 1 + (uint32_t)rnd(5);
+    res->checks = calloc(n, sizeof *res->checks);
+    assert_non_null(res->checks);
+    for (uint32_t c = 0; c < n && l->n; c++) {
+        struct search_group_check *chk = &res->checks[res->nchecks];
+        bool big = rnd(10) == 0;
+        uint32_t want = big ? SEARCH_CHECK_MAX : 1 + (uint32_t)rnd(4), start = (uint32_t)rnd(l->n);
+        chk->members = calloc(SEARCH_CHECK_MAX, sizeof *chk->members);
+        chk->cross = calloc(SEARCH_CHECK_MAX, sizeof *chk->cross);
+        assert_true(chk->members && chk->cross);
+        uint32_t p = start;
+        for (; p < l->n && chk->nmembers < want; p++)
+            if (l->rec[p].kind == DG_MSG_SEND && rnd(2))
+                chk->members[chk->nmembers++] = l->rec[p].index;
+        for (; p < l->n && chk->ncross < (big ? want : 3); p++)
+            if ((l->rec[p].kind == DG_MSG_RECV || l->rec[p].kind == DG_MSG_COLL) && rnd(2) &&
+                (!chk->ncross || chk->cross[chk->ncross - 1] != l->rec[p].index))
+                chk->cross[chk->ncross++] = l->rec[p].index;
+        if (big) /* over the cap, whatever it found */
+            chk->nmembers = chk->ncross = SEARCH_CHECK_MAX;
+        res->nchecks++;
+    }
+}
+
 static struct search_rank_result *fake_result(int r, struct dg_mpilog *l)
 {
     struct search_rank_result *res = calloc(1, sizeof *res);
@@ -523,6 +555,8 @@ static struct search_rank_result *fake_result(int r, struct dg_mpilog *l)
                 res->spans[res->nspans++] = (struct search_group_span){.first = p, .last = q};
                 break;
             }
+    if (fake_checks)
+        add_checks(res, l);
     assert_int_equal(search_rank_result_log_facts(res), 0);
     return res;
 }
@@ -784,6 +818,124 @@ static void test_describe_random(void **state)
         three_free(&t, P);
     }
     assert_true(known > 300 && unknown > 50);
+}
+
+/* ---- the checks' verdicts ---------------------------------------------------------------- */
+
+/* The serial verdict of one check: its first delay whose other end
+ * happens before (dg_hb_before of a dg_hb over every log) or comes before
+ * on one rank what the crossed call waits for. */
+struct oracle {
+    struct dg_hb *h;
+    int rank;
+    uint32_t check;
+    struct search_check_verdict v;
+    bool found;
+};
+
+static int oracle_delay(const struct search_xrank *x, struct dg_pos own, struct dg_pos w, const struct dg_pos *what,
+                        size_t nw, void *ctx)
+{
+    struct oracle *O = ctx;
+    int kind = x->logs[own.rank]->rec[own.pos].kind;
+    struct dg_pos other = kind == DG_MSG_SEND || kind == DG_MSG_RECV ? dg_match_peer(x->match, own) : DG_POS_NONE;
+    for (size_t i = 0; other.rank >= 0 && i < nw; i++) {
+        int b = dg_hb_before(O->h, other, what[i]);
+        assert_true(b == 0 || b == 1);
+        if (b || (other.rank == what[i].rank && other.pos < what[i].pos)) {
+            O->v = (struct search_check_verdict){O->rank, O->check, own, other, w, what[i]};
+            O->found = true;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every verdict the oracle finds over the serial stage's logs, in (rank,
+ * check) order; *nv of them. */
+static struct search_check_verdict *oracle_verdicts(const struct search_xrank *x, size_t *nv)
+{
+    struct oracle O = {0};
+    assert_int_equal(dg_hb_build(x->logs, x->world_size, x->match, NULL, 0, &O.h), 0);
+    struct search_check_verdict *v = malloc(MAXP * 8 * sizeof *v);
+    assert_non_null(v);
+    *nv = 0;
+    for (int r = 0; r < x->world_size; r++) {
+        const struct search_rank_result *res = x->logs[r] ? x->by_rank[r] : NULL;
+        for (uint32_t c = 0; res && c < res->nchecks; c++) {
+            O.rank = r;
+            O.check = c;
+            O.found = false;
+            if (!search_check_truncated(&res->checks[c]))
+                assert_true(search_each_delay(x, r, &res->checks[c], oracle_delay, &O) >= 0);
+            if (O.found)
+                v[(*nv)++] = O.v;
+        }
+    }
+    dg_hb_destroy(O.h);
+    return v;
+}
+
+static bool same_verdicts(const struct search_xrank *x, const struct search_check_verdict *want, size_t n)
+{
+    return x->nverdicts == n && (!n || !memcmp(x->verdicts, want, n * sizeof *want));
+}
+
+struct verdict_shared {
+    int P;
+    struct search_rank_result **mine, **whole;
+    const int *owner;
+    const struct search_check_verdict *want;
+    size_t nwant;
+};
+
+static int verdict_proc(const struct dg_xchg *x, void *arg)
+{
+    struct peer_arg *a = arg;
+    struct verdict_shared *sh = a->sh;
+    struct search_rank_result *known[MAXP];
+    struct search_xrank *xr = NULL;
+    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr);
+    if (rc < 0)
+        return rc;
+    if (x->proc == 0)
+        CHECK(same_verdicts(xr, sh->want, sh->nwant));
+    else
+        CHECK(xr->nverdicts == 0); /* they are process 0's */
+    search_xrank_destroy(xr);
+    return 0;
+}
+
+/* Random runs with random aggregation checks: the verdicts every process
+ * finds for its ranks (a collective's delays judged by the instance's
+ * owner) and gathers on process 0 are, check for check, the serial
+ * oracle's (the first delay whose other end happens before what the
+ * crossed call waits for), and so are the serial stage's. */
+static void test_verdicts_random(void **state)
+{
+    (void)state;
+    sites_init();
+    static const int Ks[] = {2, 3, 4, 8, 1};
+    size_t forbidden = 0, checks = 0;
+    fake_checks = true;
+    for (int round = 0; round < 60; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct three t;
+        three_make(&t, 12000u + (unsigned)round, P, K);
+        size_t nwant = 0;
+        struct search_check_verdict *want = oracle_verdicts(t.sxr, &nwant);
+        if (!same_verdicts(t.sxr, want, nwant))
+            fail_msg("round %d: the serial stage has %zu verdicts, the oracle %zu", round, t.sxr->nverdicts, nwant);
+        for (int r = 0; r < P; r++)
+            checks += t.serial[r] ? t.serial[r]->nchecks : 0;
+        forbidden += nwant;
+        struct verdict_shared sh = {P, t.mine, t.whole, t.owner, want, nwant};
+        run_procs(K, verdict_proc, &sh, round);
+        free(want);
+        three_free(&t, P);
+    }
+    fake_checks = false;
+    assert_true(forbidden > 50 && checks > 2 * forbidden); /* 403 of 1,329 at these seeds */
 }
 
 /* ---- the replay of a changed run ------------------------------------------------------- */
@@ -1079,52 +1231,10 @@ static void hb_check_answers(const struct hb_shared *sh, const struct dg_mpilog 
         }
 }
 
-/* A dg_hb built by process 0 from every process's queries and answers:
- * it gives back the answers (those turned over too: they are not replayed
- * again), and replays pairs not asked as the serial one does. */
-static void hb_check_answered(const struct hb_shared *sh, const struct dg_match *m, const struct dg_hb *h,
-                              const struct dg_hb_query *Q, size_t nall, int round)
-{
-    uint8_t *A = malloc(nall ? nall : 1), *flip = malloc(nall ? nall : 1);
-    assert_true(A && flip);
-    size_t n = 0;
-    for (int k = 0; k < sh->K; k++)
-        for (size_t i = 0; i < sh->nq[k]; i++, n++)
-            flip[n] = !(A[n] = sh->ans[k][i]);
-    struct dg_hb *h2 = NULL, *h3 = NULL;
-    assert_int_equal(dg_hb_build_answered(sh->all, sh->P, m, Q, A, nall, &h2), 0);
-    for (size_t i = 0; i < nall; i++) {
-        int want = dg_hb_before(h, Q[i].a, Q[i].b), got = dg_hb_before(h2, Q[i].a, Q[i].b);
-        if (got != want)
-            fail_msg("round %d: answered query %zu (%d:%u before %d:%u?) gives %d, serially %d", round, i,
-                     Q[i].a.rank, Q[i].a.pos, Q[i].b.rank, Q[i].b.pos, got, want);
-    }
-    for (int t = 0; t < 4; t++) {
-        struct dg_pos a = any_rec(sh->all, sh->P), b = any_rec(sh->all, sh->P);
-        if (a.rank < 0 || b.rank == a.rank)
-            continue;
-        int want = dg_hb_before(h, a, b), got = dg_hb_before(h2, a, b);
-        if (got != want)
-            fail_msg("round %d: pair not asked (%d:%u before %d:%u?) gives %d, serially %d", round, a.rank, a.pos,
-                     b.rank, b.pos, got, want);
-    }
-    dg_hb_destroy(h2);
-    assert_int_equal(dg_hb_build_answered(sh->all, sh->P, m, Q, flip, nall, &h3), 0);
-    for (size_t i = 0; i < nall; i++)
-        if (Q[i].a.rank != Q[i].b.rank && hb_valid(sh->all, sh->P, Q[i].a) && hb_valid(sh->all, sh->P, Q[i].b) &&
-            dg_hb_before(h3, Q[i].a, Q[i].b) != flip[i])
-            fail_msg("round %d: query %zu (%d:%u before %d:%u?) answered %d was replayed", round, i, Q[i].a.rank,
-                     Q[i].a.pos, Q[i].b.rank, Q[i].b.pos, flip[i]);
-    dg_hb_destroy(h3);
-    free(A);
-    free(flip);
-}
-
 /* Random runs (nonblocking collectives in half of them, some ranks
  * without a log): each process asks its own queries (dg_hb_answer_dist)
- * and gets what the serial dg_hb over every process's queries says; a
- * dg_hb built from those answers (dg_hb_build_answered) agrees with the
- * serial one.  Enough answers are 1 and 0 that neither passes by chance. */
+ * and gets what the serial dg_hb over every process's queries says.
+ * Enough answers are 1 and 0 that neither passes by chance. */
 static void test_hb_random(void **state)
 {
     (void)state;
@@ -1170,7 +1280,6 @@ static void test_hb_random(void **state)
         }
         assert_int_equal(dg_xchg_threads(K, hb_proc, args), 0);
         hb_check_answers(&sh, l, h, round, cnt);
-        hb_check_answered(&sh, m, h, Q, nall, round);
         dg_hb_destroy(h);
         dg_match_destroy(m);
         free(Q);
@@ -1630,6 +1739,7 @@ int main(void)
         cmocka_unit_test(test_waitstates_random),
         cmocka_unit_test(test_peer_facts_random),
         cmocka_unit_test(test_describe_random),
+        cmocka_unit_test(test_verdicts_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
         cmocka_unit_test(test_chain_random),
