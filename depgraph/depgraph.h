@@ -492,7 +492,9 @@ struct dg_msgrec {
     uint16_t call;       /* enum cht_mpi_call */
     uint8_t kind;        /* enum dg_msg_kind */
     uint8_t role;        /* enum dg_role of the event */
-    uint32_t flags;      /* enum dg_msg_flag */
+    uint16_t flags;      /* enum dg_msg_flag */
+    uint8_t mpi_op;      /* COLL: enum cht_mpi_op of a reduction, else 0 */
+    uint8_t dtype;       /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
     int32_t peer;        /* SEND: destination; RECV: source (from the status); COLL: root
                             (world rank) or -1; else -1 */
     int32_t tag;         /* SEND: tag; RECV: tag from the status; else -1 */
@@ -501,8 +503,9 @@ struct dg_msgrec {
     uint64_t seq;        /* SEND: channel sequence number; RECV: rseq; COLL: call number */
     uint32_t use_site;   /* with DG_MSGF_ARG: call site of the MPI call that uses the value
                             (RECV: the first; SEND: the last of the next few); else 0 */
-    uint8_t mpi_op;      /* COLL: enum cht_mpi_op of a reduction, else 0 */
-    uint8_t dtype;       /* COLL: enum cht_mpi_dtype of its datatype, 0 unknown or derived */
+    uint32_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive;
+                            COLL with DG_MSGF_NONBLOCKING: log position of its start
+                            (an OTHER record, before it) */
     uint64_t t_enter, t_exit; /* ns, the rank's CLOCK_MONOTONIC (0 = unknown; its CPU
                                  times, if recorded, are beside it: dg_cpu_of) */
     uint64_t buf, bytes; /* SEND: bytes read; RECV: bytes written; COLL: the send side */
@@ -510,10 +513,9 @@ struct dg_msgrec {
     uint64_t version;    /* SEND (and COLL send side): index + 1 of the last event that
                             wrote any of its bytes, 0 if none: two sends of the same
                             range and version send the same bytes */
-    uint64_t fwd_pos;    /* SEND with DG_MSGF_FORWARD: log position of that receive;
-                            COLL with DG_MSGF_NONBLOCKING: log position of its start
-                            (an OTHER record, before it) */
 };
+/* 112 bytes, no padding: positions in a log are 32 bits (struct dg_pos) */
+_Static_assert(sizeof(struct dg_msgrec) == 112, "struct dg_msgrec has padding");
 
 /* The first later event that touched a record's received bytes (a
  * computation or an MPI call): of a RECV with DG_MSGF_CONSUMED, or of a

@@ -225,7 +225,7 @@ static void send_bytes(struct dg_logger *l, struct dg_msgrec *r, uint64_t buf, u
     const struct dg_msgrec *rv = &l->log.rec[*pos];
     if (rv->buf <= buf && buf + bytes <= rv->buf + rv->bytes) {
         r->flags |= DG_MSGF_FORWARD;
-        r->fwd_pos = *pos;
+        r->fwd_pos = (uint32_t)*pos; /* a log position (n is 32 bits) */
     }
 }
 
@@ -352,7 +352,7 @@ static int nb_coll_start(struct dg_logger *l, const struct trace_event *tev,
     struct pending_coll p = {*r, NO_SLOT};
     p.rec.kind = DG_MSG_COLL;
     p.rec.flags |= DG_MSGF_NONBLOCKING;
-    p.rec.fwd_pos = (uint64_t)(r - l->log.rec);
+    p.rec.fwd_pos = (uint32_t)(r - l->log.rec);
     coll_fields(l, &p.rec, m);
     uint32_t slot;
     if (l->free_pcoll != NO_SLOT) {

@@ -45,7 +45,7 @@ _Static_assert(sizeof(struct search_boxes) == 24, "search_boxes changed: update 
 _Static_assert(sizeof(struct dg_mpilog) == 112, "dg_mpilog changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_consumer) == 40, "dg_consumer changed: update search/parallel/pack.c");
 _Static_assert(sizeof(struct dg_clock) == 24, "dg_clock changed: update search/parallel/pack.c");
-_Static_assert(sizeof(struct dg_msgrec) == 120, "dg_msgrec changed: update search/parallel/pack.c");
+_Static_assert(sizeof(struct dg_msgrec) == 112, "dg_msgrec changed: update search/parallel/pack.c");
 #endif
 
 #define RES_MAGIC 0x52524843u    /* "CHRR": one packed rank result */
@@ -167,7 +167,10 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->call = rd_u16(r);
     m->kind = rd_u8(r);
     m->role = rd_u8(r);
-    m->flags = rd_u32(r);
+    uint32_t flags = rd_u32(r);
+    if (flags > UINT16_MAX)
+        rd_fail(r, "an MPI record's flags are out of range");
+    m->flags = (uint16_t)flags;
     m->peer = rd_i32(r);
     m->tag = rd_i32(r);
     m->comm = rd_u64(r);
@@ -181,7 +184,10 @@ static void rd_msgrec(struct pk_rd *r, struct dg_msgrec *m)
     m->rbuf = rd_u64(r);
     m->rbytes = rd_u64(r);
     m->version = rd_u64(r);
-    m->fwd_pos = rd_u64(r);
+    uint64_t fwd = rd_u64(r);
+    if (fwd > UINT32_MAX)
+        rd_fail(r, "an MPI record names a log position out of range");
+    m->fwd_pos = (uint32_t)fwd;
     m->mpi_op = rd_u8(r);
     m->dtype = rd_u8(r);
 }
