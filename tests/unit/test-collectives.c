@@ -1407,6 +1407,33 @@ static void test_repeat(void **state)
     (void)state;
 }
 
+/* Calls whose site has no line (line 0: at -O2 LLVM gives the calls it
+ * merges from both branches of an if line 0) are named by their function,
+ * not as "line 0". */
+static void test_repeat_unknown_line(void **state)
+{
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    for (uint32_t s = 150; s <= 151; s++) {
+        infos[s].line = infos[s].col = 0;
+        infos[s].func = "stats";
+    }
+    for (int r = 0; r < P; r++) {
+        w_coll(w, r, 150, CHT_MPI_GATHER, 0, 0, BUF(r), 8, r == 0 ? BUF(r) + 0x100 : 0, r == 0 ? 32 : 0, 1);
+        w_coll(w, r, 151, CHT_MPI_GATHER, 0, 1, BUF(r) + 8, 8, r == 0 ? BUF(r) + 0x200 : 0, r == 0 ? 32 : 0,
+               1);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(h[0].message, "the 2 MPI_Gather calls at an unknown line in stats() can be one "
+                                         "MPI_Gather of their concatenated buffers"));
+    assert_null(strstr(h[0].message, "line 0"));
+    hints_free(h, n);
+    w_free(w);
+    setup(state); /* the site table as the other tests have it */
+}
+
 static void test_repeat_near_misses(void **state)
 {
     /* the second send buffer is written between the calls */
@@ -1681,6 +1708,7 @@ int main(void)
         T(test_allgather_ring),
         T(test_allgather_flat_and_dependent),
         T(test_repeat),
+        T(test_repeat_unknown_line),
         T(test_repeat_near_misses),
         T(test_repeat_mixed_types),
         T(test_halo_exchange),

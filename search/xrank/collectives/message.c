@@ -53,21 +53,24 @@ static const char *base_name(const char *p)
 }
 
 /* "line 12" / "lines 12, 14" of the sites with this call and mask bit, as
- * "file.c:12" when not in the hint's file. */
+ * "file.c:12" when not in the hint's file; a site without a line (line 0:
+ * the compiler merged calls of several lines, or no debug information) as
+ * "an unknown line in f()", once per function. */
 void coll_text_lines(struct search_text *b, const struct hacc *h, const struct search_hint *sh, uint16_t call,
                      unsigned bit)
 {
     const char *file = hint_file(sh);
     uint32_t n = 0;
     for (uint32_t i = 0; i < h->nlocs; i++)
-        n += h->locs[i].call == call && (h->locs[i].mask & bit);
-    search_text_printf(b, n == 1 ? "line " : "lines ");
+        n += h->locs[i].call == call && (h->locs[i].mask & bit) && h->locs[i].loc.line;
+    if (n)
+        search_text_printf(b, n == 1 ? "line " : "lines ");
     bool first = true;
     uint32_t last_line = 0;
     const char *last_file = NULL;
     for (uint32_t i = 0; i < h->nlocs; i++) {
         const struct iloc *l = &h->locs[i];
-        if (l->call != call || !(l->mask & bit))
+        if (l->call != call || !(l->mask & bit) || !l->loc.line)
             continue;
         if (last_file && !strcmp(last_file, l->loc.file) && last_line == l->loc.line)
             continue;
@@ -78,6 +81,22 @@ void coll_text_lines(struct search_text *b, const struct hacc *h, const struct s
         first = false;
         last_file = l->loc.file;
         last_line = l->loc.line;
+    }
+    const char *last_func = NULL;
+    bool unknown = false;
+    for (uint32_t i = 0; i < h->nlocs; i++) {
+        const struct iloc *l = &h->locs[i];
+        if (l->call != call || !(l->mask & bit) || l->loc.line)
+            continue;
+        const char *func = l->loc.func && *l->loc.func ? l->loc.func : NULL;
+        if (unknown && (last_func == func || (last_func && func && !strcmp(last_func, func))))
+            continue;
+        search_text_printf(b, "%san unknown line", first ? "" : " and ");
+        if (func)
+            search_text_printf(b, " in %s()", func);
+        first = false;
+        unknown = true;
+        last_func = func;
     }
 }
 
