@@ -683,6 +683,13 @@ struct dg_pos {
     uint32_t pos;
 };
 #define DG_POS_NONE ((struct dg_pos){-1, 0})
+/* Positions ordered by rank, then position (-1, 0, 1). */
+static inline int dg_pos_cmp(struct dg_pos a, struct dg_pos b)
+{
+    if (a.rank != b.rank)
+        return a.rank < b.rank ? -1 : 1;
+    return a.pos < b.pos ? -1 : a.pos > b.pos;
+}
 
 struct dg_match;
 

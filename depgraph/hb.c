@@ -627,18 +627,11 @@ static int run_init(struct run *R, const struct dg_mpilog *const *logs, int P, c
 
 /* ---- queries -------------------------------------------------------------------- */
 
-static int pos_cmp(struct dg_pos a, struct dg_pos b)
-{
-    if (a.rank != b.rank)
-        return a.rank < b.rank ? -1 : 1;
-    return a.pos < b.pos ? -1 : a.pos > b.pos;
-}
-
 static int query_cmp(const void *pa, const void *pb)
 {
     const struct dg_hb_query *a = pa, *b = pb;
-    int c = pos_cmp(a->a, b->a);
-    return c ? c : pos_cmp(a->b, b->b);
+    int c = dg_pos_cmp(a->a, b->a);
+    return c ? c : dg_pos_cmp(a->b, b->b);
 }
 
 static bool valid(const struct dg_mpilog *const *logs, int P, struct dg_pos p)
@@ -667,7 +660,7 @@ static int replay(const struct dg_mpilog *const *logs, int P, const struct dg_ma
     R.arr_from = arr_from;
     uint32_t ntok = 0;
     for (size_t i = 0; rc == 0 && i < nq; i++) {
-        if (i == 0 || pos_cmp(q[i].a, q[i - 1].a)) {
+        if (i == 0 || dg_pos_cmp(q[i].a, q[i - 1].a)) {
             rc = ev_push(&R.src[q[i].a.rank], q[i].a.pos, ntok);
             ntok++;
         }

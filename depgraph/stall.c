@@ -93,10 +93,7 @@ struct replay {
 
 static int pos_cmp(const void *pa, const void *pb)
 {
-    const struct dg_pos *a = pa, *b = pb;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
+    return dg_pos_cmp(*(const struct dg_pos *)pa, *(const struct dg_pos *)pb);
 }
 
 static int move_cmp(const void *pa, const void *pb)

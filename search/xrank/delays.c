@@ -224,13 +224,6 @@ static int take_requests(struct judging *J)
 
 /* ---- judging -------------------------------------------------------------------------- */
 
-static int pos_cmp(struct dg_pos a, struct dg_pos b)
-{
-    if (a.rank != b.rank)
-        return a.rank < b.rank ? -1 : 1;
-    return a.pos < b.pos ? -1 : a.pos > b.pos;
-}
-
 /* A pair and its answer, sorted by the pair. */
 struct pa {
     struct dg_hb_query q;
@@ -240,8 +233,8 @@ struct pa {
 static int pa_cmp(const void *pa, const void *pb)
 {
     const struct pa *a = pa, *b = pb;
-    int c = pos_cmp(a->q.a, b->q.a);
-    return c ? c : pos_cmp(a->q.b, b->q.b);
+    int c = dg_pos_cmp(a->q.a, b->q.a);
+    return c ? c : dg_pos_cmp(a->q.b, b->q.b);
 }
 
 /* The first of what[0..n) that `other` comes before: on its rank, or by

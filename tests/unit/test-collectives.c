@@ -1381,16 +1381,23 @@ static void test_allgather_flat_and_dependent(void **state)
 
 /* ---- repeated collectives ----------------------------------------------------------------- */
 
+/* Two back-to-back Gathers to root 0 on every rank, at sites a and b, of
+ * separate 8-byte send and 32-byte receive buffers. */
+static void two_gathers(struct world *w, uint32_t a, uint32_t b)
+{
+    for (int r = 0; r < P; r++) {
+        w_coll(w, r, a, CHT_MPI_GATHER, 0, 0, BUF(r), 8, r == 0 ? BUF(r) + 0x100 : 0, r == 0 ? 32 : 0, 1);
+        w_coll(w, r, b, CHT_MPI_GATHER, 0, 1, BUF(r) + 8, 8, r == 0 ? BUF(r) + 0x200 : 0, r == 0 ? 32 : 0,
+               1);
+    }
+}
+
 static void test_repeat(void **state)
 {
     struct world *w = w_new();
     struct search_hint *h;
     uint32_t n;
-    for (int r = 0; r < P; r++) {
-        w_coll(w, r, 80, CHT_MPI_GATHER, 0, 0, BUF(r), 8, r == 0 ? BUF(r) + 0x100 : 0, r == 0 ? 32 : 0, 1);
-        w_coll(w, r, 81, CHT_MPI_GATHER, 0, 1, BUF(r) + 8, 8, r == 0 ? BUF(r) + 0x200 : 0, r == 0 ? 32 : 0,
-               1);
-    }
+    two_gathers(w, 80, 81);
     w_search(w, &h, &n);
     assert_int_equal(n, 1);
     assert_string_equal(h[0].collective, "MPI_Gather");
@@ -1419,11 +1426,7 @@ static void test_repeat_unknown_line(void **state)
         infos[s].line = infos[s].col = 0;
         infos[s].func = "stats";
     }
-    for (int r = 0; r < P; r++) {
-        w_coll(w, r, 150, CHT_MPI_GATHER, 0, 0, BUF(r), 8, r == 0 ? BUF(r) + 0x100 : 0, r == 0 ? 32 : 0, 1);
-        w_coll(w, r, 151, CHT_MPI_GATHER, 0, 1, BUF(r) + 8, 8, r == 0 ? BUF(r) + 0x200 : 0, r == 0 ? 32 : 0,
-               1);
-    }
+    two_gathers(w, 150, 151);
     w_search(w, &h, &n);
     assert_int_equal(n, 1);
     assert_non_null(strstr(h[0].message, "the 2 MPI_Gather calls at an unknown line in stats() can be one "

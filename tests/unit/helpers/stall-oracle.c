@@ -26,10 +26,7 @@ struct replay {
 
 static int pos_cmp(const void *pa, const void *pb)
 {
-    const struct dg_pos *a = pa, *b = pb;
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    return a->pos < b->pos ? -1 : a->pos > b->pos;
+    return dg_pos_cmp(*(const struct dg_pos *)pa, *(const struct dg_pos *)pb);
 }
 
 static uint32_t slot_of(const struct replay *R, struct dg_pos p)
