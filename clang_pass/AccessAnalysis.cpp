@@ -9,6 +9,7 @@
 #include "SiteCost.h"
 #include "SystemCode.h"
 
+#include "mpi-local.h"
 #include "trace-format.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -60,6 +61,12 @@ bool AccessAnalysis::isMPICall(const Instruction &I) {
     return false;
   StringRef Name = Callee->getName();
   return Name.startswith("MPI_") || Name.startswith("PMPI_");
+}
+
+bool AccessAnalysis::isClockCall(const Instruction &I) {
+  const auto *CB = dyn_cast<CallBase>(&I);
+  const Function *Callee = CB ? directCallee(*CB) : nullptr;
+  return Callee && cht_is_clock(Callee->getName().str().c_str());
 }
 
 bool AccessAnalysis::isInterestingPointer(const Value *Ptr, bool IsWrite) {
@@ -1211,7 +1218,9 @@ FunctionPlan AccessAnalysis::run() {
           S.Dst = Dst;
           S.Src = Src;
           S.Len = CB->getArgOperand(2);
-        } else if (isMPICall(I)) {
+        } else if (isMPICall(I) || isClockCall(I)) {
+          // an MPI call, or a clock read: recorded like an untraced MPI
+          // call, a fence (docs/dependence.md, "Clock reads")
           addCallSite(Plan, I, CHT_SITE_CALL);
           if (auto *CI = dyn_cast<CallInst>(CB))
             addQueryOutputs(Plan, *CI, Name);

@@ -144,6 +144,10 @@ public:
   /// True for direct calls of MPI_* / PMPI_* functions.
   static bool isMPICall(const llvm::Instruction &I);
 
+  /// True for direct calls of a function that reads a clock
+  /// (tracelib/mpi-local.h, cht_is_clock): recorded like an MPI call.
+  static bool isClockCall(const llvm::Instruction &I);
+
 private:
   void computeLoops(FunctionPlan &Plan);
   /// Fills Conditional: blocks control dependent on a source-level decision,

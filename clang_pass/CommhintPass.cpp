@@ -375,13 +375,16 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
     break;
   case CHT_SITE_CALL: {
     B.CreateCall(runtime("__commhint_mpi_site", Void, {I32}), {Id});
-    // After a call that is not local: records it if no wrapper did
-    // (mpi-local.h).  An invoke (C++) has no single place after it yet.
+    // After a call that is not local, or that reads a clock: records it
+    // if no wrapper did (mpi-local.h).  An invoke (C++) has no single
+    // place after it yet.
     auto *CI = dyn_cast<CallInst>(S.Anchor);
     const Function *Callee =
         CI ? dyn_cast<Function>(CI->getCalledOperand()->stripPointerCasts())
            : nullptr;
-    if (!Callee || cht_mpi_is_local(Callee->getName().str().c_str()))
+    std::string CalleeName = Callee ? Callee->getName().str() : "";
+    if (!Callee || (cht_mpi_is_local(CalleeName.c_str()) &&
+                    !cht_is_clock(CalleeName.c_str())))
       break;
     IRBuilder<> After(CI->getNextNode());
     After.SetCurrentDebugLocation(CI->getDebugLoc());

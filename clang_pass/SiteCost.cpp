@@ -167,7 +167,8 @@ void computeSiteCosts(Function &F, FunctionPlan &Plan) {
     for (const Instruction &I : *BB) {
       unsigned Pos = P++;
       uint32_t C = instCost(I);
-      if (!C || Calls.count(&I) || AccessAnalysis::isMPICall(I))
+      if (!C || Calls.count(&I) || AccessAnalysis::isMPICall(I) ||
+          AccessAnalysis::isClockCall(I))
         continue;
       size_t To = SIZE_MAX;
       auto It = Own.find(&I);

@@ -105,10 +105,12 @@ static const char *kind_name(const struct trace_event *ev)
             return "heap"; /* an allocation or a free: the whole block */
         return ev->site_info ? trace_site_kind_name(ev->site_info->kind) : "comp";
     case TRACE_EV_MPI:
-        /* an untraced call by its own name ("MPI_Put (untraced)") */
+        /* an untraced call by its own name ("MPI_Put (untraced)"), a
+         * clock read too ("MPI_Wtime (clock read)") */
         if (ev->call_name) {
             static _Thread_local char buf[CHT_CALLNAME_MAX + 16];
-            snprintf(buf, sizeof buf, "%s (untraced)", ev->call_name);
+            snprintf(buf, sizeof buf, "%s (%s)", ev->call_name,
+                     trace_event_call(ev) == CHT_MPI_CLOCK ? "clock read" : "untraced");
             return buf;
         }
         {

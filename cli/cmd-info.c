@@ -52,8 +52,32 @@ static void untraced_add(struct untraced *u, const char *name, uint64_t n)
     u->by[u->nnames++].n = n;
 }
 
+/* A JSON object of the calls by name. */
+static void json_by_name(const struct untraced *u)
+{
+    printf("{");
+    for (int i = 0; i < u->nnames; i++) {
+        printf("%s", i ? "," : "");
+        search_json_string(stdout, u->by[i].name);
+        printf(":%" PRIu64, u->by[i].n);
+    }
+    if (u->others)
+        printf("%s\"others\":%" PRIu64, u->nnames ? "," : "", u->others);
+    printf("}");
+}
+
+/* The calls by name, " name=n" each, and the line's end. */
+static void text_by_name(const struct untraced *u)
+{
+    for (int i = 0; i < u->nnames; i++)
+        printf(" %s=%" PRIu64, u->by[i].name, u->by[i].n);
+    if (u->others)
+        printf(" others=%" PRIu64, u->others);
+    printf("\n");
+}
+
 struct rank_info {
-    struct untraced untraced;
+    struct untraced untraced, clocks; /* clocks: the clock reads (CHT_MPI_CLOCK) */
     bool present;
     bool damaged;
     bool cut_short;
@@ -108,10 +132,12 @@ static void scan_rank(struct trace *t, int rank, bool expand, struct rank_info *
     int rc;
     while ((rc = trace_cursor_next_run(cur, &ev, &run)) > 0)
         if (!run && ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
-            ri->calls[ev->mpi->h.aux][variant_of(ev->mpi->flags)]++;
+            /* a clock read is counted apart from the MPI calls */
+            bool clock = trace_event_call(ev) == CHT_MPI_CLOCK;
+            ri->calls[clock ? CHT_MPI_CLOCK : ev->mpi->h.aux][clock ? 0 : variant_of(ev->mpi->flags)]++;
             ri->cpu_calls += ev->cpu_exit != 0;
             if (ev->mpi->h.aux == CHT_MPI_UNTRACED)
-                untraced_add(&ri->untraced, ev->call_name ? ev->call_name : "?", 1);
+                untraced_add(clock ? &ri->clocks : &ri->untraced, ev->call_name ? ev->call_name : "?", 1);
         }
     trace_cursor_stats(cur, &ri->st);
     if (rc < 0) {
@@ -253,6 +279,9 @@ int cmd_info(int argc, char **argv)
         for (int i = 0; i < ri[r].untraced.nnames; i++)
             untraced_add(&tot.untraced, ri[r].untraced.by[i].name, ri[r].untraced.by[i].n);
         tot.untraced.others += ri[r].untraced.others;
+        for (int i = 0; i < ri[r].clocks.nnames; i++)
+            untraced_add(&tot.clocks, ri[r].clocks.by[i].name, ri[r].clocks.by[i].n);
+        tot.clocks.others += ri[r].clocks.others;
         damaged += ri[r].damaged;
         cut += ri[r].cut_short;
         missing += !ri[r].present;
@@ -291,20 +320,16 @@ int cmd_info(int argc, char **argv)
         char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
             for (int v = 0; v < 4; v++)
-                if (tot.calls[k][v]) {
+                if (tot.calls[k][v] && k != CHT_MPI_CLOCK) {
                     printf("%s\"%s\":%" PRIu64, first ? "" : ",", call_label(k, v, lb, sizeof lb),
                            tot.calls[k][v]);
                     first = false;
                 }
-        printf("},\"untraced_mpi_calls\":{");
-        for (int i = 0; i < tot.untraced.nnames; i++) {
-            printf("%s", i ? "," : "");
-            search_json_string(stdout, tot.untraced.by[i].name);
-            printf(":%" PRIu64, tot.untraced.by[i].n);
-        }
-        if (tot.untraced.others)
-            printf("%s\"others\":%" PRIu64, tot.untraced.nnames ? "," : "", tot.untraced.others);
-        printf("},\"ranks\":[");
+        printf("},\"untraced_mpi_calls\":");
+        json_by_name(&tot.untraced);
+        printf(",\"clock_reads\":");
+        json_by_name(&tot.clocks);
+        printf(",\"ranks\":[");
         for (int r = 0; r < n; r++) {
             struct trace_cursor_stats *s = &ri[r].st;
             printf("%s{\"rank\":%d,\"present\":%s,\"status\":\"%s\",\"comp_events\":%" PRIu64
@@ -347,7 +372,7 @@ int cmd_info(int argc, char **argv)
         char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
             for (int v = 0; v < 4; v++)
-                if (tot.calls[k][v]) {
+                if (tot.calls[k][v] && k != CHT_MPI_CLOCK) {
                     printf(" %s=%" PRIu64, call_label(k, v, lb, sizeof lb), tot.calls[k][v]);
                     any = true;
                 }
@@ -356,11 +381,13 @@ int cmd_info(int argc, char **argv)
             printf("untraced MPI:     %" PRIu64 " calls no wrapper records (fences for the analysis:\n"
                    "                  nothing moves across them):",
                    tot.calls[CHT_MPI_UNTRACED][0]);
-            for (int i = 0; i < tot.untraced.nnames; i++)
-                printf(" %s=%" PRIu64, tot.untraced.by[i].name, tot.untraced.by[i].n);
-            if (tot.untraced.others)
-                printf(" others=%" PRIu64, tot.untraced.others);
-            printf("\n");
+            text_by_name(&tot.untraced);
+        }
+        if (tot.calls[CHT_MPI_CLOCK][0]) {
+            printf("clock reads:      %" PRIu64 " (fences for the analysis: no MPI call moves across\n"
+                   "                  what the program times):",
+                   tot.calls[CHT_MPI_CLOCK][0]);
+            text_by_name(&tot.clocks);
         }
         printf("\n");
         printf("%5s %12s %10s %8s %12s %12s %8s  %s\n", "rank", "computation", "MPI", "threads",

@@ -537,11 +537,10 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
     struct dg_event *e = &b->ev;
-    int call = m->h.aux, rc = 0;
+    /* a start of a persistent request is the nonblocking call it behaves
+     * as, a clock read is not an untraced MPI call */
+    int call = trace_event_call(tev), rc = 0;
     bool has_status = m->flags & CHT_MPIF_HAS_STATUS;
-    /* a start of a persistent request is the nonblocking call it behaves as */
-    if (m->flags & CHT_MPIF_STARTED)
-        call = trace_mpi_call_started(call);
     e->call = (uint16_t)call;
     e->t_enter = m->t_enter;
     e->t_exit = m->t_exit;
@@ -666,6 +665,7 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     case CHT_MPI_DIST_GRAPH_CREATE: case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: case CHT_MPI_INIT:
     case CHT_MPI_INIT_THREAD: case CHT_MPI_FINALIZE: case CHT_MPI_ABORT:
     case CHT_MPI_UNTRACED: /* what it touches is unknown */
+    case CHT_MPI_CLOCK:    /* what it reads depends on when every call ended */
     case CHT_MPI_START: case CHT_MPI_STARTALL: /* of a request no wrapped init made */
         e->role = DG_ROLE_FENCE;
         break;

@@ -193,7 +193,7 @@ static struct dg_msgrec *rec_new(struct dg_logger *l, const struct trace_event *
     memset(r, 0, sizeof *r);
     r->index = tev->index;
     r->site = tev->site;
-    r->call = m->flags & CHT_MPIF_STARTED ? trace_mpi_call_started(m->h.aux) : m->h.aux;
+    r->call = trace_event_call(tev);
     r->kind = (uint8_t)kind;
     r->role = ev ? ev->role : DG_ROLE_OTHER;
     r->peer = -1;
@@ -435,7 +435,7 @@ static int nb_coll_complete(struct dg_logger *l, const struct trace_event *tev, 
 static int log_mpi(struct dg_logger *l, const struct trace_event *tev, const struct dg_event *ev)
 {
     const struct cht_rec_mpi *m = tev->mpi;
-    int call = m->flags & CHT_MPIF_STARTED ? trace_mpi_call_started(m->h.aux) : m->h.aux;
+    int call = trace_event_call(tev);
     int role = ev ? ev->role : DG_ROLE_OTHER;
     bool has_status = m->flags & CHT_MPIF_HAS_STATUS;
     struct dg_msgrec *r;

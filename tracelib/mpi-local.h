@@ -47,6 +47,23 @@ static const char *const cht_mpi_local_names[] = {
     "Win_shared_query_c", "Wtick", "Wtime",
 };
 
+/* Whether `name` is one of the n sorted `names`. */
+static inline int cht_name_in(const char *const *names, size_t n, const char *name)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(names[mid], name);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
 /* Whether `name` (an "MPI_" or "PMPI_" function) is local. */
 static inline int cht_mpi_is_local(const char *name)
 {
@@ -59,18 +76,32 @@ static inline int cht_mpi_is_local(const char *name)
     for (size_t i = 0; i < sizeof cht_mpi_local_prefixes / sizeof *cht_mpi_local_prefixes; i++)
         if (strncmp(name, cht_mpi_local_prefixes[i], strlen(cht_mpi_local_prefixes[i])) == 0)
             return 1;
-    size_t lo = 0, hi = sizeof cht_mpi_local_names / sizeof *cht_mpi_local_names;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(cht_mpi_local_names[mid], name);
-        if (c == 0)
-            return 1;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return 0;
+    return cht_name_in(cht_mpi_local_names, sizeof cht_mpi_local_names / sizeof *cht_mpi_local_names, name);
+}
+
+/* Functions that read a clock (C names, C++ mangled names, LLVM
+ * intrinsics), sorted.  A program that reads a clock measures time: moving
+ * an MPI call, or the wait of one, across the read changes what it
+ * measures, and the trace holds no dependence that says so (the value read
+ * depends on when the communication completed).  The pass records each
+ * call of one like an untraced MPI call, by name (__commhint_mpi_after),
+ * and the analysis takes it as a fence: no MPI call moves across it
+ * (docs/dependence.md, "Clock reads"). */
+static const char *const cht_clock_names[] = {
+    "MPI_Wtime", "PMPI_Wtime",
+    "_ZNSt3__16chrono12steady_clock3nowEv",          /* libc++ steady_clock::now() */
+    "_ZNSt3__16chrono12system_clock3nowEv",          /* libc++ system_clock::now() */
+    "_ZNSt6chrono3_V212steady_clock3nowEv",          /* libstdc++ steady_clock::now() */
+    "_ZNSt6chrono3_V212system_clock3nowEv",          /* libstdc++ system_clock::now(),
+                                                        high_resolution_clock::now() */
+    "clock", "clock_gettime", "ftime", "gettimeofday", "llvm.readcyclecounter",
+    "llvm.x86.rdtsc", "llvm.x86.rdtscp", "omp_get_wtime", "time", "timespec_get",
+};
+
+/* Whether `name` (a function's symbol) reads a clock. */
+static inline int cht_is_clock(const char *name)
+{
+    return cht_name_in(cht_clock_names, sizeof cht_clock_names / sizeof *cht_clock_names, name);
 }
 
 #endif /* COMMHINT_MPI_LOCAL_H */

@@ -228,6 +228,11 @@ enum cht_mpi_call {
      * mpi-local.h), made from code built with the pass: recorded by the
      * hook after the call with its name (CHT_REC_CALLNAME), a fence */
     CHT_MPI_UNTRACED = 126,
+    /* never written: the readers' id (trace_event_call) of an untraced call
+     * whose name is a function that reads a clock (MPI_Wtime,
+     * clock_gettime, ...: mpi-local.h, cht_is_clock), which the pass
+     * records like one; a fence */
+    CHT_MPI_CLOCK = 127,
     /* persistent and partitioned point to point, matched probes, nonblocking Sendrecv */
     CHT_MPI_SEND_INIT = 128, CHT_MPI_SSEND_INIT, CHT_MPI_BSEND_INIT, CHT_MPI_RSEND_INIT,
     CHT_MPI_RECV_INIT, CHT_MPI_START, CHT_MPI_STARTALL, CHT_MPI_PSEND_INIT,

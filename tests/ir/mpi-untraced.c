@@ -1,8 +1,9 @@
 // After every call of an MPI function that is not local (tracelib/mpi-local.h)
 // the pass puts __commhint_mpi_after(site, name): the runtime records the
-// call as untraced when no wrapper took its site.  Local calls (MPI_Wtime,
-// MPI_Comm_rank, MPI_Type_size) get no hook; wrapped calls get one too
-// (the wrapper takes the site, so nothing is recorded twice).
+// call as untraced when no wrapper took its site.  Local calls (MPI_Comm_rank,
+// MPI_Type_size) get no hook, except MPI_Wtime, a clock read (clock-reads.c);
+// wrapped calls get one too (the wrapper takes the site, so nothing is
+// recorded twice).
 // RUN: %clang -g -O0 -S -emit-llvm %s -o %t.O0.ll
 // RUN: %FileCheck %s < %t.O0.ll
 // RUN: %clang -g -O2 -S -emit-llvm %s -o %t.O2.ll
@@ -16,11 +17,12 @@ int MPI_Type_size(int type, int *size);
 
 // CHECK-DAG: @[[PUT:commhint.mpi_name[.0-9]*]] = {{.*}}c"MPI_Put\00"
 // CHECK-DAG: @[[SEND:commhint.mpi_name[.0-9]*]] = {{.*}}c"MPI_Send\00"
+// CHECK-DAG: @[[WTIME:commhint.mpi_name[.0-9]*]] = {{.*}}c"MPI_Wtime\00"
 // CHECK-LABEL: define {{.*}} @exchange(
 // CHECK: call i32 @MPI_Comm_rank(
 // CHECK-NOT: __commhint_mpi_after
 // CHECK: call double @MPI_Wtime(
-// CHECK-NOT: __commhint_mpi_after
+// CHECK-NEXT: call void @__commhint_mpi_after(i32 {{%[0-9]+}}, ptr @[[WTIME]])
 // CHECK: call i32 @MPI_Type_size(
 // CHECK-NOT: __commhint_mpi_after
 // CHECK: call i32 @MPI_Put(

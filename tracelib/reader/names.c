@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "mpi-local.h"
 #include "reader-private.h"
 
 static const char *const call_names[CHT_MPI_CALL_MAX + 1] = {
@@ -71,6 +72,7 @@ static const char *const call_names[CHT_MPI_CALL_MAX + 1] = {
     [CHT_MPI_REQUEST_GET_STATUS] = "MPI_Request_get_status",
     [CHT_MPI_TEST_CANCELLED] = "MPI_Test_cancelled",
     [CHT_MPI_UNTRACED] = "MPI (untraced)",
+    [CHT_MPI_CLOCK] = "clock read",
     [CHT_MPI_SEND_INIT] = "MPI_Send_init",
     [CHT_MPI_SSEND_INIT] = "MPI_Ssend_init",
     [CHT_MPI_BSEND_INIT] = "MPI_Bsend_init",
@@ -221,6 +223,20 @@ int trace_mpi_call_started(int call)
         return CHT_MPI_IBARRIER + (call - CHT_MPI_BARRIER_INIT);
     if (call >= CHT_MPI_NEIGHBOR_ALLGATHER_INIT && call <= CHT_MPI_NEIGHBOR_ALLTOALLW_INIT)
         return CHT_MPI_INEIGHBOR_ALLGATHER + (call - CHT_MPI_NEIGHBOR_ALLGATHER_INIT);
+    return call;
+}
+
+int trace_event_call(const struct trace_event *ev)
+{
+    if (!ev || !ev->mpi)
+        return CHT_MPI_UNKNOWN;
+    int call = ev->mpi->h.aux;
+    if (ev->mpi->flags & CHT_MPIF_STARTED)
+        return trace_mpi_call_started(call);
+    if (call == CHT_MPI_CLOCK) /* never written */
+        return CHT_MPI_UNKNOWN;
+    if (call == CHT_MPI_UNTRACED && ev->call_name && cht_is_clock(ev->call_name))
+        return CHT_MPI_CLOCK;
     return call;
 }
 

@@ -341,6 +341,8 @@ static void text_event(struct search_text *b, bool mpi, uint16_t call, const str
         search_text_printf(b, "the statement");
     else if (call == CHT_MPI_UNTRACED)
         search_text_printf(b, "the untraced MPI call");
+    else if (call == CHT_MPI_CLOCK)
+        search_text_printf(b, "the clock read");
     else
         search_text_printf(b, "the %s", trace_mpi_call_name(call));
     text_at(b, l);
@@ -378,6 +380,9 @@ static char *closed_explain(const struct cl_ent *x)
         search_text_printf(&b, "%s", c->close_call == CHT_MPI_UNTRACED
                                          ? " is a fence: what it reads, writes and waits for is unknown, so no "
                                            "send moves across it"
+                                     : c->close_call == CHT_MPI_CLOCK
+                                         ? " is a fence: the program measures time there, and a send moved "
+                                           "across it would change what it measures"
                                          : " is a fence: no send moves across it");
     } else if (c->why == SEARCH_CLOSE_REQ_ALL) {
         search_text_printf(&b, " completes the requests of the group first (a nonblocking send joins a group "
