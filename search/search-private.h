@@ -462,4 +462,14 @@ bool search_fix_places(const struct search_hint *h, const struct search_related 
  * name (name may be NULL), NULL if none. */
 const struct search_kind_desc *search_kind_cross(int kind, const char *name);
 
+/* search/xrank/collectives/candidates.c: the point-to-point records the
+ * collective search can use (docs/collectives.md, "Candidates") among the
+ * ranks this process holds (logs[r] non-NULL; owner[r] the process that
+ * holds rank r, -1 none; owner NULL with dg_xchg_serial: every rank here):
+ * mark[r][pos] set non-zero for them (mark[r]: logs[r]->n entries, zeroed
+ * by the caller).  m is the match of the logs (dg_match_build_dist).  Every
+ * process calls it; 0 or a negative status, agreed. */
+int search_coll_candidates(const struct dg_mpilog *const *logs, int P, const int *owner, const struct dg_xchg *x,
+                           const struct dg_match *m, uint8_t **mark);
+
 #endif /* COMMHINT_SEARCH_PRIVATE_H */

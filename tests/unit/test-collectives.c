@@ -224,8 +224,32 @@ static void w_search(struct world *w, struct search_hint **h, uint32_t *n)
     x.by_rank = by_rank;
     x.logs = logs;
     assert_int_equal(dg_match_build(logs, P, &x.match), 0);
+    /* every search runs twice: looking at every record, and at the
+     * candidates only (candidates.c), which must find the same */
+    struct search_hint *every;
+    uint32_t nevery;
+    assert_int_equal(setenv("COMMHINT_COLL_EVERY_RECORD", "1", 1), 0);
+    assert_int_equal(search_collectives(&x, &every, &nevery), 0);
+    assert_int_equal(unsetenv("COMMHINT_COLL_EVERY_RECORD"), 0);
     assert_int_equal(search_collectives(&x, h, n), 0);
     dg_match_destroy(x.match);
+    assert_int_equal(*n, nevery);
+    for (uint32_t i = 0; i < nevery; i++) {
+        const struct search_hint *a = &every[i], *b = &(*h)[i];
+        assert_string_equal(a->message, b->message);
+        assert_int_equal(a->line, b->line);
+        assert_int_equal(a->nranks, b->nranks);
+        assert_memory_equal(a->ranks, b->ranks, (size_t)a->nranks * sizeof *a->ranks);
+        assert_int_equal(a->instances, b->instances);
+        assert_int_equal(a->saving_ns, b->saving_ns);
+        assert_int_equal(a->nrelated, b->nrelated);
+        for (uint32_t k = 0; k < a->nrelated; k++) {
+            assert_int_equal(a->related[k].line, b->related[k].line);
+            assert_int_equal(a->related[k].role, b->related[k].role);
+        }
+        search_hint_clear(&every[i]);
+    }
+    free(every);
 }
 
 static void hints_free(struct search_hint *h, uint32_t n)
@@ -525,6 +549,33 @@ static void test_bcast_tree(void **state)
     (void)state;
 }
 
+/* A broadcast whose root sends each rank its message on a tag of its own
+ * (no stream of the root reaches every rank: its sends are candidates as
+ * one group of the same bytes), beside a ring exchange whose records no
+ * pattern can use (withheld from the search: w_search checks it finds the
+ * same). */
+static void test_bcast_tag_per_rank(void **state)
+{
+    struct world *w = w_new();
+    struct search_hint *h;
+    uint32_t n;
+    for (int d = 1; d < P; d++)
+        w_send(w, 0, 14, d, d, BUF(0), 48, 9);
+    for (int d = 1; d < P; d++)
+        w_recv(w, d, 24, 0, d, BUF(d), 48);
+    for (int r = 0; r < P; r++)
+        w_send(w, r, 30, (r + 1) % P, 5, BUF(r) + 0x800, 8, 0);
+    for (int r = 0; r < P; r++)
+        w_recv(w, r, 31, (r + P - 1) % P, 5, BUF(r) + 0x900, 8);
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Bcast");
+    assert_int_equal(h[0].line, 14);
+    hints_free(h, n);
+    w_free(w);
+    (void)state;
+}
+
 /* ---- scatter and gather ------------------------------------------------------------- */
 
 static void test_scatter(void **state)
@@ -687,6 +738,25 @@ static void test_gather(void **state)
                            "the MPI_Send calls at line 40 and the MPI_Recv calls at line 41 receive "
                            "a block from every rank into distinct slices of one buffer at the root: "
                            "use MPI_Gather (root = rank 0;"));
+    hints_free(h, n);
+    w_free(w);
+
+    /* a third iteration receives at the same call site from one rank only,
+     * on a tag of its own: a round no pattern can use (withheld from the
+     * search), still an iteration the hint does not cover */
+    w = w_new();
+    for (int it = 0; it < 3; it++) {
+        int last = it < 2 ? P - 1 : 1;
+        for (int q = 1; q <= last; q++)
+            w_send(w, q, 40, 0, it < 2 ? 5 : 6, BUF(q), 24, 1 + it);
+        for (int q = 1; q <= last; q++)
+            w_recv(w, 0, 41, q, it < 2 ? 5 : 6, BUF(0) + 24 * q, 24);
+    }
+    w_search(w, &h, &n);
+    assert_int_equal(n, 1);
+    assert_string_equal(h[0].collective, "MPI_Gather");
+    assert_int_equal(h[0].with_window, 2);
+    assert_int_equal(h[0].instances, 3);
     hints_free(h, n);
     w_free(w);
 
@@ -1690,6 +1760,7 @@ int main(void)
         T(test_bcast_rotating_root),
         T(test_bcast_ring),
         T(test_bcast_tree),
+        T(test_bcast_tag_per_rank),
         T(test_scatter),
         T(test_scatter_near_misses),
         T(test_scatter_interleaved),

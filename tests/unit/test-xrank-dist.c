@@ -14,6 +14,7 @@
  * (search_xrank_peer_facts) and the aggregation checks' verdicts
  * (search_deadlock_verdicts) are the serial ones.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "helpers/candidates-oracle.h"
 #include "helpers/fit-oracle.h"
 #include "helpers/mpilog.h"
 #include "helpers/replay-oracle.h"
@@ -1732,6 +1734,131 @@ static void test_fit_random(void **state)
     assert_true(rdv > 40);
 }
 
+/* ---- the collective search's candidates ------------------------------------------------- */
+
+struct cand_shared {
+    int P, K;
+    const struct dg_mpilog *all[MAXP];
+    const int *owner;
+    uint8_t *want[MAXP]; /* [rank][pos]: the oracle's marks */
+};
+
+static bool cand_p2p(const struct dg_msgrec *x, int P)
+{
+    return (x->kind == DG_MSG_SEND || x->kind == DG_MSG_RECV) && x->peer >= 0 && x->peer < P;
+}
+
+static int cand_proc(const struct dg_xchg *x, void *arg)
+{
+    struct proc_arg *a = arg;
+    struct cand_shared *sh = (struct cand_shared *)a->sh;
+    const struct dg_mpilog *mine[MAXP] = {0};
+    struct dg_match *m = NULL;
+    int rc = proc_match(sh->all, sh->P, sh->owner, x, mine, &m);
+    if (rc < 0)
+        return rc;
+    uint8_t *mk[MAXP] = {0};
+    for (int r = 0; r < sh->P; r++)
+        if (mine[r])
+            mk[r] = calloc(mine[r]->n ? mine[r]->n : 1, 1);
+    rc = search_coll_candidates(mine, sh->P, sh->owner, x, m, mk);
+    for (int r = 0; r < sh->P && rc == 0; r++)
+        for (uint32_t i = 0; mine[r] && i < mine[r]->n; i++)
+            if (cand_p2p(&mine[r]->rec[i], sh->P))
+                CHECK(!mk[r][i] == !sh->want[r][i]);
+    for (int r = 0; r < sh->P; r++)
+        free(mk[r]);
+    dg_match_destroy(m);
+    return rc;
+}
+
+/* Gives a random run what the candidates' rules read: sends of a few
+ * buffers and versions (groups of the same bytes), sends that forward an
+ * earlier receive of their rank, receives whose value the next call uses
+ * (control messages), a few call sites. */
+static void cand_decorate(struct dg_mpilog *l, int P)
+{
+    for (int r = 0; r < P; r++) {
+        int32_t last_recv = -1;
+        for (uint32_t i = 0; i < l[r].n; i++) {
+            struct dg_msgrec *x = &l[r].rec[i];
+            x->site = 1 + (uint32_t)rnd(3);
+            if (x->kind == DG_MSG_SEND) {
+                x->buf = 0x1000 * (1 + rnd(2));
+                x->bytes = 8;
+                x->version = rnd(2);
+                if (last_recv >= 0 && rnd(4) == 0) {
+                    x->flags |= DG_MSGF_FORWARD;
+                    x->fwd_pos = (uint32_t)last_recv;
+                }
+            } else if (x->kind == DG_MSG_RECV) {
+                last_recv = (int32_t)i;
+                if (i + 1 < l[r].n && rnd(3) == 0) {
+                    x->flags |= DG_MSGF_ARG;
+                    x->use_site = 0; /* set below, once the next record's site is drawn */
+                }
+            }
+        }
+        for (uint32_t i = 0; i + 1 < l[r].n; i++)
+            if (l[r].rec[i].flags & DG_MSGF_ARG)
+                l[r].rec[i].use_site = rnd(4) ? l[r].rec[i + 1].site : 9;
+    }
+}
+
+/* Random runs on 2 to 12 ranks (two communicators, ranks without a log,
+ * nonblocking collectives) with forwarded sends, groups of the same bytes
+ * and control messages: every process marks, for its ranks, the
+ * candidates the serial search marks over every log (the oracle). */
+static void test_candidates_random(void **state)
+{
+    (void)state;
+    srand(20261202);
+    static const int Ks[] = {1, 2, 3, 4, 8};
+    uint64_t kept = 0, left = 0;
+    for (int round = 0; round < 300; round++) {
+        int P = 2 + (int)rnd(MAXP - 1), K = Ks[round % 5];
+        struct dg_mpilog l[MAXP];
+        int64_t off[MAXP] = {0};
+        random_run_nb(l, P, 10 + (int)rnd(80), off, false, round % 2 == 0);
+        cand_decorate(l, P);
+        struct cand_shared sh = {.P = P, .K = K};
+        int owner[MAXP];
+        for (int r = 0; r < P; r++) {
+            sh.all[r] = rnd(15) ? &l[r] : NULL;
+            owner[r] = sh.all[r] ? (int)rnd((uint64_t)K) : -1;
+            sh.want[r] = sh.all[r] ? calloc(l[r].n ? l[r].n : 1, 1) : NULL;
+        }
+        sh.owner = owner;
+        struct dg_match *m = NULL;
+        assert_int_equal(dg_match_build(sh.all, P, &m), 0);
+        assert_int_equal(oracle_coll_candidates(sh.all, P, m, sh.want), 0);
+        dg_match_destroy(m);
+        for (int r = 0; r < P; r++)
+            for (uint32_t i = 0; sh.all[r] && i < l[r].n; i++)
+                if (cand_p2p(&l[r].rec[i], P)) {
+                    kept += sh.want[r][i] != 0;
+                    left += sh.want[r][i] == 0;
+                }
+        struct proc_arg pa[8];
+        void *args[8];
+        for (int k = 0; k < K; k++) {
+            pa[k] = (struct proc_arg){(struct shared *)&sh, 0};
+            args[k] = &pa[k];
+        }
+        assert_int_equal(dg_xchg_threads(K, cand_proc, args), 0);
+        for (int k = 0; k < K; k++)
+            if (pa[k].failed)
+                fail_msg("round %d, K=%d, process %d: check at line %d failed", round, K, k, pa[k].failed);
+        for (int r = 0; r < P; r++) {
+            free(sh.want[r]);
+            dg_mpilog_free(&l[r]);
+        }
+    }
+    print_message("candidates: %" PRIu64 " point-to-point records kept, %" PRIu64 " left out\n", kept, left);
+    assert_true(kept > 1000);
+    assert_true(left > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1745,6 +1872,7 @@ int main(void)
         cmocka_unit_test(test_chain_random),
         cmocka_unit_test(test_replay_random),
         cmocka_unit_test(test_fit_random),
+        cmocka_unit_test(test_candidates_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * (docs/collectives.md): the search context (struct cx) and the records it
  * has claimed, the instances the patterns find and the hints they add up
  * to (context.c, emit.c), the rounds and broadcasts most patterns are found
- * in (rounds.c, broadcasts.c), the pieces of hint messages (message.c), the
+ * in (rounds.c, broadcasts.c), the records a pattern can use at all
+ * (candidates.c), the pieces of hint messages (message.c), the
  * --explain entries for communicators of two ranks (tworanks.c), and
  * the interface every pattern implements (struct coll_pattern, one file a
  * pattern).  collectives.c lists the patterns in one table, runs them in
@@ -160,12 +161,18 @@ struct reprej {
 
 /* ---- the context -------------------------------------------------------------------------- */
 
+/* What c->claimed says of a record. */
+enum {
+    CLAIM_FOUND = 1,   /* in an instance a pattern found */
+    CLAIM_WITHHELD = 2 /* no pattern can use it (candidates.c): the search does not look at it */
+};
+
 struct cx {
     const struct search_xrank *x;
     int P;
     const struct dg_mpilog **logs;
     const struct dg_match *m;
-    uint8_t **claimed;     /* [rank][log pos] */
+    uint8_t **claimed;     /* [rank][log pos]: 0 or CLAIM_* */
     struct dg_map fastest; /* class_key -> fastest call of the class (ns) */
     struct hacc *h;        /* the hints, in the order of their first instance */
     uint32_t nh, caph;
@@ -243,6 +250,14 @@ bool coll_inst_unclaimed(const struct cx *c, const struct inst *in);
 /* The call sites of an instance sorted by rank and position, merged by
  * location (*out malloc'ed). */
 int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out, uint32_t *nout);
+
+/* candidates.c: claims (CLAIM_WITHHELD) every point-to-point record no
+ * pattern can use, unless COMMHINT_COLL_EVERY_RECORD is set; 0 or
+ * TRACE_ERR_NOMEM. */
+int coll_candidates_withhold(struct cx *c);
+/* candidates.c: unclaims the withheld records once the patterns ran: the
+ * hints' counts of rounds and records at their call sites count them. */
+void coll_candidates_release(struct cx *c);
 
 /* emit.c: the fastest call of each class, for the time model. */
 int coll_fastest_build(struct cx *c);

@@ -8,7 +8,8 @@
  * in broadcasts.c, rounds.c, emit.c and message.c.
  *
  * Everything works on the ranks' MPI logs (struct dg_mpilog) and the matched
- * messages (dg_match).  Hint fields as set here: instances = rounds at the
+ * messages (dg_match); the point-to-point records no pattern can use are
+ * set aside first (candidates.c).  Hint fields as set here: instances = rounds at the
  * hint's main call site (matched or not), with_window = rounds that match
  * (the collective's instances), members = point-to-point messages (for
  * repeated collectives: the calls), bytes = bytes they carry, comm_ns =
@@ -127,10 +128,14 @@ static int primary_kind(const struct hacc *h)
 }
 
 /* Rounds left unmatched at a hint's main call site (on its roots: hints
- * without a root have none): the instances that do not match. */
+ * without a root have none): the instances that do not match.  Every
+ * record the patterns did not claim counts, those withheld from them
+ * (candidates.c) too: a round at the site that could not be a collective
+ * is still an iteration the hint does not cover ("some-iterations"). */
 static int count_unmatched(struct cx *c)
 {
     struct rounds rs;
+    coll_candidates_release(c);
     int rc = coll_rounds_build(c, false, &rs);
     if (rc < 0)
         return rc;
@@ -335,7 +340,8 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
     }
     if (!x->match || !x->logs || x->world_size <= 0)
         return 0;
-    if ((rc = coll_cx_init(&c, x)) < 0 || (rc = coll_fastest_build(&c)) < 0)
+    if ((rc = coll_cx_init(&c, x)) < 0 || (rc = coll_fastest_build(&c)) < 0 ||
+        (rc = coll_candidates_withhold(&c)) < 0)
         goto out;
     for (size_t a = 0, b; a < NPATTERNS; a = b) {
         for (b = a + 1; b < NPATTERNS && stage_of(patterns[b]->input) == stage_of(patterns[a]->input); b++)

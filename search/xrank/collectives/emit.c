@@ -217,7 +217,7 @@ int coll_emit(struct cx *c, struct inst *in)
         const struct part *pt = &in->v[i];
         const struct dg_msgrec *r = coll_rec(c, pt->rank, pt->pos);
         h->ranks[pt->rank] = 1;
-        c->claimed[pt->rank][pt->pos] = 1;
+        c->claimed[pt->rank][pt->pos] = CLAIM_FOUND;
         if (!in->ngroup && r->kind == DG_MSG_SEND) {
             h->members++;
             h->bytes += r->bytes;

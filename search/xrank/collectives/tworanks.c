@@ -88,17 +88,18 @@ static int mark_wide(struct two *t, int rank, uint32_t site)
 /* One rank's records: the matched messages it sends on communicators of
  * two ranks into t->m, and the sites of the other messages into t->wide
  * (a message's size is its send's: a receive completed by a Wait does not
- * carry its communicator's). */
+ * carry its communicator's).  Records the search withheld (candidates.c)
+ * count: only those in a hint's instances are left out. */
 static int scan_rank(const struct cx *c, struct two *t, int s)
 {
     const struct dg_mpilog *g = c->logs[s];
     t->nm = 0;
     for (uint32_t i = 0; i < g->n; i++) {
         const struct dg_msgrec *x = &g->rec[i];
-        if ((x->kind != DG_MSG_SEND && x->kind != DG_MSG_RECV) || c->claimed[s][i])
+        if ((x->kind != DG_MSG_SEND && x->kind != DG_MSG_RECV) || c->claimed[s][i] == CLAIM_FOUND)
             continue;
         struct dg_pos pp = dg_match_peer(c->m, (struct dg_pos){s, i});
-        bool matched = coll_valid(c, pp) && !c->claimed[pp.rank][pp.pos];
+        bool matched = coll_valid(c, pp) && c->claimed[pp.rank][pp.pos] != CLAIM_FOUND;
         int rc = 0;
         if (x->kind == DG_MSG_RECV) {
             /* a matched receive is seen from its send */
