@@ -158,6 +158,8 @@ static inline int64_t search_clocks_at(const struct search_clocks *c, int r, uin
     return dg_clock_at(&c->cm[r], mono_ns);
 }
 
+struct coll_sparse; /* search/xrank/collectives/ */
+
 /* What the cross-rank analyses share: the ranks' results by world rank,
  * their logs matched, and the happens-before order. */
 struct search_xrank {
@@ -186,6 +188,9 @@ struct search_xrank {
     size_t ncset;                            /* by instance */
     struct search_coll_member *cmem;
     size_t ncmem;
+    struct coll_sparse *csparse;             /* on process 0: the collective search's sparse logs
+                                                (search_coll_sparse_dist), NULL if none */
+    bool csparse_borrowed;                   /* whole: csparse is its partial context's */
 };
 
 /* A member of a collective instance: its rank and the call site of its
@@ -471,5 +476,15 @@ const struct search_kind_desc *search_kind_cross(int kind, const char *name);
  * process calls it; 0 or a negative status, agreed. */
 int search_coll_candidates(const struct dg_mpilog *const *logs, int P, const int *owner, const struct dg_xchg *x,
                            const struct dg_match *m, uint8_t **mark);
+/* search/xrank/collectives/sparse.c: the sparse logs the collective search
+ * reads (docs/collectives.md, "Candidates"), built where the logs are: the
+ * candidates marked spread (search_coll_candidates), each process's ranks'
+ * candidates and collective records copied with their positions in the
+ * whole logs and what lies between them, and sent to process 0, which
+ * matches them among themselves into x->csparse (NULL elsewhere, and with
+ * COMMHINT_COLL_EVERY_RECORD).  Needs x->logs, x->owner, x->xchg and
+ * x->match; every process calls it; 0 or a negative status, agreed. */
+int search_coll_sparse_dist(struct search_xrank *x);
+void search_coll_sparse_destroy(struct coll_sparse *sp);
 
 #endif /* COMMHINT_SEARCH_PRIVATE_H */

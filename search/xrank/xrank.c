@@ -7,8 +7,9 @@
  *
  * Spread over processes (search_xrank_build_dist), each process holds the
  * logs of its ranks only; the matching, the clocks, the stall check of
- * the recorded run and the checks' verdicts are built together (the
- * verdicts gathered on process 0), and the rest is not spread yet, so
+ * the recorded run, the checks' verdicts and the collective search's
+ * sparse logs are built together (the verdicts and the sparse logs
+ * gathered on process 0), and the rest is not spread yet, so
  * such a context is partial: the wait states run on it, and process 0
  * completes it for the rest (search_xrank_complete, over every rank's
  * log, taking the verdicts). */
@@ -64,6 +65,12 @@ static int build(struct search_rank_result *const *ranks, int n, int world_size,
         rc = search_clocks_build_dist(x->logs, P, xc, &x->clocks);
     if (rc == 0 && !from) /* a completed context has them from its partial one */
         rc = search_xrank_peer_facts(x);
+    if (rc == 0 && !from) /* the collective search's input, on process 0 */
+        rc = search_coll_sparse_dist(x);
+    if (from) {
+        x->csparse = from->csparse;
+        x->csparse_borrowed = true;
+    }
     if (rc < 0) {
         search_xrank_destroy(x);
         return rc;
@@ -127,6 +134,8 @@ void search_xrank_destroy(struct search_xrank *x)
         dg_bytes_per_proc_free(x->jin, x->xchg->nprocs);
     }
     search_xrank_destroy(x->dist);
+    if (!x->csparse_borrowed)
+        search_coll_sparse_destroy(x->csparse);
     free(x->want);
     free(x->cset);
     free(x->cmem);

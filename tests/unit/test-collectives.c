@@ -247,6 +247,15 @@ static void w_search(struct world *w, struct search_hint **h, uint32_t *n)
             assert_int_equal(a->related[k].line, b->related[k].line);
             assert_int_equal(a->related[k].role, b->related[k].role);
         }
+        /* the changes name records of the whole logs (sparse.c maps them back) */
+        assert_int_equal(a->nchanges, b->nchanges);
+        for (uint32_t k = 0; k < a->nchanges; k++) {
+            assert_int_equal(a->changes[k].kind, b->changes[k].kind);
+            assert_int_equal(a->changes[k].rank, b->changes[k].rank);
+            assert_int_equal(a->changes[k].pos, b->changes[k].pos);
+            assert_int_equal(a->changes[k].id, b->changes[k].id);
+            assert_int_equal(a->changes[k].steps, b->changes[k].steps);
+        }
         search_hint_clear(&every[i]);
     }
     free(every);
@@ -1027,8 +1036,9 @@ static void test_reduce_blocks_summed(void **state)
 /* Rank 0 receives from every worker q its offset (site 70) and length (71)
  * into one variable each, used by the call of the block (72, DG_MSGF_ARG),
  * then the block of 16 * q bytes at that offset; workers send from 73-75.
- * With `skip`, worker `skip` sends no offset or length. */
-static void gatherv_protocol(struct world *w, int skip)
+ * With `skip`, worker `skip` sends no offset or length; worker `between`
+ * sends a message of its own on tag 5 (77 to 78) before its block. */
+static void gatherv_protocol(struct world *w, int skip, int between)
 {
     uint64_t at = BUF(0);
     for (int q = 1; q < P; q++) {
@@ -1036,6 +1046,8 @@ static void gatherv_protocol(struct world *w, int skip)
             w_send(w, q, 73, 0, 1, BUF(q), 4, 1);
             w_send(w, q, 74, 0, 2, BUF(q) + 4, 4, 1);
         }
+        if (q == between)
+            w_send(w, q, 77, 0, 5, BUF(q) + 8, 4, 1);
         w_send(w, q, 75, 0, 3, BUF(q) + 0x100, 16 * q, 1);
     }
     for (int q = 1; q < P; q++) {
@@ -1047,6 +1059,8 @@ static void gatherv_protocol(struct world *w, int skip)
                 w->logs[0].rec[rp].use_site = 72;
             }
         }
+        if (q == between)
+            w_recv(w, 0, 78, q, 5, BUF(0) + 0x900, 4);
         w_recv(w, 0, 72, q, 3, at, 16 * q);
         at += 16 * q;
     }
@@ -1057,7 +1071,7 @@ static void test_gatherv_protocol(void **state)
     struct world *w = w_new();
     struct search_hint *h;
     uint32_t n;
-    gatherv_protocol(w, 0);
+    gatherv_protocol(w, 0, -1);
     w_search(w, &h, &n);
     assert_int_equal(n, 1);
     assert_string_equal(h[0].collective, "MPI_Gatherv");
@@ -1072,17 +1086,22 @@ static void test_gatherv_protocol(void **state)
     w_free(w);
 
     /* one worker sends its block alone: a gatherv of the blocks, the
-     * offsets and lengths are not part of it */
-    w = w_new();
-    gatherv_protocol(w, 2);
-    w_search(w, &h, &n);
-    const struct search_hint *g = find(h, n, "MPI_Gatherv");
-    assert_non_null(g);
-    assert_int_equal(g->line, 72);
-    assert_false(has_related(g, 70, SEARCH_REL_RECV));
-    assert_null(strstr(g->message, "displs"));
-    hints_free(h, n);
-    w_free(w);
+     * offsets and lengths are not part of it; so when worker 1's block
+     * follows a message of its own that no pattern can use (one peer only:
+     * left out of the sparse logs, sparse.c), as its offset and length are
+     * not right before its block */
+    for (int k = 0; k < 2; k++) {
+        w = w_new();
+        gatherv_protocol(w, k ? 0 : 2, k ? 1 : -1);
+        w_search(w, &h, &n);
+        const struct search_hint *g = find(h, n, "MPI_Gatherv");
+        assert_non_null(g);
+        assert_int_equal(g->line, 72);
+        assert_false(has_related(g, 70, SEARCH_REL_RECV));
+        assert_null(strstr(g->message, "displs"));
+        hints_free(h, n);
+        w_free(w);
+    }
     (void)state;
 }
 
@@ -1221,6 +1240,38 @@ static void test_allreduce(void **state)
     assert_non_null(find(h, n, "MPI_Bcast"));
     hints_free(h, n);
     w_free(w);
+
+    /* records no pattern can use between the reduce and the broadcast
+     * (left out of the sparse logs, sparse.c): a wait lets the result go
+     * back as one MPI_Allreduce; a send of the root to one rank does not */
+    for (int with_send = 0; with_send < 2; with_send++) {
+        w = w_new();
+        last = reduce_round(w, sum, 1);
+        uint32_t wpos;
+        w_rec(w, 0, 57, DG_MSG_OTHER, &wpos);
+        if (with_send) {
+            w_send(w, 0, 58, 1, 5, ACC + 64, 8, 1);
+            w_recv(w, 1, 59, 0, 5, BUF(1) + 0x400, 8);
+        }
+        for (int d = 1; d < P; d++)
+            w_send(w, 0, 55, d, 7, ACC, 8, last + 1);
+        for (int d = 1; d < P; d++)
+            w_recv(w, d, 56, 0, 7, BUF(d) + 0x300, 8);
+        w_search(w, &h, &n);
+        assert_int_equal(n, with_send ? 2 : 1);
+        assert_true(with_send ? find(h, n, "MPI_Reduce") && find(h, n, "MPI_Bcast") && !find(h, n, "MPI_Allreduce")
+                              : find(h, n, "MPI_Allreduce") != NULL);
+        /* its changes name the calls' records in the whole logs */
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t k = 0; k < h[i].nchanges; k++) {
+                const struct dg_change *ch = &h[i].changes[k];
+                assert_true(ch->pos < w->logs[ch->rank].n);
+                uint32_t site = w->logs[ch->rank].rec[ch->pos].site;
+                assert_true(site == 50 || site == 51 || site == 55 || site == 56);
+            }
+        hints_free(h, n);
+        w_free(w);
+    }
     (void)state;
 }
 

@@ -32,6 +32,7 @@
 #include "helpers/stall-oracle.h"
 #include "replay-private.h"
 #include "search-private.h"
+#include "xrank/collectives/collectives-private.h"
 
 /* ---- random runs -------------------------------------------------------------------- */
 
@@ -1748,6 +1749,63 @@ static bool cand_p2p(const struct dg_msgrec *x, int P)
     return (x->kind == DG_MSG_SEND || x->kind == DG_MSG_RECV) && x->peer >= 0 && x->peer < P;
 }
 
+/* The records of instance i of m, mapped to whole positions by orig (NULL:
+ * as they are), against those of instance j of w. */
+static bool same_members(const struct dg_match *m, uint32_t i, uint32_t *const *orig, const struct dg_match *w,
+                         uint32_t j)
+{
+    uint32_t n, nw;
+    const struct dg_pos *v = dg_match_coll(m, i, &n), *vw = dg_match_coll(w, j, &nw);
+    if (n != nw)
+        return false;
+    for (uint32_t k = 0; k < n; k++)
+        if (v[k].rank != vw[k].rank || orig[v[k].rank][v[k].pos] != vw[k].pos)
+            return false;
+    return true;
+}
+
+/* Process 0's sparse logs (search_coll_sparse_dist) against the whole
+ * logs and the oracle's marks: per rank, the collective records and the
+ * candidates in log order, their whole positions, the kinds left out right
+ * before each, a forwarded receive's position, and the messages and
+ * instances matched among them those of the whole logs. */
+static void sparse_check(struct proc_arg *a, const struct cand_shared *sh, const struct coll_sparse *sp)
+{
+    struct dg_match *w = NULL;
+    CHECK(sp && dg_match_build(sh->all, sh->P, &w) == 0);
+    for (int r = 0; r < sh->P && sp && w; r++) {
+        const struct dg_mpilog *g = sh->all[r], *o = sp->logs[r];
+        CHECK(!g == !o);
+        uint32_t k = 0;
+        uint8_t gap = 0;
+        for (uint32_t i = 0; g && o && i < g->n && k < o->n; i++) {
+            const struct dg_msgrec *x = &g->rec[i], *y = &o->rec[k];
+            if (x->kind != DG_MSG_COLL && !sh->want[r][i]) {
+                gap |= x->kind == DG_MSG_SEND ? GAP_SEND : x->kind == DG_MSG_OTHER ? 0 : GAP_OTHER_KIND;
+                continue;
+            }
+            CHECK(sp->orig[r][k] == i && sp->gap[r][k] == gap);
+            CHECK(y->index == x->index && y->kind == x->kind && y->seq == x->seq && y->peer == x->peer);
+            if (x->flags & DG_MSGF_FORWARD)
+                CHECK(y->fwd_pos == UINT32_MAX ? !sh->want[r][x->fwd_pos] : sp->orig[r][y->fwd_pos] == x->fwd_pos);
+            if (x->kind == DG_MSG_SEND || x->kind == DG_MSG_RECV) {
+                struct dg_pos pw = dg_match_peer(w, (struct dg_pos){r, i});
+                struct dg_pos ps = dg_match_peer(sp->m, (struct dg_pos){r, k});
+                CHECK(ps.rank == pw.rank && (ps.rank < 0 || sp->orig[ps.rank][ps.pos] == pw.pos));
+            } else {
+                uint32_t iw = dg_match_coll_of(w, (struct dg_pos){r, i});
+                uint32_t is = dg_match_coll_of(sp->m, (struct dg_pos){r, k});
+                CHECK((iw == UINT32_MAX) == (is == UINT32_MAX));
+                CHECK(iw == UINT32_MAX || same_members(sp->m, is, sp->orig, w, iw));
+            }
+            k++;
+            gap = 0;
+        }
+        CHECK(!o || k == o->n);
+    }
+    dg_match_destroy(w);
+}
+
 static int cand_proc(const struct dg_xchg *x, void *arg)
 {
     struct proc_arg *a = arg;
@@ -1766,6 +1824,14 @@ static int cand_proc(const struct dg_xchg *x, void *arg)
         for (uint32_t i = 0; mine[r] && i < mine[r]->n; i++)
             if (cand_p2p(&mine[r]->rec[i], sh->P))
                 CHECK(!mk[r][i] == !sh->want[r][i]);
+    /* the sparse logs of the collective search, gathered on process 0 */
+    struct search_xrank xr = {.world_size = sh->P, .logs = mine, .owner = sh->owner, .xchg = x, .match = m};
+    if (rc == 0)
+        rc = search_coll_sparse_dist(&xr);
+    if (rc == 0 && x->proc == 0)
+        sparse_check(a, sh, xr.csparse);
+    CHECK(rc < 0 || !xr.csparse == (x->proc != 0));
+    search_coll_sparse_destroy(xr.csparse);
     for (int r = 0; r < sh->P; r++)
         free(mk[r]);
     dg_match_destroy(m);
@@ -1808,7 +1874,8 @@ static void cand_decorate(struct dg_mpilog *l, int P)
 /* Random runs on 2 to 12 ranks (two communicators, ranks without a log,
  * nonblocking collectives) with forwarded sends, groups of the same bytes
  * and control messages: every process marks, for its ranks, the
- * candidates the serial search marks over every log (the oracle). */
+ * candidates the serial search marks over every log (the oracle), and
+ * process 0 gathers the sparse logs of those (sparse_check). */
 static void test_candidates_random(void **state)
 {
     (void)state;

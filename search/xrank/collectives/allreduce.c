@@ -30,10 +30,7 @@ static bool sends_result(const struct cx *c, const struct round *ro, uint32_t la
         !coll_overlap(next->buf, next->bytes, acc, acc_len) || next->version <= last_use)
         return false;
     /* no other send of the root between the reduce and the broadcast */
-    for (uint32_t q = last_pos + 1; q < next->first_pos; q++)
-        if (coll_rec(c, ro->rank, q)->kind == DG_MSG_SEND)
-            return false;
-    return true;
+    return !(coll_gap_between(c, ro->rank, last_pos, next->first_pos) & GAP_SEND);
 }
 
 static int find_allreduces(struct cx *c, struct coll_in *src)

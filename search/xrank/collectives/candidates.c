@@ -32,16 +32,20 @@
  * processes of a distributed cross-rank stage, each for its ranks: a note
  * to the process of a forwarded receive's send (4), then notes along the
  * match, a round of the exchange each, until no process has one (5, 6);
- * the serial search calls it with one process.  A record that is no candidate is in no complete round and in no
+ * the serial search calls it with one process.
+ *
+ * A record that is no candidate is in no complete round and in no
  * broadcast, so no pattern can hold it: the search finds the same with
  * or without it.  Where a stream is kept only in part (5, 6), its rounds
  * differ from those of the whole stream, but none is complete in either.
- * Collective and other records are not point-to-point records and are
- * left as they are.
+ * Collective records are kept; the other records (waits, starts, ...)
+ * and the sends and receives without a peer among the ranks are left
+ * out, the kinds of those between two kept records noted (sparse.c).
  *
- * The records set aside are claimed CLAIM_WITHHELD and released once the
- * patterns ran: the hints count every round and record at their call
- * sites, these too (collectives.c, tworanks.c).
+ * The patterns read only the candidates and the collective records, in
+ * sparse logs (coll_candidates_sparse, sparse.c); the hints count every
+ * round and record of the whole logs at their call sites, those left out
+ * too (collectives.c, tworanks.c).
  *
  * COMMHINT_COLL_EVERY_RECORD=1 searches every record.  The unit tests
  * (test-collectives.c) run every search both ways and require the same
@@ -298,20 +302,12 @@ int search_coll_candidates(const struct dg_mpilog *const *logs, int P, const int
     return dg_xchg_agree(x, rc);
 }
 
-void coll_candidates_release(struct cx *c)
-{
-    for (int r = 0; r < c->P; r++) {
-        const struct dg_mpilog *g = c->logs[r];
-        for (uint32_t i = 0; g && i < g->n; i++)
-            if (c->claimed[r][i] == CLAIM_WITHHELD)
-                c->claimed[r][i] = 0;
-    }
-}
-
-int coll_candidates_withhold(struct cx *c)
+int coll_candidates_sparse(const struct cx *c, struct coll_sparse *sp, bool *on)
 {
     const char *every = getenv("COMMHINT_COLL_EVERY_RECORD");
-    if (every && *every && strcmp(every, "0"))
+    memset(sp, 0, sizeof *sp);
+    *on = !(every && *every && strcmp(every, "0"));
+    if (!*on || c->x->csparse) /* built with the context (search_coll_sparse_dist) */
         return 0;
     uint8_t **mk = calloc((size_t)c->P, sizeof *mk);
     int rc = mk ? 0 : TRACE_ERR_NOMEM;
@@ -320,12 +316,8 @@ int coll_candidates_withhold(struct cx *c)
             rc = TRACE_ERR_NOMEM;
     if (rc >= 0)
         rc = search_coll_candidates(c->logs, c->P, NULL, dg_xchg_serial(), c->m, mk);
-    for (int r = 0; r < c->P && rc >= 0; r++) {
-        const struct dg_mpilog *g = c->logs[r];
-        for (uint32_t i = 0; g && i < g->n; i++)
-            if (!mk[r][i] && p2p(&g->rec[i], c->P))
-                c->claimed[r][i] = CLAIM_WITHHELD;
-    }
+    if (rc >= 0)
+        rc = coll_sparse_build(c->logs, c->P, mk, sp);
     for (int r = 0; mk && r < c->P; r++)
         free(mk[r]);
     free(mk);

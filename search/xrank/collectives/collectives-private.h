@@ -163,16 +163,34 @@ struct reprej {
 
 /* What c->claimed says of a record. */
 enum {
-    CLAIM_FOUND = 1,   /* in an instance a pattern found */
-    CLAIM_WITHHELD = 2 /* no pattern can use it (candidates.c): the search does not look at it */
+    CLAIM_FOUND = 1 /* in an instance a pattern found */
+};
+
+/* The kinds of records between two records of a sparse log (sparse.c). */
+enum {
+    GAP_SEND = 1u << 0,      /* a SEND */
+    GAP_OTHER_KIND = 1u << 1 /* a RECV or COLL */
+};
+
+/* The logs the patterns read (sparse.c): each rank's candidates and
+ * collective records, matched among themselves. */
+struct coll_sparse {
+    int P;
+    struct dg_mpilog *log;         /* [P] */
+    const struct dg_mpilog **logs; /* [P]: &log[r], NULL where x has no log */
+    uint32_t **orig;               /* [P][n]: position in the whole log */
+    uint8_t **gap;                 /* [P][n]: GAP_* of the records left out right before */
+    struct dg_match *m;
 };
 
 struct cx {
     const struct search_xrank *x;
     int P;
-    const struct dg_mpilog **logs;
+    const struct dg_mpilog **logs; /* the sparse logs while the patterns run (sparse.c), else x's */
     const struct dg_match *m;
-    uint8_t **claimed;     /* [rank][log pos]: 0 or CLAIM_* */
+    uint32_t **orig;       /* sparse: [rank][pos] the record's position in the whole log; else NULL */
+    uint8_t **gap;         /* sparse: [rank][pos] GAP_* of the records left out right before */
+    uint8_t **claimed;     /* [rank][log pos]: 0 or CLAIM_FOUND */
     struct dg_map fastest; /* class_key -> fastest call of the class (ns) */
     struct hacc *h;        /* the hints, in the order of their first instance */
     uint32_t nh, caph;
@@ -251,13 +269,29 @@ bool coll_inst_unclaimed(const struct cx *c, const struct inst *in);
  * location (*out malloc'ed). */
 int coll_inst_locs(const struct cx *c, const struct inst *in, struct iloc **out, uint32_t *nout);
 
-/* candidates.c: claims (CLAIM_WITHHELD) every point-to-point record no
- * pattern can use, unless COMMHINT_COLL_EVERY_RECORD is set; 0 or
+/* candidates.c: whether the patterns read sparse logs (*on: unless
+ * COMMHINT_COLL_EVERY_RECORD is set), and unless the context has them
+ * (x->csparse), those of c's logs in sp (coll_sparse_free either way); 0
+ * or a negative status. */
+int coll_candidates_sparse(const struct cx *c, struct coll_sparse *sp, bool *on);
+/* sparse.c: the sparse logs of logs: the records of mark[r] (non-zero) and
+ * the collective records; 0 or TRACE_ERR_NOMEM (coll_sparse_free either way). */
+int coll_sparse_build(const struct dg_mpilog *const *logs, int P, uint8_t *const *mark, struct coll_sparse *sp);
+void coll_sparse_free(struct coll_sparse *sp);
+/* sparse.c: the GAP_* kinds of the records strictly between positions a
+ * and b (a < b) of rank's log, kept or left out. */
+uint8_t coll_gap_between(const struct cx *c, int rank, uint32_t a, uint32_t b);
+/* context.c: the search reads sp's logs from now on (claims reset); 0 or
  * TRACE_ERR_NOMEM. */
-int coll_candidates_withhold(struct cx *c);
-/* candidates.c: unclaims the withheld records once the patterns ran: the
- * hints' counts of rounds and records at their call sites count them. */
-void coll_candidates_release(struct cx *c);
+int coll_cx_sparse(struct cx *c, const struct coll_sparse *sp);
+/* context.c: the search reads the whole logs again, the claims carried
+ * over to their positions there; 0 or TRACE_ERR_NOMEM. */
+int coll_cx_whole(struct cx *c);
+/* The position in the whole log of the record at pos of rank's log. */
+static inline uint32_t coll_orig_pos(const struct cx *c, int rank, uint32_t pos)
+{
+    return c->orig ? c->orig[rank][pos] : pos;
+}
 
 /* emit.c: the fastest call of each class, for the time model. */
 int coll_fastest_build(struct cx *c);

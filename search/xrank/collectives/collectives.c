@@ -8,8 +8,9 @@
  * in broadcasts.c, rounds.c, emit.c and message.c.
  *
  * Everything works on the ranks' MPI logs (struct dg_mpilog) and the matched
- * messages (dg_match); the point-to-point records no pattern can use are
- * set aside first (candidates.c).  Hint fields as set here: instances = rounds at the
+ * messages (dg_match); the patterns read only the records they can use
+ * (candidates.c), in sparse logs (sparse.c), the hints' counts the whole
+ * logs.  Hint fields as set here: instances = rounds at the
  * hint's main call site (matched or not), with_window = rounds that match
  * (the collective's instances), members = point-to-point messages (for
  * repeated collectives: the calls), bytes = bytes they carry, comm_ns =
@@ -129,13 +130,13 @@ static int primary_kind(const struct hacc *h)
 
 /* Rounds left unmatched at a hint's main call site (on its roots: hints
  * without a root have none): the instances that do not match.  Every
- * record the patterns did not claim counts, those withheld from them
- * (candidates.c) too: a round at the site that could not be a collective
- * is still an iteration the hint does not cover ("some-iterations"). */
+ * record of the whole log the patterns did not claim counts, those left
+ * out of the sparse logs too: a round at the site that could not be a
+ * collective is still an iteration the hint does not cover
+ * ("some-iterations"). */
 static int count_unmatched(struct cx *c)
 {
     struct rounds rs;
-    coll_candidates_release(c);
     int rc = coll_rounds_build(c, false, &rs);
     if (rc < 0)
         return rc;
@@ -329,6 +330,8 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
                                struct search_hint **dropped, uint32_t *ndropped)
 {
     struct cx c;
+    struct coll_sparse sp = {0};
+    bool sparse = false;
     int rc;
     if (!out || !nout || !x || (dropped && !ndropped))
         return TRACE_ERR_ARG;
@@ -340,8 +343,11 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
     }
     if (!x->match || !x->logs || x->world_size <= 0)
         return 0;
+    /* the fastest calls of the whole run; then the patterns read the
+     * sparse logs, the hints' counts the whole ones */
     if ((rc = coll_cx_init(&c, x)) < 0 || (rc = coll_fastest_build(&c)) < 0 ||
-        (rc = coll_candidates_withhold(&c)) < 0)
+        (rc = coll_candidates_sparse(&c, &sp, &sparse)) < 0 ||
+        (sparse && (rc = coll_cx_sparse(&c, x->csparse ? x->csparse : &sp)) < 0))
         goto out;
     for (size_t a = 0, b; a < NPATTERNS; a = b) {
         for (b = a + 1; b < NPATTERNS && stage_of(patterns[b]->input) == stage_of(patterns[a]->input); b++)
@@ -349,11 +355,14 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
         if ((rc = run_stage(&c, a, b)) < 0)
             goto out;
     }
+    if ((rc = coll_cx_whole(&c)) < 0)
+        goto out;
     if ((rc = build_hints(&c, out, nout)) >= 0 && dropped &&
         (rc = coll_rejects_hints(&c, dropped, ndropped)) >= 0 &&
         (rc = coll_repeat_rejects_hints(&c, dropped, ndropped)) >= 0)
         rc = coll_two_ranks_hints(&c, dropped, ndropped);
 out:
     coll_cx_free(&c);
+    coll_sparse_free(&sp);
     return rc;
 }

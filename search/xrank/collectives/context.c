@@ -8,6 +8,9 @@
 
 #include "collectives-private.h"
 
+static uint8_t **claims_new(const struct cx *c);
+static void claims_free(uint8_t **cl, int P);
+
 int coll_cx_init(struct cx *c, const struct search_xrank *x)
 {
     memset(c, 0, sizeof *c);
@@ -15,13 +18,64 @@ int coll_cx_init(struct cx *c, const struct search_xrank *x)
     c->P = x->world_size;
     c->logs = x->logs;
     c->m = x->match;
-    c->claimed = calloc((size_t)c->P, sizeof *c->claimed);
+    c->claimed = claims_new(c);
     c->stamp = calloc((size_t)c->P, sizeof *c->stamp);
-    if (!c->claimed || !c->stamp)
+    return c->claimed && c->stamp ? 0 : TRACE_ERR_NOMEM;
+}
+
+/* Fresh claims of the records of c->logs. */
+static uint8_t **claims_new(const struct cx *c)
+{
+    uint8_t **cl = calloc((size_t)c->P, sizeof *cl);
+    for (int r = 0; cl && r < c->P; r++)
+        if (c->logs[r] && !(cl[r] = calloc(c->logs[r]->n ? c->logs[r]->n : 1, 1))) {
+            while (r-- > 0)
+                free(cl[r]);
+            free(cl);
+            return NULL;
+        }
+    return cl;
+}
+
+static void claims_free(uint8_t **cl, int P)
+{
+    for (int r = 0; cl && r < P; r++)
+        free(cl[r]);
+    free(cl);
+}
+
+int coll_cx_sparse(struct cx *c, const struct coll_sparse *sp)
+{
+    c->logs = sp->logs;
+    c->m = sp->m;
+    c->orig = sp->orig;
+    c->gap = sp->gap;
+    uint8_t **cl = claims_new(c);
+    if (!cl)
+        return TRACE_ERR_NOMEM;
+    claims_free(c->claimed, c->P);
+    c->claimed = cl;
+    return 0;
+}
+
+int coll_cx_whole(struct cx *c)
+{
+    if (!c->orig)
+        return 0;
+    const struct dg_mpilog **sparse = c->logs;
+    c->logs = c->x->logs;
+    uint8_t **cl = claims_new(c);
+    if (!cl)
         return TRACE_ERR_NOMEM;
     for (int r = 0; r < c->P; r++)
-        if (c->logs[r] && !(c->claimed[r] = calloc(c->logs[r]->n ? c->logs[r]->n : 1, 1)))
-            return TRACE_ERR_NOMEM;
+        for (uint32_t i = 0; sparse[r] && i < sparse[r]->n; i++)
+            if (c->claimed[r][i])
+                cl[r][c->orig[r][i]] = c->claimed[r][i];
+    claims_free(c->claimed, c->P);
+    c->claimed = cl;
+    c->m = c->x->match;
+    c->orig = NULL;
+    c->gap = NULL;
     return 0;
 }
 
@@ -38,10 +92,7 @@ void coll_cx_free(struct cx *c)
         free(c->reprej[i].ranks);
     free(c->reprej);
     free(c->in.v);
-    if (c->claimed)
-        for (int r = 0; r < c->P; r++)
-            free(c->claimed[r]);
-    free(c->claimed);
+    claims_free(c->claimed, c->P);
     free(c->stamp);
     dg_map_free(&c->fastest);
     memset(c, 0, sizeof *c);

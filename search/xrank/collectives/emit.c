@@ -168,7 +168,7 @@ static int inst_changes(struct cx *c, struct hacc *h, const struct inst *in)
             h->ch = p;
             h->capch = cap;
         }
-        h->ch[h->nch++] = (struct dg_change){.kind = DG_CHANGE_COLL, .rank = in->v[i].rank, .pos = in->v[i].pos,
+        h->ch[h->nch++] = (struct dg_change){.kind = DG_CHANGE_COLL, .rank = in->v[i].rank, .pos = coll_orig_pos(c, in->v[i].rank, in->v[i].pos),
                                              .id = id, .steps = (uint32_t)steps};
     }
     return 0;

@@ -131,9 +131,8 @@ static bool coll_joins(const struct cx *c, const uint32_t *chain, uint32_t nchai
             *wn = (struct why_not){why ? why : REP_NO_DATA, r, ra, rb, 0};
             return false;
         }
-        for (uint32_t q = pa + 1; q < mem[k].pos; q++)
-            if (coll_rec(c, r, q)->kind != DG_MSG_OTHER)
-                return false;
+        if (coll_gap_between(c, r, pa, mem[k].pos))
+            return false;
         if (rb->version > rf->index) {
             *wn = (struct why_not){REP_INPUT_LATE, r, ra, rb, 0};
             return false;

@@ -295,6 +295,8 @@ static int control_parts(struct cx *c, int r, uint32_t pos, struct inst *in)
     const struct dg_msgrec *blk = coll_rec(c, r, pos);
     int added = 0;
     for (uint32_t i = pos; i-- > 0;) {
+        if (c->gap && c->gap[r][i + 1]) /* a record left out lies between */
+            break;
         const struct dg_msgrec *x = coll_rec(c, r, i);
         if (x->kind != blk->kind || x->peer != blk->peer || x->comm != blk->comm || !(x->flags & DG_MSGF_ARG) ||
             x->use_site != blk->site || c->claimed[r][i])

@@ -88,8 +88,9 @@ static int mark_wide(struct two *t, int rank, uint32_t site)
 /* One rank's records: the matched messages it sends on communicators of
  * two ranks into t->m, and the sites of the other messages into t->wide
  * (a message's size is its send's: a receive completed by a Wait does not
- * carry its communicator's).  Records the search withheld (candidates.c)
- * count: only those in a hint's instances are left out. */
+ * carry its communicator's).  It reads the whole logs: records the
+ * patterns did not look at (candidates.c) count, only those in a hint's
+ * instances are left out. */
 static int scan_rank(const struct cx *c, struct two *t, int s)
 {
     const struct dg_mpilog *g = c->logs[s];
