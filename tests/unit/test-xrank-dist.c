@@ -1768,11 +1768,16 @@ static bool same_members(const struct dg_match *m, uint32_t i, uint32_t *const *
  * logs and the oracle's marks: per rank, the collective records and the
  * candidates in log order, their whole positions, the kinds left out right
  * before each, a forwarded receive's position, and the messages and
- * instances matched among them those of the whole logs. */
+ * instances matched among them those of the whole logs; and the fastest
+ * call of each class over every log. */
 static void sparse_check(struct proc_arg *a, const struct cand_shared *sh, const struct coll_sparse *sp)
 {
     struct dg_match *w = NULL;
     CHECK(sp && dg_match_build(sh->all, sh->P, &w) == 0);
+    /* the fastest call of each class, reduced over the processes */
+    int64_t fastest[COLL_NCLASS];
+    coll_fastest_of(sh->all, sh->P, fastest);
+    CHECK(sp && sp->has_fastest && !memcmp(sp->fastest, fastest, sizeof fastest));
     for (int r = 0; r < sh->P && sp && w; r++) {
         const struct dg_mpilog *g = sh->all[r], *o = sp->logs[r];
         CHECK(!g == !o);

@@ -172,6 +172,10 @@ enum {
     GAP_OTHER_KIND = 1u << 1 /* a RECV or COLL */
 };
 
+/* Classes of point-to-point calls for the time model (emit.c): SEND and
+ * RECV, by the bit length of their byte count (0 to 64). */
+#define COLL_NCLASS 130
+
 /* The logs the patterns read (sparse.c): each rank's candidates and
  * collective records, matched among themselves. */
 struct coll_sparse {
@@ -181,6 +185,8 @@ struct coll_sparse {
     uint32_t **orig;               /* [P][n]: position in the whole log */
     uint8_t **gap;                 /* [P][n]: GAP_* of the records left out right before */
     struct dg_match *m;
+    int64_t fastest[COLL_NCLASS];  /* of the whole logs (coll_fastest_of), with them */
+    bool has_fastest;              /* built with the context (search_coll_sparse_dist) */
 };
 
 struct cx {
@@ -191,7 +197,7 @@ struct cx {
     uint32_t **orig;       /* sparse: [rank][pos] the record's position in the whole log; else NULL */
     uint8_t **gap;         /* sparse: [rank][pos] GAP_* of the records left out right before */
     uint8_t **claimed;     /* [rank][log pos]: 0 or CLAIM_FOUND */
-    struct dg_map fastest; /* class_key -> fastest call of the class (ns) */
+    int64_t fastest[COLL_NCLASS]; /* the fastest call of each class (ns; INT64_MAX: none) */
     struct hacc *h;        /* the hints, in the order of their first instance */
     uint32_t nh, caph;
     struct rej *rej;       /* rejected reduce candidates (reduce.c) */
@@ -293,8 +299,10 @@ static inline uint32_t coll_orig_pos(const struct cx *c, int rank, uint32_t pos)
     return c->orig ? c->orig[rank][pos] : pos;
 }
 
-/* emit.c: the fastest call of each class, for the time model. */
-int coll_fastest_build(struct cx *c);
+/* emit.c: the fastest SEND and RECV call of each class (kind, and size
+ * within a factor of two) in logs, for the time model: v[COLL_NCLASS], ns,
+ * INT64_MAX where the logs have none. */
+void coll_fastest_of(const struct dg_mpilog *const *logs, int P, int64_t *v);
 /* emit.c: adds a found instance to its hint and claims its records. */
 int coll_emit(struct cx *c, struct inst *in);
 void coll_hacc_free(struct hacc *h);

@@ -343,9 +343,9 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
     }
     if (!x->match || !x->logs || x->world_size <= 0)
         return 0;
-    /* the fastest calls of the whole run; then the patterns read the
-     * sparse logs, the hints' counts the whole ones */
-    if ((rc = coll_cx_init(&c, x)) < 0 || (rc = coll_fastest_build(&c)) < 0 ||
+    /* the fastest calls of the whole run (coll_cx_init); then the
+     * patterns read the sparse logs, the hints' counts the whole ones */
+    if ((rc = coll_cx_init(&c, x)) < 0 ||
         (rc = coll_candidates_sparse(&c, &sp, &sparse)) < 0 ||
         (sparse && (rc = coll_cx_sparse(&c, x->csparse ? x->csparse : &sp)) < 0))
         goto out;

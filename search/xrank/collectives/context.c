@@ -18,6 +18,10 @@ int coll_cx_init(struct cx *c, const struct search_xrank *x)
     c->P = x->world_size;
     c->logs = x->logs;
     c->m = x->match;
+    if (x->csparse && x->csparse->has_fastest) /* reduced over the processes */
+        memcpy(c->fastest, x->csparse->fastest, sizeof c->fastest);
+    else
+        coll_fastest_of(c->logs, c->P, c->fastest);
     c->claimed = claims_new(c);
     c->stamp = calloc((size_t)c->P, sizeof *c->stamp);
     return c->claimed && c->stamp ? 0 : TRACE_ERR_NOMEM;
@@ -94,7 +98,6 @@ void coll_cx_free(struct cx *c)
     free(c->in.v);
     claims_free(c->claimed, c->P);
     free(c->stamp);
-    dg_map_free(&c->fastest);
     memset(c, 0, sizeof *c);
 }
 

@@ -14,43 +14,38 @@
 
 #include "collectives-private.h"
 
-/* Class of a call for its wait-free time: kind and size within a factor
- * of two (the bit length of its byte count), over all ranks. */
-static uint64_t class_key(const struct dg_msgrec *r)
+/* Class of a SEND or RECV record for its wait-free time: kind and size
+ * within a factor of two (the bit length of its byte count), over all
+ * ranks; an index of coll_fastest's array. */
+static unsigned class_of(const struct dg_msgrec *r)
 {
-    uint64_t bits = 0;
+    unsigned bits = 0;
     for (uint64_t b = r->bytes; b; b >>= 1)
         bits++;
-    return (uint64_t)r->kind << 8 | bits;
+    return (r->kind == DG_MSG_RECV) * 65u + bits;
 }
 
-/* The fastest call of every class: what a point-to-point call of that kind
- * and size costs when it does not wait for another rank (the fastest one
- * waited least; the same reasoning as search_msgcost_latency). */
-int coll_fastest_build(struct cx *c)
+void coll_fastest_of(const struct dg_mpilog *const *logs, int P, int64_t *v)
 {
-    for (int r = 0; r < c->P; r++) {
-        const struct dg_mpilog *g = c->logs[r];
+    for (unsigned k = 0; k < COLL_NCLASS; k++)
+        v[k] = INT64_MAX;
+    for (int r = 0; r < P; r++) {
+        const struct dg_mpilog *g = logs[r];
         for (uint32_t i = 0; g && i < g->n; i++) {
             const struct dg_msgrec *x = &g->rec[i];
             uint64_t ns = coll_rec_ns(x);
-            if ((x->kind != DG_MSG_SEND && x->kind != DG_MSG_RECV) || !ns)
-                continue;
-            uint64_t *v = dg_map_put(&c->fastest, class_key(x), ns);
-            if (!v)
-                return TRACE_ERR_NOMEM;
-            if (ns < *v)
-                *v = ns;
+            unsigned k = class_of(x);
+            if ((x->kind == DG_MSG_SEND || x->kind == DG_MSG_RECV) && ns && ns < (uint64_t)v[k])
+                v[k] = (int64_t)ns;
         }
     }
-    return 0;
 }
 
 static uint64_t wait_free_ns(const struct cx *c, const struct dg_msgrec *r)
 {
-    const uint64_t *v = dg_map_get(&c->fastest, class_key(r));
+    int64_t v = c->fastest[class_of(r)];
     uint64_t ns = coll_rec_ns(r);
-    return v && *v < ns ? *v : ns;
+    return v != INT64_MAX && (uint64_t)v < ns ? (uint64_t)v : ns;
 }
 
 /* Per rank, the time in the instance's calls (each MPI event once), as

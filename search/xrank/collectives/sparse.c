@@ -23,6 +23,8 @@
  * Spread (search_coll_sparse_dist), each process marks and copies its
  * ranks' records and sends them to process 0, which reads them (as input
  * it distrusts) and matches them; with one process the same code runs.
+ * The fastest call of each class, which the time model takes from the
+ * whole logs (emit.c), comes with them: each process's, reduced (MIN).
  * The search of a context built by hand builds them itself
  * (coll_sparse_build).
  */
@@ -283,7 +285,12 @@ int search_coll_sparse_dist(struct search_xrank *x)
     for (int r = 0; r < P && st >= 0; r++)
         if (x->logs[r] && !(mk[r] = calloc(x->logs[r]->n ? x->logs[r]->n : 1, 1)))
             st = TRACE_ERR_NOMEM;
-    if ((rc = dg_xchg_agree(xc, st)) >= 0)
+    /* the fastest call of each class over every process's ranks */
+    int64_t fastest[COLL_NCLASS];
+    coll_fastest_of(x->logs, P, fastest);
+    if ((rc = dg_xchg_agree(xc, st)) >= 0 && K > 1)
+        rc = xc->allreduce(xc->ctx, fastest, COLL_NCLASS, DG_XCHG_MIN);
+    if (rc >= 0)
         rc = search_coll_candidates(x->logs, P, x->owner, xc, x->match, mk);
     if (rc >= 0) {
         st = pack_mine(x, mk, &out[0]);
@@ -296,6 +303,8 @@ int search_coll_sparse_dist(struct search_xrank *x)
             st = unpack(&in[q], sp);
         if (st >= 0)
             st = dg_match_build(sp->logs, P, &sp->m);
+        memcpy(sp->fastest, fastest, sizeof fastest);
+        sp->has_fastest = true;
     }
     if (rc >= 0)
         rc = dg_xchg_agree(xc, st);
