@@ -1768,8 +1768,8 @@ static bool same_members(const struct dg_match *m, uint32_t i, uint32_t *const *
  * logs and the oracle's marks: per rank, the collective records and the
  * candidates in log order, their whole positions, the kinds left out right
  * before each, a forwarded receive's position, and the messages and
- * instances matched among them those of the whole logs; and the fastest
- * call of each class over every log. */
+ * instances matched among them those of the whole logs; the fastest call
+ * of each class over every log; each rank's records per call site. */
 static void sparse_check(struct proc_arg *a, const struct cand_shared *sh, const struct coll_sparse *sp)
 {
     struct dg_match *w = NULL;
@@ -1807,6 +1807,13 @@ static void sparse_check(struct proc_arg *a, const struct cand_shared *sh, const
             gap = 0;
         }
         CHECK(!o || k == o->n);
+        /* the whole log's records per call site */
+        struct coll_sitecount *sc = NULL;
+        uint32_t nsc = 0;
+        CHECK(!g || coll_site_counts(g, &sc, &nsc) == 0);
+        CHECK(!g == !sp->sites[r] && nsc == sp->nsites[r]);
+        CHECK(!nsc || !memcmp(sc, sp->sites[r], nsc * sizeof *sc));
+        free(sc);
     }
     dg_match_destroy(w);
 }

@@ -176,6 +176,11 @@ enum {
  * RECV, by the bit length of their byte count (0 to 64). */
 #define COLL_NCLASS 130
 
+/* The records of a rank at one call site (each MPI event once). */
+struct coll_sitecount {
+    uint32_t site, n;
+};
+
 /* The logs the patterns read (sparse.c): each rank's candidates and
  * collective records, matched among themselves. */
 struct coll_sparse {
@@ -187,6 +192,9 @@ struct coll_sparse {
     struct dg_match *m;
     int64_t fastest[COLL_NCLASS];  /* of the whole logs (coll_fastest_of), with them */
     bool has_fastest;              /* built with the context (search_coll_sparse_dist) */
+    struct coll_sitecount **sites; /* with it: [P] each rank's records per call site in
+                                      its whole log (coll_site_counts), by site */
+    uint32_t *nsites;              /* [P] */
 };
 
 struct cx {
@@ -299,6 +307,9 @@ static inline uint32_t coll_orig_pos(const struct cx *c, int rank, uint32_t pos)
     return c->orig ? c->orig[rank][pos] : pos;
 }
 
+/* sparse.c: the records of g per call site, by site (*out malloc'ed);
+ * 0 or TRACE_ERR_NOMEM. */
+int coll_site_counts(const struct dg_mpilog *g, struct coll_sitecount **out, uint32_t *n);
 /* emit.c: the fastest SEND and RECV call of each class (kind, and size
  * within a factor of two) in logs, for the time model: v[COLL_NCLASS], ns,
  * INT64_MAX where the logs have none. */

@@ -161,34 +161,27 @@ static int count_unmatched(struct cx *c)
     return 0;
 }
 
-/* Records at each hint call site, over all ranks (each MPI event once). */
+/* Records at each hint call site, over all ranks (each MPI event once):
+ * from the records per call site that came with the sparse logs, or
+ * counted here in the whole logs. */
 static int count_totals(struct cx *c, uint64_t **totals)
 {
+    const struct coll_sparse *sp = c->x->csparse;
     for (int r = 0; r < c->P; r++) {
-        const struct dg_mpilog *g = c->logs[r];
-        struct dg_map sites = {0};
-        for (uint32_t i = 0; g && i < g->n; i++) {
-            const struct dg_msgrec *x = &g->rec[i];
-            if (i && g->rec[i - 1].index == x->index && g->rec[i - 1].site == x->site)
-                continue;
-            uint64_t *v = dg_map_put(&sites, x->site, 0);
-            if (!v) {
-                dg_map_free(&sites);
-                return TRACE_ERR_NOMEM;
-            }
-            ++*v;
-        }
-        for (size_t s = 0; s < sites.cap; s++) {
-            if (!dg_map_used(&sites, s))
-                continue;
+        struct coll_sitecount *mine = NULL, *sc = sp && sp->sites[r] ? sp->sites[r] : NULL;
+        uint32_t n = sc ? sp->nsites[r] : 0;
+        if (!sc && c->logs[r] && coll_site_counts(c->logs[r], &mine, &n) < 0)
+            return TRACE_ERR_NOMEM;
+        for (uint32_t s = 0; s < n; s++) {
+            const struct coll_sitecount *e = sc ? &sc[s] : &mine[s];
             struct loc l;
-            coll_loc_of(c, r, (uint32_t)sites.keys[s], &l);
+            coll_loc_of(c, r, e->site, &l);
             for (uint32_t j = 0; j < c->nh; j++)
                 for (uint32_t k = 0; k < c->h[j].nlocs; k++)
                     if (!coll_loc_cmp(&l, &c->h[j].locs[k].loc))
-                        totals[j][k] += sites.vals[s];
+                        totals[j][k] += e->n;
         }
-        dg_map_free(&sites);
+        free(mine);
     }
     return 0;
 }

@@ -23,8 +23,9 @@
  * Spread (search_coll_sparse_dist), each process marks and copies its
  * ranks' records and sends them to process 0, which reads them (as input
  * it distrusts) and matches them; with one process the same code runs.
- * The fastest call of each class, which the time model takes from the
- * whole logs (emit.c), comes with them: each process's, reduced (MIN).
+ * What the search takes from the whole logs comes with them: the fastest
+ * call of each class (emit.c: each process's, reduced by MIN) and each
+ * rank's records per call site (the hints' counts, collectives.c).
  * The search of a context built by hand builds them itself
  * (coll_sparse_build).
  */
@@ -128,11 +129,15 @@ void coll_sparse_free(struct coll_sparse *sp)
             free(sp->orig[r]);
         if (sp->gap)
             free(sp->gap[r]);
+        if (sp->sites)
+            free(sp->sites[r]);
     }
     free(sp->log);
     free((void *)sp->logs);
     free(sp->orig);
     free(sp->gap);
+    free(sp->sites);
+    free(sp->nsites);
     memset(sp, 0, sizeof *sp);
 }
 
@@ -146,13 +151,47 @@ uint8_t coll_gap_between(const struct cx *c, int rank, uint32_t a, uint32_t b)
     return g;
 }
 
+static int sitecount_cmp(const void *pa, const void *pb)
+{
+    const struct coll_sitecount *a = pa, *b = pb;
+    return (a->site > b->site) - (a->site < b->site);
+}
+
+int coll_site_counts(const struct dg_mpilog *g, struct coll_sitecount **out, uint32_t *n)
+{
+    struct dg_map m = {0};
+    *out = NULL;
+    *n = 0;
+    for (uint32_t i = 0; i < g->n; i++) {
+        const struct dg_msgrec *x = &g->rec[i];
+        if (i && g->rec[i - 1].index == x->index && g->rec[i - 1].site == x->site)
+            continue;
+        uint64_t *v = dg_map_put(&m, x->site, 0);
+        if (!v) {
+            dg_map_free(&m);
+            return TRACE_ERR_NOMEM;
+        }
+        ++*v;
+    }
+    *out = malloc((m.n ? m.n : 1) * sizeof **out);
+    for (size_t s = 0; *out && s < m.cap; s++)
+        if (dg_map_used(&m, s))
+            (*out)[(*n)++] = (struct coll_sitecount){(uint32_t)m.keys[s], (uint32_t)m.vals[s]};
+    dg_map_free(&m);
+    if (!*out)
+        return TRACE_ERR_NOMEM;
+    qsort(*out, *n, sizeof **out, sitecount_cmp);
+    return 0;
+}
+
 /* ---- spread: each process its ranks', gathered on process 0 ------------------------------- */
 
 /* One rank's sparse log, packed: the world rank, n, the consumers' count,
  * whether it was cut short, its clocks and host, then n records, n whole
- * positions, n gaps and the consumers. */
+ * positions, n gaps, the consumers, and the whole log's records per call
+ * site (their count, then the pairs). */
 static int pack_rank(struct dg_bytes *b, int32_t r, const struct dg_mpilog *o, const uint32_t *orig,
-                     const uint8_t *gap)
+                     const uint8_t *gap, const struct coll_sitecount *sc, uint32_t nsc)
 {
     uint32_t n = o->n, nc = o->ncons;
     uint8_t cut = o->cut_short;
@@ -160,7 +199,8 @@ static int pack_rank(struct dg_bytes *b, int32_t r, const struct dg_mpilog *o, c
               dg_bytes_put(b, &cut, 1) && dg_bytes_put(b, o->clock, sizeof o->clock) &&
               dg_bytes_put(b, &o->host, sizeof o->host) && (!n || dg_bytes_put(b, o->rec, n * sizeof *o->rec)) &&
               (!n || dg_bytes_put(b, orig, n * sizeof *orig)) && (!n || dg_bytes_put(b, gap, n)) &&
-              (!nc || dg_bytes_put(b, o->cons, nc * sizeof *o->cons));
+              (!nc || dg_bytes_put(b, o->cons, nc * sizeof *o->cons)) && dg_bytes_put(b, &nsc, sizeof nsc) &&
+              (!nsc || dg_bytes_put(b, sc, nsc * sizeof *sc));
     return ok ? 0 : TRACE_ERR_NOMEM;
 }
 
@@ -227,8 +267,17 @@ static int unpack(const struct dg_bytes *b, struct coll_sparse *sp)
         (void)take(&d, sp->orig[r], n * sizeof **sp->orig);
         (void)take(&d, sp->gap[r], n);
         (void)take(&d, o.cons, nc * sizeof *o.cons);
-        if (!rank_valid(&o, sp->orig[r]))
+        uint32_t nsc;
+        if (!rank_valid(&o, sp->orig[r]) || !take(&d, &nsc, sizeof nsc) ||
+            (d.len - d.off) / sizeof **sp->sites < nsc)
             return TRACE_ERR_FORMAT;
+        if (!(sp->sites[r] = malloc((nsc ? nsc : 1) * sizeof **sp->sites)))
+            return TRACE_ERR_NOMEM;
+        sp->nsites[r] = nsc;
+        (void)take(&d, sp->sites[r], nsc * sizeof **sp->sites);
+        for (uint32_t k = 1; k < nsc; k++)
+            if (sp->sites[r][k].site <= sp->sites[r][k - 1].site)
+                return TRACE_ERR_FORMAT;
     }
     return 0;
 }
@@ -241,7 +290,9 @@ static int coll_sparse_alloc(struct coll_sparse *sp, int P)
     sp->logs = calloc((size_t)P, sizeof *sp->logs);
     sp->orig = calloc((size_t)P, sizeof *sp->orig);
     sp->gap = calloc((size_t)P, sizeof *sp->gap);
-    return sp->log && sp->logs && sp->orig && sp->gap ? 0 : TRACE_ERR_NOMEM;
+    sp->sites = calloc((size_t)P, sizeof *sp->sites);
+    sp->nsites = calloc((size_t)P, sizeof *sp->nsites);
+    return sp->log && sp->logs && sp->orig && sp->gap && sp->sites && sp->nsites ? 0 : TRACE_ERR_NOMEM;
 }
 
 /* This process's ranks, marked, copied and packed for process 0. */
@@ -257,13 +308,16 @@ static int pack_mine(const struct search_xrank *x, uint8_t **mk, struct dg_bytes
         if (!x->logs[r])
             continue;
         struct dg_mpilog o;
-        uint32_t *orig = NULL;
+        uint32_t *orig = NULL, nsc = 0;
         uint8_t *gap = NULL;
-        if ((rc = build_rank(x->logs[r], mk[r], pos_of, &o, &orig, &gap)) >= 0)
-            rc = pack_rank(out, r, &o, orig, gap);
+        struct coll_sitecount *sc = NULL;
+        if ((rc = build_rank(x->logs[r], mk[r], pos_of, &o, &orig, &gap)) >= 0 &&
+            (rc = coll_site_counts(x->logs[r], &sc, &nsc)) >= 0)
+            rc = pack_rank(out, r, &o, orig, gap, sc, nsc);
         dg_mpilog_free(&o);
         free(orig);
         free(gap);
+        free(sc);
     }
     free(pos_of);
     return rc;
