@@ -345,6 +345,22 @@ int search_xrank_describe(const struct search_xrank *x, const struct dg_pos *pos
  * process's ranks in one job; otherwise by the same replay of x's logs. */
 int search_xrank_chain(const struct search_xrank *x, struct dg_pos a, struct dg_pos b, struct dg_pos *out,
                        size_t max, size_t *n);
+/* The process that holds rank r's log (0 without x->dist), and how many
+ * processes there are (1 without x->dist). */
+int search_xrank_proc_of(const struct search_xrank *x, int r);
+int search_xrank_nprocs(const struct search_xrank *x);
+/* The rounds left at the collective hints' main call sites
+ * (collectives/counts.c): part[q] is the question about the ranks of
+ * process q (search_xrank_proc_of), st process 0's status so far; nslots
+ * counts come back summed in sums: spread (x->dist), each process counts
+ * its ranks in one job; otherwise over x's logs.  0 or a negative status. */
+int search_xrank_coll_counts(const struct search_xrank *x, const struct dg_bytes *part, int st, uint32_t nslots,
+                             int64_t *sums);
+/* collectives/counts.c: one process's part of those counts, over d's logs
+ * (p, len: the question about its ranks); sums[nslots] set.  0,
+ * TRACE_ERR_FORMAT (a question that does not read) or TRACE_ERR_NOMEM. */
+int search_coll_counts_local(const struct search_xrank *d, const uint8_t *p, size_t len, uint32_t nslots,
+                             int64_t *sums);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
  * process gets the fit; process 0 returns it in *f). */
 struct search_fit;

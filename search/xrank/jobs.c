@@ -28,6 +28,10 @@
  *     explanation (deadlock.c): every process gets the pair, replays its
  *     ranks tracing the first (dg_hb_chain_dist), and every process gets
  *     the chain.
+ *   - COUNTS: the rounds left at the collective hints' main call sites
+ *     (collectives/counts.c): each process gets the question about its
+ *     ranks, counts over their whole logs, and the counts are summed
+ *     (an all-reduce), for process 0.
  *   - END: process 0 is done (its status: a failure there is the others'
  *     too). */
 #include <stdlib.h>
@@ -35,7 +39,7 @@
 
 #include "search-private.h"
 
-enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4, JOB_DESCRIBE = 5, JOB_CHAIN = 6 };
+enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4, JOB_DESCRIBE = 5, JOB_CHAIN = 6, JOB_COUNTS = 7 };
 
 struct job {
     uint32_t kind;
@@ -415,6 +419,64 @@ static int serve_chain(struct search_xrank *d, const struct dg_bytes *in)
     return chain_run(d, ab[0], ab[1], out, 64, &n, st);
 }
 
+int search_xrank_proc_of(const struct search_xrank *x, int r)
+{
+    return x->dist ? rank_proc(x->dist, r) : 0;
+}
+
+int search_xrank_nprocs(const struct search_xrank *x)
+{
+    return x->dist ? x->dist->xchg->nprocs : 1;
+}
+
+/* Every process: its part of a COUNTS job counted, then summed over the
+ * processes (every process gets the sums). */
+static int counts_run(struct search_xrank *d, const uint8_t *p, size_t len, uint32_t nslots, int64_t *sums, int st)
+{
+    if (st == 0)
+        st = search_coll_counts_local(d, p, len, nslots, sums);
+    int rc = dg_xchg_agree(d->xchg, st);
+    if (rc == 0 && nslots)
+        rc = d->xchg->allreduce(d->xchg->ctx, sums, (int)nslots, DG_XCHG_SUM);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc < 0 ? rc : 0;
+}
+
+int search_xrank_coll_counts(const struct search_xrank *x, const struct dg_bytes *part, int st, uint32_t nslots,
+                             int64_t *sums)
+{
+    if (!x->dist)
+        return st < 0 ? st : search_coll_counts_local(x, part[0].p, part[0].len, nslots, sums);
+    struct search_xrank *d = x->dist;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    if (nslots > INT32_MAX)
+        st = st < 0 ? st : TRACE_ERR_LIMIT;
+    job_begin(d, JOB_COUNTS, &st);
+    for (int q = 1; q < d->xchg->nprocs && st == 0; q++)
+        if (!dg_bytes_put(&d->jout[q], &nslots, sizeof nslots) || (part[q].len && !dg_bytes_put(&d->jout[q], part[q].p, part[q].len)))
+            st = TRACE_ERR_NOMEM;
+    int rc = job_send(d, st);
+    return rc < 0 ? rc : counts_run(d, part[0].p, part[0].len, nslots, sums, 0);
+}
+
+/* Another process: the question of a COUNTS job about its ranks, counted. */
+static int serve_counts(struct search_xrank *d, const struct dg_bytes *in)
+{
+    uint32_t nslots = 0;
+    size_t off = sizeof(struct job) + sizeof nslots;
+    int st = in->len < off ? TRACE_ERR_ARG : 0; /* cannot happen */
+    if (st == 0)
+        memcpy(&nslots, in->p + sizeof(struct job), sizeof nslots);
+    int64_t *sums = calloc(nslots ? nslots : 1, sizeof *sums);
+    if (!sums)
+        st = TRACE_ERR_NOMEM;
+    int rc = counts_run(d, st == 0 ? in->p + off : NULL, st == 0 ? in->len - off : 0, st == 0 ? nslots : 0, sums, st);
+    free(sums);
+    return rc;
+}
+
 int search_xrank_serve(struct search_xrank *d)
 {
     const struct dg_xchg *xc = d->xchg;
@@ -437,8 +499,10 @@ int search_xrank_serve(struct search_xrank *d)
             rc = serve_describe(d, &got);
         else if (rc >= 0 && j.kind == JOB_CHAIN)
             rc = serve_chain(d, &got);
+        else if (rc >= 0 && j.kind == JOB_COUNTS)
+            rc = serve_counts(d, &got);
         dg_bytes_free(&got);
-        if (rc < 0 || j.kind < JOB_STALL || j.kind > JOB_CHAIN) {
+        if (rc < 0 || j.kind < JOB_STALL || j.kind > JOB_COUNTS) {
             d->jobs_over = true;
             return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
         }

@@ -10,13 +10,15 @@
 #     binomial tree (the root's stream reaches log2 P ranks), one sent on a
 #     tag per rank, a ring exchange no pattern can use, and a gather whose
 #     call site also receives once from one rank on another tag (a round
-#     withheld from the search, still counted: "holds on 3 of 4 calls");
+#     left out of the search, still counted: "holds on 3 of 4 calls"),
+#     and the same with --parallel on 2 and 3 processes;
 #   - the collective programs of the other tests on 4 and 3 ranks;
 #   - every bundled example on 4 ranks (not under the sanitizers: the
 #     programs above run candidates.c's every rule there).
 source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
+MPIEXEC=${MPIEXEC:-mpiexec}
 
 # same_search WHAT DIR: the analysis of DIR, every record against candidates.
 same_search() {
@@ -46,6 +48,16 @@ for np in 8 6; do
         "coll-tree.c:$(line_of "$src" "t4-recv"):[0-9]+: note: +check by hand: holds on 3 of 4 calls"
     expect_no_match "coll-tree, $np ranks: nothing for the ring exchange" "$text" \
         "coll-tree.c:($(line_of "$src" "t3-irecv")|$(line_of "$src" "t3-isend")):[0-9]+: note: \[collective\]"
+    # spread: the sparse logs built where the logs are, the rounds left at
+    # the gather's call site counted there (the COUNTS job)
+    serial=$("$CH" hints "$d" --format=json --all --explain --waits 2>&1)
+    for k in 2 3; do
+        got=$("$MPIEXEC" -n "$k" "$CH" hints --parallel "$d" --format=json --all --explain --waits 2>&1)
+        expect_eq "coll-tree, $np ranks: --parallel with $k processes gives the serial hints" "$got" "$serial"
+    done
+    text=$("$MPIEXEC" -n 3 "$CH" hints --parallel "$d" --all --kind=collective 2>&1)
+    expect_match "coll-tree, $np ranks, 3 processes: the gather holds on 3 of its 4 calls" "$text" \
+        "coll-tree.c:$(line_of "$src" "t4-recv"):[0-9]+: note: +check by hand: holds on 3 of 4 calls"
 done
 
 for prog in collectives coll-grid2 coll-irecv coll-offset-rows round-sum sized-parts helper-tail; do

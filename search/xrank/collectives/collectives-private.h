@@ -3,7 +3,9 @@
  * has claimed, the instances the patterns find and the hints they add up
  * to (context.c, emit.c), the rounds and broadcasts most patterns are found
  * in (rounds.c, broadcasts.c), the records a pattern can use at all
- * (candidates.c), the pieces of hint messages (message.c), the
+ * (candidates.c) and the sparse logs of those it reads (sparse.c), the
+ * rounds left at the hints' call sites, counted where the whole logs are
+ * (counts.c), the pieces of hint messages (message.c), the
  * --explain entries for communicators of two ranks (tworanks.c), and
  * the interface every pattern implements (struct coll_pattern, one file a
  * pattern).  collectives.c lists the patterns in one table, runs them in
@@ -314,6 +316,11 @@ int coll_site_counts(const struct dg_mpilog *g, struct coll_sitecount **out, uin
  * within a factor of two) in logs, for the time model: v[COLL_NCLASS], ns,
  * INT64_MAX where the logs have none. */
 void coll_fastest_of(const struct dg_mpilog *const *logs, int P, int64_t *v);
+/* counts.c: each hint's rounds left at its main call site on its roots
+ * (h->unmatched_rounds), counted where the whole logs are; call with the
+ * claims of the patterns and the hints' primary sites chosen.  0 or a
+ * negative status. */
+int coll_count_unmatched(struct cx *c);
 /* emit.c: adds a found instance to its hint and claims its records. */
 int coll_emit(struct cx *c, struct inst *in);
 void coll_hacc_free(struct hacc *h);

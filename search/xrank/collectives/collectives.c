@@ -118,49 +118,6 @@ static void choose_primary(struct hacc *h)
             }
 }
 
-/* The round kind a hint's main call site is counted in, 0 if none is. */
-static int primary_kind(const struct hacc *h)
-{
-    switch (h->pat->main_call) {
-    case LM_SEND: return DG_MSG_SEND;
-    case LM_RECV: return DG_MSG_RECV;
-    }
-    return 0;
-}
-
-/* Rounds left unmatched at a hint's main call site (on its roots: hints
- * without a root have none): the instances that do not match.  Every
- * record of the whole log the patterns did not claim counts, those left
- * out of the sparse logs too: a round at the site that could not be a
- * collective is still an iteration the hint does not cover
- * ("some-iterations"). */
-static int count_unmatched(struct cx *c)
-{
-    struct rounds rs;
-    int rc = coll_rounds_build(c, false, &rs);
-    if (rc < 0)
-        return rc;
-    for (uint32_t i = 0; i < rs.n; i++) {
-        const struct round *ro = &rs.v[i];
-        for (uint32_t j = 0; j < c->nh; j++) {
-            struct hacc *h = &c->h[j];
-            if (primary_kind(h) != ro->kind || !h->roots[ro->rank])
-                continue;
-            for (uint32_t k = 0; k < ro->n; k++) {
-                const struct dg_msgrec *x = coll_rec(c, ro->rank, rs.pos[ro->first + k]);
-                struct loc l;
-                coll_loc_of(c, ro->rank, x->site, &l);
-                if (!coll_loc_cmp(&l, &h->locs[h->primary].loc)) {
-                    h->unmatched_rounds++;
-                    break;
-                }
-            }
-        }
-    }
-    coll_rounds_free(&rs, c->P);
-    return 0;
-}
-
 /* Records at each hint call site, over all ranks (each MPI event once):
  * from the records per call site that came with the sparse logs, or
  * counted here in the whole logs. */
@@ -270,12 +227,7 @@ static int build_hints(struct cx *c, struct search_hint **out, uint32_t *nout)
     uint64_t **totals = NULL;
     struct search_hint *hints = NULL;
     uint32_t nhints = 0;
-    int rc;
-    for (uint32_t i = 0; i < c->nh; i++)
-        choose_primary(&c->h[i]);
-    if ((rc = count_unmatched(c)) < 0)
-        return rc;
-    rc = TRACE_ERR_NOMEM;
+    int rc = TRACE_ERR_NOMEM;
     totals = calloc(c->nh ? c->nh : 1, sizeof *totals);
     if (!totals)
         goto out;
@@ -348,7 +300,11 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
         if ((rc = run_stage(&c, a, b)) < 0)
             goto out;
     }
-    if ((rc = coll_cx_whole(&c)) < 0)
+    /* the hints' main call sites, and the rounds left there (counts.c,
+     * where the whole logs are); then the claims in the whole logs */
+    for (uint32_t i = 0; i < c.nh; i++)
+        choose_primary(&c.h[i]);
+    if ((rc = coll_count_unmatched(&c)) < 0 || (rc = coll_cx_whole(&c)) < 0)
         goto out;
     if ((rc = build_hints(&c, out, nout)) >= 0 && dropped &&
         (rc = coll_rejects_hints(&c, dropped, ndropped)) >= 0 &&
