@@ -361,6 +361,32 @@ int search_xrank_coll_counts(const struct search_xrank *x, const struct dg_bytes
  * TRACE_ERR_FORMAT (a question that does not read) or TRACE_ERR_NOMEM. */
 int search_coll_counts_local(const struct search_xrank *d, const uint8_t *p, size_t len, uint32_t nslots,
                              int64_t *sums);
+/* --explain's pairs of call sites that move data only on communicators of
+ * two ranks (collectives/tworanks.c): part[q] is the question to process
+ * q (the claimed records it must leave out), st process 0's status so
+ * far; every process's answer is appended to *all: spread (x->dist), each
+ * process scans its ranks in one job; otherwise over x's logs.  0 or a
+ * negative status. */
+int search_xrank_coll_tworanks(const struct search_xrank *x, const struct dg_bytes *part, int st,
+                               struct dg_bytes *all);
+/* An answer: the messages of srank from its call site ssite to rrank's
+ * site rsite on communicators of two ranks (n > 0; the calls of the
+ * first), or a site of srank that moves data on a communicator of another
+ * size (n == 0, rrank -1). */
+struct search_tworanks_ent {
+    int32_t srank;
+    uint32_t ssite;
+    int32_t rrank;
+    uint32_t rsite;
+    uint16_t scall, rcall;
+    uint32_t pad;
+    uint64_t n;
+};
+/* collectives/tworanks.c: one process's answer to that, over d's logs and
+ * match (p, len: the question, an array of struct dg_pos: records left
+ * out, of its ranks and of their peers), appended to ans (entries struct
+ * search_tworanks_ent, each wide site once).  0, TRACE_ERR_FORMAT or TRACE_ERR_NOMEM. */
+int search_coll_tworanks_local(const struct search_xrank *d, const uint8_t *p, size_t len, struct dg_bytes *ans);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
  * process gets the fit; process 0 returns it in *f). */
 struct search_fit;

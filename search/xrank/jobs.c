@@ -32,6 +32,10 @@
  *     (collectives/counts.c): each process gets the question about its
  *     ranks, counts over their whole logs, and the counts are summed
  *     (an all-reduce), for process 0.
+ *   - TWORANKS: --explain's call sites that move data only on communicators
+ *     of two ranks (collectives/tworanks.c): each process gets the
+ *     claimed records it must leave out, scans its ranks' whole logs, and
+ *     its answer goes to process 0.
  *   - END: process 0 is done (its status: a failure there is the others'
  *     too). */
 #include <stdlib.h>
@@ -39,7 +43,16 @@
 
 #include "search-private.h"
 
-enum { JOB_END = 1, JOB_STALL = 2, JOB_REPLAY = 3, JOB_FIT = 4, JOB_DESCRIBE = 5, JOB_CHAIN = 6, JOB_COUNTS = 7 };
+enum {
+    JOB_END = 1,
+    JOB_STALL = 2,
+    JOB_REPLAY = 3,
+    JOB_FIT = 4,
+    JOB_DESCRIBE = 5,
+    JOB_CHAIN = 6,
+    JOB_COUNTS = 7,
+    JOB_TWORANKS = 8
+};
 
 struct job {
     uint32_t kind;
@@ -477,6 +490,55 @@ static int serve_counts(struct search_xrank *d, const struct dg_bytes *in)
     return rc;
 }
 
+/* Every process: its part of a TWORANKS job answered; process 0 gets
+ * every process's answer, its own first, appended to *all (NULL
+ * elsewhere). */
+static int tworanks_run(struct search_xrank *d, const uint8_t *p, size_t len, struct dg_bytes *all, int st)
+{
+    const struct dg_xchg *xc = d->xchg;
+    struct dg_bytes mine = {0};
+    if (st == 0)
+        st = search_coll_tworanks_local(d, p, len, &mine);
+    if (st == 0 && xc->proc != 0 && mine.len && !dg_bytes_put(&d->jout[0], mine.p, mine.len))
+        st = TRACE_ERR_NOMEM;
+    int rc = xc->alltoall(xc->ctx, st, d->jout, d->jin);
+    for (int q = 0; rc >= 0 && all && q < xc->nprocs; q++) {
+        const struct dg_bytes *b = q ? &d->jin[q] : &mine;
+        if (b->len && !dg_bytes_put(all, b->p, b->len))
+            rc = TRACE_ERR_NOMEM;
+    }
+    for (int q = 0; q < xc->nprocs; q++)
+        dg_bytes_free(&d->jin[q]);
+    dg_bytes_free(&mine);
+    if (rc < 0)
+        d->jobs_over = true;
+    return rc < 0 ? rc : 0;
+}
+
+int search_xrank_coll_tworanks(const struct search_xrank *x, const struct dg_bytes *part, int st,
+                               struct dg_bytes *all)
+{
+    if (!x->dist)
+        return st < 0 ? st : search_coll_tworanks_local(x, part[0].p, part[0].len, all);
+    struct search_xrank *d = x->dist;
+    if (d->jobs_over)
+        return TRACE_ERR_ARG;
+    job_begin(d, JOB_TWORANKS, &st);
+    for (int q = 1; q < d->xchg->nprocs && st == 0; q++)
+        if (part[q].len && !dg_bytes_put(&d->jout[q], part[q].p, part[q].len))
+            st = TRACE_ERR_NOMEM;
+    int rc = job_send(d, st);
+    return rc < 0 ? rc : tworanks_run(d, part[0].p, part[0].len, all, 0);
+}
+
+/* Another process: the claimed records of a TWORANKS job, and its ranks
+ * scanned. */
+static int serve_tworanks(struct search_xrank *d, const struct dg_bytes *in)
+{
+    size_t off = sizeof(struct job);
+    return tworanks_run(d, in->p + off, in->len - off, NULL, 0);
+}
+
 int search_xrank_serve(struct search_xrank *d)
 {
     const struct dg_xchg *xc = d->xchg;
@@ -501,8 +563,10 @@ int search_xrank_serve(struct search_xrank *d)
             rc = serve_chain(d, &got);
         else if (rc >= 0 && j.kind == JOB_COUNTS)
             rc = serve_counts(d, &got);
+        else if (rc >= 0 && j.kind == JOB_TWORANKS)
+            rc = serve_tworanks(d, &got);
         dg_bytes_free(&got);
-        if (rc < 0 || j.kind < JOB_STALL || j.kind > JOB_COUNTS) {
+        if (rc < 0 || j.kind < JOB_STALL || j.kind > JOB_TWORANKS) {
             d->jobs_over = true;
             return rc < 0 ? rc : j.kind == JOB_END ? 0 : TRACE_ERR_ARG;
         }

@@ -676,6 +676,46 @@ static int build_known(const struct dg_xchg *x, int P, struct search_rank_result
     return search_xrank_build_dist(known, n, P, owner, x, xr);
 }
 
+/* A process's stage for jobs: the others serve process 0's jobs until it
+ * ends them (*done set, their status returned); process 0 completes the
+ * stage as report.c does (one process: the stage is whole) into *whole,
+ * its partial one in *xr (NULL with one process). */
+static int jobs_begin(const struct dg_xchg *x, int P, struct search_rank_result **whole_res,
+                      struct search_rank_result **mine, const int *owner, struct search_rank_result **known,
+                      struct search_xrank **xr, struct search_xrank **whole, bool *done)
+{
+    *xr = *whole = NULL;
+    *done = false;
+    int rc = build_known(x, P, whole_res, mine, owner, known, xr);
+    if (rc < 0)
+        return rc;
+    if (x->proc != 0) {
+        rc = search_xrank_serve(*xr); /* until process 0 ends the jobs */
+        search_xrank_destroy(*xr);
+        *done = true;
+        return rc;
+    }
+    if (!(*xr)->partial) {
+        *whole = *xr;
+        *xr = NULL;
+    } else if ((rc = search_xrank_complete(*xr, whole)) == 0) {
+        (*whole)->dist = *xr;
+    }
+    return rc;
+}
+
+/* Process 0: the jobs ended (with rc), the stages destroyed. */
+static int jobs_end(struct search_xrank *xr, struct search_xrank *whole, int rc)
+{
+    if (xr)
+        rc = search_xrank_end(xr, rc);
+    if (whole)
+        search_xrank_destroy(whole); /* and its partial context */
+    else
+        search_xrank_destroy(xr);
+    return rc;
+}
+
 static int peer_proc(const struct dg_xchg *x, void *arg)
 {
     struct peer_arg *a = arg;
@@ -742,23 +782,12 @@ static int desc_proc(const struct dg_xchg *x, void *arg)
     struct peer_arg *a = arg;
     struct desc_shared *sh = a->sh;
     struct search_rank_result *known[MAXP];
-    struct search_xrank *xr = NULL, *whole = NULL;
-    int rc = build_known(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr);
-    if (rc < 0)
+    struct search_xrank *xr, *whole;
+    bool done;
+    int rc = jobs_begin(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr, &whole, &done);
+    if (done)
         return rc;
-    if (x->proc != 0) {
-        rc = search_xrank_serve(xr); /* until process 0 ends the jobs */
-        search_xrank_destroy(xr);
-        return rc;
-    }
-    /* process 0 completes the stage as report.c does (one process: the
-     * stage is whole), and asks twice (two jobs in a row), then for none */
-    if (!xr->partial) {
-        whole = xr;
-        xr = NULL;
-    } else if ((rc = search_xrank_complete(xr, &whole)) == 0) {
-        whole->dist = xr;
-    }
+    /* process 0 asks twice (two jobs in a row), then for none */
     if (rc == 0) {
         struct search_rec_desc got[64];
         for (int k = 0; k < 2 && rc == 0; k++) {
@@ -771,13 +800,7 @@ static int desc_proc(const struct dg_xchg *x, void *arg)
         if (rc == 0)
             rc = search_xrank_describe(whole, sh->pos, 0, got);
     }
-    if (xr)
-        rc = search_xrank_end(xr, rc);
-    if (whole)
-        search_xrank_destroy(whole); /* and its partial context */
-    else
-        search_xrank_destroy(xr);
-    return rc;
+    return jobs_end(xr, whole, rc);
 }
 
 /* Records named by position (any rank, some outside the logs or on ranks
@@ -821,6 +844,167 @@ static void test_describe_random(void **state)
         three_free(&t, P);
     }
     assert_true(known > 300 && unknown > 50);
+}
+
+/* ---- two-rank messages scanned where their logs are ---------------------------------------- */
+
+struct two_shared {
+    int P;
+    struct search_rank_result **mine, **whole;
+    const int *owner;
+    const uint8_t *const *claimed;      /* [P][n]: records left out */
+    const struct dg_match *m;           /* the serial match: whose peers */
+    const struct search_tworanks_ent *want;
+    size_t nwant;
+};
+
+static int two_ent_cmp(const void *pa, const void *pb)
+{
+    return memcmp(pa, pb, sizeof(struct search_tworanks_ent));
+}
+
+/* Sorted, the wide entries once: what process 0 reads of the answers. */
+static size_t two_norm(struct search_tworanks_ent *e, size_t n)
+{
+    size_t k = 0;
+    if (n)
+        qsort(e, n, sizeof *e, two_ent_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (!k || two_ent_cmp(&e[k - 1], &e[i]))
+            e[k++] = e[i];
+    return k;
+}
+
+/* The serial oracle: every log scanned with every claim known. */
+static size_t two_oracle(const struct search_xrank *x, const uint8_t *const *cl, struct search_tworanks_ent *out,
+                         size_t max)
+{
+    size_t n = 0;
+    for (int s = 0; s < x->world_size; s++) {
+        const struct dg_mpilog *g = x->logs[s];
+        for (uint32_t i = 0; g && i < g->n; i++) {
+            const struct dg_msgrec *a = &g->rec[i];
+            if ((a->kind != DG_MSG_SEND && a->kind != DG_MSG_RECV) || cl[s][i])
+                continue;
+            struct dg_pos p = dg_match_peer(x->match, (struct dg_pos){s, i});
+            bool matched = p.rank >= 0 && !cl[p.rank][p.pos];
+            const struct dg_msgrec *b = matched ? &x->logs[p.rank]->rec[p.pos] : NULL;
+            struct search_tworanks_ent w = {s, a->site, -1, 0, 0, 0, 0, 0};
+            if (a->comm_size != 2 && (a->kind == DG_MSG_SEND || !matched))
+                out[n++] = w;
+            if (a->comm_size != 2 && a->kind == DG_MSG_SEND && matched)
+                out[n++] = (struct search_tworanks_ent){p.rank, b->site, -1, 0, 0, 0, 0, 0};
+            if (a->comm_size == 2 && a->kind == DG_MSG_SEND && matched) {
+                struct search_tworanks_ent e = {s, a->site, p.rank, b->site, a->call, b->call, 0, 1};
+                size_t k = 0;
+                while (k < n && !(out[k].n && out[k].srank == s && out[k].ssite == e.ssite &&
+                                  out[k].rrank == e.rrank && out[k].rsite == e.rsite))
+                    k++;
+                if (k < n)
+                    out[k].n++;
+                else
+                    out[n++] = e;
+            }
+            assert_true(n + 2 < max);
+        }
+    }
+    return two_norm(out, n);
+}
+
+static int two_proc(const struct dg_xchg *x, void *arg)
+{
+    struct peer_arg *a = arg;
+    struct two_shared *sh = a->sh;
+    struct search_rank_result *known[MAXP];
+    struct search_xrank *xr, *whole;
+    bool done;
+    int rc = jobs_begin(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr, &whole, &done);
+    if (done)
+        return rc;
+    /* the question: each claim to its rank's process and its peer's */
+    int K = x->nprocs;
+    struct dg_bytes *part = dg_bytes_per_proc(K), all = {0};
+    CHECK(part != NULL);
+    for (int r = 0; rc == 0 && part && r < sh->P; r++)
+        for (uint32_t i = 0; sh->whole[r] && i < sh->whole[r]->log.n; i++) {
+            if (!sh->claimed[r][i])
+                continue;
+            struct dg_pos w = {r, i}, p = dg_match_peer(sh->m, w);
+            int q = search_xrank_proc_of(whole, r);
+            CHECK(dg_bytes_put(&part[q], &w, sizeof w));
+            if (p.rank >= 0 && search_xrank_proc_of(whole, p.rank) != q)
+                CHECK(dg_bytes_put(&part[search_xrank_proc_of(whole, p.rank)], &w, sizeof w));
+        }
+    if (rc == 0 && part)
+        rc = search_xrank_coll_tworanks(whole, part, 0, &all);
+    if (rc == 0) {
+        size_t n = all.len / sizeof(struct search_tworanks_ent);
+        CHECK(all.len % sizeof(struct search_tworanks_ent) == 0);
+        struct search_tworanks_ent *got = malloc((n ? n : 1) * sizeof *got);
+        CHECK(got != NULL);
+        if (got) {
+            if (n)
+                memcpy(got, all.p, n * sizeof *got);
+            n = two_norm(got, n);
+            CHECK(n == sh->nwant && (!n || !memcmp(got, sh->want, n * sizeof *got)));
+        }
+        free(got);
+    }
+    dg_bytes_per_proc_free(part, K);
+    dg_bytes_free(&all);
+    return jobs_end(xr, whole, rc);
+}
+
+/* Gives p2p records of communicator 0x77 two ranks, the others the world's. */
+static void two_sizes(struct search_rank_result **res, int P)
+{
+    for (int r = 0; r < P; r++)
+        for (uint32_t i = 0; res[r] && i < res[r]->log.n; i++) {
+            struct dg_msgrec *a = &res[r]->log.rec[i];
+            if (a->kind == DG_MSG_SEND || a->kind == DG_MSG_RECV)
+                a->comm_size = a->comm == 0x77 ? 2 : (uint32_t)P;
+        }
+}
+
+/* --explain's two-rank pairs of call sites (the TWORANKS job): each
+ * process scans its ranks' logs, leaving out the records claimed on them
+ * and on their messages' other ends (some claimed at one end only), and
+ * process 0 reads what the serial scan of every log finds. */
+static void test_tworanks_random(void **state)
+{
+    (void)state;
+    sites_init();
+    static const int Ks[] = {2, 3, 4, 8, 1};
+    size_t pairs = 0, wide = 0;
+    static struct search_tworanks_ent want[4 * 4096];
+    for (int round = 0; round < 60; round++) {
+        int P = 3 + (int)rnd(MAXP - 2), K = Ks[round % 5];
+        unsigned seed = 9700u + (unsigned)round;
+        struct three t;
+        three_make(&t, seed, P, K);
+        two_sizes(t.serial, P);
+        two_sizes(t.mine, P);
+        two_sizes(t.whole, P);
+        uint8_t *cl[MAXP];
+        for (int r = 0; r < P; r++) {
+            uint32_t n = t.serial[r] ? t.serial[r]->log.n : 0;
+            cl[r] = calloc(n ? n : 1, 1);
+            assert_non_null(cl[r]);
+            for (uint32_t i = 0; i < n; i++)
+                cl[r][i] = rnd(5) == 0;
+        }
+        size_t nw = two_oracle(t.sxr, (const uint8_t *const *)cl, want, sizeof want / sizeof *want);
+        for (size_t i = 0; i < nw; i++) {
+            pairs += want[i].n != 0;
+            wide += want[i].n == 0;
+        }
+        struct two_shared sh = {P, t.mine, t.whole, t.owner, (const uint8_t *const *)cl, t.sxr->match, want, nw};
+        run_procs(K, two_proc, &sh, round);
+        for (int r = 0; r < P; r++)
+            free(cl[r]);
+        three_free(&t, P);
+    }
+    assert_true(pairs > 300 && wide > 300);
 }
 
 /* ---- the checks' verdicts ---------------------------------------------------------------- */
@@ -1945,6 +2129,7 @@ int main(void)
         cmocka_unit_test(test_waitstates_random),
         cmocka_unit_test(test_peer_facts_random),
         cmocka_unit_test(test_describe_random),
+        cmocka_unit_test(test_tworanks_random),
         cmocka_unit_test(test_verdicts_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),

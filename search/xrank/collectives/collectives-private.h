@@ -300,9 +300,6 @@ uint8_t coll_gap_between(const struct cx *c, int rank, uint32_t a, uint32_t b);
 /* context.c: the search reads sp's logs from now on (claims reset); 0 or
  * TRACE_ERR_NOMEM. */
 int coll_cx_sparse(struct cx *c, const struct coll_sparse *sp);
-/* context.c: the search reads the whole logs again, the claims carried
- * over to their positions there; 0 or TRACE_ERR_NOMEM. */
-int coll_cx_whole(struct cx *c);
 /* The position in the whole log of the record at pos of rank's log. */
 static inline uint32_t coll_orig_pos(const struct cx *c, int rank, uint32_t pos)
 {
@@ -534,7 +531,8 @@ int coll_dropped_add(const struct cx *c, struct search_hint **out, uint32_t *nou
 int coll_repeat_rejects_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 /* tworanks.c: the pairs of point-to-point call sites whose messages all
  * travel on communicators of two ranks, where no collective is searched, as
- * dropped hints (appended to *out, which grows; 0 or TRACE_ERR_NOMEM).
+ * dropped hints (appended to *out, which grows; 0 or a negative status:
+ * the messages are read where the whole logs are, search_xrank_coll_tworanks).
  * Call after the hints and rejects are known: their sites get none. */
 int coll_two_ranks_hints(const struct cx *c, struct search_hint **out, uint32_t *nout);
 void coll_reduce_text(struct search_text *b, const struct hacc *h, const struct search_hint *sh,

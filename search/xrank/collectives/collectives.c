@@ -127,7 +127,7 @@ static int count_totals(struct cx *c, uint64_t **totals)
     for (int r = 0; r < c->P; r++) {
         struct coll_sitecount *mine = NULL, *sc = sp && sp->sites[r] ? sp->sites[r] : NULL;
         uint32_t n = sc ? sp->nsites[r] : 0;
-        if (!sc && c->logs[r] && coll_site_counts(c->logs[r], &mine, &n) < 0)
+        if (!sc && c->x->logs[r] && coll_site_counts(c->x->logs[r], &mine, &n) < 0)
             return TRACE_ERR_NOMEM;
         for (uint32_t s = 0; s < n; s++) {
             const struct coll_sitecount *e = sc ? &sc[s] : &mine[s];
@@ -301,10 +301,10 @@ int search_collectives_explain(const struct search_xrank *x, struct search_hint 
             goto out;
     }
     /* the hints' main call sites, and the rounds left there (counts.c,
-     * where the whole logs are); then the claims in the whole logs */
+     * where the whole logs are) */
     for (uint32_t i = 0; i < c.nh; i++)
         choose_primary(&c.h[i]);
-    if ((rc = coll_count_unmatched(&c)) < 0 || (rc = coll_cx_whole(&c)) < 0)
+    if ((rc = coll_count_unmatched(&c)) < 0)
         goto out;
     if ((rc = build_hints(&c, out, nout)) >= 0 && dropped &&
         (rc = coll_rejects_hints(&c, dropped, ndropped)) >= 0 &&

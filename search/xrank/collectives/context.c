@@ -62,27 +62,6 @@ int coll_cx_sparse(struct cx *c, const struct coll_sparse *sp)
     return 0;
 }
 
-int coll_cx_whole(struct cx *c)
-{
-    if (!c->orig)
-        return 0;
-    const struct dg_mpilog **sparse = c->logs;
-    c->logs = c->x->logs;
-    uint8_t **cl = claims_new(c);
-    if (!cl)
-        return TRACE_ERR_NOMEM;
-    for (int r = 0; r < c->P; r++)
-        for (uint32_t i = 0; sparse[r] && i < sparse[r]->n; i++)
-            if (c->claimed[r][i])
-                cl[r][c->orig[r][i]] = c->claimed[r][i];
-    claims_free(c->claimed, c->P);
-    c->claimed = cl;
-    c->m = c->x->match;
-    c->orig = NULL;
-    c->gap = NULL;
-    return 0;
-}
-
 void coll_cx_free(struct cx *c)
 {
     for (uint32_t i = 0; i < c->nh; i++)
