@@ -387,6 +387,10 @@ struct search_tworanks_ent {
  * out, of its ranks and of their peers), appended to ans (entries struct
  * search_tworanks_ent, each wide site once).  0, TRACE_ERR_FORMAT or TRACE_ERR_NOMEM. */
 int search_coll_tworanks_local(const struct search_xrank *d, const uint8_t *p, size_t len, struct dg_bytes *ans);
+/* Whether the predictions are replayed spread under --parallel
+ * (COMMHINT_SPREAD_REPLAY=1): the processes' jobs replay them, and
+ * process 0 is sent no log record (search/parallel/driver.c). */
+bool search_xrank_spread_replay(void);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
  * process gets the fit; process 0 returns it in *f). */
 struct search_fit;

@@ -297,6 +297,13 @@ int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct
     if (!out || !t || !o)
         return TRACE_ERR_ARG;
     *out = NULL;
+    if (o->driver && o->keep_ranks && search_xrank_spread_replay()) {
+        /* the calls of every rank need every log here, which the driver
+         * does not send when the predictions are replayed spread */
+        snprintf(err->msg, sizeof err->msg,
+                 "keeping every rank's calls needs their logs on this process: unset COMMHINT_SPREAD_REPLAY");
+        return TRACE_ERR_ARG;
+    }
     int world = trace_world_size(t);
     if (!(a = analysis_new(world))) {
         snprintf(err->msg, sizeof err->msg, "out of memory");

@@ -387,7 +387,9 @@ static void send_results(struct search_collected *col, bool keep, int proc, int 
         } else {
             struct search_rank_result *res = col->res[i - col->nfail];
             rank = res->rank;
-            search_bundle_add_result(&b, rank, res);
+            /* process 0 asks for what it needs of the log when the
+             * predictions are replayed spread (the stage's jobs) */
+            search_bundle_add_result(&b, rank, res, !keep || !search_xrank_spread_replay());
             if (!keep) {
                 search_rank_result_free(res);
                 col->res[i - col->nfail] = NULL;

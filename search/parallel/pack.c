@@ -207,7 +207,7 @@ static void rd_clock(struct pk_rd *r, struct dg_clock *c)
 }
 
 /* Appends r to b (the format is in search.h, "parallel analysis"). */
-static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
+static void pack_result(struct pk_buf *b, const struct search_rank_result *r, bool records)
 {
     size_t start = b->len;
     pk_u32(b, RES_MAGIC);
@@ -237,19 +237,21 @@ static void pack_result(struct pk_buf *b, const struct search_rank_result *r)
     pk_u32(b, log->host.cpus);
     pk_u32(b, log->host.node_ranks);
     pk_u32(b, log->host.host_id);
-    pk_u32(b, log->n);
-    if (pk_reserve(b, (size_t)log->n * REC_BYTES))
-        for (uint32_t i = 0; i < log->n; i++)
+    /* without records: the header only (clocks and host) */
+    uint32_t n = records ? log->n : 0, ncons = records ? log->ncons : 0;
+    pk_u32(b, n);
+    if (pk_reserve(b, (size_t)n * REC_BYTES))
+        for (uint32_t i = 0; i < n; i++)
             pk_msgrec(b, &log->rec[i]);
-    pk_u32(b, log->cpu ? log->n : 0); /* the CPU times: none, or one per record */
-    if (log->cpu && pk_reserve(b, (size_t)log->n * CPU_BYTES))
-        for (uint32_t i = 0; i < log->n; i++) {
+    pk_u32(b, log->cpu ? n : 0); /* the CPU times: none, or one per record */
+    if (log->cpu && pk_reserve(b, (size_t)n * CPU_BYTES))
+        for (uint32_t i = 0; i < n; i++) {
             pk_u64(b, log->cpu[i].enter);
             pk_u64(b, log->cpu[i].exit);
         }
-    pk_u32(b, log->ncons);
-    if (pk_reserve(b, (size_t)log->ncons * CONS_BYTES))
-        for (uint32_t i = 0; i < log->ncons; i++)
+    pk_u32(b, ncons);
+    if (pk_reserve(b, (size_t)ncons * CONS_BYTES))
+        for (uint32_t i = 0; i < ncons; i++)
             pk_consumer(b, &log->cons[i]);
 
     pk_u32(b, r->nsiteinfo);
@@ -375,7 +377,7 @@ int search_rank_result_pack(const struct search_rank_result *r, void **buf, size
     *len = 0;
     if (!r)
         return TRACE_ERR_ARG;
-    pack_result(&b, r);
+    pack_result(&b, r, true);
     if (b.nomem) {
         free(b.p);
         return TRACE_ERR_NOMEM;
@@ -690,13 +692,13 @@ void search_bundle_begin(struct pk_buf *b)
     pk_bundle_header(b, 0, 0);
 }
 
-void search_bundle_add_result(struct pk_buf *b, int rank, const struct search_rank_result *r)
+void search_bundle_add_result(struct pk_buf *b, int rank, const struct search_rank_result *r, bool records)
 {
     pk_u32(b, ITEM_RESULT);
     pk_i32(b, rank);
     size_t at = b->len;
     pk_u64(b, 0);
-    pack_result(b, r);
+    pack_result(b, r, records);
     pk_patch_u64(b, at, b->len - at - 8);
 }
 

@@ -52,8 +52,11 @@ struct pk_buf {
 
 /* A bundle of status 0 with its item count still 0. */
 void search_bundle_begin(struct pk_buf *b);
-/* Appends the result of rank (or its failure: status and message). */
-void search_bundle_add_result(struct pk_buf *b, int rank, const struct search_rank_result *r);
+/* Appends the result of rank (or its failure: status and message);
+ * without records, its MPI log travels as its header only (rank, clock
+ * samples, host), no record: for a process 0 that asks the log's holder
+ * (the cross-rank stage's jobs) instead of reading it. */
+void search_bundle_add_result(struct pk_buf *b, int rank, const struct search_rank_result *r, bool records);
 void search_bundle_add_failure(struct pk_buf *b, int rank, int status, const char *msg);
 /* Writes the item count into the header. */
 void search_bundle_set_items(struct pk_buf *b, uint32_t nitems);

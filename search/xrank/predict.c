@@ -110,6 +110,12 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
     return 0;
 }
 
+bool search_xrank_spread_replay(void)
+{
+    const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
+    return spread && !strcmp(spread, "1");
+}
+
 /* The end of the run replayed with changes: the last rank's end. */
 static int replay_end(const struct search_xrank *x, const struct dg_replay_params *pp, const struct dg_change *ch,
                       size_t n, struct dg_replay_rank *rr, double *end)
@@ -119,8 +125,7 @@ static int replay_end(const struct search_xrank *x, const struct dg_replay_param
      * (graph500 at scale 10 on 2 processes: 4x the analysis's time);
      * while process 0 holds every rank's log for the merges it replays
      * them itself, unless COMMHINT_SPREAD_REPLAY=1 (tests, measurements) */
-    const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
-    int rc = x->dist && spread && !strcmp(spread, "1") ? search_xrank_replay_job(x->dist, pp, ch, n, rr)
+    int rc = x->dist && search_xrank_spread_replay() ? search_xrank_replay_job(x->dist, pp, ch, n, rr)
                      : dg_replay_run(x->logs, x->world_size, x->match, pp, ch, n, rr);
     if (rc < 0)
         return rc;

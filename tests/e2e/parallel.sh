@@ -104,6 +104,11 @@ for prog in agg-sendrecv deadlock-symmetric deadlock sized-parts args-locals; do
         if [ "$got" = "$want" ]; then ok "$prog, $k processes: same JSON and messages as serial"
         else not_ok "$prog, $k processes: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
     done
+    # process 0 without any log record (below): the explanations' chains
+    # and descriptions come from the processes that hold the logs
+    got=$(COMMHINT_SPREAD_REPLAY=1 "$MPIEXEC" -n 2 "$CH" hints --parallel "$WORK/dl-$prog" --format=json --all --explain --waits 2>&1)
+    if [ "$got" = "$want" ]; then ok "$prog, 2 processes, no log on process 0: same JSON and messages as serial"
+    else not_ok "$prog, 2 processes, no log on process 0: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
 done
 # dft's checks ask whether receives happen before what a delayed send's
 # call waits for (a group it forbids: 'would deadlock: rank 0 receives that
@@ -130,15 +135,17 @@ expect_match "deadlock-symmetric: a group is forbidden by the replay of the chan
 # The predictions replayed by every process together (each its ranks,
 # dg_replay_run_dist, a job of process 0 per replay): process 0 replays
 # them itself while it holds every rank's log, unless
-# COMMHINT_SPREAD_REPLAY=1.  Examples whose hints change the run in every
-# way a hint does (calls made nonblocking, sends merged, point-to-point
-# loops made collectives), and the synthetic trace: the serial JSON.
+# COMMHINT_SPREAD_REPLAY=1, and then it is sent no log record at all
+# (what it needs of the logs, the explanations included, it asks of the
+# processes).  Examples whose hints change the run in every way a hint
+# does (calls made nonblocking, sends merged, point-to-point loops made
+# collectives), and the synthetic trace: the serial JSON.
 i=0
 for ex in small_sends pipeline master_worker ring_allgather dft heat_vector; do
     k=$((2 + i % 2))
     i=$((i + 1))
-    want=$("$CH" hints "$WORK/ex-$ex" --format=json --all --waits 2>&1)
-    got=$(COMMHINT_SPREAD_REPLAY=1 "$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/ex-$ex" --format=json --all --waits 2>&1)
+    want=$("$CH" hints "$WORK/ex-$ex" --format=json --all --waits --explain 2>&1)
+    got=$(COMMHINT_SPREAD_REPLAY=1 "$MPIEXEC" -n "$k" "$CH" hints --parallel "$WORK/ex-$ex" --format=json --all --waits --explain 2>&1)
     if [ "$got" = "$want" ]; then ok "$ex, $k processes, predictions replayed spread: same JSON and messages as serial"
     else not_ok "$ex, $k processes, predictions replayed spread: same JSON and messages as serial" "$(diff <(echo "$want") <(echo "$got") | head -20)"; fi
 done

@@ -359,6 +359,48 @@ static void test_empty_result(void **state)
     search_rank_result_free(u);
 }
 
+/* A result sent without records (process 0 asks the log's holder
+ * instead): the same result with the log's header (rank, clocks, host)
+ * and no record, CPU time or consumer. */
+static void test_bundle_without_records(void **state)
+{
+    (void)state;
+    struct search_rank_result *r = rich_result(41), *whole = NULL, *u = NULL;
+    assert_true(r->log.n == 41 && r->log.cpu && r->log.ncons);
+    r->log.host = (struct dg_host){.cpus = 2, .node_ranks = 4, .host_id = 77};
+    struct pk_buf b = {0};
+    search_bundle_begin(&b);
+    search_bundle_add_result(&b, r->rank, r, false);
+    search_bundle_set_items(&b, 1);
+    assert_false(b.nomem);
+    /* the bundle's header (16 bytes), the item's kind, rank and length */
+    uint64_t n;
+    memcpy(&n, b.p + 24, sizeof n);
+    assert_int_equal(32 + n, b.len);
+    assert_int_equal(search_rank_result_unpack(b.p + 32, (size_t)n, &u, NULL), 0);
+    void *buf;
+    size_t len;
+    assert_int_equal(search_rank_result_pack(r, &buf, &len), 0);
+    assert_true(n < len);
+    assert_int_equal(search_rank_result_unpack(buf, len, &whole, NULL), 0);
+    free(whole->log.rec);
+    free(whole->log.cpu);
+    free(whole->log.cons);
+    whole->log.rec = NULL;
+    whole->log.cpu = NULL;
+    whole->log.cons = NULL;
+    whole->log.n = whole->log.cap = whole->log.ncons = whole->log.capcons = 0;
+    assert_same(whole, u);
+    assert_int_equal(u->log.host.cpus, 2);
+    assert_int_equal(u->log.host.node_ranks, 4);
+    assert_int_equal(u->log.host.host_id, 77);
+    free(buf);
+    free(b.p);
+    search_rank_result_free(whole);
+    search_rank_result_free(u);
+    search_rank_result_free(r);
+}
+
 /* A large log: the packer's buffer grows, the count checks hold. */
 static void test_large_log(void **state)
 {
@@ -549,6 +591,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_empty_result),
         cmocka_unit_test(test_large_log),  cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_bundle_without_records),
         cmocka_unit_test(test_corrupted),  cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
