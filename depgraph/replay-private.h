@@ -107,10 +107,12 @@ struct rp_rank {
     double *at;       /* per log position: when the record was posted (NAN: not yet) */
     double *done;     /* per log position (NAN: not known): a SEND's arrival at its receiver,
                          a RECV's message's arrival, a COLL record's completion */
-    uint32_t *into;   /* per log position: MERGE target (UINT32_MAX: none) */
-    uint64_t *extra;  /* per log position: bytes carried for merged sends */
-    uint32_t *coll;   /* per log position: changed instance + 1 (0: none) */
-    bool *lead;       /* per log position: the rank's first member of its changed instance */
+    /* the changes, per log position; NULL for a rank no change of that
+     * kind touches (into and extra: merges; coll and lead: instances) */
+    uint32_t *into;   /* MERGE target (UINT32_MAX: none) */
+    uint64_t *extra;  /* bytes carried for merged sends */
+    uint32_t *coll;   /* changed instance + 1 (0: none) */
+    bool *lead;       /* the rank's first member of its changed instance */
 };
 
 /* A member of a recorded instance this process owns. */

@@ -104,6 +104,18 @@ static uint32_t call_end(const struct dg_mpilog *log, const struct rp_rank *c, u
     return k + 1 < c->ncalls ? c->first[k + 1] : log->n;
 }
 
+/* A rank's changes per log position: arrays only for the ranks a change
+ * touches (changes_init), none otherwise. */
+static inline uint32_t into_of(const struct rp_rank *k, uint32_t p)
+{
+    return k->into ? k->into[p] : UINT32_MAX;
+}
+
+static inline uint32_t changed_inst(const struct rp_rank *k, uint32_t p)
+{
+    return k->coll ? k->coll[p] : 0;
+}
+
 static int push(struct rp_rank *k, struct rp_item it)
 {
     if (k->nit == k->cit) {
@@ -197,7 +209,8 @@ static void arrived(struct rp_state *S, struct dg_pos p, bool self)
 /* The send's bytes, with those of the sends merged into it. */
 static uint64_t send_bytes(const struct rp_state *S, struct dg_pos p)
 {
-    return S->logs[p.rank]->rec[p.pos].bytes + S->rk[p.rank].extra[p.pos];
+    const struct rp_rank *k = &S->rk[p.rank];
+    return S->logs[p.rank]->rec[p.pos].bytes + (k->extra ? k->extra[p.pos] : 0);
 }
 
 /* Send p was posted: eager, its arrival is known now; a rendezvous waits
@@ -205,7 +218,7 @@ static uint64_t send_bytes(const struct rp_state *S, struct dg_pos p)
 static void send_posted(struct rp_state *S, struct dg_pos p)
 {
     struct rp_rank *k = &S->rk[p.rank];
-    if (k->into[p.pos] != UINT32_MAX)
+    if (into_of(k, p.pos) != UINT32_MAX)
         return; /* travels in its carrier's message */
     uint64_t bytes = send_bytes(S, p);
     struct dg_pos q = dg_match_peer(S->m, p);
@@ -302,7 +315,7 @@ static void post(struct rp_state *S, int r, uint32_t c, double t)
         k->at[p] = t;
         struct dg_pos me = {r, p};
         const struct dg_msgrec *x = &log->rec[p];
-        uint32_t i = k->coll[p];
+        uint32_t i = changed_inst(k, p);
         if (i && k->lead[p]) {
             struct rp_note n = {RN_LEAD, i - 1, me, t, 0};
             rp_note(S, (int)((i - 1) % (uint32_t)S->K), &n);
@@ -353,7 +366,7 @@ static double complete(struct rp_state *S, int r, uint32_t c)
         struct dg_pos me = {r, p};
         double start = k->at[p];
         end = fmax(end, start);
-        if (k->coll[p]) {
+        if (changed_inst(k, p)) {
             modelled = true;
             if (k->lead[p]) {
                 double d = S->inst_done[k->coll[p] - 1];
@@ -365,7 +378,7 @@ static double complete(struct rp_state *S, int r, uint32_t c)
         }
         if (x->kind == DG_MSG_SEND) {
             modelled = true;
-            if (k->into[p] != UINT32_MAX)
+            if (into_of(k, p) != UINT32_MAX)
                 continue; /* travels later, in another message */
             if (x->flags & DG_MSGF_NONBLOCKING) {
                 /* its own time; the message goes on without it */
@@ -512,6 +525,12 @@ static int build_items(struct rp_state *S, int r, struct action *acts, size_t n,
         if (!moved[c] && push(k, (struct rp_item){IT_CALL, c, 0}) < 0)
             return TRACE_ERR_NOMEM;
     }
+    /* without the room they grew into (up to half) while the replay runs */
+    struct rp_item *it = k->nit && k->nit < k->cit ? realloc(k->it, k->nit * sizeof *it) : NULL;
+    if (it) {
+        k->it = it;
+        k->cit = k->nit;
+    }
     return 0;
 }
 
@@ -577,17 +596,12 @@ static int ranks_init(struct rp_state *S)
         k->first = malloc((n ? n : 1) * sizeof *k->first);
         k->at = malloc((n ? n : 1) * sizeof *k->at);
         k->done = malloc((n ? n : 1) * sizeof *k->done);
-        k->into = malloc((n ? n : 1) * sizeof *k->into);
-        k->extra = calloc(n ? n : 1, sizeof *k->extra);
-        k->coll = calloc(n ? n : 1, sizeof *k->coll);
-        k->lead = calloc(n ? n : 1, sizeof *k->lead);
-        if (!k->first || !k->at || !k->done || !k->into || !k->extra || !k->coll || !k->lead)
+        if (!k->first || !k->at || !k->done)
             return TRACE_ERR_NOMEM;
         for (uint32_t p = 0; p < n; p++) {
             if (p == 0 || log->rec[p].index != log->rec[p - 1].index)
                 k->first[k->ncalls++] = p;
             k->at[p] = k->done[p] = NAN;
-            k->into[p] = UINT32_MAX;
             const struct dg_msgrec *x = &log->rec[p];
             struct dg_pos me = {r, p};
             if (x->kind == DG_MSG_COLL && (x->flags & DG_MSGF_NONBLOCKING) && x->fwd_pos < p &&
@@ -595,6 +609,10 @@ static int ranks_init(struct rp_state *S)
                 !dg_map_put(&S->starts, rp_key((struct dg_pos){r, (uint32_t)x->fwd_pos}), p))
                 return TRACE_ERR_NOMEM;
         }
+        /* the calls' first records: fewer than the records */
+        uint32_t *f = k->ncalls < n ? realloc(k->first, (k->ncalls ? k->ncalls : 1) * sizeof *f) : NULL;
+        if (f)
+            k->first = f;
     }
     return 0;
 }
@@ -624,11 +642,21 @@ static int changes_init(struct rp_state *S, const struct dg_change *ch, size_t n
             continue;
         struct rp_rank *k = &S->rk[c->rank];
         const struct dg_msgrec *x = &S->logs[c->rank]->rec[c->pos];
-        if (c->kind == DG_CHANGE_MERGE && x->kind == DG_MSG_SEND && c->into < S->logs[c->rank]->n &&
-            c->into != c->pos) {
+        uint32_t n = S->logs[c->rank]->n;
+        if (c->kind == DG_CHANGE_MERGE && x->kind == DG_MSG_SEND && c->into < n && c->into != c->pos) {
+            if (!k->into) {
+                k->into = malloc(n * sizeof *k->into);
+                k->extra = calloc(n, sizeof *k->extra);
+                if (!k->into || !k->extra)
+                    return TRACE_ERR_NOMEM;
+                for (uint32_t p = 0; p < n; p++)
+                    k->into[p] = UINT32_MAX;
+            }
             k->into[c->pos] = c->into;
             k->extra[c->into] += x->bytes;
         } else if (c->kind == DG_CHANGE_COLL) {
+            if (!k->coll && (!(k->coll = calloc(n, sizeof *k->coll)) || !(k->lead = calloc(n, sizeof *k->lead))))
+                return TRACE_ERR_NOMEM;
             k->coll[c->pos] = c->id + 1;
             uint64_t b = x->bytes > x->rbytes ? x->bytes : x->rbytes;
             if ((int64_t)b > lastv[2 * c->id])
@@ -641,7 +669,7 @@ static int changes_init(struct rp_state *S, const struct dg_change *ch, size_t n
     for (int r = 0; r < S->P; r++) {
         const struct dg_mpilog *log = S->logs[r];
         struct rp_rank *k = &S->rk[r];
-        for (uint32_t p = 0; log && p < log->n; p++) {
+        for (uint32_t p = 0; log && k->into && p < log->n; p++) {
             if (k->into[p] == UINT32_MAX)
                 continue;
             uint32_t f = k->into[p], hops = 0;
@@ -694,7 +722,7 @@ static int instances_init(struct rp_state *S, const struct dg_change *ch, size_t
     for (int r = 0; rc == 0 && r < S->P; r++) {
         const struct dg_mpilog *log = S->logs[r];
         struct rp_rank *k = &S->rk[r];
-        for (uint32_t p = 0; log && p < log->n; p++) {
+        for (uint32_t p = 0; log && k->coll && p < log->n; p++) {
             uint32_t i = k->coll[p];
             if (i && seen[i - 1] != (uint32_t)r + 1) {
                 seen[i - 1] = (uint32_t)r + 1;
