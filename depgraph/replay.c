@@ -525,12 +525,6 @@ static int build_items(struct rp_state *S, int r, struct action *acts, size_t n,
         if (!moved[c] && push(k, (struct rp_item){IT_CALL, c, 0}) < 0)
             return TRACE_ERR_NOMEM;
     }
-    /* without the room they grew into (up to half) while the replay runs */
-    struct rp_item *it = k->nit && k->nit < k->cit ? realloc(k->it, k->nit * sizeof *it) : NULL;
-    if (it) {
-        k->it = it;
-        k->cit = k->nit;
-    }
     return 0;
 }
 
@@ -609,10 +603,6 @@ static int ranks_init(struct rp_state *S)
                 !dg_map_put(&S->starts, rp_key((struct dg_pos){r, (uint32_t)x->fwd_pos}), p))
                 return TRACE_ERR_NOMEM;
         }
-        /* the calls' first records: fewer than the records */
-        uint32_t *f = k->ncalls < n ? realloc(k->first, (k->ncalls ? k->ncalls : 1) * sizeof *f) : NULL;
-        if (f)
-            k->first = f;
     }
     return 0;
 }
