@@ -387,6 +387,12 @@ struct search_tworanks_ent {
  * out, of its ranks and of their peers), appended to ans (entries struct
  * search_tworanks_ent, each wide site once).  0, TRACE_ERR_FORMAT or TRACE_ERR_NOMEM. */
 int search_coll_tworanks_local(const struct search_xrank *d, const uint8_t *p, size_t len, struct dg_bytes *ans);
+/* collectives/tworanks.c: adds a claimed record (w, whole position) to
+ * that question: to part[] of its rank's process, and to that of
+ * peer_rank's (the other end of its message, -1 if none) when another
+ * one holds it, since that process must leave the message out too.  0 or
+ * TRACE_ERR_NOMEM. */
+int search_coll_tworanks_ask(const struct search_xrank *x, struct dg_pos w, int peer_rank, struct dg_bytes *part);
 /* Whether the predictions are replayed spread under --parallel
  * (COMMHINT_SPREAD_REPLAY=1): the processes' jobs replay them, and
  * process 0 is sent no log record (search/parallel/driver.c). */

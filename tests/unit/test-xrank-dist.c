@@ -921,7 +921,7 @@ static int two_proc(const struct dg_xchg *x, void *arg)
     int rc = jobs_begin(x, sh->P, sh->whole, sh->mine, sh->owner, known, &xr, &whole, &done);
     if (done)
         return rc;
-    /* the question: each claim to its rank's process and its peer's */
+    /* the question, as process 0 asks it */
     int K = x->nprocs;
     struct dg_bytes *part = dg_bytes_per_proc(K), all = {0};
     CHECK(part != NULL);
@@ -930,10 +930,7 @@ static int two_proc(const struct dg_xchg *x, void *arg)
             if (!sh->claimed[r][i])
                 continue;
             struct dg_pos w = {r, i}, p = dg_match_peer(sh->m, w);
-            int q = search_xrank_proc_of(whole, r);
-            CHECK(dg_bytes_put(&part[q], &w, sizeof w));
-            if (p.rank >= 0 && search_xrank_proc_of(whole, p.rank) != q)
-                CHECK(dg_bytes_put(&part[search_xrank_proc_of(whole, p.rank)], &w, sizeof w));
+            CHECK(search_coll_tworanks_ask(whole, w, p.rank, part) == 0);
         }
     if (rc == 0 && part)
         rc = search_xrank_coll_tworanks(whole, part, 0, &all);

@@ -194,28 +194,34 @@ static void two_free(struct two *t, int P)
     free(t->searched);
 }
 
+int search_coll_tworanks_ask(const struct search_xrank *x, struct dg_pos w, int peer_rank, struct dg_bytes *part)
+{
+    int q = search_xrank_proc_of(x, w.rank);
+    if (!dg_bytes_put(&part[q], &w, sizeof w))
+        return TRACE_ERR_NOMEM;
+    int pq = peer_rank >= 0 ? search_xrank_proc_of(x, peer_rank) : q;
+    return pq == q || dg_bytes_put(&part[pq], &w, sizeof w) ? 0 : TRACE_ERR_NOMEM;
+}
+
 /* The records the hints claimed, by whole position, to the process of
  * their rank and to that of their peer's. */
 static int ask(const struct cx *c, struct dg_bytes *part)
 {
-    for (int r = 0; r < c->P; r++) {
+    int rc = 0;
+    for (int r = 0; r < c->P && rc == 0; r++) {
         const struct dg_mpilog *g = c->logs[r];
-        for (uint32_t i = 0; g && i < g->n; i++) {
+        for (uint32_t i = 0; g && i < g->n && rc == 0; i++) {
             if (c->claimed[r][i] != CLAIM_FOUND)
                 continue;
-            struct dg_pos w = {r, coll_orig_pos(c, r, i)};
-            int q = search_xrank_proc_of(c->x, r);
-            if (!dg_bytes_put(&part[q], &w, sizeof w))
-                return TRACE_ERR_NOMEM;
-            if (g->rec[i].kind != DG_MSG_SEND && g->rec[i].kind != DG_MSG_RECV)
-                continue;
-            struct dg_pos pp = dg_match_peer(c->m, (struct dg_pos){r, i});
-            int pq = coll_valid(c, pp) ? search_xrank_proc_of(c->x, pp.rank) : q;
-            if (pq != q && !dg_bytes_put(&part[pq], &w, sizeof w))
-                return TRACE_ERR_NOMEM;
+            int peer = -1;
+            if (g->rec[i].kind == DG_MSG_SEND || g->rec[i].kind == DG_MSG_RECV) {
+                struct dg_pos pp = dg_match_peer(c->m, (struct dg_pos){r, i});
+                peer = coll_valid(c, pp) ? pp.rank : -1;
+            }
+            rc = search_coll_tworanks_ask(c->x, (struct dg_pos){r, coll_orig_pos(c, r, i)}, peer, part);
         }
     }
-    return 0;
+    return rc;
 }
 
 static int tpair_cmp(const void *pa, const void *pb)
