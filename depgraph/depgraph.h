@@ -657,6 +657,11 @@ struct dg_xchg {
     int (*alltoall)(void *ctx, int status, struct dg_bytes *out, struct dg_bytes *in);
     /* v[0 .. n-1] combined element-wise over the processes, in place. */
     int (*allreduce)(void *ctx, int64_t *v, int n, enum dg_xchg_op op);
+    /* the driver's choice, the same on every process, for a replay that
+     * can run spread or on process 0 with every log: spread when a round
+     * of the exchange is cheap (every process has a core of its own) or
+     * the logs are too large to gather (search/parallel/driver.c) */
+    bool spread;
 };
 
 /* One process: nothing travels. */

@@ -115,7 +115,7 @@ static int serial_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
 
 const struct dg_xchg *dg_xchg_serial(void)
 {
-    static const struct dg_xchg x = {1, 0, NULL, serial_alltoall, serial_allreduce};
+    static const struct dg_xchg x = {1, 0, NULL, serial_alltoall, serial_allreduce, false};
     return &x;
 }
 
@@ -225,7 +225,7 @@ int dg_xchg_threads(int K, int (*fn)(const struct dg_xchg *x, void *arg), void *
         goto out;
     int started = 0;
     for (int i = 0; i < K; i++) {
-        mem[i] = (struct member){&g, {K, i, &mem[i], threads_alltoall, threads_allreduce}, fn, args ? args[i] : NULL, 0};
+        mem[i] = (struct member){&g, {K, i, &mem[i], threads_alltoall, threads_allreduce, false}, fn, args ? args[i] : NULL, 0};
         if (pthread_create(&th[i], NULL, member_main, &mem[i]))
             break;
         started++;

@@ -393,10 +393,17 @@ int search_coll_tworanks_local(const struct search_xrank *d, const uint8_t *p, s
  * one holds it, since that process must leave the message out too.  0 or
  * TRACE_ERR_NOMEM. */
 int search_coll_tworanks_ask(const struct search_xrank *x, struct dg_pos w, int peer_rank, struct dg_bytes *part);
-/* Whether the predictions are replayed spread under --parallel
- * (COMMHINT_SPREAD_REPLAY=1): the processes' jobs replay them, and
- * process 0 is sent no log record (search/parallel/driver.c). */
-bool search_xrank_spread_replay(void);
+/* Whether the predictions are replayed spread over x's processes: the
+ * processes' jobs replay them, and process 0 is sent no log record
+ * (search/parallel/driver.c).  COMMHINT_SPREAD_REPLAY=1 or 0 says so;
+ * unset, x's choice when there are several processes (x->spread: they
+ * have a core each, so that a round of the exchange per message of the
+ * critical path between processes is cheap, or the logs are too large to
+ * gather: docs/performance.md, "Rounds of the spread replay"); otherwise
+ * process 0 gathers the logs and replays alone. */
+bool search_xrank_spread_replay(const struct dg_xchg *x);
+/* Whether a driver may replay them spread: unless COMMHINT_SPREAD_REPLAY=0. */
+bool search_xrank_replay_may_spread(void);
 /* search_xrank_fit_job is search_predict_fit over the spread logs (every
  * process gets the fit; process 0 returns it in *f). */
 struct search_fit;

@@ -297,11 +297,12 @@ int search_analyse(struct trace *t, const struct search_analysis_opts *o, struct
     if (!out || !t || !o)
         return TRACE_ERR_ARG;
     *out = NULL;
-    if (o->driver && o->keep_ranks && search_xrank_spread_replay()) {
+    if (o->driver && o->keep_ranks && search_xrank_replay_may_spread()) {
         /* the calls of every rank need every log here, which the driver
-         * does not send when the predictions are replayed spread */
+         * does not send when the predictions are replayed spread (which
+         * it may choose only once the ranks are analysed) */
         snprintf(err->msg, sizeof err->msg,
-                 "keeping every rank's calls needs their logs on this process: unset COMMHINT_SPREAD_REPLAY");
+                 "keeping every rank's calls needs their logs on this process: set COMMHINT_SPREAD_REPLAY=0");
         return TRACE_ERR_ARG;
     }
     int world = trace_world_size(t);

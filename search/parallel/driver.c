@@ -71,21 +71,33 @@ static double now_us(void)
 #define SPIN_US 200.0
 #define WAIT_SHORT_NS 64000L
 #define WAIT_LONG_NS 1000000L
-static bool par_spin; /* this host's processes have a core each */
+static bool par_spin; /* every host's processes have a core each */
 
-/* Whether the processes of this host have a core each (the CPUs this
- * process may run on, as the others are launched alike). */
+/* Where the predictions are replayed by default (the stage's exchange's
+ * spread, search_xrank_spread_replay): spread when rounds are cheap
+ * (par_spin) or when the run's MPI log records pass GATHER_MAX_BYTES in
+ * all, since process 0 would hold them all; else on process 0, which
+ * then gathers every log (a 16-rank pipeline at 4 processes on 2 cores:
+ * 1.1 s gathered, 16 s spread). */
+#define GATHER_MAX_BYTES (1ull << 30)
+static bool par_big_logs; /* the last run's logs pass GATHER_MAX_BYTES */
+
+/* Whether the processes of every host have a core each (on each host,
+ * the CPUs this process may run on, as the others are launched alike),
+ * the same on every process. */
 static bool cores_enough(void)
 {
     MPI_Comm node;
-    int local = 0;
-    if (MPI_Comm_split_type(par_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return false;
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    cpu_set_t set;
-    int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-    return local <= cpus;
+    int local = 0, enough = 0;
+    if (MPI_Comm_split_type(par_comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+        cpu_set_t set;
+        int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+        enough = local <= cpus;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &enough, 1, MPI_INT, MPI_LAND, par_comm);
+    return enough;
 }
 
 /* Waits for a request that may take long (a process waiting for another
@@ -304,6 +316,7 @@ const struct dg_xchg *search_parallel_xchg(void)
     par_xchg.ctx = NULL;
     par_xchg.alltoall = mpi_alltoall;
     par_xchg.allreduce = mpi_allreduce;
+    par_xchg.spread = par_spin || par_big_logs;
     MPI_Comm_rank(par_comm, &par_xchg.proc);
     MPI_Comm_size(par_comm, &par_xchg.nprocs);
     return &par_xchg;
@@ -439,7 +452,7 @@ static void send_results(struct search_collected *col, bool keep, int proc, int 
             rank = res->rank;
             /* process 0 asks for what it needs of the log when the
              * predictions are replayed spread (the stage's jobs) */
-            search_bundle_add_result(&b, rank, res, !keep || !search_xrank_spread_replay());
+            search_bundle_add_result(&b, rank, res, !keep || !search_xrank_spread_replay(search_parallel_xchg()));
             if (!keep) {
                 search_rank_result_free(res);
                 col->res[i - col->nfail] = NULL;
@@ -568,6 +581,16 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
             local_rc = arc;
             snprintf(local_msg, sizeof local_msg, "out of memory: process=%d", proc);
         }
+    }
+
+    /* whether the logs are too large for process 0 to gather, which
+     * decides with the cores where the predictions are replayed */
+    if (keep) {
+        int64_t bytes = 0;
+        for (int i = 0; i < col.nres; i++)
+            bytes += (int64_t)(col.res[i]->log.n * sizeof(struct dg_msgrec));
+        mpi_allreduce(NULL, &bytes, 1, DG_XCHG_SUM);
+        par_big_logs = (uint64_t)bytes > GATHER_MAX_BYTES;
     }
 
     /* 3. the gather, a part at a time, process by process */

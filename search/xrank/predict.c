@@ -110,22 +110,32 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
     return 0;
 }
 
-bool search_xrank_spread_replay(void)
+bool search_xrank_spread_replay(const struct dg_xchg *x)
 {
     const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
-    return spread && !strcmp(spread, "1");
+    if (spread && !strcmp(spread, "1"))
+        return true;
+    if (spread && !strcmp(spread, "0"))
+        return false;
+    return x && x->nprocs > 1 && x->spread;
+}
+
+bool search_xrank_replay_may_spread(void)
+{
+    const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
+    return !spread || strcmp(spread, "0");
 }
 
 /* The end of the run replayed with changes: the last rank's end. */
 static int replay_end(const struct search_xrank *x, const struct dg_replay_params *pp, const struct dg_change *ch,
                       size_t n, struct dg_replay_rank *rr, double *end)
 {
-    /* Spread, every process would replay its ranks (a job of process 0),
-     * at a round of the exchange per message between two processes
-     * (graph500 at scale 10 on 2 processes: 4x the analysis's time);
-     * while process 0 holds every rank's log for the merges it replays
-     * them itself, unless COMMHINT_SPREAD_REPLAY=1 (tests, measurements) */
-    int rc = x->dist && search_xrank_spread_replay() ? search_xrank_replay_job(x->dist, pp, ch, n, rr)
+    /* Spread, every process replays its ranks (a job of process 0), at a
+     * round of the exchange per message between two processes on the
+     * critical path: by default only when every process has a core (a
+     * round then takes microseconds); otherwise process 0, which then
+     * holds every rank's log, replays them itself */
+    int rc = x->dist && search_xrank_spread_replay(x->dist->xchg) ? search_xrank_replay_job(x->dist, pp, ch, n, rr)
                      : dg_replay_run(x->logs, x->world_size, x->match, pp, ch, n, rr);
     if (rc < 0)
         return rc;

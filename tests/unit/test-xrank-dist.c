@@ -1004,6 +1004,35 @@ static void test_tworanks_random(void **state)
     assert_true(pairs > 300 && wide > 300);
 }
 
+/* Who replays the predictions: COMMHINT_SPREAD_REPLAY=1 or 0 says so;
+ * unset, the processes when there are several and the exchange says so. */
+static void test_spread_default(void **state)
+{
+    (void)state;
+    const char *old = getenv("COMMHINT_SPREAD_REPLAY");
+    char *keep = old ? strdup(old) : NULL;
+    struct dg_xchg cheap = *dg_xchg_serial(), slow = *dg_xchg_serial(), one = *dg_xchg_serial();
+    cheap.nprocs = slow.nprocs = 2;
+    cheap.spread = one.spread = true;
+    unsetenv("COMMHINT_SPREAD_REPLAY");
+    assert_true(search_xrank_spread_replay(&cheap));
+    assert_false(search_xrank_spread_replay(&slow));
+    assert_false(search_xrank_spread_replay(&one));
+    assert_false(search_xrank_spread_replay(NULL));
+    assert_true(search_xrank_replay_may_spread());
+    setenv("COMMHINT_SPREAD_REPLAY", "0", 1);
+    assert_false(search_xrank_spread_replay(&cheap));
+    assert_false(search_xrank_replay_may_spread());
+    setenv("COMMHINT_SPREAD_REPLAY", "1", 1);
+    assert_true(search_xrank_spread_replay(&slow));
+    assert_true(search_xrank_replay_may_spread());
+    if (keep)
+        setenv("COMMHINT_SPREAD_REPLAY", keep, 1);
+    else
+        unsetenv("COMMHINT_SPREAD_REPLAY");
+    free(keep);
+}
+
 /* ---- the checks' verdicts ---------------------------------------------------------------- */
 
 /* The serial verdict of one check: its first delay whose other end
@@ -2127,6 +2156,7 @@ int main(void)
         cmocka_unit_test(test_peer_facts_random),
         cmocka_unit_test(test_describe_random),
         cmocka_unit_test(test_tworanks_random),
+        cmocka_unit_test(test_spread_default),
         cmocka_unit_test(test_verdicts_random),
         cmocka_unit_test(test_stall_random),
         cmocka_unit_test(test_hb_random),
