@@ -199,13 +199,18 @@ bool search_parallel_agree(bool ok, bool *root_ok)
 /* Nonblocking collectives waited for gently: a process that reaches a step
  * first (its ranks were few) does not take a core from the ones still
  * working towards it when there are more processes than cores. */
-static int mpi_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
+static void allreduce_gently(int64_t *v, int n, enum dg_xchg_op op, long cap_ns)
 {
-    (void)ctx;
     MPI_Op mop = op == DG_XCHG_SUM ? MPI_SUM : op == DG_XCHG_MIN ? MPI_MIN : MPI_MAX;
     MPI_Request req;
     MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, mop, par_comm, &req);
-    wait_gently(&req, WAIT_SHORT_NS);
+    wait_gently(&req, cap_ns);
+}
+
+static int mpi_allreduce(void *ctx, int64_t *v, int n, enum dg_xchg_op op)
+{
+    (void)ctx;
+    allreduce_gently(v, n, op, WAIT_SHORT_NS);
     return 0;
 }
 
@@ -440,6 +445,9 @@ static void send_results(struct search_collected *col, bool keep, int proc, int 
     uint32_t items = 0;
     int total = col->nfail + col->nres;
     size_t close_at = part_bytes();
+    /* process 0 asks for what it needs of the logs when the predictions
+     * are replayed spread (the stage's jobs) */
+    bool records = !keep || !search_xrank_spread_replay(search_parallel_xchg());
     for (int i = 0; i < total && local_rc == 0; i++) {
         if (!items)
             search_bundle_begin(&b);
@@ -450,9 +458,7 @@ static void send_results(struct search_collected *col, bool keep, int proc, int 
         } else {
             struct search_rank_result *res = col->res[i - col->nfail];
             rank = res->rank;
-            /* process 0 asks for what it needs of the log when the
-             * predictions are replayed spread (the stage's jobs) */
-            search_bundle_add_result(&b, rank, res, !keep || !search_xrank_spread_replay(search_parallel_xchg()));
+            search_bundle_add_result(&b, rank, res, records);
             if (!keep) {
                 search_rank_result_free(res);
                 col->res[i - col->nfail] = NULL;
@@ -589,7 +595,7 @@ static int run_parallel(struct trace *t, const struct search_opts *o, search_pro
         int64_t bytes = 0;
         for (int i = 0; i < col.nres; i++)
             bytes += (int64_t)(col.res[i]->log.n * sizeof(struct dg_msgrec));
-        mpi_allreduce(NULL, &bytes, 1, DG_XCHG_SUM);
+        allreduce_gently(&bytes, 1, DG_XCHG_SUM, WAIT_LONG_NS); /* others may still be analysing */
         par_big_logs = (uint64_t)bytes > GATHER_MAX_BYTES;
     }
 

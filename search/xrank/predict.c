@@ -110,20 +110,22 @@ int search_change_group(const struct search_xrank *x, int r, const struct search
     return 0;
 }
 
-bool search_xrank_spread_replay(const struct dg_xchg *x)
+/* COMMHINT_SPREAD_REPLAY: 1, 0, or -1 when unset (or another value). */
+static int spread_env(void)
 {
     const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
-    if (spread && !strcmp(spread, "1"))
-        return true;
-    if (spread && !strcmp(spread, "0"))
-        return false;
-    return x && x->nprocs > 1 && x->spread;
+    return !spread ? -1 : !strcmp(spread, "1") ? 1 : !strcmp(spread, "0") ? 0 : -1;
+}
+
+bool search_xrank_spread_replay(const struct dg_xchg *x)
+{
+    int e = spread_env();
+    return e >= 0 ? e == 1 : x && x->nprocs > 1 && x->spread;
 }
 
 bool search_xrank_replay_may_spread(void)
 {
-    const char *spread = getenv("COMMHINT_SPREAD_REPLAY");
-    return !spread || strcmp(spread, "0");
+    return spread_env() != 0;
 }
 
 /* The end of the run replayed with changes: the last rank's end. */
@@ -132,9 +134,10 @@ static int replay_end(const struct search_xrank *x, const struct dg_replay_param
 {
     /* Spread, every process replays its ranks (a job of process 0), at a
      * round of the exchange per message between two processes on the
-     * critical path: by default only when every process has a core (a
-     * round then takes microseconds); otherwise process 0, which then
-     * holds every rank's log, replays them itself */
+     * critical path: by default when the driver says so (every process
+     * has a core, so a round takes microseconds, or the logs are too
+     * large to gather); otherwise process 0, which then holds every
+     * rank's log, replays them itself */
     int rc = x->dist && search_xrank_spread_replay(x->dist->xchg) ? search_xrank_replay_job(x->dist, pp, ch, n, rr)
                      : dg_replay_run(x->logs, x->world_size, x->match, pp, ch, n, rr);
     if (rc < 0)
