@@ -69,6 +69,60 @@ bool AccessAnalysis::isClockCall(const Instruction &I) {
   return Callee && cht_is_clock(Callee->getName().str().c_str());
 }
 
+// The standard streams: library state, not the program's memory (a
+// fprintf(stderr, ...) reads the program only through its other arguments).
+static bool isStdStream(const GlobalVariable *GV) {
+  static const char *const Names[] = {
+      "stdin",      "stdout",     "stderr",     "_ZSt3cin",  "_ZSt4cout",
+      "_ZSt4cerr",  "_ZSt4clog",  "_ZSt4wcin",  "_ZSt5wcout", "_ZSt5wcerr",
+      "_ZSt5wclog", "_IO_2_1_stdout_", "_IO_2_1_stderr_"};
+  return GV->isDeclaration() &&
+         llvm::is_contained(Names, GV->getName());
+}
+
+// Runtime entry points that hand the program's memory only to code the pass
+// compiled, or only release it: the OpenMP runtime (an outlined parallel
+// region, a reduction function), the C++ ABI (static guards, atexit,
+// exceptions) and operator delete (a block the program no longer touches).
+static bool isRuntimeEntry(const Function *Callee) {
+  if (!Callee)
+    return false;
+  StringRef N = Callee->getName();
+  return N.startswith("__kmpc_") || N.startswith("GOMP_") ||
+         N.startswith("omp_") || N.startswith("__cxa_") ||
+         N.startswith("_ZdlPv") || N.startswith("_ZdaPv") ||
+         N.startswith("__commhint");
+}
+
+bool AccessAnalysis::handsProgramPointer(const CallBase &CB) {
+  if (isRuntimeEntry(
+          dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts())))
+    return false;
+  auto LibraryOnly = [](const Value *Obj) {
+    if (isa<ConstantPointerNull>(Obj) || isa<UndefValue>(Obj) ||
+        isa<Function>(Obj))
+      return true;
+    if (const auto *GV = dyn_cast<GlobalVariable>(Obj))
+      return GV->isConstant() || isStdStream(GV);
+    if (const auto *LI = dyn_cast<LoadInst>(Obj))
+      if (const auto *GV = dyn_cast<GlobalVariable>(
+              LI->getPointerOperand()->stripPointerCasts()))
+        return isStdStream(GV);
+    return false;
+  };
+  for (const Value *Arg : CB.args()) {
+    auto *PtrTy = dyn_cast<PointerType>(Arg->getType());
+    if (!PtrTy || PtrTy->getAddressSpace() != 0)
+      continue;
+    // through selects and phis: `ok ? "ok" : "FAILED"` is constant data
+    SmallVector<const Value *, 4> Objs;
+    getUnderlyingObjects(Arg, Objs);
+    if (!llvm::all_of(Objs, LibraryOnly))
+      return true;
+  }
+  return false;
+}
+
 bool AccessAnalysis::isInterestingPointer(const Value *Ptr, bool IsWrite) {
   auto *PtrTy = dyn_cast<PointerType>(Ptr->getType()->getScalarType());
   if (!PtrTy || PtrTy->getAddressSpace() != 0)
@@ -1249,6 +1303,15 @@ FunctionPlan AccessAnalysis::run() {
           S.Dst = P;
           S.Len = Len;
           S.Len2 = Len2;
+        } else if (!CB->isInlineAsm() && !(Callee && Callee->isIntrinsic()) &&
+                   !(Callee && (Traced ? Traced->count(Callee)
+                                       : !Callee->isDeclaration())) &&
+                   handsProgramPointer(*CB)) {
+          // code the pass may not have compiled reads and writes what the
+          // trace does not hold: a fence unless the runtime knows the callee
+          // (docs/dependence.md, "Calls into code built without the pass")
+          addCallSite(Plan, I, CHT_SITE_CALL);
+          Plan.Sites.back().Extern = true;
         }
         continue;
       }

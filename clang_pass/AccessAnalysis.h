@@ -27,6 +27,7 @@ class DataLayout;
 class DILocation;
 class Function;
 class Instruction;
+class CallBase;
 class CallInst;
 class Loop;
 class LoopInfo;
@@ -71,6 +72,11 @@ struct Site {
   // the event goes right after the call; Len bytes (times Len2, at most
   // 64, when the length is an element count).
   bool QueryOut = false;
+  // CALL of code the pass may not have compiled (a declaration, a function
+  // pointer) handing a pointer into the program's memory: the runtime
+  // records it as a fence when the callee is not instrumented
+  // (__commhint_extern_call before the call, no __commhint_mpi_site).
+  bool Extern = false;
 };
 
 /// One natural loop of the function.
@@ -109,6 +115,18 @@ public:
                  llvm::PostDominatorTree &PDT);
 
   FunctionPlan run();
+
+  /// The functions of the module the pass instruments: a call of any other
+  /// function that hands a pointer into the program's memory becomes an
+  /// Extern CALL site.  Unset: every definition counts as instrumented.
+  void setTraced(const llvm::DenseSet<const llvm::Function *> *T) {
+    Traced = T;
+  }
+
+  /// Whether a call hands the callee a pointer into the program's memory:
+  /// not null, a function, constant data, nor the C and C++ standard
+  /// streams (stdout, std::cout: the library's own state).
+  static bool handsProgramPointer(const llvm::CallBase &CB);
 
   /// Whether an access of \p Ptr needs to be traced: not a local whose
   /// address never escapes, not a load from a constant global, address
@@ -170,6 +188,7 @@ private:
   llvm::DenseMap<const llvm::Value *, bool> EscapingAlloca;
   llvm::DenseSet<const llvm::BasicBlock *> Conditional;
   llvm::DenseMap<const llvm::Loop *, int> LoopIndex;
+  const llvm::DenseSet<const llvm::Function *> *Traced = nullptr;
 };
 
 } // namespace commhint

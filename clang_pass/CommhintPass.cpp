@@ -72,6 +72,9 @@ public:
   SymbolRows &symbols() { return Syms; }
   bool empty() const { return Table.numSites() == 0 && Table.numLoops() == 0; }
   void emitTable();
+  /// The instrumented functions that code elsewhere may call by address
+  /// (__commhint_register_code from a constructor of their own).
+  void emitCode(ArrayRef<Function *> Fns);
 
 private:
   FunctionCallee runtime(StringRef Name, Type *Ret, ArrayRef<Type *> Params);
@@ -374,6 +377,22 @@ void Instrumenter::instrumentSite(const Site &S, uint32_t Local,
     }
     break;
   case CHT_SITE_CALL: {
+    if (S.Extern) {
+      // Before the call, with its callee: the runtime records a fence when
+      // the callee is not instrumented (docs/dependence.md, "Calls into
+      // code built without the pass").  Before, so that what a callback
+      // of the callee touches (a qsort comparator) comes after the fence:
+      // a wait goes before the call, not before the callback.
+      auto *CB = cast<CallBase>(S.Anchor);
+      const auto *Callee =
+          dyn_cast<Function>(CB->getCalledOperand()->stripPointerCasts());
+      Value *Name = Callee ? B.CreateGlobalStringPtr(Callee->getName(),
+                                                     "commhint.callee")
+                           : ConstantPointerNull::get(cast<PointerType>(Ptr));
+      B.CreateCall(runtime("__commhint_extern_call", Void, {I32, Ptr, Ptr}),
+                   {Id, B.CreatePointerCast(CB->getCalledOperand(), Ptr), Name});
+      break;
+    }
     B.CreateCall(runtime("__commhint_mpi_site", Void, {I32}), {Id});
     // After a call that is not local, or that reads a clock: records it
     // if no wrapper did (mpi-local.h).  An invoke (C++) has no single
@@ -500,7 +519,8 @@ void Instrumenter::instrument(Function &F, FunctionPlan &Plan,
         Table.addSite(S.File, S.Func, S.Line, S.Col, S.Kind, S.Op, Loop,
                       S.Flags | CHT_SITEF_FRAME_PTR, S.Cost, Acc);
     if (Print) {
-      errs() << "commhint: site " << Local << " kind=" << kindName(S.Kind)
+      errs() << "commhint: site " << Local << " kind="
+             << (S.Extern ? "extern" : kindName(S.Kind))
              << " loc=" << S.File << ":" << S.Line << ":" << S.Col
              << " func=" << S.Func << " op=" << opName(S.Op)
              << " loop=" << idName(Loop) << " flags=" << flagNames(S.Flags)
@@ -723,6 +743,46 @@ void Instrumenter::emitTable() {
   appendToGlobalCtors(M, Ctor, CtorPriority);
 }
 
+// The addresses of the functions this module instruments that a call from
+// another module (or through a pointer) may reach: a private constant array
+// and a constructor calling __commhint_register_code(array, n), so that the
+// runtime tells their calls from calls into code built without the pass
+// (__commhint_extern_call).
+void Instrumenter::emitCode(ArrayRef<Function *> Fns) {
+  SmallVector<Constant *, 16> Addrs;
+  for (Function *F : Fns) {
+    // Only a call handing a pointer is checked: a function without a
+    // pointer parameter (nor variadic ones) is never asked about.
+    if (!F->isVarArg() &&
+        llvm::none_of(F->args(), [](const Argument &A) {
+          return A.getType()->isPointerTy();
+        }))
+      continue;
+    // an inline function (linkonce) is defined by every module calling it
+    // directly: only its address, when taken, can come from elsewhere
+    if ((!F->hasLocalLinkage() && !F->hasLinkOnceLinkage()) ||
+        F->hasAddressTaken())
+      Addrs.push_back(ConstantExpr::getPointerCast(F, Ptr));
+  }
+  if (Addrs.empty())
+    return;
+  auto *Ty = ArrayType::get(Ptr, Addrs.size());
+  auto *GV = new GlobalVariable(M, Ty, /*isConstant=*/true,
+                                GlobalValue::PrivateLinkage,
+                                ConstantArray::get(Ty, Addrs),
+                                "__commhint_code");
+  Function *Ctor = Function::Create(FunctionType::get(Void, false),
+                                    GlobalValue::InternalLinkage,
+                                    "commhint.code_ctor", M);
+  Ctor->addFnAttr(Attribute::NoUnwind);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "", Ctor));
+  B.CreateCall(runtime("__commhint_register_code", Void, {Ptr, I32}),
+               {ConstantExpr::getPointerCast(GV, Ptr),
+                ConstantInt::get(I32, Addrs.size())});
+  B.CreateRetVoid();
+  appendToGlobalCtors(M, Ctor, CtorPriority);
+}
+
 static bool isGenerated(const Function &F) {
   StringRef Name = F.getName();
   return Name.startswith("__commhint") || Name.startswith("commhint.");
@@ -731,7 +791,8 @@ static bool isGenerated(const Function &F) {
 PreservedAnalyses CommhintInstrumentPass::run(Module &M,
                                               ModuleAnalysisManager &) {
   // Already instrumented (the pass ran twice, e.g. in LTO): leave it.
-  if (M.getGlobalVariable(SiteBaseName, /*AllowInternal=*/true))
+  if (M.getGlobalVariable(SiteBaseName, /*AllowInternal=*/true) ||
+      M.getFunction("commhint.code_ctor"))
     return PreservedAnalyses::all();
 
   Filter Flt;
@@ -746,6 +807,20 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
   Changed |= cloneSystemCallees(M, Flt) != 0;
   const SmallPtrSet<const Function *, 16> Unreached = unreachedSystemCopies(M);
   Instrumenter Ins(M, printSitesOption(), inlineFastPathOption());
+  // The functions instrumented below: calls of any other function that
+  // hand it the program's memory are checked at run time
+  // (AccessAnalysis::setTraced, emitCode).
+  DenseSet<const Function *> Traced;
+  std::vector<Function *> TracedList;
+  for (Function &F : M)
+    if (!F.isDeclaration() && !isGenerated(F) &&
+        !F.hasFnAttribute(Attribute::Naked) &&
+        !F.hasAvailableExternallyLinkage() &&
+        (programLocation(F) || Flt.shouldInstrument(F, M)) &&
+        !Unreached.count(&F)) {
+      Traced.insert(&F);
+      TracedList.push_back(&F);
+    }
   for (Function &F : M) {
     // Every function keeps a frame pointer: the runtime reads the call
     // path of an MPI call from the frame-pointer chain (tracelib/rt/
@@ -755,16 +830,12 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
       F.addFnAttr("frame-pointer", "all");
       Changed = true;
     }
-    if (F.isDeclaration() || isGenerated(F) ||
-        F.hasFnAttribute(Attribute::Naked) ||
-        F.hasAvailableExternallyLinkage() ||
-        // a clone of library code for a line goes with the line's function
-        (!programLocation(F) && !Flt.shouldInstrument(F, M)))
-      continue;
-    // Library code that every call of the program now has inlined or
-    // cloned for its line: this copy runs only where code the pass did
-    // not see calls it, if the linker keeps it.
-    if (Unreached.count(&F))
+    // Not: declarations, our own functions, naked and available_externally
+    // ones, library code (a clone of library code for a line goes with the
+    // line's function), and library code that every call of the program
+    // now has inlined or cloned for its line (this copy runs only where code
+    // the pass did not see calls it, if the linker keeps it).
+    if (!Traced.count(&F))
       continue;
     DominatorTree DT(F);
     LoopInfo LI(DT);
@@ -774,7 +845,9 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
       Changed |= simplifyLoop(L, &DT, &LI, /*SE=*/nullptr, /*AC=*/nullptr,
                               /*MSSAU=*/nullptr, /*PreserveLCSSA=*/false);
     PostDominatorTree PDT(F);
-    FunctionPlan Plan = AccessAnalysis(F, LI, PDT).run();
+    AccessAnalysis AA(F, LI, PDT);
+    AA.setTraced(&Traced);
+    FunctionPlan Plan = AA.run();
     // Dependences are read off the IR before instrumenting changes it.
     uint32_t FirstLocal = Ins.numSites();
     std::vector<std::vector<Dep>> Deps =
@@ -792,8 +865,10 @@ PreservedAnalyses CommhintInstrumentPass::run(Module &M,
     Ins.instrument(F, Plan, AtExit);
     Ins.addDeps(FirstLocal, Deps);
   }
+  Ins.emitCode(TracedList);
   if (Ins.empty())
-    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    return TracedList.empty() && !Changed ? PreservedAnalyses::all()
+                                          : PreservedAnalyses::none();
   Ins.emitTable();
   return PreservedAnalyses::none();
 }

@@ -106,11 +106,14 @@ static const char *kind_name(const struct trace_event *ev)
         return ev->site_info ? trace_site_kind_name(ev->site_info->kind) : "comp";
     case TRACE_EV_MPI:
         /* an untraced call by its own name ("MPI_Put (untraced)"), a
-         * clock read too ("MPI_Wtime (clock read)") */
+         * clock read too ("MPI_Wtime (clock read)"), and a call into code
+         * built without the pass ("qsort (uninstrumented)") */
         if (ev->call_name) {
             static _Thread_local char buf[CHT_CALLNAME_MAX + 16];
             snprintf(buf, sizeof buf, "%s (%s)", ev->call_name,
-                     trace_event_call(ev) == CHT_MPI_CLOCK ? "clock read" : "untraced");
+                     trace_event_call(ev) == CHT_MPI_CLOCK    ? "clock read"
+                     : trace_event_call(ev) == CHT_MPI_EXTERN ? "uninstrumented"
+                                                              : "untraced");
             return buf;
         }
         {

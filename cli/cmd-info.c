@@ -77,7 +77,9 @@ static void text_by_name(const struct untraced *u)
 }
 
 struct rank_info {
-    struct untraced untraced, clocks; /* clocks: the clock reads (CHT_MPI_CLOCK) */
+    /* clocks: the clock reads (CHT_MPI_CLOCK); externs: the calls into code
+     * built without the pass (CHT_MPI_EXTERN) */
+    struct untraced untraced, clocks, externs;
     bool present;
     bool damaged;
     bool cut_short;
@@ -132,12 +134,17 @@ static void scan_rank(struct trace *t, int rank, bool expand, struct rank_info *
     int rc;
     while ((rc = trace_cursor_next_run(cur, &ev, &run)) > 0)
         if (!run && ev->kind == TRACE_EV_MPI && ev->mpi->h.aux <= CHT_MPI_CALL_MAX) {
-            /* a clock read is counted apart from the MPI calls */
-            bool clock = trace_event_call(ev) == CHT_MPI_CLOCK;
-            ri->calls[clock ? CHT_MPI_CLOCK : ev->mpi->h.aux][clock ? 0 : variant_of(ev->mpi->flags)]++;
+            /* clock reads and calls into uninstrumented code are counted
+             * apart from the MPI calls */
+            int call = trace_event_call(ev);
+            bool apart = call == CHT_MPI_CLOCK || call == CHT_MPI_EXTERN;
+            ri->calls[apart ? call : ev->mpi->h.aux][apart ? 0 : variant_of(ev->mpi->flags)]++;
             ri->cpu_calls += ev->cpu_exit != 0;
             if (ev->mpi->h.aux == CHT_MPI_UNTRACED)
-                untraced_add(clock ? &ri->clocks : &ri->untraced, ev->call_name ? ev->call_name : "?", 1);
+                untraced_add(call == CHT_MPI_CLOCK    ? &ri->clocks
+                             : call == CHT_MPI_EXTERN ? &ri->externs
+                                                      : &ri->untraced,
+                             ev->call_name ? ev->call_name : "?", 1);
         }
     trace_cursor_stats(cur, &ri->st);
     if (rc < 0) {
@@ -282,6 +289,9 @@ int cmd_info(int argc, char **argv)
         for (int i = 0; i < ri[r].clocks.nnames; i++)
             untraced_add(&tot.clocks, ri[r].clocks.by[i].name, ri[r].clocks.by[i].n);
         tot.clocks.others += ri[r].clocks.others;
+        for (int i = 0; i < ri[r].externs.nnames; i++)
+            untraced_add(&tot.externs, ri[r].externs.by[i].name, ri[r].externs.by[i].n);
+        tot.externs.others += ri[r].externs.others;
         damaged += ri[r].damaged;
         cut += ri[r].cut_short;
         missing += !ri[r].present;
@@ -320,7 +330,7 @@ int cmd_info(int argc, char **argv)
         char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
             for (int v = 0; v < 4; v++)
-                if (tot.calls[k][v] && k != CHT_MPI_CLOCK) {
+                if (tot.calls[k][v] && k != CHT_MPI_CLOCK && k != CHT_MPI_EXTERN) {
                     printf("%s\"%s\":%" PRIu64, first ? "" : ",", call_label(k, v, lb, sizeof lb),
                            tot.calls[k][v]);
                     first = false;
@@ -329,6 +339,8 @@ int cmd_info(int argc, char **argv)
         json_by_name(&tot.untraced);
         printf(",\"clock_reads\":");
         json_by_name(&tot.clocks);
+        printf(",\"uninstrumented_calls\":");
+        json_by_name(&tot.externs);
         printf(",\"ranks\":[");
         for (int r = 0; r < n; r++) {
             struct trace_cursor_stats *s = &ri[r].st;
@@ -372,7 +384,7 @@ int cmd_info(int argc, char **argv)
         char lb[80];
         for (int k = 0; k <= CHT_MPI_CALL_MAX; k++)
             for (int v = 0; v < 4; v++)
-                if (tot.calls[k][v] && k != CHT_MPI_CLOCK) {
+                if (tot.calls[k][v] && k != CHT_MPI_CLOCK && k != CHT_MPI_EXTERN) {
                     printf(" %s=%" PRIu64, call_label(k, v, lb, sizeof lb), tot.calls[k][v]);
                     any = true;
                 }
@@ -388,6 +400,12 @@ int cmd_info(int argc, char **argv)
                    "                  what the program times):",
                    tot.calls[CHT_MPI_CLOCK][0]);
             text_by_name(&tot.clocks);
+        }
+        if (tot.calls[CHT_MPI_EXTERN][0]) {
+            printf("uninstrumented:   %" PRIu64 " calls into code built without the pass, handed the\n"
+                   "                  program's memory (fences for the analysis):",
+                   tot.calls[CHT_MPI_EXTERN][0]);
+            text_by_name(&tot.externs);
         }
         printf("\n");
         printf("%5s %12s %10s %8s %12s %12s %8s  %s\n", "rank", "computation", "MPI", "threads",

@@ -665,7 +665,7 @@ static int convert_mpi(struct dg_builder *b, const struct trace_event *tev)
     case CHT_MPI_DIST_GRAPH_CREATE: case CHT_MPI_DIST_GRAPH_CREATE_ADJACENT: case CHT_MPI_INIT:
     case CHT_MPI_INIT_THREAD: case CHT_MPI_FINALIZE: case CHT_MPI_ABORT:
     case CHT_MPI_UNTRACED: /* what it touches is unknown */
-    case CHT_MPI_CLOCK:    /* what it reads depends on when every call ended */
+    case CHT_MPI_CLOCK: case CHT_MPI_EXTERN: /* a clock read; code built without the pass */
     case CHT_MPI_START: case CHT_MPI_STARTALL: /* of a request no wrapped init made */
         e->role = DG_ROLE_FENCE;
         break;

@@ -32,6 +32,9 @@ struct dg_logger {
     struct dg_shadow *written;  /* last writer of every byte written */
     struct dg_watch *unread;    /* receive buffers not consumed yet: owner = log position */
     struct dg_map recv_at;      /* event index of a RECV record -> its log position */
+    uint64_t unknown_at;        /* index + 1 of the last call whose writes the trace does not
+                                   hold (an untraced MPI call, code built without the pass),
+                                   0 if none: it may have written any send buffer */
     struct dg_map used_by;      /* event index of a computation that consumed received bytes
                                    -> log position + 1 of the last such RECV record */
     uint32_t *same_consumer;    /* [log position]: the previous RECV record with the same
@@ -215,6 +218,10 @@ static void send_bytes(struct dg_logger *l, struct dg_msgrec *r, uint64_t buf, u
         return;
     struct dg_range q = {buf, bytes, false};
     r->version = dg_shadow_last_conflict(l->written, &q);
+    if (l->unknown_at > r->version) { /* maybe written since, by code the trace does not see */
+        r->version = l->unknown_at;
+        return;
+    }
     if (!r->version)
         return;
     const uint64_t *pos = dg_map_get(&l->recv_at, r->version - 1);
@@ -685,6 +692,8 @@ int dg_logger_feed(struct dg_logger *l, const struct trace_event *tev, const str
         mark_sent_args(l, tev, ev);
     if (tev->kind == TRACE_EV_MPI && (rc = log_mpi(l, tev, ev)) < 0)
         return rc;
+    if (ev && ev->kind == DG_MPI && (ev->call == CHT_MPI_UNTRACED || ev->call == CHT_MPI_EXTERN))
+        l->unknown_at = ev->index + 1;
     /* then what the event wrote (after the send versions were read) */
     if (ev)
         for (uint32_t j = 0; j < ev->nranges; j++)

@@ -598,6 +598,13 @@ struct search_hint {
      * buffer is overwritten, and the statement that overwrites it */
     const char *buf_file, *over_file;
     uint32_t buf_line, over_line;
+    /* aggregation: the member whose first send comes last in a group (where
+     * the one send goes; NULL if the group has one site), and whether it
+     * runs in a later iteration than the first member (a line above it in
+     * the same function: the loop around them went round) */
+    const char *last_file;
+    uint32_t last_line;
+    bool last_wraps;
     /* aggregation with SEARCH_HINT_NOT_MERGED (dropped): the next send of
      * the channel, which seeded a group of its own, and the event that
      * closed the group before it; why is enum search_close_why */

@@ -21,8 +21,9 @@ extern "C" {
 #endif
 
 /* 3: __commhint_mpi_after, 4: the queue, 5: __commhint_loop_affine, 6: the
- * irregular addresses of loops recorded at their exits */
-#define COMMHINT_RT_ABI_VERSION 6
+ * irregular addresses of loops recorded at their exits, 7:
+ * __commhint_register_code and __commhint_extern_call */
+#define COMMHINT_RT_ABI_VERSION 7
 
 /* Global site and loop ids are below COMMHINT_RT_BAD_BASE.  A base that was
  * not (or could not be) assigned holds COMMHINT_RT_BAD_BASE, so that
@@ -130,6 +131,22 @@ void __commhint_mpi_site(uint32_t site);
  * (CHT_MPI_UNTRACED, a fence for the analysis) timed from the
  * __commhint_mpi_site before it. */
 void __commhint_mpi_after(uint32_t site, const char *name);
+
+/* Called from the same constructor as __commhint_register_tu, before it:
+ * the addresses of the n functions the translation unit defines and the
+ * pass instrumented (external ones, and local ones whose address is
+ * taken).  The array must stay valid for the life of the process. */
+void __commhint_register_code(const void *const *fns, uint32_t n);
+
+/* Emitted right before a call whose callee the translation unit does not
+ * define (a declaration, or a function pointer) and that hands a pointer
+ * into the program's memory: when `callee` is not a registered function,
+ * the call ran code built without the pass, whose reads and writes the
+ * trace does not hold, and the runtime records it as an untraced call
+ * named `name` (NULL through a function pointer: the symbol dladdr finds),
+ * which the analysis takes as a fence (docs/dependence.md, "Calls into
+ * code built without the pass"). */
+void __commhint_extern_call(uint32_t site, const void *callee, const char *name);
 
 /* The inline fast path (ABI version 2).  While a thread's records repeat
  * with a period (a run, CHT_REC_REPEAT in trace-format.h), the runtime keeps

@@ -79,6 +79,14 @@ static inline int cht_mpi_is_local(const char *name)
     return cht_name_in(cht_mpi_local_names, sizeof cht_mpi_local_names / sizeof *cht_mpi_local_names, name);
 }
 
+/* Whether `name` is an MPI function's (MPI_ or PMPI_): an untraced call
+ * of any other name is a call into code built without the pass, or a
+ * clock read. */
+static inline int cht_is_mpi_name(const char *name)
+{
+    return strncmp(name, "MPI_", 4) == 0 || strncmp(name, "PMPI_", 5) == 0;
+}
+
 /* Functions that read a clock (C names, C++ mangled names, LLVM
  * intrinsics), sorted.  A program that reads a clock measures time: moving
  * an MPI call, or the wait of one, across the read changes what it

@@ -227,6 +227,12 @@ enum cht_mpi_call {
     /* a call to an MPI function the runtime does not wrap (it is not local:
      * mpi-local.h), made from code built with the pass: recorded by the
      * hook after the call with its name (CHT_REC_CALLNAME), a fence */
+    /* never written: the readers' id (trace_event_call) of an untraced
+     * call whose name is not an MPI function's: a call into code built
+     * without the pass (qsort, a BLAS routine: __commhint_extern_call in
+     * commhint-rt.h), whose reads and writes the trace does not hold; a
+     * fence */
+    CHT_MPI_EXTERN = 125,
     CHT_MPI_UNTRACED = 126,
     /* never written: the readers' id (trace_event_call) of an untraced call
      * whose name is a function that reads a clock (MPI_Wtime,

@@ -516,7 +516,9 @@ int trace_mpi_call_base(int call);
 int trace_mpi_call_started(int call);
 /* The call an MPI event is to the analysis: its record's call id, the
  * nonblocking call of a persistent request's start (trace_mpi_call_started)
- * and CHT_MPI_CLOCK for an untraced call of a function that reads a clock. */
+ * CHT_MPI_CLOCK for an untraced call of a function that reads a clock, and
+ * CHT_MPI_EXTERN for one of any other function not MPI's (a call into code
+ * built without the pass). */
 int trace_event_call(const struct trace_event *ev);
 /* The name of the call as the program made it, from its record's aux and
  * flags: "MPI_Send_c" for a large-count call, "MPI_Start(MPI_Send_init)" for

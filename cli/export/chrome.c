@@ -174,6 +174,8 @@ static void write_parts(struct xport *x, const struct search_part *pt, uint32_t 
 static int write_call(struct xport *x, int rank, uint32_t i)
 {
     const struct search_call *c = search_analysis_call(x->a, rank, i);
+    if (c->call == CHT_MPI_EXTERN) /* a fence of the analysis, not an MPI call */
+        return 0;
     struct search_part *pt = malloc((c->nparts ? c->nparts : 1) * sizeof *pt);
     FILE *f = ch(x)->f;
     char buf[32];

@@ -515,6 +515,8 @@ static int write_call(struct xport *x, int rank, uint32_t i, const struct trace_
 {
     struct otf2 *o = o2(x);
     const struct search_call *c = search_analysis_call(x->a, rank, i);
+    if (c->call == CHT_MPI_EXTERN) /* a fence of the analysis, not an MPI call */
+        return 0;
     const struct cht_rec_mpi *raw = ev ? ev->mpi : NULL;
     struct search_part *pt = malloc((c->nparts ? c->nparts : 1) * sizeof *pt);
     if (!pt)
@@ -759,7 +761,9 @@ static const char *comm_name(const struct ocomm *c, char *buf, size_t n)
         return "MPI_COMM_WORLD";
     if (c->id == CHT_COMM_SELF)
         return "MPI_COMM_SELF";
-    trace_comm_name(c->id, buf, n);
+    const char *name = trace_comm_name(c->id, buf, n); /* "unknown" is not written into buf */
+    if (name != buf)
+        snprintf(buf, n, "%s", name);
     if (!c->members)
         snprintf(buf + strlen(buf), n - strlen(buf), " (members unknown)");
     return buf;

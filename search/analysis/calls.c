@@ -157,7 +157,8 @@ static void rank_run(const struct an_rank *ar, struct search_rank_run *out)
     for (uint32_t i = 0; i < ar->ncalls; i++) {
         const struct search_call *c = &ar->calls[i];
         if (!c->timed || c->call == CHT_MPI_INIT || c->call == CHT_MPI_INIT_THREAD ||
-            c->call == CHT_MPI_FINALIZE || c->call == CHT_MPI_CLOCK) /* a clock read is computation */
+            c->call == CHT_MPI_FINALIZE || c->call == CHT_MPI_CLOCK ||
+            c->call == CHT_MPI_EXTERN) /* clock reads and library calls are computation */
             continue;
         uint64_t s = c->t_enter < start ? start : c->t_enter, z = c->t_exit > end ? end : c->t_exit;
         if (z > s)

@@ -906,8 +906,9 @@ static void aggregate_text(struct search_text *b, const struct search_hint *h, b
         search_text_printf(b, "pack the send buffers of the %s calls at ", call);
         lines_text(b, h, v, n, relative);
         search_text_printf(b, " into one buffer and send it with one %s where the last of them is (", call);
-        lines_text(b, h, &v[n - 1], 1, relative);
-        search_text_printf(b, ")");
+        struct fline last = {h->last_file, h->last_line}; /* the last to run: not always the last line */
+        lines_text(b, h, h->last_line ? &last : &v[n - 1], 1, relative);
+        search_text_printf(b, "%s)", h->last_wraps ? ", in the next iteration of the loop around them" : "");
     }
     bool exchange = h->call == CHT_MPI_SENDRECV || h->call == CHT_MPI_SENDRECV_REPLACE;
     bool first_known = h->recv_first_file && h->recv_first_line;

@@ -40,13 +40,8 @@ for O in -O0 -O2; do
             "timed-loop.c:$C2:[0-9]+: note: \[aggregate\] 3 MPI_Send calls to the same rank at lines $C2-$Q2 can be sent as one message"
         expect_no_match "timed-loop $O np=$np: no group crosses the clock read" "$txt" \
             "\[aggregate\] .*lines $C1-"
-        json=$("$CH" hints "$d" --all --format=json --stable 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-for h in d["dropped"]:
-    if "not-merged" in h["flags"]:
-        print(h["line"], h["next"]["line"], h["closed_at"]["line"], h["reason"])')
-        expect_match "timed-loop $O np=$np: JSON names the clock read as the fence" "$json" "^$C1 $C2 $CX fence\$"
+        expect_match "timed-loop $O np=$np: JSON names the clock read as the fence" "$(dropped_apart "$d")" \
+            "^$C1 $C2 $CX fence\$"
         info=$("$CH" info "$d" 2>&1)
         expect_match "timed-loop $O np=$np: info counts the clock reads" "$info" \
             "^clock reads: +$((np * 2 * ITERS + np / 2 * ITERS)) "
@@ -61,11 +56,9 @@ d = json.load(sys.stdin)
 print(sorted(d["clock_reads"].items()), d["untraced_mpi_calls"])')
         expect_eq "timed-loop $O np=$np: info's JSON has the clock reads apart" "$ij" \
             "[('MPI_Wtime', $((np * 2 * ITERS))), ('clock_gettime', $((np / 2 * ITERS)))] {}"
-        ref=$("$CH" hints "$d" --all --explain --stable --engine=reference 2>&1)
-        if [ "$txt" = "$ref" ]; then ok "timed-loop $O np=$np: the reference engine prints the same"
-        else not_ok "timed-loop $O np=$np: the reference engine prints the same" "$(diff <(echo "$txt") <(echo "$ref") | head -20)"; fi
-        par=$("$MPIEXEC" -n 2 "$CH" hints --parallel "$d" --all --explain --stable 2>&1)
-        if [ "$txt" = "$par" ]; then ok "timed-loop $O np=$np: --parallel prints the same"
-        else not_ok "timed-loop $O np=$np: --parallel prints the same" "$(diff <(echo "$txt") <(echo "$par") | head -20)"; fi
+        same_text "timed-loop $O np=$np: the reference engine prints the same" "$txt" \
+            "$("$CH" hints "$d" --all --explain --stable --engine=reference 2>&1)"
+        same_text "timed-loop $O np=$np: --parallel prints the same" "$txt" \
+            "$("$MPIEXEC" -n 2 "$CH" hints --parallel "$d" --all --explain --stable 2>&1)"
     done
 done

@@ -44,6 +44,23 @@ same_file() {
     if [ -s "$2" ] && cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3" | head -10)"; fi
 }
 
+# same_text "what" A B: ok if the texts A and B are the same, else the diff
+same_text() {
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "$(diff <(echo "$2") <(echo "$3") | head -20)"; fi
+}
+
+# dropped_apart DIR: one line per dropped aggregation whose sends stay apart
+# (hints --all --format=json): "<line> <next send's line> <line of the
+# event that closed the group> <reason>"
+dropped_apart() {
+    "$CH" hints "$1" --all --format=json --stable 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for h in d["dropped"]:
+    if "not-merged" in h["flags"]:
+        print(h["line"], h["next"]["line"], h["closed_at"]["line"], h["reason"])'
+}
+
 # line_of FILE MARKER: line number of the (first) line containing MARKER.
 line_of() { grep -n -F -- "$2" "$1" | head -1 | cut -d: -f1; }
 

@@ -25,7 +25,7 @@
 ; costs: 3, the store, the add and the compare of the loop's one block (the
 ; phi and the branch are free).
 ; CHECK: @__commhint_site_table = private constant [200 x i8] c"CHTU\03\00@\00p\A5w9S\0B\E3\22\01\00\00\00\01\00\00\00\01\00\00\00\C8\00\00\00@\00\00\00`\00\00\00x\00\00\00\B4\00\00\00\12\00\00\00\0A\00\00\00\80\00\00\00\B0\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\80\00\00\00\00\00\00\00\01\00\00\00\01\00\00\00\08\00\00\00\00\00\00\00\00\00\01\00\FF\FF\FF\FF\00\00\00\00\04\00\00\00\02\00\00\00\01\00\00\00\02\00\00\00\90\00\00\00\A0\00\00\00\00\00\00\00\02\00\00\00\00\00\00\00\FD\FF\FF\FF\08\00\00\00\03\00\FE\FF\08\00\00\00\03\00\00\00\03\00\00\00\00blob.c\00w\00<stdin>\00\00\00", align 8
-; CHECK: call void @__commhint_register_tu(i32 6, ptr @__commhint_site_table, i32 200, ptr @__commhint_site_base, ptr @__commhint_loop_base)
+; CHECK: call void @__commhint_register_tu(i32 7, ptr @__commhint_site_table, i32 200, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 
 source_filename = "blob.c"
 

@@ -1,7 +1,8 @@
 // With -fpass-plugin the pass runs at every optimisation level, -O0
 // included (it is a required pass, added at the OptimizerLast extension
 // point, which LLVM 16 also runs in its -O0 pipeline), and every
-// instrumented module gets its constructor.
+// instrumented module gets its constructors (its functions that take a
+// pointer, then its site table).
 // RUN: %clang -g -O0 -S -emit-llvm %s -o - | %FileCheck %s --check-prefixes=CHECK,O0
 // RUN: %clang -g -O1 -S -emit-llvm %s -o - | %FileCheck %s
 // RUN: %clang -g -O2 -S -emit-llvm %s -o - | %FileCheck %s
@@ -14,7 +15,7 @@
 // Compiling to an object works too.
 // RUN: %clang -g -O2 -c %s -o %t.o
 
-// CHECK: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 1, ptr @commhint.module_ctor, ptr null }]
+// CHECK: @llvm.global_ctors = appending global [2 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 1, ptr @commhint.code_ctor, ptr null }, { i32, ptr, ptr } { i32 1, ptr @commhint.module_ctor, ptr null }]
 // CHECK-LABEL: define {{.*}} @scale(
 // CHECK-DAG: call void @__commhint_loop_enter(
 // Per iteration at -O0 (an iter call and an event call); optimised, the
@@ -23,7 +24,7 @@
 // O0-DAG: call void @__commhint_ev{{[1-4n]}}(
 // CHECK-DAG: call void @__commhint_loop_exit(
 // CHECK-LABEL: define internal void @commhint.module_ctor()
-// CHECK-NEXT: call void @__commhint_register_tu(i32 6, ptr @__commhint_site_table, i32 {{[0-9]+}}, ptr @__commhint_site_base, ptr @__commhint_loop_base)
+// CHECK-NEXT: call void @__commhint_register_tu(i32 7, ptr @__commhint_site_table, i32 {{[0-9]+}}, ptr @__commhint_site_base, ptr @__commhint_loop_base)
 // CHECK-NEXT: ret void
 
 void scale(double *restrict y, const double *restrict x, int n) {

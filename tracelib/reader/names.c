@@ -73,6 +73,7 @@ static const char *const call_names[CHT_MPI_CALL_MAX + 1] = {
     [CHT_MPI_TEST_CANCELLED] = "MPI_Test_cancelled",
     [CHT_MPI_UNTRACED] = "MPI (untraced)",
     [CHT_MPI_CLOCK] = "clock read",
+    [CHT_MPI_EXTERN] = "uninstrumented call",
     [CHT_MPI_SEND_INIT] = "MPI_Send_init",
     [CHT_MPI_SSEND_INIT] = "MPI_Ssend_init",
     [CHT_MPI_BSEND_INIT] = "MPI_Bsend_init",
@@ -235,8 +236,12 @@ int trace_event_call(const struct trace_event *ev)
         return trace_mpi_call_started(call);
     if (call == CHT_MPI_CLOCK) /* never written */
         return CHT_MPI_UNKNOWN;
+    if (call == CHT_MPI_EXTERN) /* never written */
+        return CHT_MPI_UNKNOWN;
     if (call == CHT_MPI_UNTRACED && ev->call_name && cht_is_clock(ev->call_name))
         return CHT_MPI_CLOCK;
+    if (call == CHT_MPI_UNTRACED && ev->call_name && !cht_is_mpi_name(ev->call_name))
+        return CHT_MPI_EXTERN;
     return call;
 }
 

@@ -51,7 +51,8 @@ enum rt_warn_key_private {
     RT_WARN_BLOB = 8,    /* a TU's site table blob is malformed */
     RT_WARN_THREAD = 9,  /* a thread buffer could not be allocated */
     RT_WARN_TUFULL = 10, /* too many TUs or site ids */
-    RT_WARN_EXIT = 11    /* trace could not be finished cleanly at exit */
+    RT_WARN_EXIT = 11,   /* trace could not be finished cleanly at exit */
+    RT_WARN_CODE = 12    /* the set of instrumented functions could not grow */
 };
 
 /* Bits of rt_g.off: any bit set means record nothing more. */
@@ -476,6 +477,16 @@ RT_HIDDEN extern struct rt_global rt_g;
 /* Chunk writes of the calling thread in progress (writer.c; the signal
  * handler subtracts its own thread's from rt_g.writing). */
 RT_HIDDEN int rt_writing_own(void);
+
+/* ---- code-set.c ----------------------------------------------------------- */
+
+/* Adds n addresses of functions that instrumented code defines to the set
+ * (NULL entries are skipped); 0, or -1 when memory ran out (the functions
+ * not added then look uninstrumented: their calls become fences, which
+ * hides hints but never makes one false). */
+RT_HIDDEN int rt_code_add(const void *const *fns, uint32_t n);
+/* Whether fn is in the set; lock-free, any thread. */
+RT_HIDDEN int rt_code_has(const void *fn);
 
 /* ---- recorder.c ----------------------------------------------------------- */
 

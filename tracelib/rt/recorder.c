@@ -11,6 +11,7 @@
  * makes a system call unless the buffer is full.  See recorder-private.h for
  * the locking rules.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -2343,6 +2344,42 @@ COMMHINT_EXPORT void __commhint_mpi_after(uint32_t site, const char *name)
         return;
     rt_mpi_untraced(name, tls_mpi_site_t, __builtin_return_address(0));
     tls_mpi_site = CHT_NONE;
+}
+
+COMMHINT_EXPORT void __commhint_extern_call(uint32_t site, const void *callee, const char *name)
+{
+    if (rt_code_has(callee) || rt_is_off())
+        return;
+    int saved = errno;
+    struct rt_thread *t = tls_thr;
+    char buf[CHT_CALLNAME_MAX + 1];
+    Dl_info di;
+    /* the records before the call are coded before it (those of its
+     * callbacks, a qsort comparator, come after) */
+    if (t)
+        queue_flush(t);
+    if (!name) { /* through a function pointer: its symbol, if it has one */
+        name = "(function pointer)";
+        if (callee && dladdr(callee, &di) && di.dli_sname && di.dli_saddr == callee) {
+            snprintf(buf, sizeof buf, "%s", di.dli_sname);
+            name = buf;
+        }
+    }
+    uint32_t pending = tls_mpi_site;
+    uint64_t pending_t = tls_mpi_site_t;
+    tls_mpi_site = site_ok(site) ? site : CHT_NONE;
+    rt_mpi_untraced(name, rt_now_ns(), __builtin_return_address(0));
+    tls_mpi_site = pending;
+    tls_mpi_site_t = pending_t;
+    errno = saved;
+}
+
+COMMHINT_EXPORT void __commhint_register_code(const void *const *fns, uint32_t n)
+{
+    int saved = errno;
+    if (rt_code_add(fns, n) < 0)
+        rt_warn_once(RT_WARN_CODE, "out of memory for the set of instrumented functions: their calls are fences");
+    errno = saved;
 }
 
 uint32_t rt_take_mpi_site(void)

@@ -227,6 +227,13 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
         h->flags |= SEARCH_HINT_CONDITIONAL;
     if (member_lines(h, g0) < 0)
         return TRACE_ERR_NOMEM;
+    const struct trace_site_info *li = g0->nsites > 1 ? group_info(g0, g0->nsites - 1) : NULL;
+    if (li && li->file && li->file[0] && li->line) {
+        h->last_file = li->file;
+        h->last_line = li->line;
+        h->last_wraps = fi && fi->file && !strcmp(fi->file, li->file) && !strcmp(search_nz(fi->func), search_nz(li->func)) &&
+                        li->line < fi->line;
+    }
     if (g0->needs_buffer) {
         struct search_loc b, o;
         search_loc_at_call(g0->buf_info, g0->buf_site, &b);
@@ -343,6 +350,8 @@ static void text_event(struct search_text *b, bool mpi, uint16_t call, const str
         search_text_printf(b, "the untraced MPI call");
     else if (call == CHT_MPI_CLOCK)
         search_text_printf(b, "the clock read");
+    else if (call == CHT_MPI_EXTERN)
+        search_text_printf(b, "the call into code built without commhint's pass");
     else
         search_text_printf(b, "the %s", trace_mpi_call_name(call));
     text_at(b, l);
@@ -380,6 +389,9 @@ static char *closed_explain(const struct cl_ent *x)
         search_text_printf(&b, "%s", c->close_call == CHT_MPI_UNTRACED
                                          ? " is a fence: what it reads, writes and waits for is unknown, so no "
                                            "send moves across it"
+                                     : c->close_call == CHT_MPI_EXTERN
+                                         ? " is a fence: what that code reads and writes is not in the trace, "
+                                           "so no send moves across it"
                                      : c->close_call == CHT_MPI_CLOCK
                                          ? " is a fence: the program measures time there, and a send moved "
                                            "across it would change what it measures"
