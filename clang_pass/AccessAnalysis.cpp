@@ -80,10 +80,21 @@ static bool isStdStream(const GlobalVariable *GV) {
          llvm::is_contained(Names, GV->getName());
 }
 
+// C++'s replaceable allocation functions: operator new and new[] (plain,
+// nothrow, aligned: the size first) and operator delete and delete[]
+// (plain, sized, aligned: the block first).
+static bool isCxxNew(StringRef N) {
+  return N.startswith("_Znwm") || N.startswith("_Znam") ||
+         N.startswith("_Znwj") || N.startswith("_Znaj");
+}
+static bool isCxxDelete(StringRef N) {
+  return N.startswith("_ZdlPv") || N.startswith("_ZdaPv");
+}
+
 // Runtime entry points that hand the program's memory only to code the pass
 // compiled, or only release it: the OpenMP runtime (an outlined parallel
 // region, a reduction function), the C++ ABI (static guards, atexit,
-// exceptions) and operator delete (a block the program no longer touches).
+// exceptions) and operator delete (a heap site of its own).
 static bool isRuntimeEntry(const Function *Callee) {
   if (!Callee)
     return false;
@@ -1282,12 +1293,18 @@ FunctionPlan AccessAnalysis::run() {
                    (((Name == "malloc" || Name == "free") &&
                      CB->arg_size() == 1) ||
                     ((Name == "calloc" || Name == "realloc") &&
-                     CB->arg_size() == 2))) {
+                     CB->arg_size() == 2) ||
+                    (CB->arg_size() >= 1 &&
+                     (isCxxNew(Name) || isCxxDelete(Name))))) {
           // heap blocks: their allocation and free are writes of the whole
-          // block, so no MPI call on it is moved across them
-          bool Free = Name == "free";
+          // block, so no MPI call on it is moved across them (C++'s
+          // operator new and delete too: a std::vector sent from and
+          // destroyed when its function returns; a new that may throw is
+          // invoked, not called: its block is not recorded, its delete is)
+          bool Free = Name == "free" || isCxxDelete(Name);
           Value *P = Free ? CB->getArgOperand(0) : CB;
-          // the size: malloc's argument, realloc's second, calloc's two
+          // the size: malloc's and new's first argument, realloc's
+          // second, calloc's two
           Value *Len = Free                ? nullptr
                        : Name == "realloc" ? CB->getArgOperand(1)
                                            : CB->getArgOperand(0);

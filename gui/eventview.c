@@ -404,6 +404,8 @@ static void set_header(CvEventView *v, const struct search_hint *h)
         g_string_append(s, "\n<small>some windows were cut at the horizon</small>");
     if (h->flags & SEARCH_HINT_TWO_RANKS)
         g_string_append(s, "\n<small>" SEARCH_TWO_RANKS_TEXT "</small>");
+    if (h->flags & SEARCH_HINT_ONE_PASS)
+        g_string_append(s, "\n<small>" SEARCH_ONE_PASS_TEXT "</small>");
     gtk_label_set_markup(v->header, s->str);
     g_free(msg);
     g_free(where);

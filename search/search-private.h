@@ -521,6 +521,13 @@ bool search_fix_changes_nothing(const struct search_hint *h);
  * between the call and the wait.  True where the order is not known from
  * the source (a function off the call's path). */
 bool search_fix_places(const struct search_hint *h, const struct search_related *r);
+/* Whether h's overlap fix waits for the call right after it. */
+bool search_fix_waits_at_call(const struct search_hint *h);
+/* Whether every call of h with a window (the lowest rank's) ran in the
+ * first iteration of loop id. */
+bool search_fix_first_iteration(const struct search_hint *h, uint32_t id);
+/* Whether related line r runs inside the loop of global id `id`. */
+bool search_related_in_loop(const struct search_related *r, uint32_t id);
 
 /* names.c: the entry of a hint kind found across ranks with this kind or
  * name (name may be NULL), NULL if none. */

@@ -413,8 +413,10 @@ enum search_hint_flag {
     SEARCH_HINT_TRUNCATED = 1u << 3,       /* some windows reached the horizon */
     SEARCH_HINT_NEEDS_BUFFER = 1u << 4,    /* aggregation, overlap: holds if each message gets its own buffer */
     SEARCH_HINT_NOT_MERGED = 1u << 5,      /* dropped aggregation: two sends a closed group kept apart */
-    SEARCH_HINT_TWO_RANKS = 1u << 6        /* aggregation on a 2-rank run: every message goes to the other
+    SEARCH_HINT_TWO_RANKS = 1u << 6,       /* aggregation on a 2-rank run: every message goes to the other
                                               rank, whatever the calls name */
+    SEARCH_HINT_ONE_PASS = 1u << 7         /* overlap: a start or wait placed outside the loop that makes the
+                                              call, a loop this run went through once each time */
 };
 
 enum search_related_role {
@@ -598,6 +600,7 @@ struct search_hint {
      * buffer is overwritten, and the statement that overwrites it */
     const char *buf_file, *over_file;
     uint32_t buf_line, over_line;
+    bool over_frees;         /* that statement frees the buffer (free, operator delete) */
     /* aggregation: the member whose first send comes last in a group (where
      * the one send goes; NULL if the group has one site), and whether it
      * runs in a later iteration than the first member (a line above it in
@@ -814,6 +817,11 @@ void search_hint_calls(const struct search_hint *h, uint64_t *held, uint64_t *of
 /* The caveat of SEARCH_HINT_TWO_RANKS, as the text and the viewer say it. */
 #define SEARCH_TWO_RANKS_TEXT                                                                                   \
     "on this run's 2 ranks every message goes to the other rank: the calls may name different ranks on more"
+
+/* The caveat of SEARCH_HINT_ONE_PASS. */
+#define SEARCH_ONE_PASS_TEXT                                                                                    \
+    "the loop around the call ran once each time in this run: whether a later iteration writes what a call "    \
+    "still in flight reads or writes is not in the trace"
 
 int search_kind_from_name(const char *name);
 

@@ -264,7 +264,7 @@ static void json_hint(FILE *f, const struct view *v, bool st, bool explain)
         json_key_string(f, "file", h->buf_file ? h->buf_file : "");
         fprintf(f, ",\"line\":%" PRIu32 "},\"overwritten_at\":{", h->buf_line);
         json_key_string(f, "file", h->over_file ? h->over_file : "");
-        fprintf(f, ",\"line\":%" PRIu32 "},", h->over_line);
+        fprintf(f, ",\"line\":%" PRIu32 ",\"frees\":%s},", h->over_line, h->over_frees ? "true" : "false");
     }
     if (h->flags & SEARCH_HINT_NOT_MERGED) { /* the next send, the closing event and why */
         fputs("\"next\":{", f);

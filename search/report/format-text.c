@@ -113,7 +113,7 @@ static void print_caveats(FILE *f, const struct search_hint *h, uint64_t horizon
     char ranks[256];
     bool any = false;
     if (!(h->flags & (SEARCH_HINT_CONDITIONAL | SEARCH_HINT_SOME_RANKS | SEARCH_HINT_SOME_ITERATIONS |
-                      SEARCH_HINT_TRUNCATED | SEARCH_HINT_TWO_RANKS)))
+                      SEARCH_HINT_TRUNCATED | SEARCH_HINT_TWO_RANKS | SEARCH_HINT_ONE_PASS)))
         return;
     note_at(f, h->file, h->line, h->col);
     fputs("  check by hand:", f);
@@ -137,8 +137,12 @@ static void print_caveats(FILE *f, const struct search_hint *h, uint64_t horizon
         fprintf(f, "%s some windows were cut at the horizon of %" PRIu64 " events", any ? ";" : "", horizon);
         any = true;
     }
-    if (h->flags & SEARCH_HINT_TWO_RANKS)
+    if (h->flags & SEARCH_HINT_TWO_RANKS) {
         fprintf(f, "%s %s", any ? ";" : "", SEARCH_TWO_RANKS_TEXT);
+        any = true;
+    }
+    if (h->flags & SEARCH_HINT_ONE_PASS)
+        fprintf(f, "%s %s", any ? ";" : "", SEARCH_ONE_PASS_TEXT);
     fputc('\n', f);
 }
 
@@ -190,6 +194,10 @@ static void print_detail(FILE *f, const struct search_hint *h, uint64_t horizon)
     if (h->flags & SEARCH_HINT_TWO_RANKS) {
         note_at(f, h->file, h->line, h->col);
         fprintf(f, "  %s\n", SEARCH_TWO_RANKS_TEXT);
+    }
+    if (h->flags & SEARCH_HINT_ONE_PASS) {
+        note_at(f, h->file, h->line, h->col);
+        fprintf(f, "  check by hand: %s\n", SEARCH_ONE_PASS_TEXT);
     }
 }
 

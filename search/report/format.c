@@ -11,8 +11,8 @@
 #include "format.h"
 #include "search-private.h"
 
-const char *const search_flag_names[7] = {"conditional",  "some-ranks", "some-iterations", "truncated",
-                                          "needs-buffer", "not-merged", "two-ranks"};
+const char *const search_flag_names[8] = {"conditional",  "some-ranks", "some-iterations", "truncated",
+                                          "needs-buffer", "not-merged", "two-ranks",  "one-pass"};
 
 void search_json_string(FILE *f, const char *s)
 {

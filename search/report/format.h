@@ -21,7 +21,7 @@ struct wview {
 };
 
 /* Names of enum search_hint_flag bits, in bit order. */
-extern const char *const search_flag_names[7];
+extern const char *const search_flag_names[8];
 
 void search_write_text(FILE *f, const struct view *v, uint32_t n, const struct search_format_opts *o);
 void search_write_dropped_text(FILE *f, const struct view *v, uint32_t n);

@@ -174,7 +174,8 @@ void search_text_needs_buffer(struct search_text *b, const struct search_hint *h
         search_text_printf(b, "a send buffer");
     if (h->over_file && h->over_line) {
         const char *base = strrchr(h->over_file, '/');
-        search_text_printf(b, " is overwritten at %s:%" PRIu32 "; ", base ? base + 1 : h->over_file, h->over_line);
+        search_text_printf(b, " is %s at %s:%" PRIu32 "; ", h->over_frees ? "freed" : "overwritten", base ? base + 1 : h->over_file,
+                           h->over_line);
     } else
         search_text_printf(b, " is overwritten at an unknown statement; ");
 }

@@ -119,20 +119,54 @@ done
 # status after its MPI_Sendrecv; only the first call's tail lies between
 # them, so starting the second "right after the first" changes nothing
 HT=$P/helper-tail.c
-mpicc -O2 -o "$WORK/ht-plain" "$HT"
-htplain=$("$MPIEXEC" -n 2 "$WORK/ht-plain" 2>&1 | grep '^helper-tail:')
 for o in -O0 -O2; do
-    if ! build_prog "$HT" "$WORK/ht$o" "$o" >"$WORK/build.log" 2>&1; then
-        not_ok "helper-tail $o: builds with commhint cc" "$(cat "$WORK/build.log")"
-        continue
-    fi
-    trace_run "$WORK/ht$o.trace" 2 "$WORK/ht$o"
-    expect_eq "helper-tail $o: tracing leaves the output unchanged" \
-        "$(grep '^helper-tail:' "$WORK/ht$o.trace.out")" "$htplain"
+    traced_as_plain helper-tail "$HT" ht "$o" || continue
     js=$("$CH" hints --all --format=json "$WORK/ht$o.trace" 2>/dev/null)
     expect_match "helper-tail $o: hints ran" "$js" '"hints":'
     expect_eq "helper-tail $o: no hint at the second exchange" \
         "$(no_hint_at helper-tail.c "$(line_of "$HT" "/* HT-SECOND */")" <<<"$js")" yes
+done
+
+# wait_before_call JSON: the overlap hints whose fix waits at or before
+# the line the hint is shown at, in the same function and iteration: a
+# wait before the call is made ("none" if there is no such hint)
+wait_before_call() {
+    python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+bad = ["%s:%d %s (%s)" % (h["file"].rsplit("/", 1)[-1], h["line"], h["call"], h["fix"]["text"]) for h in d["hints"]
+       if h["kind"] == "overlap" and h["fix"]["wait"]["where"] == "before" and not h["fix"]["wait"]["other_iteration"]
+       and h["fix"]["wait"]["file"] == h["file"] and h["fix"]["wait"]["function"] == h["function"]
+       and h["fix"]["wait"]["line"] <= h["line"]]
+print("; ".join(bad) if bad else "none")
+'
+}
+
+# wait-in-call.c: a send two calls deep, shown at main's calls of step,
+# whose buffer the same call of step receives into a little later (graph500's
+# acks in aml_poll_intra, shown at main's warm-up run_bfs): no place at
+# main's level lies between them, so no hint may wait "right before" the
+# line of step's call (the wrong hint: "call it where it is (line N), and
+# MPI_Wait for it right before line N")
+WIC=$P/wait-in-call.c
+for o in -O0 -O2; do
+    traced_as_plain wait-in-call "$WIC" wic "$o" || continue
+    for eng in streaming reference; do
+        js=$("$CH" hints --all --engine=$eng --format=json "$WORK/wic$o.trace" 2>/dev/null)
+        expect_match "wait-in-call $o $eng: hints ran" "$js" '"hints":'
+        expect_eq "wait-in-call $o $eng: no hint waits before the call it is shown at" \
+            "$(wait_before_call <<<"$js")" none
+        got=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print(sum(1 for h in d["hints"] if h["call"] == "MPI_Send" and h["line"] == int(sys.argv[1])))' \
+            "$(line_of "$WIC" "/* WIC-LOOP */")" <<<"$js")
+        expect_eq "wait-in-call $o $eng: no send hint at step's call in the loop" "$got" 0
+    done
+done
+for t in cp-O0 cp-O2 ht-O0 ht-O2; do
+    expect_eq "callpath $t: no hint waits before the call it is shown at" \
+        "$(wait_before_call <<<"$("$CH" hints --all --format=json "$WORK/$t.trace" 2>/dev/null)")" none
 done
 
 dir=$WORK/cp-O2.trace

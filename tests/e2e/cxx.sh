@@ -55,6 +55,44 @@ for form in mpicxx mpic++ clang++; do
 done
 
 # the pass clones what it cannot inline (std::sort's recursive helpers) for
-# the calling line: the clones are internal and named after it
+# the calling line: the clones are internal and named after it (checked
+# at the end)
+
+# cxx-namespace.cpp: a function template of a namespace makes the MPI call
+# and is called from two lines of main.  Its frames are named from the
+# debug information inside the namespace's (max_then_sum<double>), never
+# by the mangled symbol, and the edit for NS-SECOND, all inside the
+# helper, starts where the MPI call is and waits before the NS-USE loop,
+# with no request handed between functions.
+ns=tests/e2e/programs/cxx-namespace.cpp
+mpicxx -std=c++17 -O2 -o "$WORK/ns-plain" "$ns"
+nsplain=$(mpiexec -n 2 "$WORK/ns-plain" 2>&1 | grep '^cxx-namespace:')
+nsl() { line_of "$ns" "/* $1 */"; }
+for O in O0 O2; do
+    if ! out=$("$CH" cc mpicxx -std=c++17 -g "-$O" -o "$WORK/ns-$O" "$ns" 2>&1); then
+        not_ok "namespace $O: commhint cc builds it" "$out"
+        continue
+    fi
+    trace_run "$WORK/ns-$O.trace" 2 "$WORK/ns-$O"
+    expect_eq "namespace $O: output identical to the plain build" \
+        "$(grep '^cxx-namespace:' "$WORK/ns-$O.trace.out")" "$nsplain"
+    json=$("$CH" hints "$WORK/ns-$O.trace" --all --format=json 2>/dev/null)
+    got=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == int(sys.argv[1])]
+if len(hs) != 1:
+    print("%d overlap hints at line %s" % (len(hs), sys.argv[1])); sys.exit()
+h = hs[0]
+names = [f["function"] for f in h["stack"]]
+print("yes" if names[-1] == "max_then_sum<double>" and not any(n.startswith("_Z") for n in names) else names)' \
+        "$(nsl NS-SECOND)" <<<"$json" 2>&1)
+    expect_eq "namespace $O: the path names max_then_sum<double>, not its symbol" "$got" yes
+    expect_no_match "namespace $O: no mangled name in the hints" "$json" '"_Z|[ (]_Z[A-Za-z0-9]'
+    txt=$("$CH" hints "$WORK/ns-$O.trace" --all 2>/dev/null)
+    expect_match "namespace $O: the edit inside the helper starts where the call is and waits before the loop" \
+        "$txt" "^$ns:$(nsl NS-SECOND):[0-9]+: note:   to apply: in a copy of max_then_sum<double> for this call \(its other calls keep it as it is\), start the MPI_Allreduce as MPI_Iallreduce where it is \(line $(nsl NS-CALL)\), and MPI_Wait for it right before the loop at line $(nsl NS-USE) \(in max_then_sum<double>\)$"
+done
+
 expect_match "the std::sort helpers are cloned for line 69" "$(nm "$WORK/mpicxx-O2")" \
     ' t .*introsort_loop.*\.commhint\.line69$'

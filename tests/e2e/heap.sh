@@ -14,24 +14,21 @@
 #     allocation;
 #   - dump shows the allocations and frees as `heap` events, and the
 #     output is the same with and without tracing.
+# programs/heap-vector.cpp, the same for C++: operator delete frees a
+# local std::vector's storage at the closing brace of the function that
+# sent it (HV-SEND-END) and a new[] block at a delete[] (HV-ARR-FREE); no
+# plain hint waits past either or lists the work after them (before C++'s
+# new and delete were recorded, miniFE's make_local_matrix was told to
+# wait for its send of a local vector after the function had returned).
 source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
 SRC=$P/heap-blocks.c
-MPIEXEC=${MPIEXEC:-mpiexec}
-mpicc -O2 -o "$WORK/plain" "$SRC"
-plain=$("$MPIEXEC" -n 2 "$WORK/plain" 2>&1 | grep '^heap-blocks:')
 
 L() { line_of "$SRC" "/* $1 */"; }
 for o in -O0 -O2; do
-    exe=$WORK/hb$o
+    traced_as_plain heap-blocks "$SRC" hb "$o" || continue
     dir=$WORK/hb$o.trace
-    if ! build_prog "$SRC" "$exe" "$o" >"$WORK/build.log" 2>&1; then
-        not_ok "heap $o: builds with commhint cc" "$(cat "$WORK/build.log")"
-        continue
-    fi
-    trace_run "$dir" 2 "$exe"
-    expect_eq "heap $o: tracing leaves the output unchanged" "$(grep '^heap-blocks:' "$dir.out")" "$plain"
     js=$("$CH" hints --all --format=json "$dir" 2>/dev/null)
     related "heap $o: the send's independent work runs before its wait" "$js" "$SRC" "$(L HB-SEND)" \
         "$(L HB-SEND-INDEP)" after
@@ -65,4 +62,46 @@ print("; ".join(bad) or "yes")' "$(L HB-SEND)" "$(L HB-SEND-FREE)" "$(L HB-RECV)
     expect_eq "heap $o: no fix waits past the free or starts before the allocation" "$got" yes
     n=$("$CH" dump "$dir" --rank 0 2>/dev/null | grep -c "heap-blocks.c:$(L HB-SEND-FREE):[0-9]*: heap ")
     expect_eq "heap $o: dump shows each free as a heap event" "$n" 20
+done
+
+SRC=$P/heap-vector.cpp
+for o in -O0 -O2; do
+    traced_as_plain heap-vector "$SRC" hv "$o" mpicxx || continue
+    dir=$WORK/hv$o.trace
+    js=$("$CH" hints --all --format=json "$dir" 2>/dev/null)
+    related "heap C++ $o: the send's independent work runs before its wait" "$js" "$SRC" "$(L HV-SEND)" \
+        "$(L HV-SEND-INDEP)" after
+    related "heap C++ $o: the new[] block's send: its independent work runs before its wait" "$js" "$SRC" \
+        "$(L HV-ARR-SEND)" "$(L HV-ARR-INDEP)" after
+    got=$(python3 -c '
+import json, os, sys
+d = json.loads(sys.stdin.read())
+bad = []
+for send, end, late in ((int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])),
+                        (int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))):
+    hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == send and "needs-buffer" not in h["flags"]]
+    if not hs:
+        bad.append("no plain hint at line %d" % send)
+    for h in hs:
+        w = h["fix"]["wait"]
+        if w["where"] == "after" and w["line"] >= end or w["line"] > end or w["function"] != h["function"]:
+            bad.append("the send at %d is waited for %s line %d (%s), past the free at %d" % (send, w["where"], w["line"], w["function"], end))
+        if any(r["line"] == late for r in h["related"]):
+            bad.append("line %d, after the free, is listed for the send at %d" % (late, send))
+print("; ".join(bad) or "yes")' "$(L HV-SEND)" "$(L HV-SEND-END)" "$(L HV-SEND-LATE)" \
+        "$(L HV-ARR-SEND)" "$(L HV-ARR-FREE)" "$(L HV-ARR-LATE)" <<<"$js" 2>&1)
+    expect_eq "heap C++ $o: no plain hint waits past the delete or lists the work after it" "$got" yes
+    for m in HV-SEND-END HV-ARR-FREE; do
+        n=$("$CH" dump "$dir" --rank 0 2>/dev/null | grep -c "heap-vector.cpp:$(L $m):[0-9]*: heap ")
+        expect_eq "heap C++ $o: dump shows each operator delete at $m as a heap event" "$n" 20
+    done
+    got=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+o = [h["overwritten_at"] for h in d["hints"] if "needs-buffer" in h["flags"] and h["line"] == int(sys.argv[1])]
+print("yes" if o and all(x["frees"] and x["line"] == int(sys.argv[2]) for x in o) else o)' \
+        "$(L HV-SEND)" "$(L HV-SEND-END)" <<<"$js" 2>&1)
+    expect_eq "heap C++ $o: the needs-buffer variant says the vector is freed at its closing brace" "$got" yes
+    expect_match "heap C++ $o: its text says freed, not overwritten" "$("$CH" hints --all "$dir" 2>/dev/null)" \
+        "the send buffer at line $(L HV-SEND) is freed at heap-vector\.cpp:$(L HV-SEND-END);"
 done

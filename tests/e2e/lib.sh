@@ -70,6 +70,26 @@ build_prog() {
     "$CH" cc mpicc -g "$o" -o "$out" "$src" -lm "$@"
 }
 
+# traced_as_plain NAME SRC TAG OPT [WRAPPER]: builds SRC at OPT with
+# `commhint cc WRAPPER` (default mpicc) as $WORK/TAG$OPT, traces it on 2
+# ranks into $WORK/TAG$OPT.trace and checks that its "NAME:" output lines
+# are those of a plain build (made once per TAG); non-zero if it did not
+# build
+traced_as_plain() {
+    local name=$1 src=$2 tag=$3 o=$4 cc=${5:-mpicc}
+    if [ ! -x "$WORK/$tag-plain" ]; then
+        "$cc" -O2 -o "$WORK/$tag-plain" "$src" -lm
+        "${MPIEXEC:-mpiexec}" -n 2 "$WORK/$tag-plain" 2>&1 | grep "^$name:" >"$WORK/$tag-plain.out"
+    fi
+    if ! "$CH" cc "$cc" -g "$o" -o "$WORK/$tag$o" "$src" -lm >"$WORK/build.log" 2>&1; then
+        not_ok "$name $o: builds with commhint cc" "$(cat "$WORK/build.log")"
+        return 1
+    fi
+    trace_run "$WORK/$tag$o.trace" 2 "$WORK/$tag$o"
+    expect_eq "$name $o: tracing leaves the output unchanged" \
+        "$(grep "^$name:" "$WORK/$tag$o.trace.out")" "$(cat "$WORK/$tag-plain.out")"
+}
+
 # small_args EXAMPLE: arguments that shrink the bundled examples whose
 # default run records millions of events (halo_staging: 20 million on 4
 # ranks, about 40 million dump lines; heat_helpers: 2 million), for the

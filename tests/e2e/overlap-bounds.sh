@@ -11,6 +11,12 @@
 #   - -DBOUND_BEFORE (barrier after all the scans, the tails in a loop of
 #     their own): the hint is found and starts right before the tails'
 #     loop (BOUND-TAILS), which the bound does not run in.
+# programs/one-pass.c (as miniFE's make_local_matrix: one send per
+# neighbour from one local int, in a loop that runs once on 2 ranks):
+#   - on 2 ranks the send's hint waits for every send after the loop and
+#     carries the flag one-pass, with its caveat in the text;
+#   - on 3 ranks (the loop runs twice) no hint has the flag, and no hint
+#     that holds on every call waits after the loop.
 source "$(dirname "$0")/lib.sh"
 
 P=tests/e2e/programs
@@ -51,5 +57,34 @@ for o in -O0 -O2; do
                     "before loop $tails"
             fi
         done
+    done
+done
+
+OP=$P/one-pass.c
+opsend=$(line_of "$OP" "/* OP-SEND */")
+for o in -O0 -O2; do
+    if ! build_prog "$OP" "$WORK/op$o" "$o" >"$WORK/build.log" 2>&1; then
+        not_ok "one-pass $o: builds with commhint cc" "$(cat "$WORK/build.log")"
+        continue
+    fi
+    for n in 2 3; do
+        trace_run "$WORK/op$o-$n" "$n" "$WORK/op$o"
+        js=$("$CH" hints --all --format=json "$WORK/op$o-$n" 2>/dev/null)
+        got=$(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+hs = [h for h in d["hints"] if h["kind"] == "overlap" and h["line"] == int(sys.argv[1])]
+print(" ".join(sorted(("one-pass" if "one-pass" in h["flags"] else "-") +
+                      (":all-wait-after" if h["fix"]["wait"].get("per_call") and "some-iterations" not in h["flags"] else "")
+                      for h in hs)) or "none")' "$opsend" <<<"$js" 2>&1)
+        if [ "$n" = 2 ]; then
+            expect_eq "one-pass $o, 2 ranks: the send's hint waits after the loop and says the loop ran once" \
+                "$got" "one-pass:all-wait-after"
+            expect_match "one-pass $o, 2 ranks: the text says so" "$("$CH" hints --all "$WORK/op$o-$n" 2>/dev/null)" \
+                "one-pass\.c:$opsend:[0-9]+: note:   check by hand: .*the loop around the call ran once each time in this run"
+        else
+            expect_no_match "one-pass $o, 3 ranks: no flag, no hint of every call waiting after the loop" "$got" \
+                "one-pass|all-wait-after"
+        fi
     done
 done

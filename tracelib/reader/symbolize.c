@@ -636,6 +636,10 @@ static int find_chain(struct rd_symfile *f, const struct rd_cu *cu, Dwarf_Die pa
             }
             find_chain(f, cu, child, pc, chain, n, level + 1);
             found = 1;
+        } else if (tag == DW_TAG_namespace) {
+            /* a C++ namespace holds its functions' definitions (clang);
+             * it has no address range of its own */
+            found = find_chain(f, cu, child, pc, chain, n, level + 1);
         }
         if (found) {
             if (!keep)

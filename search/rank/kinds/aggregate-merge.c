@@ -243,6 +243,7 @@ static int group_hint(const struct search_merge *m, const struct ag_ent *e, size
         h->buf_line = b.line;
         h->over_file = o.file;
         h->over_line = o.line;
+        h->over_frees = g0->over_info && (g0->over_info->flags & CHT_SITEF_HEAP);
     }
     struct search_loc at = {h->file, h->func, h->line, h->col, CHT_NONE, h->ctx};
     int running = search_ranks_running(m->ranks, m->n, &at);

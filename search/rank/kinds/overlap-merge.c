@@ -786,6 +786,7 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
         h->buf_line = h->line;
         h->over_file = o.file;
         h->over_line = o.line;
+        h->over_frees = e[i].ov->over_info && (e[i].ov->over_info->flags & CHT_SITEF_HEAP);
     }
     /* the fix: bounded where every entry allows it (a side no bound fits
      * starts or waits at the call) */
@@ -821,6 +822,13 @@ static int overlap_hint(struct ov_merge *x, const struct ov_ent *e, size_t i, si
     }
     if (h->with_window < h->instances)
         h->flags |= SEARCH_HINT_SOME_ITERATIONS;
+    if ((h->fix.start.per_call || h->fix.wait.per_call) && h->call_loop && h->with_window == h->instances &&
+        search_fix_first_iteration(h, h->call_loop->id))
+        /* one request per call of a loop that ran once each time: no
+         * second iteration showed whether its writes meet a call still in
+         * flight (miniFE's send of a local int in a loop over neighbours,
+         * one neighbour on 2 ranks) */
+        h->flags |= SEARCH_HINT_ONE_PASS;
     if (truncated)
         h->flags |= SEARCH_HINT_TRUNCATED;
     if (e[i].ov->needs_buffer && hs->n >= 2 && same_edit(&hs->v[hs->n - 2], h)) {
